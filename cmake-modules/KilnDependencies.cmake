@@ -1,0 +1,33 @@
+# Third-party libraries, all from Debian packages (scripts/install-deps.sh installs them).
+#
+# The runtime links zstd and xxhash statically so that the shared runtime library carries no NEEDED
+# entry beyond libc/libstdc++: it must load on machines that have nothing but a driver.
+
+find_package(PkgConfig REQUIRED)
+
+find_path(KILN_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
+find_library(KILN_ZSTD_STATIC NAMES libzstd.a REQUIRED)
+add_library(kiln_zstd INTERFACE)
+target_include_directories(kiln_zstd SYSTEM INTERFACE ${KILN_ZSTD_INCLUDE_DIR})
+target_link_libraries(kiln_zstd INTERFACE ${KILN_ZSTD_STATIC})
+
+# xxhash is used header-only (XXH_INLINE_ALL), so only its header is needed.
+find_path(KILN_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
+add_library(kiln_xxhash INTERFACE)
+target_include_directories(kiln_xxhash SYSTEM INTERFACE ${KILN_XXHASH_INCLUDE_DIR})
+
+if(NOT KILN_RUNTIME_ONLY)
+  find_package(tomlplusplus CONFIG QUIET)
+  if(NOT tomlplusplus_FOUND)
+    pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+    add_library(tomlplusplus::tomlplusplus ALIAS PkgConfig::TOMLPP)
+  endif()
+  find_package(CLI11 CONFIG REQUIRED)
+  find_package(nlohmann_json CONFIG REQUIRED)
+  find_package(fmt CONFIG REQUIRED)
+  find_package(CUDAToolkit 13 REQUIRED)
+  # Link NVRTC and nvJitLink by file, not through CUDA::nvrtc: that target drags in the driver stub
+  # (cuda-platform-facts.md section 6.1), and kiln must run on machines with no driver.
+  find_library(KILN_NVRTC_LIBRARY nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)
+  find_library(KILN_NVJITLINK_LIBRARY nvJitLink HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)
+endif()

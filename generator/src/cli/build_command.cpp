@@ -1,0 +1,152 @@
+// kiln build: manifest -> plan -> compile (worker processes) -> assemble -> package file + depfile.
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/progress.hpp"
+#include "compile/job_runner.hpp"
+#include "compile/toolkit.hpp"
+#include "format/package_writer.hpp"
+#include "manifest/manifest_reader.hpp"
+#include "package/assemble.hpp"
+#include "package/depfile.hpp"
+#include "plan/build_plan.hpp"
+#include "util/file_io.hpp"
+#include "version.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <thread>
+
+namespace kiln::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The scratch directory for time traces and worker results, next to the output; removed on exit.
+class ScratchDir {
+public:
+  static Result<ScratchDir> create(const fs::path& near) {
+    const fs::path dir = near.parent_path().empty() ? fs::path(".") : near.parent_path();
+    std::string pattern = (dir / ("." + near.filename().string() + ".build-XXXXXX")).string();
+    if (!mkdtemp(pattern.data())) return Error{"cannot create a scratch directory in " + dir.string()};
+    return ScratchDir(fs::absolute(pattern));
+  }
+  ScratchDir(ScratchDir&& other) noexcept : m_path(std::exchange(other.m_path, {})) {}
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!m_path.empty()) fs::remove_all(m_path, ignored);
+  }
+  const fs::path& path() const { return m_path; }
+
+private:
+  explicit ScratchDir(fs::path path) : m_path(std::move(path)) {}
+  fs::path m_path;
+};
+
+// How the manifest directory looks from the current directory: "" or "examples/saxpy/".
+std::string display_prefix(const fs::path& root) {
+  std::error_code ec;
+  const fs::path relative = fs::relative(root, fs::current_path(), ec);
+  if (ec || relative.empty()) return root.generic_string() + "/";
+  if (relative == ".") return "";
+  return relative.generic_string() + "/";
+}
+
+class BuildCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.add_option("manifest", m_manifest, "The manifest to build")->capture_default_str();
+    app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
+    app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
+    app.add_option("-j,--jobs", m_jobs, "Compiles to run at once (default: the number of cores)")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
+    app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
+  }
+
+  int run() override {
+    const auto start = std::chrono::steady_clock::now();
+    Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest);
+    if (!manifest) return fail(k_exit_bad_input, manifest.error().message);
+    Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
+    if (!toolkit) return fail(k_exit_environment, toolkit.error().message);
+
+    const fs::path output = m_output.empty() ? fs::path(manifest->name + ".kiln") : m_output;
+    const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
+    Result<ScratchDir> scratch = ScratchDir::create(output);
+    if (!scratch) return fail(k_exit_environment, scratch.error().message);
+
+    const std::string prefix = display_prefix(manifest->root);
+    Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()});
+    if (!plan) return fail(k_exit_bad_input, plan.error().message);
+
+    const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::unique_ptr<compile::JobRunner> runner =
+        jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path());
+    Progress progress(m_verbose);
+    const std::vector<compile::CompileOutput> outputs = runner->run(
+        plan->jobs, [&](std::size_t done, std::size_t total, const compile::CompileJob& job,
+                        const compile::CompileOutput& out) { progress.finished(done, total, job, out); });
+    progress.close();
+    if (report_diagnostics(*plan, outputs)) return k_exit_failed;
+
+    Result<package::AssembledPackage> assembled =
+        package::assemble(*manifest, *plan, outputs, *toolkit, {prefix, k_version});
+    if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
+    for (const std::string& warning : assembled->warnings) std::cerr << "kiln: warning: " << warning << "\n";
+
+    format::WriteOptions options;
+    options.compress = manifest->compress;
+    const format::WriteResult written = format::write_package(assembled->contents, options);
+    if (!written.error.empty()) return fail(k_exit_failed, written.error + "; no package written");
+    if (Status s = write_file_atomically(output, written.bytes); !s) return fail(k_exit_environment, s.error().message);
+    const std::string deps = package::depfile_text(output, assembled->inputs);
+    if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(deps))); !s)
+      return fail(k_exit_environment, s.error().message);
+
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "kiln: wrote %s: %zu kernels, %zu units x %zu targets, %zu bytes, in %.1f s\n",
+                 output.string().c_str(), assembled->contents.kernels.size(), plan->sources.size(),
+                 plan->targets.size(), written.bytes.size(), seconds);
+    return k_exit_ok;
+  }
+
+private:
+  static int fail(int code, const std::string& message) {
+    std::cerr << "kiln: error: " << message << "\n";
+    return code;
+  }
+
+  // Prints each distinct log once (a warning repeats for every target) and returns whether any
+  // compile failed.
+  static bool report_diagnostics(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs) {
+    std::set<std::string> printed;
+    std::size_t failed = 0;
+    for (const compile::CompileOutput& out : outputs) {
+      if (!out.ok) ++failed;
+      if (!out.log.empty() && printed.insert(out.log).second) std::cerr << out.log << "\n";
+    }
+    if (failed == 0) return false;
+    std::cerr << "kiln: error: " << failed << " of " << plan.jobs.size()
+              << " compiles failed; no package written\n";
+    return true;
+  }
+
+  std::string m_manifest = "kiln.toml";
+  fs::path m_output;
+  fs::path m_depfile;
+  fs::path m_cuda_root;
+  int m_jobs = 0;
+  bool m_verbose = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_build_command() { return std::make_unique<BuildCommand>(); }
+
+}  // namespace kiln::cli

@@ -1,0 +1,52 @@
+#include "cli/cli.hpp"
+
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "version.hpp"
+
+#include <exception>
+#include <iostream>
+#include <vector>
+
+namespace kiln::cli {
+
+namespace {
+
+constexpr CommandEntry k_commands[] = {
+    {"build", "Compile the kernels a kiln.toml lists into one package file", &make_build_command},
+    {"inspect", "Show what a package holds, and which image a device would load", &make_inspect_command},
+    {"verify", "Check every checksum, cubin header and kernel symbol of a package", &make_verify_command},
+};
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"kiln: ahead-of-time CUDA kernel packages"};
+  app.set_version_flag("--version", std::string("kiln ") + k_version);
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+  std::vector<std::unique_ptr<Command>> commands;
+  std::vector<std::pair<CLI::App*, Command*>> subcommands;
+  for (const CommandEntry& entry : k_commands) {
+    commands.push_back(entry.make());
+    CLI::App* sub = app.add_subcommand(std::string(entry.name), std::string(entry.summary));
+    commands.back()->configure(*sub);
+    subcommands.emplace_back(sub, commands.back().get());
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? k_exit_ok : k_exit_usage;
+  }
+  try {
+    for (auto& [sub, command] : subcommands)
+      if (sub->parsed()) return command->run();
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    return k_exit_internal;
+  }
+  return k_exit_usage;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,28 @@
+// A subcommand of `kiln`: registers its options on a CLI11 subcommand, then runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string_view>
+
+namespace kiln::cli {
+
+class Command {
+public:
+  virtual ~Command() = default;
+  virtual void configure(CLI::App& app) = 0;
+  virtual int run() = 0;                       // returns an exit code (exit_codes.hpp)
+};
+
+struct CommandEntry {
+  std::string_view name;
+  std::string_view summary;
+  std::unique_ptr<Command> (*make)();
+};
+
+std::unique_ptr<Command> make_build_command();
+std::unique_ptr<Command> make_inspect_command();
+std::unique_ptr<Command> make_verify_command();
+
+}  // namespace kiln::cli

@@ -1,0 +1,17 @@
+#include "cli/package_file.hpp"
+
+#include "util/file_io.hpp"
+
+namespace kiln::cli {
+
+Result<std::unique_ptr<PackageFile>> open_package_file(const std::filesystem::path& path) {
+  auto file = std::make_unique<PackageFile>();
+  file->path = path;
+  Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return bytes.error();
+  file->bytes = std::move(*bytes);
+  if (format::ReadError e = file->reader.open(file->bytes, path.string())) return Error{e.message};
+  return file;
+}
+
+}  // namespace kiln::cli

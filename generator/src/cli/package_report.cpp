@@ -1,0 +1,147 @@
+#include "cli/package_report.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace kiln::cli {
+
+using nlohmann::json;
+
+namespace {
+
+const char* role_name(format::SourceRole role) {
+  switch (role) {
+    case format::SourceRole::manifest: return "manifest";
+    case format::SourceRole::source: return "source";
+    case format::SourceRole::header: return "header";
+    case format::SourceRole::toolkit_headers: return "toolkit headers";
+  }
+  return "unknown";
+}
+
+const char* variable_kind_name(format::VariableKind kind) {
+  switch (kind) {
+    case format::VariableKind::device: return "device";
+    case format::VariableKind::constant: return "constant";
+    case format::VariableKind::managed: return "managed";
+  }
+  return "unknown";
+}
+
+const char* rule_name(select::Rule rule) {
+  switch (rule) {
+    case select::Rule::exact_arch_specific: return "exact-arch-specific";
+    case select::Rule::exact: return "exact";
+    case select::Rule::lower_minor: return "lower-minor";
+    case select::Rule::ptx: return "ptx";
+  }
+  return "unknown";
+}
+
+// The image each unit's kernels would load on `device`, by unit index.
+std::vector<json> unit_selections(const format::PackageReader& reader, const select::DeviceProfile& device) {
+  std::vector<json> out;
+  for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
+    const format::UnitView unit = reader.unit(u);
+    std::vector<select::Candidate> candidates;
+    for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+      const format::ImageView image = reader.image(unit.first_image + i);
+      candidates.push_back({reader.target(image.target).target, image.ptx_version});
+    }
+    const select::Selection s = select::select_image(device, candidates);
+    if (s.choice) {
+      out.push_back({{"target", candidates[s.choice->index].target.name()},
+                     {"rule", rule_name(s.choice->rule)},
+                     {"why", select::describe(candidates[s.choice->index], s.choice->rule)}});
+    } else {
+      out.push_back({{"target", nullptr}, {"rule", nullptr}, {"why", s.failure.reason}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+json package_report(const format::PackageReader& reader, const std::string& path, std::uint64_t file_size,
+                    const std::optional<select::DeviceProfile>& device) {
+  json report;
+  report["path"] = path;
+  report["format"] = fmt::format("{}.{}", reader.version_major(), reader.version_minor());
+  report["size"] = file_size;
+  json metadata = json::object();
+  for (std::uint32_t i = 0; i < reader.metadata_count(); ++i)
+    metadata[std::string(reader.metadata(i).key)] = std::string(reader.metadata(i).value);
+  report["metadata"] = metadata;
+  json targets = json::array();
+  for (std::uint32_t i = 0; i < reader.target_count(); ++i) targets.push_back(std::string(reader.target(i).name));
+  report["targets"] = targets;
+
+  json units = json::array();
+  for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
+    const format::UnitView unit = reader.unit(u);
+    json images = json::array();
+    for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+      const format::ImageView image = reader.image(unit.first_image + i);
+      const format::TargetView target = reader.target(image.target);
+      images.push_back({{"target", std::string(target.name)},
+                        {"kind", target.target.kind == format::TargetKind::sass ? "cubin" : "ptx"},
+                        {"encoding", image.encoding == format::ImageEncoding::zstd ? "zstd" : "raw"},
+                        {"stored_size", image.stored_size},
+                        {"size", image.raw_size},
+                        {"checksum", fmt::format("{:016x}", image.checksum)}});
+      if (image.ptx_version) images.back()["ptx_isa"] = fmt::format("{}.{}", image.ptx_version / 10, image.ptx_version % 10);
+    }
+    units.push_back({{"source", std::string(unit.source)}, {"images", images}});
+  }
+  report["units"] = units;
+
+  std::vector<std::vector<std::string>> names(reader.kernel_count());
+  for (std::uint32_t i = 0; i < reader.name_count(); ++i)
+    names[reader.name(i).kernel].emplace_back(reader.name(i).name);
+  const std::vector<json> selections = device ? unit_selections(reader, *device) : std::vector<json>{};
+  json kernels = json::array();
+  for (std::uint32_t k = 0; k < reader.kernel_count(); ++k) {
+    const format::KernelView kernel = reader.kernel(k);
+    json params = json::array();
+    for (std::uint32_t p = 0; p < kernel.param_count; ++p)
+      params.push_back({{"offset", kernel.param(p).offset}, {"size", kernel.param(p).size}});
+    json entry = {{"name", std::string(kernel.canonical_name)},
+                  {"lowered_name", std::string(kernel.lowered_name)},
+                  {"unit", std::string(reader.unit(kernel.unit).source)},
+                  {"extern_c", (kernel.flags & format::k_kernel_extern_c) != 0},
+                  {"template", (kernel.flags & format::k_kernel_template) != 0},
+                  {"params", (kernel.flags & format::k_kernel_params_known) ? params : json(nullptr)},
+                  {"names", names[k]}};
+    if (device) entry["loads"] = selections[kernel.unit];
+    kernels.push_back(entry);
+  }
+  report["kernels"] = kernels;
+
+  json variables = json::array();
+  for (std::uint32_t i = 0; i < reader.variable_count(); ++i) {
+    const format::VariableView v = reader.variable(i);
+    variables.push_back({{"name", std::string(v.name)},
+                         {"lowered_name", std::string(v.lowered_name)},
+                         {"kind", variable_kind_name(v.kind)},
+                         {"size", v.size},
+                         {"unit", std::string(reader.unit(v.unit).source)}});
+  }
+  report["variables"] = variables;
+
+  json sources = json::array();
+  for (std::uint32_t i = 0; i < reader.source_count(); ++i) {
+    const format::SourceView s = reader.source(i);
+    sources.push_back({{"path", std::string(s.path)}, {"role", role_name(s.role)},
+                       {"hash", fmt::format("{:016x}", s.content_hash)}});
+  }
+  report["sources"] = sources;
+  if (device) {
+    report["device"] = {{"compute_capability", select::arch_string(device->arch)},
+                        {"integrated", device->integrated},
+                        {"max_ptx_isa", select::arch_string(static_cast<std::uint16_t>(device->max_ptx_version))}};
+  }
+  return report;
+}
+
+}  // namespace kiln::cli

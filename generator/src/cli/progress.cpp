@@ -1,0 +1,38 @@
+#include "cli/progress.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace kiln::cli {
+
+Progress::Progress(bool verbose) : m_terminal(isatty(STDERR_FILENO) == 1), m_verbose(verbose) {}
+
+void Progress::finished(std::size_t done, std::size_t total, const compile::CompileJob& job,
+                        const compile::CompileOutput& out) {
+  if (!m_terminal && !m_verbose) return;
+  const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + job.target + " " +
+                           job.display_prefix + job.source + (out.ok ? "" : " FAILED");
+  if (m_verbose) {
+    std::string options;
+    for (const std::string& o : job.nvrtc_options) options += " " + o;
+    std::fprintf(stderr, "%s (%.2f s)\n  nvrtc:%s\n", line.c_str(), out.seconds, options.c_str());
+    return;
+  }
+  // Rewrite the line in place; a failed compile's line stays so its log follows it.
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  m_line_open = true;
+  if (!out.ok) {
+    std::fputc('\n', stderr);
+    m_line_open = false;
+  }
+  std::fflush(stderr);
+}
+
+void Progress::close() {
+  if (m_line_open) std::fputc('\n', stderr);
+  m_line_open = false;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,126 @@
+// The text form of `kiln inspect`: the JSON report laid out as tables for a person.
+#include "cli/package_report.hpp"
+
+#include "format/names.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace kiln::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string human_size(std::uint64_t bytes) {
+  if (bytes < 10 * 1024) return fmt::format("{} B", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+// Columns padded to their widest cell; the last column is not padded.
+std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ") {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (widths.size() <= c) widths.push_back(0);
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], widths[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string params_text(const json& params) {
+  if (params.is_null()) return "params unknown";
+  std::string sizes;
+  for (const json& p : params) sizes += (sizes.empty() ? "" : ", ") + std::to_string(p["size"].get<std::uint64_t>());
+  return fmt::format("{} param{} ({})", params.size(), params.size() == 1 ? "" : "s", sizes);
+}
+
+}  // namespace
+
+std::string render_report(const json& r) {
+  const json& meta = r["metadata"];
+  auto meta_value = [&](const char* key) { return meta.contains(key) ? meta[key].get<std::string>() : "?"; };
+  std::string out = fmt::format("{}: Kiln package format {}, {}\n", r["path"].get<std::string>(),
+                                r["format"].get<std::string>(), human_size(r["size"].get<std::uint64_t>()));
+  out += fmt::format("  built by kiln {} with NVRTC {}, nvJitLink {}\n", meta_value("generator.version"),
+                     meta_value("nvrtc.version"), meta_value("nvjitlink.version"));
+  if (meta.contains("options") && !meta["options"].get<std::string>().empty())
+    out += "  options: " + meta["options"].get<std::string>() + "\n";
+  std::string targets;
+  for (const json& t : r["targets"]) targets += (targets.empty() ? "" : " ") + t.get<std::string>();
+  out += "  targets: " + targets + "\n";
+  if (r.contains("device"))
+    out += fmt::format("  device: compute capability {}{}, driver PTX ISA up to {}\n",
+                       r["device"]["compute_capability"].get<std::string>(),
+                       r["device"]["integrated"].get<bool>() ? " (integrated)" : "",
+                       r["device"]["max_ptx_isa"].get<std::string>());
+
+  out += fmt::format("\nunits ({})\n", r["units"].size());
+  for (const json& unit : r["units"]) {
+    std::uint64_t stored = 0, raw = 0;
+    std::vector<std::vector<std::string>> rows;
+    for (const json& image : unit["images"]) {
+      stored += image["stored_size"].get<std::uint64_t>();
+      raw += image["size"].get<std::uint64_t>();
+      rows.push_back({image["target"].get<std::string>(), image["kind"].get<std::string>(),
+                      human_size(image["size"].get<std::uint64_t>()),
+                      image["encoding"] == "zstd" ? "zstd " + human_size(image["stored_size"].get<std::uint64_t>()) : "raw"});
+    }
+    out += fmt::format("  {}: {} images, {} stored ({} decoded)\n", unit["source"].get<std::string>(),
+                       unit["images"].size(), human_size(stored), human_size(raw));
+    out += table(rows, "    ");
+  }
+
+  out += fmt::format("\nkernels ({})\n", r["kernels"].size());
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> aliases;   // printed under each kernel's row, outside the table's columns
+  for (const json& k : r["kernels"]) {
+    std::vector<std::string> row = {k["name"].get<std::string>(), k["unit"].get<std::string>(), params_text(k["params"])};
+    if (k.contains("loads"))
+      row.push_back(k["loads"]["target"].is_null() ? "no image: " + k["loads"]["why"].get<std::string>()
+                                                   : "loads " + k["loads"]["why"].get<std::string>());
+    rows.push_back(row);
+    const std::string shown = format::normalize_name(k["name"].get<std::string>());
+    std::string also;
+    for (const json& n : k["names"])
+      if (n.get<std::string>() != shown) also += (also.empty() ? "" : ", ") + n.get<std::string>();
+    aliases.push_back(also);
+  }
+  const std::string kernel_table = table(rows);
+  std::size_t line_start = 0;
+  for (const std::string& also : aliases) {
+    const std::size_t line_end = kernel_table.find('\n', line_start) + 1;
+    out += kernel_table.substr(line_start, line_end - line_start);
+    if (!also.empty()) out += "      also: " + also + "\n";
+    line_start = line_end;
+  }
+
+  if (!r["variables"].empty()) {
+    out += fmt::format("\nvariables ({})\n", r["variables"].size());
+    rows.clear();
+    for (const json& v : r["variables"])
+      rows.push_back({v["name"].get<std::string>(), v["kind"].get<std::string>(),
+                      human_size(v["size"].get<std::uint64_t>()), v["unit"].get<std::string>()});
+    out += table(rows);
+  }
+
+  out += fmt::format("\nsources ({})\n", r["sources"].size());
+  rows.clear();
+  for (const json& s : r["sources"])
+    rows.push_back({s["path"].get<std::string>(), s["role"].get<std::string>(), s["hash"].get<std::string>()});
+  out += table(rows);
+  return out;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,123 @@
+// kiln verify: every checksum, every image decodes, each cubin's ELF header agrees with its recorded
+// target, each PTX image with its .target, and every kernel of a unit is a kernel symbol in each of
+// the unit's images. Exit 0 when all hold, 1 when any does not (each problem is printed).
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/package_file.hpp"
+#include "image/cubin_reader.hpp"
+#include "image/ptx_reader.hpp"
+
+#include <iostream>
+#include <set>
+
+namespace kiln::cli {
+
+namespace {
+
+class Verifier {
+public:
+  explicit Verifier(const format::PackageReader& reader) : m_reader(reader) {}
+
+  std::vector<std::string> run() {
+    if (format::ReadError e = m_reader.verify_all_sections()) m_problems.push_back(e.message);
+    for (std::uint32_t i = 0; i < m_reader.image_count(); ++i) verify_image(i);
+    return m_problems;
+  }
+
+private:
+  std::set<std::string> unit_kernels(std::uint32_t unit) const {
+    std::set<std::string> names;
+    for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k)
+      if (m_reader.kernel(k).unit == unit) names.emplace(m_reader.kernel(k).lowered_name);
+    return names;
+  }
+
+  void verify_image(std::uint32_t index) {
+    const format::ImageView image = m_reader.image(index);
+    const format::TargetView target = m_reader.target(image.target);
+    const std::string label = std::string(m_reader.unit(image.unit).source) + " [" + std::string(target.name) + "]";
+    std::vector<std::byte> bytes;
+    if (format::ReadError e = m_reader.read_image(index, bytes)) {
+      m_problems.push_back(e.message);
+      return;
+    }
+    std::set<std::string> symbols;
+    if (target.target.kind == format::TargetKind::sass) {
+      Result<image::CubinInfo> cubin = image::read_cubin(bytes, label);
+      if (!cubin) {
+        m_problems.push_back(cubin.error().message);
+        return;
+      }
+      check_cubin(label, target, *cubin);
+      for (const image::CubinSymbol& s : cubin->symbols)
+        if (s.is_kernel) symbols.insert(s.name);
+    } else {
+      if (bytes.empty() || bytes.back() != std::byte{0}) m_problems.push_back(label + ": PTX is not NUL-terminated");
+      std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      Result<image::PtxInfo> ptx = image::read_ptx(text, label);
+      if (!ptx) {
+        m_problems.push_back(ptx.error().message);
+        return;
+      }
+      format::Target expected = target.target;
+      expected.kind = format::TargetKind::sass;  // compute_90a PTX says ".target sm_90a"
+      if (ptx->target != expected.name())
+        m_problems.push_back(label + ": PTX .target is " + ptx->target + ", expected " + expected.name());
+      for (const image::PtxEntry& e : ptx->entries) symbols.insert(e.name);
+    }
+    for (const std::string& kernel : unit_kernels(image.unit))
+      if (!symbols.count(kernel)) m_problems.push_back(label + ": kernel " + kernel + " is not in the image");
+  }
+
+  void check_cubin(const std::string& label, const format::TargetView& target, const image::CubinInfo& cubin) {
+    if (cubin.sm != target.target.arch)
+      m_problems.push_back(label + ": the cubin's ELF header says sm_" + std::to_string(cubin.sm));
+    const bool wants_a = target.target.variant == format::TargetVariant::arch_specific;
+    if (cubin.arch_specific != wants_a)
+      m_problems.push_back(label + (wants_a ? ": the cubin is not marked architecture-specific"
+                                            : ": the cubin is marked architecture-specific ('a')"));
+    if (!cubin.toolkit_arch.empty() && cubin.toolkit_arch != target.name)
+      m_problems.push_back(label + ": the cubin was built with -arch " + cubin.toolkit_arch);
+  }
+
+  const format::PackageReader& m_reader;
+  std::vector<std::string> m_problems;
+};
+
+class VerifyCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.add_option("package", m_package, "The package file")->required();
+    app.add_flag("-q,--quiet", m_quiet, "Print problems only");
+  }
+
+  int run() override {
+    Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
+    if (!file) {
+      std::cerr << "kiln: error: " << file.error().message << "\n";
+      return k_exit_bad_input;
+    }
+    const format::PackageReader& reader = (*file)->reader;
+    const std::vector<std::string> problems = Verifier(reader).run();
+    for (const std::string& p : problems) std::cerr << "kiln: verify: " << p << "\n";
+    if (!problems.empty()) {
+      std::cerr << "kiln: verify: " << m_package << ": " << problems.size() << " problem"
+                << (problems.size() == 1 ? "" : "s") << "\n";
+      return k_exit_failed;
+    }
+    if (!m_quiet)
+      std::cout << m_package << ": ok (" << reader.section_count() << " sections, " << reader.image_count()
+                << " images, " << reader.kernel_count() << " kernels)\n";
+    return k_exit_ok;
+  }
+
+private:
+  std::string m_package;
+  bool m_quiet = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_verify_command() { return std::make_unique<VerifyCommand>(); }
+
+}  // namespace kiln::cli

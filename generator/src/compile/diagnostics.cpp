@@ -1,0 +1,45 @@
+#include "compile/diagnostics.hpp"
+
+#include <regex>
+
+namespace kiln::compile {
+
+namespace {
+
+std::string display(const std::string& file, std::string_view prefix) {
+  if (file.empty() || file.front() == '/' || file.front() == '<') return file;
+  return std::string(prefix) + file;
+}
+
+}  // namespace
+
+std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix) {
+  // "path(12): error: ..." / "path(12): warning #177-D: ..." / "catastrophic error"
+  static const std::regex location(R"re(^([^\s(][^(\n]*)\((\d+)\): ((?:catastrophic )?error|warning|remark))re",
+                                   std::regex::multiline);
+  // "1 error detected in the compilation of "kernels/a.cu"."
+  static const std::regex closing(R"re(in the compilation of "([^"]+)")re");
+  std::string text(log);
+  std::string out;
+  std::smatch m;
+  auto begin = text.cbegin();
+  while (std::regex_search(begin, text.cend(), m, location)) {
+    out.append(begin, m[0].first);
+    out += display(m[1].str(), display_prefix) + ":" + m[2].str() + ": " + m[3].str();
+    begin = m[0].second;
+  }
+  out.append(begin, text.cend());
+  text = std::move(out);
+  out.clear();
+  begin = text.cbegin();
+  while (std::regex_search(begin, text.cend(), m, closing)) {
+    out.append(begin, m[0].first);
+    out += "in the compilation of \"" + display(m[1].str(), display_prefix) + "\"";
+    begin = m[0].second;
+  }
+  out.append(begin, text.cend());
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
+  return out;
+}
+
+}  // namespace kiln::compile

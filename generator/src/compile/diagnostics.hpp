@@ -1,0 +1,14 @@
+// NVRTC reports "kernels/a.cu(12): error: ..."; editors and terminals want "path:12: error: ...", with
+// the path as the user can open it from where they ran kiln.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kiln::compile {
+
+// Rewrites every "file(line): kind" location in `log` to "prefix+file:line: kind" (the prefix only for
+// relative files) and the quoted program name in NVRTC's closing line the same way.
+std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix);
+
+}  // namespace kiln::compile

@@ -1,0 +1,28 @@
+// Runs compile jobs. NVRTC serializes compiles inside one process (8 threads take 8x as long), so
+// parallel builds use one worker process per job. The in-process runner is for tests and -j 1.
+#pragma once
+
+#include "compile/compile_job.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace kiln::compile {
+
+// Called in the parent as each job finishes: (jobs finished so far, total, the job, its output).
+using ProgressFn = std::function<void(std::size_t, std::size_t, const CompileJob&, const CompileOutput&)>;
+
+class JobRunner {
+public:
+  virtual ~JobRunner() = default;
+  // Runs every job; outputs are in job order. A job whose worker dies yields ok == false.
+  virtual std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) = 0;
+};
+
+// Forks up to `parallel` workers at a time; each writes its output to a file in `scratch_dir`.
+std::unique_ptr<JobRunner> make_process_runner(int parallel, std::filesystem::path scratch_dir);
+std::unique_ptr<JobRunner> make_in_process_runner();
+
+}  // namespace kiln::compile

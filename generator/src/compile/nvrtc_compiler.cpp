@@ -1,0 +1,205 @@
+#include "compile/nvrtc_compiler.hpp"
+
+#include "compile/diagnostics.hpp"
+#include "compile/time_trace.hpp"
+#include "format/target.hpp"
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <system_error>
+
+namespace kiln::compile {
+
+namespace {
+
+struct ProgramDeleter {
+  void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
+};
+using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
+
+struct LinkerDeleter {
+  void operator()(nvJitLinkHandle h) const { nvJitLinkDestroy(&h); }
+};
+using Linker = std::unique_ptr<std::remove_pointer_t<nvJitLinkHandle>, LinkerDeleter>;
+
+std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  out.reserve(strings.size());
+  for (const std::string& s : strings) out.push_back(s.c_str());
+  return out;
+}
+
+std::string program_log(nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(program, log.data());
+  return log;
+}
+
+std::string linker_log(nvJitLinkHandle linker) {
+  std::size_t size = 0;
+  std::string log;
+  if (nvJitLinkGetErrorLogSize(linker, &size) == NVJITLINK_SUCCESS && size > 1) {
+    std::string part(size, '\0');
+    nvJitLinkGetErrorLog(linker, part.data());
+    log += part.c_str();
+  }
+  return log;
+}
+
+std::vector<std::byte> to_bytes(const std::string& text, bool keep_nul) {
+  std::vector<std::byte> out(text.size() + (keep_nul ? 1 : 0), std::byte{0});
+  std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+// The PTX nvJitLink emits for compute_XXf says ".target sm_XX": it drops the family suffix (measured
+// with nvJitLink 13.0). NVRTC's own PTX keeps it, so family PTX comes straight from NVRTC, untrimmed.
+bool ptx_from_nvrtc(const format::Target& target) {
+  return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
+}
+
+std::string link_arch(const format::Target& target) {
+  format::Target as_sass = target;
+  as_sass.kind = format::TargetKind::sass;
+  return "-arch=" + as_sass.name();
+}
+
+bool link(const CompileJob& job, const format::Target& target, const std::vector<char>& ltoir,
+          const std::vector<LoweredName>& variables, CompileOutput& out) {
+  std::vector<std::string> options = {link_arch(target), "-lto", "-optimize-unused-variables"};
+  // Unlisted variables lose their symbols even when kernels use them, so every variable the host
+  // may ask for is named here.
+  for (const LoweredName& v : variables) options.push_back("-variables-used=" + v.lowered);
+  if (target.kind == format::TargetKind::ptx) options.push_back("-ptx");
+  options.insert(options.end(), job.link_options.begin(), job.link_options.end());
+  const std::vector<const char*> argv = c_strings(options);
+
+  nvJitLinkHandle raw = nullptr;
+  // nvJitLinkCreate takes char** but does not modify the strings.
+  if (nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()), const_cast<const char**>(argv.data())) !=
+      NVJITLINK_SUCCESS) {
+    out.log = job.display_prefix + job.source + ": error: nvJitLink rejected the link options for " +
+              job.target;
+    return false;
+  }
+  Linker linker(raw);
+  nvJitLinkResult result = nvJitLinkAddData(raw, NVJITLINK_INPUT_LTOIR, ltoir.data(), ltoir.size(),
+                                            job.source.c_str());
+  if (result == NVJITLINK_SUCCESS) result = nvJitLinkComplete(raw);
+  if (result != NVJITLINK_SUCCESS) {
+    out.log += (out.log.empty() ? "" : "\n") + job.display_prefix + job.source +
+               ": error: linking for " + job.target + " failed:\n" + linker_log(raw);
+    return false;
+  }
+  std::size_t size = 0;
+  if (target.kind == format::TargetKind::ptx) {
+    if (nvJitLinkGetLinkedPtxSize(raw, &size) != NVJITLINK_SUCCESS) return false;
+    std::string ptx(size, '\0');
+    nvJitLinkGetLinkedPtx(raw, ptx.data());
+    out.image = to_bytes(ptx.c_str(), /*keep_nul=*/true);
+  } else {
+    if (nvJitLinkGetLinkedCubinSize(raw, &size) != NVJITLINK_SUCCESS) return false;
+    out.image.resize(size);
+    nvJitLinkGetLinkedCubin(raw, out.image.data());
+  }
+  return true;
+}
+
+std::optional<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+CompileOutput compile_job(const CompileJob& job) {
+  const auto start = std::chrono::steady_clock::now();
+  CompileOutput out;
+  const std::string where = job.display_prefix + job.source;
+  const std::optional<format::Target> target = format::parse_target(job.target);
+  if (!target) {
+    out.log = where + ": error: unknown target '" + job.target + "'";
+    return out;
+  }
+  const std::optional<std::string> source = read_text(job.root / job.source);
+  if (!source) {
+    out.log = where + ": error: cannot read the source file";
+    return out;
+  }
+
+  std::vector<std::string> options = {"-arch=" + job.target};
+  if (!ptx_from_nvrtc(*target)) options.push_back("-dlto");
+  // A fixed seed and program name make internal-linkage symbol names, and so the output, reproducible.
+  options.push_back("-frandom-seed=" + job.source);
+  options.push_back("-fdevice-time-trace=" + job.trace_file.string());
+  options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
+
+  nvrtcProgram raw = nullptr;
+  if (nvrtcCreateProgram(&raw, source->c_str(), job.source.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+    out.log = where + ": error: NVRTC could not create a program";
+    return out;
+  }
+  Program program(raw);
+  std::vector<std::string> expressions = job.name_expressions;
+  for (const std::string& v : job.variables) expressions.push_back("&" + v);
+  for (const std::string& e : expressions) nvrtcAddNameExpression(raw, e.c_str());
+
+  const std::vector<const char*> argv = c_strings(options);
+  const nvrtcResult compiled = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+  out.log = rewrite_diagnostics(program_log(raw), job.display_prefix);
+
+  const std::filesystem::path trace = trace_output_path(job.trace_file);
+  if (std::optional<std::string> text = read_text(trace)) {
+    if (Result<std::vector<std::string>> headers = headers_from_trace(*text)) out.headers = *headers;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(trace, ignored);
+
+  if (compiled != NVRTC_SUCCESS) {
+    if (out.log.empty()) out.log = where + ": error: " + nvrtcGetErrorString(compiled);
+    return out;
+  }
+
+  std::vector<LoweredName> variables;
+  for (std::size_t i = 0; i < expressions.size(); ++i) {
+    const char* lowered = nullptr;
+    if (nvrtcGetLoweredName(raw, expressions[i].c_str(), &lowered) != NVRTC_SUCCESS || !lowered) {
+      out.log += (out.log.empty() ? "" : "\n") + where + ": error: no symbol for '" + expressions[i] + "'";
+      return out;
+    }
+    LoweredName name{expressions[i], lowered};
+    if (i >= job.name_expressions.size()) variables.push_back(name);
+    out.lowered_names.push_back(std::move(name));
+  }
+
+  if (ptx_from_nvrtc(*target)) {
+    std::size_t size = 0;
+    nvrtcGetPTXSize(raw, &size);
+    std::string ptx(size, '\0');
+    nvrtcGetPTX(raw, ptx.data());
+    out.image = to_bytes(ptx.c_str(), /*keep_nul=*/true);
+  } else {
+    std::size_t size = 0;
+    nvrtcGetLTOIRSize(raw, &size);
+    std::vector<char> ltoir(size);
+    nvrtcGetLTOIR(raw, ltoir.data());
+    if (!link(job, *target, ltoir, variables, out)) return out;
+  }
+  out.ok = true;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace kiln::compile

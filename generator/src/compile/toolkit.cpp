@@ -1,0 +1,120 @@
+#include "compile/toolkit.hpp"
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <system_error>
+
+#ifndef KILN_DEFAULT_CUDA_ROOT
+#define KILN_DEFAULT_CUDA_ROOT "/usr/local/cuda"
+#endif
+
+namespace kiln::compile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_toolkit_root(const fs::path& root) {
+  std::error_code ec;
+  return !root.empty() && fs::is_regular_file(root / "include" / "cuda.h", ec);
+}
+
+fs::path nvcc_on_path_root() {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::error_code ec;
+    fs::path nvcc = fs::path(dir) / "nvcc";
+    if (!dir.empty() && fs::exists(nvcc, ec)) {
+      fs::path resolved = fs::canonical(nvcc, ec);
+      return ec ? fs::path(dir).parent_path() : resolved.parent_path().parent_path();
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string Toolkit::nvrtc_version() const {
+  return std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor);
+}
+
+std::string Toolkit::nvjitlink_version() const {
+  return std::to_string(nvjitlink_major) + "." + std::to_string(nvjitlink_minor);
+}
+
+std::vector<std::string> Toolkit::default_targets() const {
+  std::vector<std::string> targets;
+  for (int arch : supported_archs) targets.push_back("sm_" + std::to_string(arch));
+  if (!supported_archs.empty()) targets.push_back("compute_" + std::to_string(supported_archs.front()));
+  return targets;
+}
+
+bool Toolkit::supports(int arch) const {
+  return std::find(supported_archs.begin(), supported_archs.end(), arch) != supported_archs.end();
+}
+
+fs::path Toolkit::expand(const std::string& path_with_token) const {
+  constexpr std::string_view token = "<cuda>";
+  if (path_with_token.rfind(token, 0) == 0) {
+    std::string rest = path_with_token.substr(token.size());
+    while (!rest.empty() && rest.front() == '/') rest.erase(rest.begin());
+    return rest.empty() ? root : root / rest;
+  }
+  return path_with_token;
+}
+
+std::string Toolkit::tokenize(const fs::path& absolute) const {
+  const fs::path relative = absolute.lexically_relative(root);
+  if (!relative.empty() && *relative.begin() != "..") return "<cuda>/" + relative.generic_string();
+  return absolute.generic_string();
+}
+
+Result<Toolkit> find_toolkit(const fs::path& explicit_root) {
+  std::vector<std::pair<std::string, fs::path>> tried;
+  if (!explicit_root.empty()) {
+    tried.emplace_back("--cuda-root", explicit_root);
+  } else {
+    if (const char* p = std::getenv("CUDA_PATH"); p && *p) tried.emplace_back("CUDA_PATH", p);
+    if (const char* p = std::getenv("CUDA_HOME"); p && *p) tried.emplace_back("CUDA_HOME", p);
+    if (fs::path p = nvcc_on_path_root(); !p.empty()) tried.emplace_back("nvcc on PATH", p);
+    tried.emplace_back("built-in default", KILN_DEFAULT_CUDA_ROOT);
+  }
+  Toolkit toolkit;
+  for (const auto& [source, root] : tried) {
+    if (is_toolkit_root(root)) {
+      std::error_code ec;
+      fs::path canonical = fs::weakly_canonical(root, ec);
+      toolkit.root = ec ? root : canonical;
+      break;
+    }
+  }
+  if (toolkit.root.empty()) {
+    std::string message = "no CUDA toolkit found (looked for include/cuda.h under:";
+    for (const auto& [source, root] : tried) message += " " + root.string() + " [" + source + "]";
+    return Error{message + "); set CUDA_PATH or pass --cuda-root"};
+  }
+  if (nvrtcVersion(&toolkit.nvrtc_major, &toolkit.nvrtc_minor) != NVRTC_SUCCESS)
+    return Error{"NVRTC does not report its version"};
+  unsigned link_major = 0, link_minor = 0;
+  if (nvJitLinkVersion(&link_major, &link_minor) != NVJITLINK_SUCCESS)
+    return Error{"nvJitLink does not report its version"};
+  toolkit.nvjitlink_major = static_cast<int>(link_major);
+  toolkit.nvjitlink_minor = static_cast<int>(link_minor);
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0)
+    return Error{"NVRTC does not report its supported architectures"};
+  toolkit.supported_archs.resize(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(toolkit.supported_archs.data()) != NVRTC_SUCCESS)
+    return Error{"NVRTC does not report its supported architectures"};
+  std::sort(toolkit.supported_archs.begin(), toolkit.supported_archs.end());
+  return toolkit;
+}
+
+}  // namespace kiln::compile

@@ -1,0 +1,141 @@
+#include "manifest/fields.hpp"
+
+#include "manifest/checks.hpp"
+
+#include <algorithm>
+
+namespace kiln::manifest::detail {
+namespace {
+
+std::vector<std::string> texts(std::vector<Located> located) {
+  std::vector<std::string> result;
+  result.reserve(located.size());
+  for (Located& entry : located) result.push_back(std::move(entry.text));
+  return result;
+}
+
+}  // namespace
+
+int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+int line_of(const toml::key& key) { return static_cast<int>(key.source().begin.line); }
+
+std::string_view describe_type(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+void check_keys(const toml::table& table, const KeyRules& rules, Diagnostics& diags) {
+  const std::string where = rules.section.empty() ? "" : " in " + std::string(rules.section);
+  for (auto&& [key, value] : table) {
+    const std::string_view name = key.str();
+    if (std::find(rules.known.begin(), rules.known.end(), name) != rules.known.end()) continue;
+    std::string message = "unknown key " + quote(name) + where;
+    if (std::find(rules.elsewhere.begin(), rules.elsewhere.end(), name) != rules.elsewhere.end()) {
+      message += " (" + std::string(rules.hint) + ")";
+    } else {
+      message += did_you_mean(name, rules.known);
+    }
+    diags.error(line_of(key), std::move(message));
+  }
+}
+
+std::optional<std::string> read_string(const toml::node& value, std::string_view key, Diagnostics& diags) {
+  const auto* string = value.as_string();
+  if (string == nullptr) {
+    diags.error(line_of(value), quote(key) + " must be a string, not " + std::string(describe_type(value)));
+    return std::nullopt;
+  }
+  if (is_blank(string->get())) {
+    diags.error(line_of(value), quote(key) + " is empty");
+    return std::nullopt;
+  }
+  return string->get();
+}
+
+std::optional<bool> read_bool(const toml::node& value, std::string_view key, Diagnostics& diags) {
+  if (const auto* boolean = value.as_boolean()) return boolean->get();
+  diags.error(line_of(value),
+              quote(key) + " must be true or false, not " + std::string(describe_type(value)));
+  return std::nullopt;
+}
+
+std::vector<Located> read_string_list(const toml::node& value, std::string_view key, Diagnostics& diags) {
+  std::vector<Located> result;
+  const auto* array = value.as_array();
+  if (array == nullptr) {
+    diags.error(line_of(value),
+                quote(key) + " must be an array of strings, not " + std::string(describe_type(value)));
+    return result;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const auto* string = element.as_string();
+    if (string == nullptr) {
+      diags.error(line_of(element), quote(key) + " must be an array of strings; element " +
+                                        std::to_string(i + 1) + " is " + std::string(describe_type(element)));
+    } else if (is_blank(string->get())) {
+      diags.error(line_of(element), "empty string in " + quote(key));
+    } else {
+      result.push_back({string->get(), line_of(element)});
+    }
+  }
+  return result;
+}
+
+std::vector<const toml::table*> read_table_list(const toml::node& value, std::string_view key,
+                                                std::string_view header, Diagnostics& diags) {
+  std::vector<const toml::table*> tables;
+  const std::string expected = quote(key) + " must be an array of tables (" + std::string(header) + ")";
+  const auto* array = value.as_array();
+  if (array == nullptr) {
+    diags.error(line_of(value), expected + ", not " + std::string(describe_type(value)));
+    return tables;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    if (const auto* table = element.as_table()) {
+      tables.push_back(table);
+    } else {
+      diags.error(line_of(element), expected + "; element " + std::to_string(i + 1) + " is " +
+                                        std::string(describe_type(element)));
+    }
+  }
+  return tables;
+}
+
+std::vector<std::string> read_defines(const toml::node& value, std::string_view key, Diagnostics& diags) {
+  std::vector<Located> defines = read_string_list(value, key, diags);
+  std::erase_if(defines, [&](const Located& define) {
+    const std::optional<std::string> problem = check_define(define.text);
+    if (problem) {
+      diags.error(define.line, "define " + quote(define.text) + " in " + quote(key) + " " + *problem);
+    }
+    return problem.has_value();
+  });
+  return texts(std::move(defines));
+}
+
+std::vector<std::string> read_options(const toml::node& value, std::string_view key, Diagnostics& diags) {
+  std::vector<Located> options = read_string_list(value, key, diags);
+  std::erase_if(options, [&](const Located& option) {
+    const std::optional<std::string> problem = check_option(option.text);
+    if (problem) {
+      diags.error(option.line, "option " + quote(option.text) + " in " + quote(key) + " " + *problem);
+    }
+    return problem.has_value();
+  });
+  return texts(std::move(options));
+}
+
+}  // namespace kiln::manifest::detail

@@ -1,0 +1,36 @@
+// kiln.toml as plain data: what to compile, for which targets, with which options. The reader
+// (manifest_reader.hpp) fills it and rejects anything it does not understand; later stages never see
+// TOML.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kiln::manifest {
+
+struct SourceEntry {
+  std::string path;                          // relative to the manifest directory, '/'-separated
+  int line = 0;                              // where the [[source]] entry starts in the manifest
+  // Name expressions to build, as written, after expanding cross products ("block_sum<float, 256>").
+  std::vector<std::string> instantiations;
+  // __device__/__constant__ variables the host reads or fills; kept through trimming.
+  std::vector<std::string> variables;
+  std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"
+  std::vector<std::string> options;          // added to the package-wide NVRTC options
+};
+
+struct Manifest {
+  std::filesystem::path path;                // the kiln.toml that was read (as given)
+  std::filesystem::path root;                // its directory: every relative path is relative to it
+  std::string name;                          // package name; default: the manifest directory's name
+  std::vector<std::string> targets;          // validated target strings; empty: the generator's default
+  std::vector<std::string> include_dirs;     // relative to root, or "<cuda>/..." toolkit tokens
+  std::vector<std::string> defines;
+  std::vector<std::string> options;          // NVRTC options, e.g. "-use_fast_math", "-std=c++20"
+  bool toolkit_includes = true;              // add <cuda>/include and <cuda>/include/cccl
+  bool compress = true;                      // zstd-compress images where that saves space
+  std::vector<SourceEntry> sources;
+};
+
+}  // namespace kiln::manifest

@@ -1,0 +1,164 @@
+#include "manifest/manifest_reader.hpp"
+
+#include "manifest/checks.hpp"
+#include "manifest/diagnostics.hpp"
+#include "manifest/fields.hpp"
+#include "manifest/paths.hpp"
+#include "manifest/source_reader.hpp"
+
+#include <toml++/toml.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::manifest {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Diagnostics;
+using detail::Located;
+using detail::quote;
+
+constexpr std::array<std::string_view, 8> k_top_level_keys = {
+    "name", "targets", "include_dirs", "defines", "options", "toolkit_includes", "compress", "source"};
+constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
+
+// The directory name a package is called by default. absolute() first so "kiln.toml" and
+// "./kiln.toml" name the current directory rather than nothing.
+std::string directory_name(const fs::path& manifest) {
+  std::error_code error;
+  const fs::path absolute = fs::absolute(manifest, error);
+  return error ? std::string() : absolute.lexically_normal().parent_path().filename().string();
+}
+
+std::vector<std::string> read_targets(const toml::node& node, Diagnostics& diags) {
+  std::vector<std::string> targets;
+  detail::FirstSeen seen;
+  for (const Located& target : detail::read_string_list(node, "targets", diags)) {
+    const std::optional<std::string> canonical = detail::canonical_target(target.text);
+    if (!canonical) {
+      diags.error(target.line, "invalid target " + quote(target.text) + " in 'targets': expected " +
+                                   std::string(detail::k_accepted_targets));
+      continue;
+    }
+    if (const std::optional<int> first = seen.add(*canonical, target.line)) {
+      diags.error(target.line, "target " + quote(target.text) + " is listed twice in 'targets'" +
+                                   detail::FirstSeen::note(*first));
+      continue;
+    }
+    targets.push_back(*canonical);
+  }
+  return targets;
+}
+
+std::vector<std::string> read_include_dirs(const toml::node& node, const fs::path& root, Diagnostics& diags) {
+  std::vector<std::string> dirs;
+  detail::FirstSeen seen;
+  for (const Located& dir : detail::read_string_list(node, "include_dirs", diags)) {
+    std::optional<std::string> normal = detail::check_include_dir(dir, root, diags);
+    if (!normal) continue;
+    if (const std::optional<int> first = seen.add(*normal, dir.line)) {
+      diags.error(dir.line, "include directory " + quote(*normal) + " is listed twice" +
+                                detail::FirstSeen::note(*first));
+      continue;
+    }
+    dirs.push_back(std::move(*normal));
+  }
+  return dirs;
+}
+
+std::vector<SourceEntry> read_sources(const toml::table& document, const fs::path& root, Diagnostics& diags) {
+  std::vector<SourceEntry> sources;
+  const toml::node* node = document.get("source");
+  const toml::array* array = node != nullptr ? node->as_array() : nullptr;
+  if (node == nullptr || (array != nullptr && array->empty())) {
+    diags.error(0, "no [[source]] table: list at least one source file ([[source]] path = \"...\")");
+  } else {
+    detail::FirstSeen seen;
+    for (const toml::table* table : detail::read_table_list(*node, "source", "[[source]]", diags)) {
+      SourceEntry entry = detail::read_source(*table, root, diags);
+      // Compiling one file twice would give two units defining the same kernels.
+      if (!entry.path.empty()) {
+        if (const std::optional<int> first = seen.add(entry.path, entry.line)) {
+          diags.error(entry.line,
+                      "source " + quote(entry.path) + " is listed twice" + detail::FirstSeen::note(*first));
+        }
+      }
+      sources.push_back(std::move(entry));
+    }
+  }
+  return sources;
+}
+
+}  // namespace
+
+Result<Manifest> read_manifest(const fs::path& path) {
+  // C stdio rather than iostreams: it reports why a read failed through errno.
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+  std::string text;
+  std::array<char, 65536> buffer;
+  std::size_t count = 0;
+  while ((count = std::fread(buffer.data(), 1, buffer.size(), file.get())) > 0) {
+    text.append(buffer.data(), count);
+  }
+  // Reading a directory opens fine on Linux and fails here, with EISDIR.
+  if (std::ferror(file.get())) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+  return parse_manifest(text, path);
+}
+
+Result<Manifest> parse_manifest(std::string_view text, const fs::path& path) {
+  Diagnostics diags(path.string());
+  toml::table document;
+  // toml++ is built with exceptions; this is the one place they can come from, so they are turned
+  // into an Error here and go no further.
+  try {
+    document = toml::parse(text, std::string_view(path.string()));
+  } catch (const toml::parse_error& error) {
+    diags.error(static_cast<int>(error.source().begin.line), static_cast<int>(error.source().begin.column),
+                std::string(error.description()));
+    return diags.to_error();
+  }
+
+  Manifest manifest;
+  manifest.path = path;
+  manifest.root = path.has_parent_path() ? path.parent_path() : fs::path(".");
+
+  detail::check_keys(
+      document, detail::KeyRules{"", k_top_level_keys, k_source_only, "it belongs in a [[source]] table"},
+      diags);
+  if (const toml::node* name = document.get("name")) {
+    manifest.name = detail::read_string(*name, "name", diags).value_or("");
+  } else {
+    manifest.name = directory_name(path);
+    if (manifest.name.empty()) diags.error(0, "cannot name the package after its directory; set 'name'");
+  }
+  if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, diags);
+  if (const toml::node* node = document.get("include_dirs")) {
+    manifest.include_dirs = read_include_dirs(*node, manifest.root, diags);
+  }
+  if (const toml::node* node = document.get("defines")) {
+    manifest.defines = detail::read_defines(*node, "defines", diags);
+  }
+  if (const toml::node* node = document.get("options")) {
+    manifest.options = detail::read_options(*node, "options", diags);
+  }
+  if (const toml::node* node = document.get("toolkit_includes")) {
+    manifest.toolkit_includes = detail::read_bool(*node, "toolkit_includes", diags).value_or(true);
+  }
+  if (const toml::node* node = document.get("compress")) {
+    manifest.compress = detail::read_bool(*node, "compress", diags).value_or(true);
+  }
+  manifest.sources = read_sources(document, manifest.root, diags);
+
+  if (diags.has_errors()) return diags.to_error();
+  return manifest;
+}
+
+}  // namespace kiln::manifest

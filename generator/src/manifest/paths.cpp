@@ -1,0 +1,86 @@
+#include "manifest/paths.hpp"
+
+#include <system_error>
+
+namespace kiln::manifest::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The only placeholder a path may start with: the CUDA toolkit root, known only when compiling.
+constexpr std::string_view k_cuda_token = "<cuda>";
+
+bool escapes(std::string_view normalized) { return normalized == ".." || normalized.starts_with("../"); }
+
+// Why `location` cannot be used as `what` (a file or a directory), or nothing if it can.
+std::optional<std::string> check_exists(const fs::path& location, fs::file_type what) {
+  std::error_code error;
+  const fs::file_status status = fs::status(location, error);
+  if (status.type() == fs::file_type::not_found) return "does not exist";
+  if (error) return "cannot be accessed: " + error.message();
+  if (status.type() != what) return what == fs::file_type::directory ? "is not a directory" : "is not a file";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string normalize_relative(std::string_view path) {
+  std::string normal = fs::path(path).lexically_normal().generic_string();
+  // lexically_normal keeps a trailing separator ("include/"); stored paths never have one.
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal.empty() ? "." : normal;
+}
+
+std::optional<std::string> check_source_path(const Located& path, const fs::path& root, Diagnostics& diags) {
+  if (fs::path(path.text).is_absolute()) {
+    diags.error(path.line, "source path " + quote(path.text) + " must be relative to the manifest directory");
+    return std::nullopt;
+  }
+  std::string normal = normalize_relative(path.text);
+  if (escapes(normal)) {
+    diags.error(path.line, "source path " + quote(path.text) + " is outside the manifest directory");
+    return std::nullopt;
+  }
+  const fs::path location = root / normal;
+  if (const std::optional<std::string> problem = check_exists(location, fs::file_type::regular)) {
+    diags.error(path.line,
+                "source path " + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
+    return std::nullopt;
+  }
+  return normal;
+}
+
+std::optional<std::string> check_include_dir(const Located& dir, const fs::path& root, Diagnostics& diags) {
+  const std::string_view text = dir.text;
+  if (text.starts_with('<')) {
+    const std::size_t close = text.find('>');
+    const std::string_view token = text.substr(0, close == std::string_view::npos ? text.size() : close + 1);
+    const std::string_view rest = text.substr(token.size());
+    if (token != k_cuda_token || !(rest.empty() || rest.starts_with('/'))) {
+      diags.error(dir.line, "unknown token " + quote(token) + " in include directory " + quote(text) +
+                                " (the only token is '<cuda>', as in '<cuda>/include/cccl')");
+      return std::nullopt;
+    }
+    const std::string normal = rest.empty() ? "." : normalize_relative(rest.substr(1));
+    if (escapes(normal)) {
+      diags.error(dir.line, "include directory " + quote(text) + " is outside the CUDA toolkit");
+      return std::nullopt;
+    }
+    return normal == "." ? std::string(k_cuda_token) : std::string(k_cuda_token) + "/" + normal;
+  }
+  if (fs::path(text).is_absolute()) {
+    diags.error(dir.line, "include directory " + quote(text) +
+                              " must be relative to the manifest directory or start with '<cuda>/'");
+    return std::nullopt;
+  }
+  std::string normal = normalize_relative(text);
+  const fs::path location = root / normal;
+  if (const std::optional<std::string> problem = check_exists(location, fs::file_type::directory)) {
+    diags.error(dir.line, "include directory " + quote(normal) + " " + *problem + " (looked for " +
+                              location.string() + ")");
+    return std::nullopt;
+  }
+  return normal;
+}
+
+}  // namespace kiln::manifest::detail

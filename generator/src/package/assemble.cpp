@@ -1,0 +1,277 @@
+#include "package/assemble.hpp"
+
+#include "format/checksum.hpp"
+#include "format/names.hpp"
+#include "package/kernel_names.hpp"
+#include "package/unit_kernels.hpp"
+#include "util/file_io.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace kiln::package {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct KernelEntry {
+  format::PackageKernel kernel;
+  std::string unit_display;            // for messages
+};
+
+struct NameClaim {
+  std::string lowered;
+  std::string unit_display;
+  bool explicit_name;                  // asked for in the manifest (an error to clash), not derived
+};
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
+class Assembler {
+public:
+  Assembler(const manifest::Manifest& manifest, const plan::BuildPlan& plan, const compile::Toolkit& toolkit,
+            const AssembleSettings& settings)
+      : m_manifest(manifest), m_plan(plan), m_toolkit(toolkit), m_settings(settings) {}
+
+  Result<AssembledPackage> run(const std::vector<compile::CompileOutput>& outputs) {
+    m_out.contents.targets = m_plan.targets;
+    const std::size_t target_count = m_plan.targets.size();
+    for (std::size_t u = 0; u < m_plan.sources.size(); ++u) {
+      const std::string& source = m_plan.sources[u];
+      const std::string display = m_settings.display_prefix + source;
+      format::PackageUnit unit{source, {}};
+      std::vector<UnitImage> images;
+      std::map<std::string, std::string> lowered;   // expression -> lowered, equal across targets
+      std::set<std::string> headers;
+      for (std::size_t t = 0; t < target_count; ++t) {
+        const compile::CompileOutput& out = outputs[u * target_count + t];
+        unit.images.push_back({m_plan.targets[t], out.image, 0});
+        images.push_back({m_plan.targets[t], out.image});
+        for (const compile::LoweredName& n : out.lowered_names) {
+          auto [it, inserted] = lowered.emplace(n.expression, n.lowered);
+          if (!inserted && it->second != n.lowered)
+            return Error{display + ": '" + n.expression + "' names " + it->second + " for one target and " +
+                         n.lowered + " for another"};
+        }
+        headers.insert(out.headers.begin(), out.headers.end());
+      }
+      Result<UnitContents> contents = read_unit(display, images);
+      if (!contents) return contents.error();
+      for (format::PackageImage& image : unit.images) {
+        auto v = contents->ptx_versions.find(image.target);
+        if (v != contents->ptx_versions.end()) image.ptx_version = v->second;
+      }
+      if (Status s = add_kernels(source, display, *contents, lowered); !s) return s.error();
+      if (Status s = add_variables(source, display, *contents, lowered); !s) return s.error();
+      if (Status s = add_sources(source, headers); !s) return s.error();
+      m_out.contents.units.push_back(std::move(unit));
+    }
+    if (Status s = resolve_names(); !s) return s.error();
+    for (auto& [lowered, entry] : m_kernels) m_out.contents.kernels.push_back(std::move(entry.kernel));
+    if (Status s = add_manifest_source(); !s) return s.error();
+    add_toolkit_headers_record();
+    add_metadata();
+    return std::move(m_out);
+  }
+
+private:
+  const manifest::SourceEntry& source_entry(const std::string& path) const {
+    return *std::find_if(m_manifest.sources.begin(), m_manifest.sources.end(),
+                         [&](const manifest::SourceEntry& s) { return s.path == path; });
+  }
+
+  Status add_kernels(const std::string& source, const std::string& display, const UnitContents& contents,
+                     const std::map<std::string, std::string>& lowered) {
+    const manifest::SourceEntry& entry = source_entry(source);
+    for (const std::string& expression : entry.instantiations) {
+      const auto it = lowered.find(expression);
+      if (it == lowered.end() || !contents.kernels.count(it->second))
+        return Error{display + ": '" + expression + "' is not a kernel in the compiled images"};
+    }
+    for (const auto& [name, kernel] : contents.kernels) {
+      auto existing = m_kernels.find(name);
+      if (existing != m_kernels.end()) {
+        // One template instantiation in several units is one kernel: keep the first unit's copy.
+        if (kernel.weak && (existing->second.kernel.flags & format::k_kernel_template)) {
+          add_names(entry, lowered, name, display);
+          continue;
+        }
+        return Error{"kernel " + existing->second.kernel.canonical_name + " (" + name + ") is defined in both " +
+                     existing->second.unit_display + " and " + display};
+      }
+      KernelEntry k;
+      k.unit_display = display;
+      k.kernel.lowered_name = name;
+      k.kernel.canonical_name = canonical_kernel_name(name);
+      k.kernel.unit_source = source;
+      if (name.rfind("_Z", 0) != 0) k.kernel.flags |= format::k_kernel_extern_c;
+      if (kernel.weak) k.kernel.flags |= format::k_kernel_template;
+      if (kernel.params_known) {
+        k.kernel.flags |= format::k_kernel_params_known;
+        k.kernel.params = kernel.params;
+      }
+      claim(k.kernel.canonical_name, name, display, false);
+      claim(name, name, display, false);
+      add_names(entry, lowered, name, display);
+      m_kernels.emplace(name, std::move(k));
+    }
+    return Ok{};
+  }
+
+  // Every expression the manifest lists for this unit that resolved to `kernel` becomes its name.
+  void add_names(const manifest::SourceEntry& entry, const std::map<std::string, std::string>& lowered,
+                 const std::string& kernel, const std::string& display) {
+    for (const std::string& expression : entry.instantiations) {
+      auto it = lowered.find(expression);
+      if (it != lowered.end() && it->second == kernel) claim(expression, kernel, display, true);
+    }
+  }
+
+  void claim(const std::string& name, const std::string& lowered, const std::string& display, bool explicit_name) {
+    m_claims[format::normalize_name(name)].push_back({lowered, display, explicit_name});
+  }
+
+  // A name asked for in the manifest that means two kernels is an error; a derived (canonical) name
+  // that two kernels share, e.g. two anonymous-namespace kernels in different units, is dropped with
+  // a warning: those kernels stay reachable by their other names.
+  Status resolve_names() {
+    for (auto& [name, claims] : m_claims) {
+      std::set<std::string> kernels;
+      for (const NameClaim& c : claims) kernels.insert(c.lowered);
+      if (kernels.size() == 1) {
+        m_kernels.at(*kernels.begin()).kernel.names.push_back(name);
+        continue;
+      }
+      std::vector<std::string> described;
+      bool any_explicit = false;
+      std::set<std::string> seen;
+      for (const NameClaim& c : claims) {
+        any_explicit = any_explicit || c.explicit_name;
+        if (seen.insert(c.lowered).second) described.push_back(c.lowered + " (" + c.unit_display + ")");
+      }
+      if (any_explicit)
+        return Error{"name '" + name + "' is claimed by different kernels: " + join(described, " and ")};
+      m_out.warnings.push_back("name '" + name + "' is ambiguous and is not recorded; it could mean " +
+                               join(described, " or "));
+    }
+    return Ok{};
+  }
+
+  Status add_variables(const std::string& source, const std::string& display, const UnitContents& contents,
+                       const std::map<std::string, std::string>& lowered) {
+    const manifest::SourceEntry& entry = source_entry(source);
+    for (const std::string& variable : entry.variables) {
+      const auto name = lowered.find("&" + variable);
+      const auto symbol = name == lowered.end() ? contents.variables.end() : contents.variables.find(name->second);
+      if (symbol == contents.variables.end())
+        return Error{display + ": variable '" + variable + "' (" + m_manifest.path.string() + ":" +
+                     std::to_string(entry.line) + ") is not in the compiled images"};
+      const std::string key = format::normalize_name(variable);
+      if (auto other = m_variable_units.find(key); other != m_variable_units.end())
+        return Error{"variable '" + variable + "' is listed for both " + other->second + " and " + display};
+      m_variable_units.emplace(key, display);
+      m_out.contents.variables.push_back(
+          {variable, name->second, source, symbol->second.kind, symbol->second.size});
+    }
+    return Ok{};
+  }
+
+  // Records a file with its content hash, by a path that does not depend on where the tree is.
+  Status record_file(const fs::path& absolute, std::string recorded, format::SourceRole role) {
+    if (!m_recorded.insert(recorded).second) return Ok{};
+    Result<std::vector<std::byte>> bytes = read_binary_file(absolute);
+    if (!bytes) return bytes.error();
+    m_out.contents.sources.push_back({recorded, role, format::checksum(*bytes)});
+    m_out.inputs.push_back(fs::absolute(absolute).lexically_normal());
+    return Ok{};
+  }
+
+  Status add_sources(const std::string& source, const std::set<std::string>& headers) {
+    if (Status s = record_file(m_manifest.root / source, source, format::SourceRole::source); !s) return s;
+    const fs::path root = fs::absolute(m_manifest.root).lexically_normal();
+    for (const std::string& header : headers) {
+      const fs::path path(header);
+      const fs::path absolute = (path.is_absolute() ? path : root / path).lexically_normal();
+      const std::string token = m_toolkit.tokenize(absolute);
+      if (token.rfind("<cuda>", 0) == 0) {
+        if (Status s = record_toolkit_header(absolute, token); !s) return s;
+        continue;
+      }
+      const std::string recorded = absolute.lexically_relative(root).generic_string();
+      if (Status s = record_file(absolute, recorded, format::SourceRole::header); !s) return s;
+    }
+    return Ok{};
+  }
+
+  Status record_toolkit_header(const fs::path& absolute, const std::string& token) {
+    if (m_toolkit_headers.count(token)) return Ok{};
+    Result<std::vector<std::byte>> bytes = read_binary_file(absolute);
+    if (!bytes) return bytes.error();
+    m_toolkit_headers.emplace(token, format::checksum(*bytes));
+    m_out.inputs.push_back(fs::absolute(absolute).lexically_normal());
+    return Ok{};
+  }
+
+  // One record for all toolkit headers (layout.hpp, SourceRole::toolkit_headers).
+  void add_toolkit_headers_record() {
+    if (m_toolkit_headers.empty()) return;
+    std::vector<std::byte> digest_input;
+    for (const auto& [path, hash] : m_toolkit_headers) {
+      for (char c : path) digest_input.push_back(static_cast<std::byte>(c));
+      digest_input.push_back(std::byte{0});
+      for (int i = 0; i < 8; ++i) digest_input.push_back(static_cast<std::byte>((hash >> (8 * i)) & 0xff));
+    }
+    m_out.contents.sources.push_back({"<cuda>", format::SourceRole::toolkit_headers, format::checksum(digest_input)});
+  }
+
+  Status add_manifest_source() {
+    const fs::path manifest_file = m_manifest.root / m_manifest.path.filename();
+    return record_file(manifest_file, m_manifest.path.filename().generic_string(), format::SourceRole::manifest);
+  }
+
+  void add_metadata() {
+    auto& meta = m_out.contents.metadata;
+    meta.emplace_back("generator", "kiln");
+    meta.emplace_back("generator.version", m_settings.generator_version);
+    meta.emplace_back("nvrtc.version", m_toolkit.nvrtc_version());
+    meta.emplace_back("nvjitlink.version", m_toolkit.nvjitlink_version());
+    meta.emplace_back("package.name", m_manifest.name);
+    meta.emplace_back("targets", join(m_plan.targets, " "));
+    meta.emplace_back("toolkit.headers", std::to_string(m_toolkit_headers.size()));
+    meta.emplace_back("options", join(m_plan.package_options, " "));
+    for (const manifest::SourceEntry& s : m_manifest.sources) {
+      std::vector<std::string> extra;
+      for (const std::string& d : s.defines) extra.push_back("-D" + d);
+      extra.insert(extra.end(), s.options.begin(), s.options.end());
+      if (!extra.empty()) meta.emplace_back("options." + s.path, join(extra, " "));
+    }
+  }
+
+  const manifest::Manifest& m_manifest;
+  const plan::BuildPlan& m_plan;
+  const compile::Toolkit& m_toolkit;
+  const AssembleSettings& m_settings;
+  AssembledPackage m_out;
+  std::map<std::string, KernelEntry> m_kernels;          // by lowered name
+  std::map<std::string, std::vector<NameClaim>> m_claims;  // by normalized name
+  std::map<std::string, std::string> m_variable_units;   // normalized variable name -> unit
+  std::set<std::string> m_recorded;
+  std::map<std::string, std::uint64_t> m_toolkit_headers;   // "<cuda>/..." -> content hash, sorted
+};
+
+}  // namespace
+
+Result<AssembledPackage> assemble(const manifest::Manifest& manifest, const plan::BuildPlan& plan,
+                                  const std::vector<compile::CompileOutput>& outputs,
+                                  const compile::Toolkit& toolkit, const AssembleSettings& settings) {
+  if (outputs.size() != plan.jobs.size()) return Error{"internal error: outputs do not match the plan"};
+  return Assembler(manifest, plan, toolkit, settings).run(outputs);
+}
+
+}  // namespace kiln::package

@@ -1,0 +1,17 @@
+// The generator's canonical spelling of a kernel: its lowered (mangled) name demangled, without the
+// return type and parameter list: "_Z9block_sumIfLi256EEvPKT_PS0_i" -> "block_sum<float, 256>".
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kiln::package {
+
+// extern "C" names and names that do not demangle come back unchanged.
+std::string canonical_kernel_name(std::string_view lowered);
+
+// Strips the trailing "(...)" parameter list and a leading "void " return type from a demangled
+// function signature.
+std::string strip_signature(std::string_view demangled);
+
+}  // namespace kiln::package

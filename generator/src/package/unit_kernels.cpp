@@ -1,0 +1,124 @@
+#include "package/unit_kernels.hpp"
+
+#include "format/target.hpp"
+#include "image/cubin_reader.hpp"
+#include "image/ptx_reader.hpp"
+
+#include <set>
+#include <string_view>
+
+namespace kiln::package {
+
+namespace {
+
+format::VariableKind kind_of_section(std::string_view section) {
+  if (section.find("managed") != std::string_view::npos) return format::VariableKind::managed;
+  if (section.find("constant") != std::string_view::npos) return format::VariableKind::constant;
+  return format::VariableKind::device;
+}
+
+std::uint32_t parse_ptx_version(const std::string& version) {
+  // "9.0" -> 90
+  const std::size_t dot = version.find('.');
+  if (dot == std::string::npos) return 0;
+  try {
+    return static_cast<std::uint32_t>(std::stoi(version.substr(0, dot)) * 10 + std::stoi(version.substr(dot + 1)));
+  } catch (...) {
+    return 0;
+  }
+}
+
+bool same_params(const std::vector<format::ParamRecord>& a, const std::vector<format::ParamRecord>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].offset != b[i].offset || a[i].size != b[i].size) return false;
+  return true;
+}
+
+struct ImageKernels {
+  std::map<std::string, UnitKernel> kernels;
+  std::map<std::string, UnitVariable> variables;
+};
+
+Result<ImageKernels> read_image(const std::string& label, const format::Target& target,
+                                std::span<const std::byte> bytes, UnitContents& unit, const std::string& name) {
+  ImageKernels found;
+  if (target.kind == format::TargetKind::sass) {
+    Result<image::CubinInfo> cubin = image::read_cubin(bytes, label);
+    if (!cubin) return cubin.error();
+    for (const image::CubinSymbol& s : cubin->symbols) {
+      if (s.is_kernel) found.kernels[s.name].weak = s.is_weak;
+      if (s.is_variable) found.variables[s.name] = UnitVariable{kind_of_section(s.section), s.size, true};
+    }
+    for (const image::CubinKernelParams& k : cubin->kernel_params) {
+      auto it = found.kernels.find(k.kernel);
+      if (it == found.kernels.end()) continue;
+      it->second.params = k.params;
+      it->second.params_known = true;
+    }
+    // Kernels without parameters have no KPARAM_INFO records: their (empty) list is still known.
+    for (auto& [kernel, info] : found.kernels) info.params_known = true;
+  } else {
+    std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    Result<image::PtxInfo> ptx = image::read_ptx(text, label);
+    if (!ptx) return ptx.error();
+    unit.ptx_versions[name] = parse_ptx_version(ptx->version);
+    for (const image::PtxEntry& e : ptx->entries) {
+      UnitKernel k;
+      k.params = e.params;
+      k.params_known = true;
+      found.kernels[e.name] = k;
+    }
+    for (const std::string& v : ptx->variables) found.variables[v] = UnitVariable{};
+  }
+  return found;
+}
+
+}  // namespace
+
+Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitImage>& images) {
+  UnitContents unit;
+  std::string first_target;
+  for (const UnitImage& image : images) {
+    const std::optional<format::Target> target = format::parse_target(image.target);
+    if (!target) return Error{where + ": unknown target " + image.target};
+    const std::string label = where + " [" + image.target + "]";
+    Result<ImageKernels> found = read_image(label, *target, image.bytes, unit, image.target);
+    if (!found) return found.error();
+    if (first_target.empty()) {
+      first_target = image.target;
+      unit.kernels = found->kernels;
+    } else {
+      // Every image must hold the same kernels: the runtime picks one image per device, and a kernel
+      // missing from it would fail only on some GPUs.
+      for (const auto& [name, kernel] : unit.kernels)
+        if (!found->kernels.count(name))
+          return Error{where + ": kernel " + name + " is in the " + first_target + " image but not in the " +
+                       image.target + " image (is it guarded by __CUDA_ARCH__?)"};
+      for (const auto& [name, kernel] : found->kernels) {
+        auto it = unit.kernels.find(name);
+        if (it == unit.kernels.end())
+          return Error{where + ": kernel " + name + " is in the " + image.target + " image but not in the " +
+                       first_target + " image (is it guarded by __CUDA_ARCH__?)"};
+        if (!kernel.params_known) continue;
+        if (!it->second.params_known) {
+          it->second.params = kernel.params;
+          it->second.params_known = true;
+        } else if (!same_params(it->second.params, kernel.params)) {
+          return Error{where + ": kernel " + name + " has different parameters in the " + first_target +
+                       " and " + image.target + " images"};
+        }
+        it->second.weak = it->second.weak || kernel.weak;
+      }
+    }
+    // Variables: cubins know sizes; PTX-only units know names.
+    for (const auto& [name, variable] : found->variables) {
+      auto it = unit.variables.find(name);
+      if (it == unit.variables.end() || (!it->second.size_known && variable.size_known))
+        unit.variables[name] = variable;
+    }
+  }
+  return unit;
+}
+
+}  // namespace kiln::package

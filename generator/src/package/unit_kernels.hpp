@@ -1,0 +1,43 @@
+// What one compile unit holds, read from its images: kernels with their parameters, and variable
+// symbols. Every image of a unit must hold the same kernels with the same parameters.
+#pragma once
+
+#include "format/layout.hpp"
+#include "util/result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kiln::package {
+
+struct UnitImage {
+  std::string target;                      // "sm_90", "compute_75"
+  std::span<const std::byte> bytes;
+};
+
+struct UnitKernel {
+  bool weak = false;                       // a template instantiation
+  bool params_known = false;
+  std::vector<format::ParamRecord> params;
+};
+
+struct UnitVariable {
+  format::VariableKind kind = format::VariableKind::device;
+  std::uint64_t size = 0;
+  bool size_known = false;                 // false when only PTX images were read
+};
+
+struct UnitContents {
+  std::map<std::string, UnitKernel> kernels;       // by lowered name
+  std::map<std::string, UnitVariable> variables;   // by lowered name
+  std::map<std::string, std::uint32_t> ptx_versions;  // target -> ".version" as major * 10 + minor
+};
+
+// `where` names the unit in messages ("kernels/a.cu").
+Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitImage>& images);
+
+}  // namespace kiln::package

@@ -1,0 +1,36 @@
+// From a manifest to compile jobs: one per (source, target), with the options NVRTC and nvJitLink
+// get. Plain data in, plain data out; nothing is compiled here.
+#pragma once
+
+#include "compile/compile_job.hpp"
+#include "compile/toolkit.hpp"
+#include "manifest/manifest.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kiln::plan {
+
+struct BuildPlan {
+  std::vector<std::string> targets;             // sorted in package order
+  std::vector<std::string> sources;             // sorted by path; unit i is sources[i]
+  std::vector<compile::CompileJob> jobs;        // source-major, then target; job.source names the unit
+  std::vector<std::string> include_dirs;        // as recorded in the package (<cuda> tokens)
+  std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
+};
+
+struct PlanSettings {
+  std::string display_prefix;                   // how the manifest directory looks from the user's cwd
+  std::filesystem::path scratch_dir;            // absolute; time traces go here
+};
+
+// Fails on a target the toolkit's NVRTC does not support, naming it and what is supported.
+Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                            const PlanSettings& settings);
+
+// The user's NVRTC options that nvJitLink must repeat, since with -dlto code generation happens at
+// link time: -lineinfo, -G, -use_fast_math, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount.
+std::vector<std::string> link_options_for(const std::vector<std::string>& nvrtc_options);
+
+}  // namespace kiln::plan

@@ -1,0 +1,21 @@
+// Reading files and publishing them atomically: a reader never sees a half-written package, and a
+// failed build leaves the previous one in place.
+#pragma once
+
+#include "util/result.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path);
+
+// Writes `bytes` to a temporary file in the destination's directory, flushes it to disk and renames
+// it over `path`. On failure the temporary file is removed and `path` is untouched.
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
+}  // namespace kiln

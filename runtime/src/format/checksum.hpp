@@ -1,0 +1,12 @@
+// The one checksum of the package format: XXH3-64 with seed 0.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace kiln::format {
+
+std::uint64_t checksum(std::span<const std::byte> bytes);
+
+}  // namespace kiln::format

@@ -1,0 +1,105 @@
+#include "image_codec.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace kiln::format::detail {
+namespace {
+
+struct CCtxDeleter {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+// The first output buffer: enough for typical ratios, so most images decode without regrowing.
+constexpr std::uint64_t k_initial_output = 64 * 1024;
+
+std::string fail(std::vector<std::byte>& out, std::string why) {
+  out.clear();
+  return why;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::byte>> zstd_compress(std::span<const std::byte> raw, int level) {
+  const std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  if (!cctx) {
+    return std::nullopt;
+  }
+  // Single-threaded (the default) keeps the output a function of the input and level alone.
+  if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1))) {
+    return std::nullopt;
+  }
+  std::vector<std::byte> out(ZSTD_compressBound(raw.size()));
+  const std::size_t size =
+      ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
+  if (ZSTD_isError(size)) {
+    return std::nullopt;
+  }
+  out.resize(size);
+  return out;
+}
+
+std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size,
+                            std::vector<std::byte>& out) {
+  out.clear();
+  // The frame header states the content size; refusing a mismatch here costs no allocation.
+  const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) {
+    return fail(out, "not a zstd frame");
+  }
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != raw_size) {
+    return fail(out, "its zstd frame holds " + std::to_string(declared) + " bytes, not " +
+                         std::to_string(raw_size));
+  }
+  if (raw_size >= out.max_size()) {
+    return fail(out, "its size " + std::to_string(raw_size) + " is too large");
+  }
+  const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
+  if (!dctx) {
+    return fail(out, "zstd is out of memory");
+  }
+  // Room for one byte more than expected, so a frame that decodes too long is seen as such.
+  const std::uint64_t limit = raw_size + 1;
+  out.resize(static_cast<std::size_t>(std::min(limit, k_initial_output)));
+  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
+  ZSTD_outBuffer sink{out.data(), out.size(), 0};
+  for (;;) {
+    const std::size_t before_in = in.pos;
+    const std::size_t before_out = sink.pos;
+    const std::size_t ret = ZSTD_decompressStream(dctx.get(), &sink, &in);
+    if (ZSTD_isError(ret)) {
+      return fail(out, std::string("zstd: ") + ZSTD_getErrorName(ret));
+    }
+    if (ret == 0) {
+      break;  // the frame is complete and its content checksum matched
+    }
+    if (sink.pos == sink.size) {
+      if (sink.size == limit) {
+        return fail(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
+      }
+      out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit, sink.size * 2)));
+      sink.dst = out.data();
+      sink.size = out.size();
+    } else if (in.pos == in.size || (in.pos == before_in && sink.pos == before_out)) {
+      return fail(out, "its zstd frame is incomplete");
+    }
+  }
+  if (in.pos != in.size) {
+    return fail(out, "it has bytes after its zstd frame");
+  }
+  if (sink.pos != raw_size) {
+    return fail(out, "it decodes to " + std::to_string(sink.pos) + " bytes, not " +
+                         std::to_string(raw_size));
+  }
+  out.resize(sink.pos);
+  return {};
+}
+
+}  // namespace kiln::format::detail

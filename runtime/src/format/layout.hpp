@@ -1,0 +1,183 @@
+// The Kiln package file, format v1: the one definition shared by the generator (writer) and the
+// runtime (reader). docs/package-format.md describes the same bytes in prose; keep both exact.
+//
+// Grammar (all integers little-endian, all offsets from the start of the file):
+//
+//   file     := FileHeader  section*  toc
+//   toc      := TocEntry[FileHeader.section_count]            (at FileHeader.toc_offset)
+//   section  := bytes[TocEntry.size]                          (at TocEntry.offset, 16-byte aligned)
+//
+// Every section is a packed array of one record type below, except STRINGS (NUL-terminated UTF-8
+// strings addressed by StrRef) and BLOBS (image bytes addressed by ImageRecord). Tables that are
+// searched are sorted by the bytes of the key named in their comment (memcmp order), with no
+// duplicates. Every index into another table is checked by the reader before use.
+//
+// Written to disk: never renumber an enum value or move a field. A new minor version may append
+// sections (readers skip kinds they do not know) and use reserved fields that are zero in v1.0;
+// anything else needs a new major version, which older readers refuse.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::format {
+
+// PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
+inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
+inline constexpr std::uint16_t k_version_major = 1;
+inline constexpr std::uint16_t k_version_minor = 0;
+inline constexpr std::uint64_t k_section_alignment = 16;
+inline constexpr std::uint64_t k_blob_alignment = 16;
+
+struct FileHeader {                      // at offset 0, 64 bytes
+  std::uint8_t magic[8];                 // k_magic
+  std::uint16_t version_major;           // k_version_major; a reader refuses any other major
+  std::uint16_t version_minor;           // any minor of the reader's major is accepted
+  std::uint32_t header_size;             // sizeof(FileHeader) == 64; later minors may grow it
+  std::uint64_t file_size;               // the whole file; a shorter buffer is a truncated file
+  std::uint64_t toc_offset;              // where the TocEntry array starts
+  std::uint32_t section_count;           // number of TocEntry records
+  std::uint32_t flags;                   // reserved, 0
+  std::uint64_t toc_checksum;            // XXH3-64 (seed 0) of the TocEntry array
+  std::uint64_t reserved;                // 0
+  std::uint64_t header_checksum;         // XXH3-64 (seed 0) of bytes [0, 56) of this header
+};
+static_assert(sizeof(FileHeader) == 64);
+inline constexpr std::size_t k_header_checksum_span = 56;
+
+// Section kinds. Written to disk: never renumber, only append.
+enum class SectionKind : std::uint32_t {
+  strings = 1,    // char[]: NUL-terminated strings, the first byte is a NUL (StrRef {0, 0} is "")
+  targets = 2,    // TargetRecord[], sorted by (kind, arch, variant)
+  units = 3,      // UnitRecord[], sorted by source path
+  images = 4,     // ImageRecord[], grouped by unit (in unit order), then by target index
+  kernels = 5,    // KernelRecord[], sorted by lowered name
+  params = 6,     // ParamRecord[], each kernel's parameters contiguous, in ordinal order
+  names = 7,      // NameRecord[], sorted by name: every name a kernel can be asked for
+  variables = 8,  // VariableRecord[], sorted by name
+  sources = 9,    // SourceRecord[], sorted by path
+  metadata = 10,  // MetadataRecord[], sorted by key
+  blobs = 11,     // image bytes; each image starts at a multiple of k_blob_alignment
+};
+
+// TocEntry.flags bits. Written to disk.
+enum SectionFlags : std::uint32_t {
+  // The section checksum is not verified when a package is opened (BLOBS: each image carries its own
+  // checksum and is verified when it is loaded). `kiln verify` still checks it.
+  k_section_verify_lazily = 1u << 0,
+};
+
+struct TocEntry {                        // 32 bytes
+  std::uint32_t kind;                    // SectionKind; unknown kinds are skipped
+  std::uint32_t flags;                   // SectionFlags
+  std::uint64_t offset;                  // multiple of k_section_alignment
+  std::uint64_t size;                    // bytes; a multiple of the record size for record sections
+  std::uint64_t checksum;                // XXH3-64 (seed 0) of the section bytes
+};
+static_assert(sizeof(TocEntry) == 32);
+
+struct StrRef {                          // a string in STRINGS: bytes [offset, offset + length), then NUL
+  std::uint32_t offset;
+  std::uint32_t length;
+};
+static_assert(sizeof(StrRef) == 8);
+
+// Written to disk: never renumber.
+enum class TargetKind : std::uint8_t { sass = 0, ptx = 1 };
+enum class TargetVariant : std::uint8_t { plain = 0, arch_specific = 1 /* 'a' */, family = 2 /* 'f' */ };
+
+struct TargetRecord {                    // 16 bytes
+  StrRef name;                           // the full target string: "sm_90a", "sm_100f", "compute_90"
+  std::uint16_t arch;                    // major * 10 + minor: 75, 90, 100, 121
+  std::uint8_t kind;                     // TargetKind
+  std::uint8_t variant;                  // TargetVariant
+  std::uint32_t reserved;                // 0
+};
+static_assert(sizeof(TargetRecord) == 16);
+
+struct UnitRecord {                      // 16 bytes: one compile unit (one source file)
+  StrRef source;                         // path relative to the manifest, '/'-separated
+  std::uint32_t first_image;             // index into IMAGES
+  std::uint32_t image_count;             // one image per target the unit was built for
+};
+static_assert(sizeof(UnitRecord) == 16);
+
+// Written to disk: never renumber.
+enum class ImageEncoding : std::uint32_t { raw = 0, zstd = 1 /* one zstd frame with content checksum */ };
+
+struct ImageRecord {                     // 48 bytes
+  std::uint32_t unit;                    // index into UNITS
+  std::uint32_t target;                  // index into TARGETS; its kind says cubin (sass) or PTX
+  std::uint64_t offset;                  // from the start of BLOBS
+  std::uint64_t stored_size;             // bytes in BLOBS
+  std::uint64_t raw_size;                // bytes after decoding; PTX includes its terminating NUL
+  std::uint64_t checksum;                // XXH3-64 (seed 0) of the decoded bytes
+  std::uint32_t encoding;                // ImageEncoding
+  std::uint32_t ptx_version;             // PTX images: the ISA ".version" as major * 10 + minor (9.0 -> 90),
+                                         // which the driver must support; cubins: 0
+};
+static_assert(sizeof(ImageRecord) == 48);
+
+// KernelRecord.flags bits. Written to disk.
+enum KernelFlags : std::uint32_t {
+  k_kernel_extern_c = 1u << 0,           // the lowered name is the plain C name
+  k_kernel_template = 1u << 1,           // a template instantiation (weak symbol; may exist in several units)
+  k_kernel_params_known = 1u << 2,       // first_param/param_count describe the parameters
+};
+
+struct KernelRecord {                    // 32 bytes
+  StrRef lowered_name;                   // the symbol in the image: "_Z9block_sumIfLi256EEvPKT_PS0_i"
+  StrRef canonical_name;                 // the generator's spelling: "block_sum<float, 256>"
+  std::uint32_t unit;                    // index into UNITS: the unit whose images hold the kernel
+  std::uint32_t first_param;             // index into PARAMS
+  std::uint32_t param_count;
+  std::uint32_t flags;                   // KernelFlags
+};
+static_assert(sizeof(KernelRecord) == 32);
+
+struct ParamRecord {                     // 8 bytes: one kernel parameter, from the cubin's .nv.info
+  std::uint32_t offset;                  // byte offset in the parameter buffer
+  std::uint32_t size;                    // bytes
+};
+static_assert(sizeof(ParamRecord) == 8);
+
+struct NameRecord {                      // 12 bytes
+  StrRef name;                           // a normalized name (see names.hpp): expression, canonical or lowered
+  std::uint32_t kernel;                  // index into KERNELS
+};
+static_assert(sizeof(NameRecord) == 12);
+
+// Written to disk: never renumber.
+enum class VariableKind : std::uint32_t { device = 0, constant = 1, managed = 2 };
+
+struct VariableRecord {                  // 32 bytes
+  StrRef name;                           // normalized name as the manifest or a host request spells it
+  StrRef lowered_name;                   // the symbol in the image
+  std::uint32_t unit;                    // index into UNITS
+  std::uint32_t kind;                    // VariableKind
+  std::uint64_t size;                    // bytes
+};
+static_assert(sizeof(VariableRecord) == 32);
+
+// Written to disk: never renumber.
+// toolkit_headers: one record for every header read from the CUDA toolkit, path "<cuda>", whose hash
+// is XXH3-64 over "path\0" + 8-byte little-endian content hash of each such header, sorted by path.
+// The toolkit's version is in METADATA; hundreds of per-header records would outweigh the images.
+enum class SourceRole : std::uint32_t { manifest = 0, source = 1, header = 2, toolkit_headers = 3 };
+
+struct SourceRecord {                    // 24 bytes: an input file and the hash of its content
+  StrRef path;                           // relative to the manifest, or "<cuda>/include/..." for the toolkit
+  std::uint32_t role;                    // SourceRole
+  std::uint32_t reserved;                // 0
+  std::uint64_t content_hash;            // XXH3-64 (seed 0) of the file's bytes
+};
+static_assert(sizeof(SourceRecord) == 24);
+
+struct MetadataRecord {                  // 16 bytes
+  StrRef key;                            // e.g. "generator.version", "nvrtc.version", "options"
+  StrRef value;
+};
+static_assert(sizeof(MetadataRecord) == 16);
+
+}  // namespace kiln::format

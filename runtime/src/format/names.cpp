@@ -1,0 +1,37 @@
+#include "names.hpp"
+
+namespace kiln::format {
+namespace {
+
+// ASCII only: the rule is about bytes, so it needs no locale and gives the same key everywhere.
+bool is_identifier_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+}  // namespace
+
+std::string normalize_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  bool after_space = false;
+  for (const char c : name) {
+    if (is_space(c)) {
+      after_space = true;
+      continue;
+    }
+    // A run of whitespace survives as one space only where dropping it would join two words
+    // ("unsigned int"); everywhere else it carries no meaning for a key.
+    if (after_space && !out.empty() && is_identifier_char(out.back()) && is_identifier_char(c)) {
+      out += ' ';
+    }
+    after_space = false;
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace kiln::format

@@ -1,0 +1,248 @@
+// PackageReader::open: the header, the table of contents and the sections, checked in the order
+// that lets each step trust the one before (bounds before checksums before indices).
+#include "package_reader.hpp"
+
+#include "checksum.hpp"
+#include "record_io.hpp"
+#include "table_check.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace kiln::format {
+namespace {
+
+// What open() has found so far; copied into the reader only when everything is valid.
+struct Opened {
+  std::span<const std::byte> bytes;
+  std::uint16_t major = 0;
+  std::uint16_t minor = 0;
+  detail::Tables tables;
+};
+
+ReadError error(ReadErrorCode code, std::string message) {
+  return {code, std::move(message)};
+}
+
+std::string version_text(std::uint16_t major, std::uint16_t minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string truncated_text(std::size_t have, std::uint64_t need) {
+  return "the file is truncated: " + std::to_string(have) + " of " + std::to_string(need) +
+         " bytes";
+}
+
+// Magic and version come first: they are the only fields every major version shares, so a newer
+// major is reported as such even if the rest of its header means something else.
+ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHeader& header) {
+  const std::size_t have = bytes.size();
+  if (have == 0) {
+    return error(ReadErrorCode::truncated, "the file is empty");
+  }
+  if (std::memcmp(bytes.data(), k_magic.data(), std::min(have, k_magic.size())) != 0) {
+    return error(ReadErrorCode::not_a_package, "not a Kiln package (no Kiln magic at its start)");
+  }
+  constexpr std::size_t k_version_end = offsetof(FileHeader, header_size);
+  if (have < k_version_end) {
+    return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
+  }
+  std::uint16_t major = 0;
+  std::uint16_t minor = 0;
+  std::memcpy(&major, bytes.data() + offsetof(FileHeader, version_major), sizeof major);
+  std::memcpy(&minor, bytes.data() + offsetof(FileHeader, version_minor), sizeof minor);
+  if (major != k_version_major) {
+    const std::string supported = std::to_string(k_version_major) + ".x";
+    const std::string found = "package format " + version_text(major, minor);
+    return error(
+        ReadErrorCode::unsupported_version,
+        major > k_version_major
+            ? found + " is newer than this reader (" + supported + "); rebuild it or update Kiln"
+            : found + " is older than this reader (" + supported + "); rebuild it");
+  }
+  if (have < sizeof(FileHeader)) {
+    return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
+  }
+  header = detail::load_record<FileHeader>(bytes);
+  if (checksum(bytes.first(k_header_checksum_span)) != header.header_checksum) {
+    return error(ReadErrorCode::corrupt, "header checksum mismatch");
+  }
+  if (header.header_size < sizeof(FileHeader) || header.file_size < header.header_size) {
+    return error(ReadErrorCode::corrupt, "header size " + std::to_string(header.header_size) +
+                                             " or file size " + std::to_string(header.file_size) +
+                                             " is impossible");
+  }
+  if (have < header.file_size) {
+    return error(ReadErrorCode::truncated, truncated_text(have, header.file_size));
+  }
+  // A longer buffer is fine (an embedded copy may be padded); only file_size bytes are the package.
+  opened.bytes = bytes.first(static_cast<std::size_t>(header.file_size));
+  opened.major = major;
+  opened.minor = minor;
+  return {};
+}
+
+ReadError read_toc(const FileHeader& header, std::span<const std::byte> bytes) {
+  const std::uint64_t toc_size = std::uint64_t{header.section_count} * sizeof(TocEntry);
+  if (header.toc_offset < header.header_size || header.toc_offset > header.file_size ||
+      toc_size > header.file_size - header.toc_offset) {
+    return error(ReadErrorCode::corrupt, "the TOC lies outside the file");
+  }
+  if (header.toc_offset + toc_size != header.file_size) {
+    return error(ReadErrorCode::corrupt, "the TOC does not end the file");
+  }
+  if (checksum(bytes.subspan(header.toc_offset, toc_size)) != header.toc_checksum) {
+    return error(ReadErrorCode::corrupt, "TOC checksum mismatch");
+  }
+  return {};
+}
+
+// Sections lie between the header and the TOC without overlapping; the bytes between them are
+// zero padding. So every byte of a valid file is covered by some checksum or known to be zero.
+ReadError check_placement(const FileHeader& header, std::span<const std::byte> bytes,
+                          std::span<const std::byte> toc) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
+  extents.reserve(header.section_count);
+  for (std::uint32_t i = 0; i < header.section_count; ++i) {
+    const auto entry = detail::load_record<TocEntry>(toc, i);
+    const std::string name = detail::section_name(entry.kind) + " section";
+    if (entry.offset % k_section_alignment != 0) {
+      return error(ReadErrorCode::corrupt, name + " at offset " + std::to_string(entry.offset) +
+                                               " is not " + std::to_string(k_section_alignment) +
+                                               "-byte aligned");
+    }
+    if (entry.offset < header.header_size || entry.offset > header.toc_offset ||
+        entry.size > header.toc_offset - entry.offset) {
+      return error(ReadErrorCode::corrupt, name + " lies outside the space between header and TOC");
+    }
+    extents.emplace_back(entry.offset, entry.size);
+  }
+  std::sort(extents.begin(), extents.end());
+  std::uint64_t end = header.header_size;
+  extents.emplace_back(header.toc_offset, 0);
+  for (const auto& [offset, size] : extents) {
+    if (offset < end) {
+      return error(ReadErrorCode::corrupt, "sections overlap at offset " + std::to_string(offset));
+    }
+    for (std::uint64_t at = end; at < offset; ++at) {
+      if (bytes[at] != std::byte{0}) {
+        return error(ReadErrorCode::corrupt,
+                     "non-zero padding byte at offset " + std::to_string(at));
+      }
+    }
+    end = offset + size;
+  }
+  return {};
+}
+
+// Finds the sections this version knows, checks their checksums (unless verified lazily) and
+// record sizes. Unknown kinds are skipped, but their checksums are checked like any other's.
+ReadError read_sections(const FileHeader& header, std::span<const std::byte> bytes,
+                        std::span<const std::byte> toc, detail::Tables& tables) {
+  std::array<std::optional<std::span<const std::byte>>, std::size(detail::k_required_kinds) + 1>
+      found;
+  for (std::uint32_t i = 0; i < header.section_count; ++i) {
+    const auto entry = detail::load_record<TocEntry>(toc, i);
+    const std::span<const std::byte> section = bytes.subspan(entry.offset, entry.size);
+    const std::string name = detail::section_name(entry.kind);
+    if ((entry.flags & k_section_verify_lazily) == 0 && checksum(section) != entry.checksum) {
+      return error(ReadErrorCode::corrupt, name + " section checksum mismatch");
+    }
+    if (!detail::is_known_kind(entry.kind)) {
+      continue;
+    }
+    if (found[entry.kind]) {
+      return error(ReadErrorCode::corrupt, "two " + name + " sections");
+    }
+    const std::size_t record = detail::record_size(entry.kind);
+    if (record != 0 && entry.size % record != 0) {
+      return error(ReadErrorCode::corrupt, name + " section size " + std::to_string(entry.size) +
+                                               " is not a multiple of " + std::to_string(record));
+    }
+    if (record != 0 && entry.size / record > UINT32_MAX) {
+      return error(ReadErrorCode::corrupt, name + " section has too many records");
+    }
+    found[entry.kind] = section;
+  }
+  for (const SectionKind kind : detail::k_required_kinds) {
+    if (!found[static_cast<std::uint32_t>(kind)]) {
+      return error(ReadErrorCode::corrupt,
+                   "no " + detail::section_name(static_cast<std::uint32_t>(kind)) + " section");
+    }
+  }
+  const auto records = [&](SectionKind kind) {
+    const auto k = static_cast<std::uint32_t>(kind);
+    return detail::RecordTable{
+        *found[k], static_cast<std::uint32_t>(found[k]->size() / detail::record_size(k))};
+  };
+  tables.strings = *found[static_cast<std::uint32_t>(SectionKind::strings)];
+  tables.blobs = *found[static_cast<std::uint32_t>(SectionKind::blobs)];
+  tables.targets = records(SectionKind::targets);
+  tables.units = records(SectionKind::units);
+  tables.images = records(SectionKind::images);
+  tables.kernels = records(SectionKind::kernels);
+  tables.params = records(SectionKind::params);
+  tables.names = records(SectionKind::names);
+  tables.variables = records(SectionKind::variables);
+  tables.sources = records(SectionKind::sources);
+  tables.metadata = records(SectionKind::metadata);
+  return {};
+}
+
+ReadError open_package(std::span<const std::byte> bytes, Opened& opened) {
+  FileHeader header{};
+  if (ReadError e = read_header(bytes, opened, header)) {
+    return e;
+  }
+  if (ReadError e = read_toc(header, opened.bytes)) {
+    return e;
+  }
+  const auto toc = opened.bytes.subspan(header.toc_offset, header.section_count * sizeof(TocEntry));
+  if (ReadError e = check_placement(header, opened.bytes, toc)) {
+    return e;
+  }
+  if (ReadError e = read_sections(header, opened.bytes, toc, opened.tables)) {
+    return e;
+  }
+  if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {
+    return error(ReadErrorCode::corrupt, std::move(problem));
+  }
+  return {};
+}
+
+}  // namespace
+
+ReadError PackageReader::open(std::span<const std::byte> bytes, std::string label) {
+  *this = PackageReader{};
+  Opened opened;
+  if (ReadError e = open_package(bytes, opened)) {
+    e.message = label + ": " + e.message;
+    return e;
+  }
+  m_bytes = opened.bytes;
+  m_label = std::move(label);
+  m_major = opened.major;
+  m_minor = opened.minor;
+  const detail::Tables& t = opened.tables;
+  m_strings = t.strings;
+  m_blobs = t.blobs;
+  const auto table = [](const detail::RecordTable& r) {
+    return Table{r.bytes, r.count};
+  };
+  m_targets = table(t.targets);
+  m_units = table(t.units);
+  m_images = table(t.images);
+  m_kernels = table(t.kernels);
+  m_params = table(t.params);
+  m_names = table(t.names);
+  m_variables = table(t.variables);
+  m_sources = table(t.sources);
+  m_metadata = table(t.metadata);
+  return {};
+}
+
+}  // namespace kiln::format

@@ -1,0 +1,151 @@
+// Reads a package from bytes in memory (an mmap or a caller's buffer) without copying: open()
+// validates the header, the table of contents and every index section; images are checked and
+// decoded only when read_image() asks for one. Never throws; never reads outside the buffer.
+#pragma once
+
+#include "layout.hpp"
+#include "target.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::format {
+
+// Why a package was refused. Also the basis of the runtime's status codes: never renumber.
+enum class ReadErrorCode : int {
+  none = 0,
+  not_a_package = 1,        // wrong magic: not a Kiln package at all
+  unsupported_version = 2,  // a major version this reader does not know
+  truncated = 3,            // the buffer ends before the file says it does
+  corrupt = 4,              // a checksum mismatch or an inconsistent index
+  image_corrupt = 5,        // an image's bytes fail their checksum or do not decode
+};
+
+struct ReadError {
+  ReadErrorCode code = ReadErrorCode::none;
+  std::string message;      // names the section, record or image; empty when code == none
+  explicit operator bool() const { return code != ReadErrorCode::none; }
+};
+
+// Views returned by the reader point into the package buffer and live as long as it does.
+struct TargetView {
+  std::string_view name;
+  Target target;
+};
+
+struct ImageView {
+  std::uint32_t index;      // into the IMAGES table
+  std::uint32_t unit;
+  std::uint32_t target;     // index into TARGETS
+  ImageEncoding encoding;
+  std::uint64_t stored_size;
+  std::uint64_t raw_size;
+  std::uint64_t checksum;
+  std::uint32_t ptx_version;  // 0 for cubins
+};
+
+struct UnitView {
+  std::string_view source;
+  std::uint32_t first_image;
+  std::uint32_t image_count;
+};
+
+struct KernelView {
+  std::uint32_t index;      // into the KERNELS table
+  std::string_view lowered_name;
+  std::string_view canonical_name;
+  std::uint32_t unit;
+  std::uint32_t flags;      // KernelFlags
+  std::span<const std::byte> params;  // ParamRecord[param_count], possibly unaligned: use param()
+  std::uint32_t param_count;
+  ParamRecord param(std::uint32_t i) const;
+};
+
+struct NameView {
+  std::string_view name;
+  std::uint32_t kernel;
+};
+
+struct VariableView {
+  std::string_view name;
+  std::string_view lowered_name;
+  std::uint32_t unit;
+  VariableKind kind;
+  std::uint64_t size;
+};
+
+struct SourceView {
+  std::string_view path;
+  SourceRole role;
+  std::uint64_t content_hash;
+};
+
+struct MetadataView {
+  std::string_view key;
+  std::string_view value;
+};
+
+class PackageReader {
+public:
+  // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
+  // error messages. On failure the reader is left empty.
+  ReadError open(std::span<const std::byte> bytes, std::string label = "package");
+
+  std::uint16_t version_major() const { return m_major; }
+  std::uint16_t version_minor() const { return m_minor; }
+  std::span<const std::byte> bytes() const { return m_bytes; }
+
+  std::uint32_t target_count() const;
+  TargetView target(std::uint32_t i) const;
+  std::uint32_t unit_count() const;
+  UnitView unit(std::uint32_t i) const;
+  std::uint32_t image_count() const;
+  ImageView image(std::uint32_t i) const;
+  std::uint32_t kernel_count() const;
+  KernelView kernel(std::uint32_t i) const;
+  std::uint32_t name_count() const;
+  NameView name(std::uint32_t i) const;
+  std::uint32_t variable_count() const;
+  VariableView variable(std::uint32_t i) const;
+  std::uint32_t source_count() const;
+  SourceView source(std::uint32_t i) const;
+  std::uint32_t metadata_count() const;
+  MetadataView metadata(std::uint32_t i) const;
+  std::optional<std::string_view> metadata_value(std::string_view key) const;
+
+  // Binary searches. The name is normalized first, so any spelling the package records works.
+  std::optional<std::uint32_t> find_kernel(std::string_view name) const;
+  std::optional<std::uint32_t> find_variable(std::string_view name) const;
+
+  // The stored (possibly compressed) bytes of an image, unchecked.
+  std::span<const std::byte> stored_image(std::uint32_t image) const;
+  // Checks and decodes an image into `out` (resized to raw_size).
+  ReadError read_image(std::uint32_t image, std::vector<std::byte>& out) const;
+
+  // Sections present in the file, for inspect/verify, including kinds this reader does not know.
+  std::span<const std::byte> toc_bytes() const;
+  std::uint32_t section_count() const;
+  TocEntry section(std::uint32_t i) const;
+  // Verifies every section checksum, including the lazily verified ones (BLOBS).
+  ReadError verify_all_sections() const;
+
+private:
+  struct Table {
+    std::span<const std::byte> bytes;
+    std::uint32_t count = 0;
+  };
+  std::span<const std::byte> m_bytes;
+  std::string m_label;
+  std::uint16_t m_major = 0;
+  std::uint16_t m_minor = 0;
+  std::span<const std::byte> m_strings;
+  Table m_targets, m_units, m_images, m_kernels, m_params, m_names, m_variables, m_sources, m_metadata;
+  std::span<const std::byte> m_blobs;
+};
+
+}  // namespace kiln::format

@@ -1,0 +1,229 @@
+// PackageReader's accessors, look-ups and image loading. open() has checked every reference, so
+// these only guard against a caller's out-of-range index (returning an empty view) and never fail.
+#include "package_reader.hpp"
+
+#include "checksum.hpp"
+#include "image_codec.hpp"
+#include "names.hpp"
+#include "record_io.hpp"
+#include "table_check.hpp"
+
+namespace kiln::format {
+namespace {
+
+// Record i of a table, or a zeroed record for an index past its end.
+template <class Record, class Table>
+Record record_at(const Table& table, std::uint32_t i) {
+  if (i >= table.count) {
+    return Record{};
+  }
+  return detail::load_record<Record>(table.bytes, i);
+}
+
+// Binary search over a table sorted by the string key_of(i) returns (memcmp order).
+template <class Table, class KeyOf>
+std::optional<std::uint32_t> search(const Table& table, std::string_view key, KeyOf key_of) {
+  std::uint32_t low = 0;
+  std::uint32_t high = table.count;
+  while (low < high) {
+    const std::uint32_t mid = low + (high - low) / 2;
+    if (key_of(mid) < key) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  if (low < table.count && key_of(low) == key) {
+    return low;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParamRecord KernelView::param(std::uint32_t i) const {
+  if (i >= param_count || params.size() < (std::size_t{i} + 1) * sizeof(ParamRecord)) {
+    return ParamRecord{};
+  }
+  return detail::load_record<ParamRecord>(params, i);
+}
+
+std::uint32_t PackageReader::target_count() const {
+  return m_targets.count;
+}
+std::uint32_t PackageReader::unit_count() const {
+  return m_units.count;
+}
+std::uint32_t PackageReader::image_count() const {
+  return m_images.count;
+}
+std::uint32_t PackageReader::kernel_count() const {
+  return m_kernels.count;
+}
+std::uint32_t PackageReader::name_count() const {
+  return m_names.count;
+}
+std::uint32_t PackageReader::variable_count() const {
+  return m_variables.count;
+}
+std::uint32_t PackageReader::source_count() const {
+  return m_sources.count;
+}
+std::uint32_t PackageReader::metadata_count() const {
+  return m_metadata.count;
+}
+
+TargetView PackageReader::target(std::uint32_t i) const {
+  const auto r = record_at<TargetRecord>(m_targets, i);
+  return {detail::string_at(m_strings, r.name),
+          Target{static_cast<TargetKind>(r.kind), r.arch, static_cast<TargetVariant>(r.variant)}};
+}
+
+UnitView PackageReader::unit(std::uint32_t i) const {
+  const auto r = record_at<UnitRecord>(m_units, i);
+  return {detail::string_at(m_strings, r.source), r.first_image, r.image_count};
+}
+
+ImageView PackageReader::image(std::uint32_t i) const {
+  const auto r = record_at<ImageRecord>(m_images, i);
+  return {
+      i,          r.unit,     r.target,     static_cast<ImageEncoding>(r.encoding), r.stored_size,
+      r.raw_size, r.checksum, r.ptx_version};
+}
+
+KernelView PackageReader::kernel(std::uint32_t i) const {
+  const auto r = record_at<KernelRecord>(m_kernels, i);
+  KernelView view{i,
+                  detail::string_at(m_strings, r.lowered_name),
+                  detail::string_at(m_strings, r.canonical_name),
+                  r.unit,
+                  r.flags,
+                  {},
+                  0};
+  if (i < m_kernels.count) {
+    view.params = m_params.bytes.subspan(std::size_t{r.first_param} * sizeof(ParamRecord),
+                                         std::size_t{r.param_count} * sizeof(ParamRecord));
+    view.param_count = r.param_count;
+  }
+  return view;
+}
+
+NameView PackageReader::name(std::uint32_t i) const {
+  const auto r = record_at<NameRecord>(m_names, i);
+  return {detail::string_at(m_strings, r.name), r.kernel};
+}
+
+VariableView PackageReader::variable(std::uint32_t i) const {
+  const auto r = record_at<VariableRecord>(m_variables, i);
+  return {detail::string_at(m_strings, r.name), detail::string_at(m_strings, r.lowered_name),
+          r.unit, static_cast<VariableKind>(r.kind), r.size};
+}
+
+SourceView PackageReader::source(std::uint32_t i) const {
+  const auto r = record_at<SourceRecord>(m_sources, i);
+  return {detail::string_at(m_strings, r.path), static_cast<SourceRole>(r.role), r.content_hash};
+}
+
+MetadataView PackageReader::metadata(std::uint32_t i) const {
+  const auto r = record_at<MetadataRecord>(m_metadata, i);
+  return {detail::string_at(m_strings, r.key), detail::string_at(m_strings, r.value)};
+}
+
+std::optional<std::string_view> PackageReader::metadata_value(std::string_view key) const {
+  const auto found = search(m_metadata, key, [&](std::uint32_t i) { return metadata(i).key; });
+  if (!found) {
+    return std::nullopt;
+  }
+  return metadata(*found).value;
+}
+
+std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) const {
+  const std::string key = normalize_name(name);
+  const auto found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
+  if (!found) {
+    return std::nullopt;
+  }
+  return this->name(*found).kernel;
+}
+
+std::optional<std::uint32_t> PackageReader::find_variable(std::string_view name) const {
+  const std::string key = normalize_name(name);
+  return search(m_variables, key, [&](std::uint32_t i) { return variable(i).name; });
+}
+
+std::span<const std::byte> PackageReader::stored_image(std::uint32_t image) const {
+  if (image >= m_images.count) {
+    return {};
+  }
+  const auto r = record_at<ImageRecord>(m_images, image);
+  return m_blobs.subspan(r.offset, r.stored_size);
+}
+
+ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>& out) const {
+  out.clear();
+  if (image >= m_images.count) {
+    return {ReadErrorCode::corrupt, m_label + ": there is no image " + std::to_string(image) +
+                                        " (the package has " + std::to_string(m_images.count) +
+                                        ")"};
+  }
+  const auto r = record_at<ImageRecord>(m_images, image);
+  const std::string what = m_label + ": image " + std::string(unit(r.unit).source) + " [" +
+                           std::string(target(r.target).name) + "] ";
+  const auto fail = [&](const std::string& why) {
+    out.clear();
+    return ReadError{ReadErrorCode::image_corrupt, what + why};
+  };
+  const std::span<const std::byte> stored = stored_image(image);
+  switch (static_cast<ImageEncoding>(r.encoding)) {
+    case ImageEncoding::raw:
+      if (r.raw_size != r.stored_size) {
+        return fail("is stored raw but its raw size " + std::to_string(r.raw_size) +
+                    " differs from its stored size " + std::to_string(r.stored_size));
+      }
+      out.assign(stored.begin(), stored.end());
+      break;
+    case ImageEncoding::zstd:
+      if (std::string why = detail::zstd_decompress(stored, r.raw_size, out); !why.empty()) {
+        return fail("does not decode: " + why);
+      }
+      break;
+    default:
+      return fail("has an unknown encoding " + std::to_string(r.encoding));
+  }
+  if (checksum(out) != r.checksum) {
+    return fail("fails its checksum");
+  }
+  return {};
+}
+
+std::span<const std::byte> PackageReader::toc_bytes() const {
+  if (m_bytes.size() < sizeof(FileHeader)) {
+    return {};
+  }
+  const auto header = detail::load_record<FileHeader>(m_bytes);
+  return m_bytes.subspan(header.toc_offset, std::size_t{header.section_count} * sizeof(TocEntry));
+}
+
+std::uint32_t PackageReader::section_count() const {
+  return static_cast<std::uint32_t>(toc_bytes().size() / sizeof(TocEntry));
+}
+
+TocEntry PackageReader::section(std::uint32_t i) const {
+  if (i >= section_count()) {
+    return TocEntry{};
+  }
+  return detail::load_record<TocEntry>(toc_bytes(), i);
+}
+
+ReadError PackageReader::verify_all_sections() const {
+  for (std::uint32_t i = 0; i < section_count(); ++i) {
+    const TocEntry entry = section(i);
+    if (checksum(m_bytes.subspan(entry.offset, entry.size)) != entry.checksum) {
+      return {ReadErrorCode::corrupt,
+              m_label + ": " + detail::section_name(entry.kind) + " section checksum mismatch"};
+    }
+  }
+  return {};
+}
+
+}  // namespace kiln::format

@@ -1,0 +1,271 @@
+#include "table_check.hpp"
+
+#include "record_io.hpp"
+#include "target.hpp"
+
+#include <cstring>
+
+namespace kiln::format::detail {
+namespace {
+
+bool string_ok(std::span<const std::byte> strings, StrRef ref) {
+  // offset + length < size, so the terminating NUL is inside the section too.
+  if (ref.offset >= strings.size() || ref.length >= strings.size() - ref.offset) {
+    return false;
+  }
+  const char* first = reinterpret_cast<const char*>(strings.data()) + ref.offset;
+  // An embedded NUL would make the C API (which hands out the pointer) see a shorter string.
+  return first[ref.length] == '\0' && std::memchr(first, '\0', ref.length) == nullptr;
+}
+
+// Walks the tables in dependency order; each check_* returns false after recording the first
+// problem, so run() stops there and the message names the exact record.
+class Checker {
+public:
+  explicit Checker(const Tables& tables) : m_t(tables) {}
+
+  std::string run() {
+    if (m_t.strings.empty() || m_t.strings[0] != std::byte{0}) {
+      return "STRINGS section does not start with a NUL byte";
+    }
+    if (check_targets() && check_images() && check_units() && check_kernels() && check_names() &&
+        check_variables() && check_sources() && check_metadata()) {
+      return {};
+    }
+    return m_error;
+  }
+
+private:
+  bool fail(SectionKind kind, std::uint32_t i, const std::string& what) {
+    m_error = section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) +
+              ": " + what;
+    return false;
+  }
+
+  bool string(SectionKind kind, std::uint32_t i, StrRef ref, const char* field) {
+    if (string_ok(m_t.strings, ref)) {
+      return true;
+    }
+    return fail(kind, i,
+                std::string(field) + " (offset " + std::to_string(ref.offset) + ", length " +
+                    std::to_string(ref.length) + ") is not a NUL-terminated string inside STRINGS");
+  }
+
+  bool index(SectionKind kind, std::uint32_t i, const char* field, std::uint32_t value,
+             const RecordTable& table, SectionKind table_kind) {
+    if (value < table.count) {
+      return true;
+    }
+    return fail(kind, i,
+                std::string(field) + " " + std::to_string(value) + " is out of range (" +
+                    std::to_string(table.count) + " " +
+                    section_name(static_cast<std::uint32_t>(table_kind)) + " records)");
+  }
+
+  // Sorted tables hold strictly increasing keys: sorted and free of duplicates in one test.
+  bool increasing(SectionKind kind, std::uint32_t i, std::string_view previous,
+                  std::string_view current, const char* key) {
+    if (i == 0 || previous < current) {
+      return true;
+    }
+    return fail(kind, i,
+                std::string("out of order or a duplicate (the table is sorted by ") + key + ")");
+  }
+
+  std::string_view str(StrRef ref) const { return string_at(m_t.strings, ref); }
+
+  bool check_targets() {
+    const auto kind = SectionKind::targets;
+    Target previous;
+    for (std::uint32_t i = 0; i < m_t.targets.count; ++i) {
+      const auto r = load_record<TargetRecord>(m_t.targets.bytes, i);
+      if (!string(kind, i, r.name, "name")) {
+        return false;
+      }
+      const Target stored{static_cast<TargetKind>(r.kind), r.arch,
+                          static_cast<TargetVariant>(r.variant)};
+      const std::optional<Target> parsed = parse_target(str(r.name));
+      if (!parsed || *parsed != stored) {
+        return fail(kind, i, "name '" + std::string(str(r.name)) + "' does not match its fields");
+      }
+      if (i > 0 && !(previous < stored)) {
+        return fail(kind, i,
+                    "out of order or a duplicate (the table is sorted by kind, arch, variant)");
+      }
+      previous = stored;
+    }
+    return true;
+  }
+
+  bool check_images() {
+    const auto kind = SectionKind::images;
+    for (std::uint32_t i = 0; i < m_t.images.count; ++i) {
+      const auto r = load_record<ImageRecord>(m_t.images.bytes, i);
+      if (!index(kind, i, "unit", r.unit, m_t.units, SectionKind::units) ||
+          !index(kind, i, "target", r.target, m_t.targets, SectionKind::targets)) {
+        return false;
+      }
+      const auto target = load_record<TargetRecord>(m_t.targets.bytes, r.target);
+      if (target.kind == static_cast<std::uint8_t>(TargetKind::sass) && r.ptx_version != 0) {
+        return fail(kind, i, "a cubin with a PTX version (" + std::to_string(r.ptx_version) + ")");
+      }
+      if (r.offset % k_blob_alignment != 0) {
+        return fail(kind, i,
+                    "offset " + std::to_string(r.offset) + " is not a multiple of " +
+                        std::to_string(k_blob_alignment));
+      }
+      if (r.offset > m_t.blobs.size() || r.stored_size > m_t.blobs.size() - r.offset) {
+        return fail(kind, i,
+                    "bytes [" + std::to_string(r.offset) + ", +" + std::to_string(r.stored_size) +
+                        ") lie outside BLOBS (" + std::to_string(m_t.blobs.size()) + " bytes)");
+      }
+    }
+    return true;
+  }
+
+  // UNITS partitions IMAGES: unit u owns the next image_count records, which name u and are in
+  // increasing target order (at most one image per target).
+  bool check_units() {
+    const auto kind = SectionKind::units;
+    std::uint64_t next_image = 0;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.units.count; ++i) {
+      const auto r = load_record<UnitRecord>(m_t.units.bytes, i);
+      if (!string(kind, i, r.source, "source") ||
+          !increasing(kind, i, previous, str(r.source), "source path")) {
+        return false;
+      }
+      previous = str(r.source);
+      if (r.first_image != next_image || r.image_count > m_t.images.count - next_image) {
+        return fail(
+            kind, i,
+            "images [" + std::to_string(r.first_image) + ", +" + std::to_string(r.image_count) +
+                ") do not follow the previous unit's (expected " + std::to_string(next_image) +
+                ", " + std::to_string(m_t.images.count) + " IMAGES records)");
+      }
+      for (std::uint32_t j = r.first_image; j < r.first_image + r.image_count; ++j) {
+        const auto image = load_record<ImageRecord>(m_t.images.bytes, j);
+        if (image.unit != i) {
+          return fail(SectionKind::images, j,
+                      "unit " + std::to_string(image.unit) +
+                          " is not the unit whose range holds it (" + std::to_string(i) + ")");
+        }
+        if (j > r.first_image &&
+            load_record<ImageRecord>(m_t.images.bytes, j - 1).target >= image.target) {
+          return fail(SectionKind::images, j,
+                      "out of order or a duplicate (a unit's images are sorted by target)");
+        }
+      }
+      next_image += r.image_count;
+    }
+    if (next_image != m_t.images.count) {
+      return fail(SectionKind::images, static_cast<std::uint32_t>(next_image),
+                  "belongs to no unit");
+    }
+    return true;
+  }
+
+  bool check_kernels() {
+    const auto kind = SectionKind::kernels;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.kernels.count; ++i) {
+      const auto r = load_record<KernelRecord>(m_t.kernels.bytes, i);
+      if (!string(kind, i, r.lowered_name, "lowered_name") ||
+          !string(kind, i, r.canonical_name, "canonical_name") ||
+          !index(kind, i, "unit", r.unit, m_t.units, SectionKind::units) ||
+          !increasing(kind, i, previous, str(r.lowered_name), "lowered name")) {
+        return false;
+      }
+      previous = str(r.lowered_name);
+      if (r.first_param > m_t.params.count || r.param_count > m_t.params.count - r.first_param) {
+        return fail(kind, i,
+                    "parameters [" + std::to_string(r.first_param) + ", +" +
+                        std::to_string(r.param_count) + ") lie outside PARAMS (" +
+                        std::to_string(m_t.params.count) + " records)");
+      }
+    }
+    return true;
+  }
+
+  bool check_names() {
+    const auto kind = SectionKind::names;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.names.count; ++i) {
+      const auto r = load_record<NameRecord>(m_t.names.bytes, i);
+      if (!string(kind, i, r.name, "name") ||
+          !index(kind, i, "kernel", r.kernel, m_t.kernels, SectionKind::kernels) ||
+          !increasing(kind, i, previous, str(r.name), "name")) {
+        return false;
+      }
+      previous = str(r.name);
+    }
+    return true;
+  }
+
+  bool check_variables() {
+    const auto kind = SectionKind::variables;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.variables.count; ++i) {
+      const auto r = load_record<VariableRecord>(m_t.variables.bytes, i);
+      if (!string(kind, i, r.name, "name") || !string(kind, i, r.lowered_name, "lowered_name") ||
+          !index(kind, i, "unit", r.unit, m_t.units, SectionKind::units) ||
+          !increasing(kind, i, previous, str(r.name), "name")) {
+        return false;
+      }
+      previous = str(r.name);
+      if (r.kind > static_cast<std::uint32_t>(VariableKind::managed)) {
+        return fail(kind, i, "unknown variable kind " + std::to_string(r.kind));
+      }
+    }
+    return true;
+  }
+
+  bool check_sources() {
+    const auto kind = SectionKind::sources;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.sources.count; ++i) {
+      const auto r = load_record<SourceRecord>(m_t.sources.bytes, i);
+      if (!string(kind, i, r.path, "path") || !increasing(kind, i, previous, str(r.path), "path")) {
+        return false;
+      }
+      previous = str(r.path);
+      if (r.role > static_cast<std::uint32_t>(SourceRole::toolkit_headers)) {
+        return fail(kind, i, "unknown source role " + std::to_string(r.role));
+      }
+    }
+    return true;
+  }
+
+  bool check_metadata() {
+    const auto kind = SectionKind::metadata;
+    std::string_view previous;
+    for (std::uint32_t i = 0; i < m_t.metadata.count; ++i) {
+      const auto r = load_record<MetadataRecord>(m_t.metadata.bytes, i);
+      if (!string(kind, i, r.key, "key") || !string(kind, i, r.value, "value") ||
+          !increasing(kind, i, previous, str(r.key), "key")) {
+        return false;
+      }
+      previous = str(r.key);
+    }
+    return true;
+  }
+
+  const Tables& m_t;
+  std::string m_error;
+};
+
+}  // namespace
+
+std::string_view string_at(std::span<const std::byte> strings, StrRef ref) {
+  // Bounds only: check_tables has already checked termination for every reference in the file.
+  if (ref.offset >= strings.size() || ref.length >= strings.size() - ref.offset) {
+    return {};
+  }
+  return {reinterpret_cast<const char*>(strings.data()) + ref.offset, ref.length};
+}
+
+std::string check_tables(const Tables& tables) {
+  return Checker(tables).run();
+}
+
+}  // namespace kiln::format::detail

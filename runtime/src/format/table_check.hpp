@@ -1,0 +1,35 @@
+// Private to the reader: the index sections of an opened package and the one pass that checks them
+// before any accessor trusts a string reference, index or sort order.
+#pragma once
+
+#include "layout.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kiln::format::detail {
+
+struct RecordTable {
+  std::span<const std::byte> bytes;  // exactly count records
+  std::uint32_t count = 0;
+};
+
+struct Tables {
+  std::span<const std::byte> strings;
+  std::span<const std::byte> blobs;
+  RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
+};
+
+// The string a StrRef names, or "" when it is out of bounds (check_tables refuses such files, so
+// accessors of an opened package never see "" for a bad reference).
+std::string_view string_at(std::span<const std::byte> strings, StrRef ref);
+
+// Checks every StrRef, every index into another table, the grouping of IMAGES and the order of
+// every sorted table. Returns "" or a message naming the section and record ("KERNELS record 3:
+// unit 7 is out of range (2 units)").
+std::string check_tables(const Tables& tables);
+
+}  // namespace kiln::format::detail

@@ -1,0 +1,56 @@
+// Private to the writer: the package contents checked and put in file order. Every ordering
+// decision lives here, so the serializer only copies and the output cannot depend on input order.
+#pragma once
+
+#include "package_writer.hpp"
+#include "target.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::format::detail {
+
+struct PlannedImage {
+  std::uint32_t unit;                   // index into WritePlan::units
+  std::uint32_t target;                 // index into WritePlan::targets
+  const std::vector<std::byte>* bytes;  // the caller's image bytes
+  std::uint32_t ptx_version;
+};
+
+struct PlannedKernel {
+  const PackageKernel* kernel;
+  std::uint32_t unit;
+};
+
+struct PlannedName {
+  std::string name;      // normalized
+  std::uint32_t kernel;  // index into WritePlan::kernels
+};
+
+struct PlannedVariable {
+  std::string name;  // normalized
+  const PackageVariable* variable;
+  std::uint32_t unit;
+};
+
+using MetadataEntry = std::pair<std::string, std::string>;
+
+// Pointers point into the PackageContents the plan was made from, which must outlive it.
+struct WritePlan {
+  std::vector<Target> targets;                 // sorted, unique
+  std::vector<const PackageUnit*> units;       // sorted by source
+  std::vector<PlannedImage> images;            // grouped by unit in unit order, then by target
+  std::vector<PlannedKernel> kernels;          // sorted by lowered name
+  std::vector<PlannedName> names;              // sorted by name, unique
+  std::vector<PlannedVariable> variables;      // sorted by name
+  std::vector<const PackageSource*> sources;   // sorted by path, exact repeats dropped
+  std::vector<const MetadataEntry*> metadata;  // sorted by key, exact repeats dropped
+};
+
+// Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
+// names the offending target, unit, kernel or name.
+std::string plan_package(const PackageContents& contents, WritePlan& plan);
+
+}  // namespace kiln::format::detail

@@ -1,0 +1,181 @@
+// Damaged files: every truncation, a flipped byte anywhere, and edits that keep every checksum
+// valid (a hostile file). None may crash or read out of bounds (run under ASan/UBSan), and every
+// damaged file must be refused with a named error, at open or, for image bytes, at load.
+#include "package_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace kiln::format::testing {
+namespace {
+
+TEST(PackageDamage, EveryTruncationIsRefusedAsTruncated) {
+  const Bytes file = write_ok(sample_contents());
+  for (std::size_t length = 0; length < file.size(); ++length) {
+    const Bytes cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(length));
+    PackageReader reader;
+    const ReadError e = reader.open(cut, "app.kiln");
+    ASSERT_EQ(e.code, ReadErrorCode::truncated) << length << ": " << e.message;
+    ASSERT_TRUE(e.message.starts_with("app.kiln: the file ")) << e.message;
+    ASSERT_EQ(reader.kernel_count(), 0u);  // a failed open leaves the reader empty
+  }
+}
+
+// Which images' stored bytes contain file offset `at`, if any.
+std::vector<std::uint32_t> images_at(const PackageReader& r, const Bytes& file, std::size_t at) {
+  const TocEntry blobs = section_of(file, SectionKind::blobs);
+  std::vector<std::uint32_t> hit;
+  for (std::uint32_t i = 0; i < r.image_count(); ++i) {
+    const std::uint64_t first =
+        blobs.offset + get_record<ImageRecord>(file, SectionKind::images, i).offset;
+    if (at >= first && at < first + r.image(i).stored_size) {
+      hit.push_back(i);
+    }
+  }
+  return hit;
+}
+
+// Flips every byte of the file in turn: header, each section, the padding and the TOC.
+TEST(PackageDamage, EveryFlippedByteIsRefused) {
+  const Bytes file = write_ok(sample_contents());
+  const PackageReader pristine = open_ok(file);
+  const FileHeader header = header_of(file);
+  std::map<std::uint32_t, int> flips_per_section;
+  int refused_at_open = 0;
+  for (std::size_t at = 0; at < file.size(); ++at) {
+    Bytes damaged = file;
+    damaged[at] ^= std::byte{0xff};
+    PackageReader reader;
+    const ReadError e = reader.open(damaged, "app.kiln");
+    const TocEntry* section = nullptr;
+    const std::vector<TocEntry> toc = toc_of(file);
+    for (const TocEntry& entry : toc) {
+      if (at >= entry.offset && at < entry.offset + entry.size) {
+        section = &entry;
+        ++flips_per_section[entry.kind];
+      }
+    }
+    if (e) {
+      ++refused_at_open;
+      ASSERT_TRUE(e.message.starts_with("app.kiln: ")) << e.message;
+      if (at < header.header_size || at >= header.toc_offset) {
+        ASSERT_NE(e.code, ReadErrorCode::truncated) << at;
+      }
+      continue;
+    }
+    // Only BLOBS is verified lazily: its bytes fail at image load and in verify_all_sections.
+    ASSERT_NE(section, nullptr) << "flip at " << at << " (padding) was not noticed";
+    ASSERT_EQ(section->kind, static_cast<std::uint32_t>(SectionKind::blobs)) << "flip at " << at;
+    const ReadError verify = reader.verify_all_sections();
+    EXPECT_EQ(verify.code, ReadErrorCode::corrupt) << at;
+    EXPECT_EQ(verify.message, "app.kiln: BLOBS section checksum mismatch");
+    for (const std::uint32_t image : images_at(pristine, file, at)) {
+      std::vector<std::byte> out;
+      const ReadError load = reader.read_image(image, out);
+      ASSERT_EQ(load.code, ReadErrorCode::image_corrupt) << "flip at " << at;
+      EXPECT_TRUE(out.empty());
+      const std::string prefix = "app.kiln: image " +
+                                 std::string(reader.unit(reader.image(image).unit).source) + " [" +
+                                 std::string(reader.target(reader.image(image).target).name) + "] ";
+      EXPECT_TRUE(load.message.starts_with(prefix)) << load.message;
+    }
+  }
+  for (std::uint32_t kind = 1; kind <= 11; ++kind) {
+    EXPECT_GT(flips_per_section[kind], 0) << "section kind " << kind << " was never hit";
+  }
+  // Every byte outside BLOBS is covered by a checksum or must be zero padding.
+  EXPECT_EQ(refused_at_open,
+            static_cast<int>(file.size() - section_of(file, SectionKind::blobs).size));
+}
+
+// A checksum mismatch names its section.
+TEST(PackageDamage, ChecksumMismatchNamesTheSection) {
+  const Bytes file = write_ok(sample_contents());
+  const std::map<SectionKind, std::string> expected = {{SectionKind::strings, "STRINGS"},
+                                                       {SectionKind::kernels, "KERNELS"},
+                                                       {SectionKind::params, "PARAMS"},
+                                                       {SectionKind::metadata, "METADATA"}};
+  for (const auto& [kind, name] : expected) {
+    Bytes damaged = file;
+    damaged[section_of(file, kind).offset + 1] ^= std::byte{1};
+    PackageReader reader;
+    const ReadError e = reader.open(damaged, "app.kiln");
+    EXPECT_EQ(e.code, ReadErrorCode::corrupt);
+    EXPECT_EQ(e.message, "app.kiln: " + name + " section checksum mismatch");
+  }
+  Bytes damaged = file;
+  damaged[header_of(file).toc_offset + 3] ^= std::byte{1};
+  PackageReader reader;
+  EXPECT_EQ(reader.open(damaged, "app.kiln").message, "app.kiln: TOC checksum mismatch");
+  damaged = file;
+  damaged[20] ^= std::byte{1};
+  EXPECT_EQ(reader.open(damaged, "app.kiln").message, "app.kiln: header checksum mismatch");
+}
+
+// Exercises every accessor of an opened reader, as a runtime or `kiln inspect` would.
+void use_everything(const PackageReader& r) {
+  std::size_t total = 0;
+  for (std::uint32_t i = 0; i < r.target_count(); ++i) total += r.target(i).name.size();
+  for (std::uint32_t i = 0; i < r.unit_count(); ++i) total += r.unit(i).source.size();
+  for (std::uint32_t i = 0; i < r.kernel_count(); ++i) {
+    const KernelView k = r.kernel(i);
+    total += k.lowered_name.size() + k.canonical_name.size();
+    for (std::uint32_t p = 0; p < k.param_count; ++p) total += k.param(p).size;
+    total += r.find_kernel(k.lowered_name).value_or(0);
+  }
+  for (std::uint32_t i = 0; i < r.name_count(); ++i)
+    total += r.find_kernel(r.name(i).name).value_or(0);
+  for (std::uint32_t i = 0; i < r.variable_count(); ++i) {
+    total += r.find_variable(r.variable(i).name).value_or(0) + r.variable(i).lowered_name.size();
+  }
+  for (std::uint32_t i = 0; i < r.source_count(); ++i) total += r.source(i).path.size();
+  for (std::uint32_t i = 0; i < r.metadata_count(); ++i) {
+    total += r.metadata_value(r.metadata(i).key).value_or("").size();
+  }
+  std::vector<std::byte> out;
+  for (std::uint32_t i = 0; i < r.image_count(); ++i) {
+    const ReadError e = r.read_image(i, out);
+    EXPECT_TRUE(!e || e.code == ReadErrorCode::image_corrupt) << e.message;
+    total += out.size() + r.stored_image(i).size();
+  }
+  for (std::uint32_t i = 0; i < r.section_count(); ++i) total += r.section(i).size;
+  EXPECT_FALSE(r.verify_all_sections());  // the file was resealed
+  EXPECT_GT(total, 0u);
+}
+
+// Hostile files: a byte changed anywhere and every checksum recomputed, so only the reader's
+// structural checks stand between the bytes and the accessors.
+TEST(PackageDamage, ResealedEditsNeverCrash) {
+  const Bytes file = write_ok(sample_contents());
+  std::map<ReadErrorCode, int> outcomes;
+  for (std::size_t at = 0; at < file.size(); ++at) {
+    const std::byte original = file[at];
+    for (const std::byte value :
+         {std::byte{0}, std::byte{0xff}, original ^ std::byte{1}, original ^ std::byte{0x80}}) {
+      if (value == original) {
+        continue;
+      }
+      Bytes edited = file;
+      edited[at] = value;
+      reseal(edited);
+      PackageReader reader;
+      const ReadError e = reader.open(edited, "app.kiln");
+      ++outcomes[e.code];
+      if (e) {
+        ASSERT_TRUE(e.message.starts_with("app.kiln: ")) << e.message;
+        ASSERT_GT(e.message.size(), 12u);
+      } else {
+        use_everything(reader);
+      }
+    }
+  }
+  // Both outcomes occur: many edits break an index or order, many (text, hashes, image bytes)
+  // don't.
+  EXPECT_GT(outcomes[ReadErrorCode::corrupt], 100);
+  EXPECT_GT(outcomes[ReadErrorCode::none], 100);
+}
+
+}  // namespace
+}  // namespace kiln::format::testing

@@ -1,0 +1,167 @@
+#include "package_fixture.hpp"
+
+#include "format/checksum.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace kiln::format::testing {
+
+Bytes bytes_of(std::string_view text) {
+  Bytes out(text.size());
+  std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+Bytes ptx_of(std::string_view text) {
+  Bytes out = bytes_of(text);
+  out.push_back(std::byte{0});
+  return out;
+}
+
+Bytes random_bytes(std::size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  Bytes out(size);
+  for (std::byte& b : out) {
+    b = static_cast<std::byte>(random() & 0xff);
+  }
+  return out;
+}
+
+Bytes repetitive_bytes(std::size_t size) {
+  Bytes out(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    out[i] = static_cast<std::byte>(
+        "\x7f"
+        "ELF cubin text "[i % 16]);
+  }
+  return out;
+}
+
+PackageContents sample_contents() {
+  PackageContents c;
+  c.targets = {"sm_90a", "compute_80", "sm_80"};
+  const std::string ptx = std::string(".version 8.0\n.target sm_80\n.address_size 64\n") +
+                          std::string(40, '\n') + ".visible .entry saxpy()\n{\n\tret;\n}\n";
+  c.units = {
+      {"kernels/scale.cu",
+       {{"compute_80", ptx_of(ptx + "// scale\n"), 80}, {"sm_80", random_bytes(700, 2), 0}}},
+      {"kernels/saxpy.cu",
+       {{"sm_90a", repetitive_bytes(4000), 0},
+        {"sm_80", random_bytes(1000, 1), 0},
+        {"compute_80", ptx_of(ptx), 80}}},
+  };
+  const std::uint32_t known = k_kernel_params_known;
+  c.kernels = {
+      {"_Z5scaleIfEvPT_S0_i",
+       "scale<float>",
+       "kernels/scale.cu",
+       k_kernel_template | known,
+       {{0, 8}, {8, 8}, {16, 4}},
+       {"scale< float >", "scale_f32"}},
+      {"saxpy",
+       "saxpy",
+       "kernels/saxpy.cu",
+       k_kernel_extern_c | known,
+       {{0, 4}, {8, 8}, {16, 8}, {24, 4}},
+       {}},
+      {"_Z5scaleIdEvPT_S0_i",
+       "scale<double>",
+       "kernels/scale.cu",
+       k_kernel_template,
+       {},
+       {"scale_f64"}},
+      {"_Z9block_sumIfLi256EEvPKT_PS0_i",
+       "red::block_sum<float, 256>",
+       "kernels/saxpy.cu",
+       k_kernel_template | known,
+       {{0, 8}, {8, 8}, {16, 4}},
+       {"red::block_sum< float ,256 >", "block_sum<float,256>"}},
+  };
+  c.variables = {
+      {"scale_factor", "scale_factor", "kernels/scale.cu", VariableKind::constant, 4},
+      {"ns::table", "_ZN2ns5tableE", "kernels/saxpy.cu", VariableKind::device, 1024},
+      {"counter", "counter", "kernels/scale.cu", VariableKind::managed, 8},
+  };
+  c.sources = {
+      {"kiln.toml", SourceRole::manifest, 0x1111},
+      {"kernels/saxpy.cu", SourceRole::source, 0x2222},
+      {"kernels/scale.cu", SourceRole::source, 0x3333},
+      {"<cuda>", SourceRole::toolkit_headers, 0x4444},
+      {"kernels/common.cuh", SourceRole::header, 0x5555},
+  };
+  c.metadata = {{"nvrtc.version", "13.0"},
+                {"generator.version", "0.1.0"},
+                {"options", "-O3 --use_fast_math"},
+                {"empty", ""}};
+  return c;
+}
+
+Bytes write_ok(const PackageContents& contents, const WriteOptions& options) {
+  WriteResult result = write_package(contents, options);
+  EXPECT_EQ(result.error, "");
+  return std::move(result.bytes);
+}
+
+FileHeader header_of(const Bytes& file) {
+  FileHeader h{};
+  std::memcpy(&h, file.data(), std::min(file.size(), sizeof h));
+  return h;
+}
+
+std::vector<TocEntry> toc_of(const Bytes& file) {
+  const FileHeader h = header_of(file);
+  std::vector<TocEntry> toc(h.section_count);
+  std::memcpy(toc.data(), file.data() + h.toc_offset, toc.size() * sizeof(TocEntry));
+  return toc;
+}
+
+TocEntry section_of(const Bytes& file, SectionKind kind) {
+  for (const TocEntry& e : toc_of(file)) {
+    if (e.kind == static_cast<std::uint32_t>(kind)) {
+      return e;
+    }
+  }
+  ADD_FAILURE() << "no section of kind " << static_cast<std::uint32_t>(kind);
+  return {};
+}
+
+void set_header(Bytes& file, const FileHeader& header) {
+  std::memcpy(file.data(), &header, sizeof header);
+}
+
+void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry) {
+  std::memcpy(file.data() + header_of(file).toc_offset + i * sizeof entry, &entry, sizeof entry);
+}
+
+void reseal(Bytes& file) {
+  if (file.size() < sizeof(FileHeader)) {
+    return;
+  }
+  FileHeader h = header_of(file);
+  const std::uint64_t toc_size = std::uint64_t{h.section_count} * sizeof(TocEntry);
+  if (h.toc_offset <= file.size() && toc_size <= file.size() - h.toc_offset) {
+    for (std::size_t i = 0; i < h.section_count; ++i) {
+      TocEntry e;
+      std::memcpy(&e, file.data() + h.toc_offset + i * sizeof e, sizeof e);
+      if (e.offset <= file.size() && e.size <= file.size() - e.offset) {
+        e.checksum = checksum(std::span(file).subspan(e.offset, e.size));
+        std::memcpy(file.data() + h.toc_offset + i * sizeof e, &e, sizeof e);
+      }
+    }
+    h.toc_checksum = checksum(std::span(file).subspan(h.toc_offset, toc_size));
+  }
+  set_header(file, h);
+  h.header_checksum = checksum(std::span(file).first(k_header_checksum_span));
+  set_header(file, h);
+}
+
+PackageReader open_ok(const Bytes& file) {
+  PackageReader reader;
+  const ReadError e = reader.open(file, "app.kiln");
+  EXPECT_FALSE(e) << e.message;
+  return reader;
+}
+
+}  // namespace kiln::format::testing

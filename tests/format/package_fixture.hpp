@@ -1,0 +1,57 @@
+// Shared by the package tests: a sample package with every kind of record, and byte-level helpers
+// to inspect and edit a written file the way a corrupted or hostile file would differ.
+#pragma once
+
+#include "format/layout.hpp"
+#include "format/package_reader.hpp"
+#include "format/package_writer.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace kiln::format::testing {
+
+using Bytes = std::vector<std::byte>;
+
+Bytes bytes_of(std::string_view text);  // the characters, no terminator
+Bytes ptx_of(std::string_view text);    // the characters and a NUL, as PTX images are stored
+Bytes random_bytes(std::size_t size, unsigned seed);  // incompressible: stored raw
+Bytes repetitive_bytes(std::size_t size);             // compresses well: stored as zstd
+
+// 2 units, 3 targets (sm_80, sm_90a, compute_80), 4 kernels with parameters and aliases,
+// 3 variables, 5 sources, 4 metadata entries; raw and compressed images.
+PackageContents sample_contents();
+
+// Writes `contents`, failing the test if the writer refuses them.
+Bytes write_ok(const PackageContents& contents, const WriteOptions& options = {});
+
+FileHeader header_of(const Bytes& file);
+std::vector<TocEntry> toc_of(const Bytes& file);
+TocEntry section_of(const Bytes& file, SectionKind kind);  // the first entry of that kind
+
+// Recomputes every section checksum, the TOC checksum and the header checksum, so an edit reaches
+// the reader's index checks instead of its checksums. Skips anything out of bounds.
+void reseal(Bytes& file);
+
+// Record i of a record section, read or replaced in place (call reseal() afterwards).
+template <class Record>
+Record get_record(const Bytes& file, SectionKind kind, std::size_t i) {
+  Record r;
+  std::memcpy(&r, file.data() + section_of(file, kind).offset + i * sizeof(Record), sizeof r);
+  return r;
+}
+template <class Record>
+void set_record(Bytes& file, SectionKind kind, std::size_t i, const Record& r) {
+  std::memcpy(file.data() + section_of(file, kind).offset + i * sizeof(Record), &r, sizeof r);
+}
+
+void set_header(Bytes& file, const FileHeader& header);
+void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry);
+
+// Opens `file` and fails the test if that does not work.
+PackageReader open_ok(const Bytes& file);
+
+}  // namespace kiln::format::testing

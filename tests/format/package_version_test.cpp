@@ -1,0 +1,121 @@
+// Versioning and identity: newer minors open (unknown sections skipped), other majors are refused
+// with a message that says both versions, and files that are not packages are named as such.
+#include "package_fixture.hpp"
+
+#include "format/checksum.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kiln::format::testing {
+namespace {
+
+ReadError open_bytes(const Bytes& file) {
+  PackageReader reader;
+  return reader.open(file, "app.kiln");
+}
+
+Bytes with_version(Bytes file, std::uint16_t major, std::uint16_t minor) {
+  FileHeader h = header_of(file);
+  h.version_major = major;
+  h.version_minor = minor;
+  set_header(file, h);
+  reseal(file);  // a well-formed file of that version, not a damaged one
+  return file;
+}
+
+TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
+  WriteOptions options;
+  options.version_minor = 7;
+  options.extra_sections = {{200, bytes_of("a section from the future")}, {4000000000u, {}}};
+  const Bytes file = write_ok(sample_contents(), options);
+  const PackageReader r = open_ok(file);
+  EXPECT_EQ(r.version_major(), 1);
+  EXPECT_EQ(r.version_minor(), 7);
+  ASSERT_EQ(r.section_count(), 13u);
+  EXPECT_EQ(r.section(10).kind, 200u);
+  EXPECT_EQ(r.section(10).size, 25u);
+  EXPECT_EQ(r.section(11).kind, 4000000000u);
+  EXPECT_EQ(r.section(12).kind, static_cast<std::uint32_t>(SectionKind::blobs));
+  // Everything reads as from a 1.0 file.
+  const Bytes plain = write_ok(sample_contents());
+  const PackageReader p = open_ok(plain);
+  ASSERT_EQ(r.kernel_count(), p.kernel_count());
+  EXPECT_EQ(r.find_kernel("scale<float>"), p.find_kernel("scale<float>"));
+  std::vector<std::byte> a, b;
+  for (std::uint32_t i = 0; i < r.image_count(); ++i) {
+    ASSERT_FALSE(r.read_image(i, a));
+    ASSERT_FALSE(p.read_image(i, b));
+    EXPECT_EQ(a, b);
+  }
+  EXPECT_FALSE(r.verify_all_sections());
+}
+
+TEST(PackageVersion, UnknownSectionsAreStillChecksummed) {
+  WriteOptions options;
+  options.version_minor = 7;
+  options.extra_sections = {{200, bytes_of("a section from the future")}};
+  Bytes file = write_ok(sample_contents(), options);
+  file[toc_of(file)[10].offset + 2] ^= std::byte{1};
+  EXPECT_EQ(open_bytes(file).message, "app.kiln: kind 200 section checksum mismatch");
+}
+
+TEST(PackageVersion, NewerMajorIsRefused) {
+  const Bytes file = with_version(write_ok(sample_contents()), 2, 0);
+  const ReadError e = open_bytes(file);
+  EXPECT_EQ(e.code, ReadErrorCode::unsupported_version);
+  EXPECT_EQ(
+      e.message,
+      "app.kiln: package format 2.0 is newer than this reader (1.x); rebuild it or update Kiln");
+  // Before its checksum: a new major may lay out the rest of its header differently.
+  Bytes garbled = file;
+  for (std::size_t i = 12; i < 64; ++i) garbled[i] = std::byte{0xee};
+  EXPECT_EQ(open_bytes(garbled).code, ReadErrorCode::unsupported_version);
+  // 12 bytes (magic and version) are enough to tell.
+  EXPECT_EQ(open_bytes(Bytes(file.begin(), file.begin() + 12)).code,
+            ReadErrorCode::unsupported_version);
+  EXPECT_EQ(open_bytes(Bytes(file.begin(), file.begin() + 11)).code, ReadErrorCode::truncated);
+}
+
+TEST(PackageVersion, OlderMajorIsRefused) {
+  const ReadError e = open_bytes(with_version(write_ok(sample_contents()), 0, 9));
+  EXPECT_EQ(e.code, ReadErrorCode::unsupported_version);
+  EXPECT_EQ(e.message, "app.kiln: package format 0.9 is older than this reader (1.x); rebuild it");
+}
+
+TEST(PackageVersion, AnyMinorOfThisMajorOpens) {
+  EXPECT_FALSE(open_bytes(with_version(write_ok(sample_contents()), 1, 65535)));
+}
+
+TEST(PackageVersion, LongerBufferIsFine) {
+  Bytes file = write_ok(sample_contents());
+  const std::size_t size = file.size();
+  file.resize(size + 100, std::byte{0xcc});  // e.g. an embedded copy padded by the linker
+  const PackageReader r = open_ok(file);
+  EXPECT_EQ(r.bytes().size(), size);
+}
+
+TEST(PackageVersion, ForeignFilesAreNotPackages) {
+  Bytes text = bytes_of("[package]\nname = \"app\"\ntargets = [\"sm_80\"]\n");
+  Bytes elf = bytes_of(
+      "\x7f"
+      "ELF");
+  elf.resize(200, std::byte{2});
+  Bytes png =
+      bytes_of("\x89PNG\r\n\x1a\n and more bytes to be long enough for a header...........");
+  Bytes almost = bytes_of("\x89KILN\r\r\x1a");  // CR LF became CR CR: a text-mode transfer
+  for (const Bytes* file : {&text, &elf, &png, &almost}) {
+    const ReadError e = open_bytes(*file);
+    EXPECT_EQ(e.code, ReadErrorCode::not_a_package);
+    EXPECT_EQ(e.message, "app.kiln: not a Kiln package (no Kiln magic at its start)");
+  }
+  EXPECT_EQ(open_bytes(bytes_of("ab")).code,
+            ReadErrorCode::not_a_package);  // short, but not a prefix
+  EXPECT_EQ(open_bytes(bytes_of("\x89KI")).code,
+            ReadErrorCode::truncated);  // a prefix of the magic
+  EXPECT_EQ(open_bytes(Bytes{}).message, "app.kiln: the file is empty");
+}
+
+}  // namespace
+}  // namespace kiln::format::testing

@@ -1,0 +1,73 @@
+#include "plan/build_plan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::plan {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+compile::Toolkit toolkit() {
+  compile::Toolkit t;
+  t.root = "/opt/cuda";
+  t.nvrtc_major = 13;
+  t.supported_archs = {75, 80, 86, 90, 100, 120};
+  return t;
+}
+
+manifest::Manifest manifest_with(Strings targets) {
+  manifest::Manifest m;
+  m.path = "/p/kiln.toml";
+  m.root = "/p";
+  m.name = "p";
+  m.targets = std::move(targets);
+  m.include_dirs = {"include"};
+  m.defines = {"N=4"};
+  m.options = {"-use_fast_math"};
+  m.sources = {{"b.cu", 3, {"k<int>"}, {"table"}, {"B"}, {"-lineinfo"}}, {"a.cu", 9, {}, {}, {}, {}}};
+  return m;
+}
+
+TEST(LinkOptions, CodeGenerationOptionsReachTheLinker) {
+  EXPECT_EQ(link_options_for({"-lineinfo", "--use_fast_math", "-DX", "-fmad=false", "--maxrregcount=32", "-G"}),
+            (Strings{"-lineinfo", "-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-fma=false",
+                     "-maxrregcount=32", "-g"}));
+  EXPECT_TRUE(link_options_for({"-std=c++20", "-Iinclude"}).empty());
+}
+
+TEST(MakePlan, OneJobPerSourceAndTargetSourcesSorted) {
+  const Result<BuildPlan> plan = make_plan(manifest_with({"compute_80", "sm_90a", "sm_80"}), toolkit(), {"p/", "/s"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->targets, (Strings{"sm_80", "sm_90a", "compute_80"}));
+  EXPECT_EQ(plan->sources, (Strings{"a.cu", "b.cu"}));
+  ASSERT_EQ(plan->jobs.size(), 6u);
+  EXPECT_EQ(plan->jobs[0].source, "a.cu");
+  EXPECT_EQ(plan->jobs[3].source, "b.cu");
+  EXPECT_EQ(plan->jobs[4].target, "sm_90a");
+  const compile::CompileJob& b = plan->jobs[3];
+  EXPECT_EQ(b.name_expressions, Strings{"k<int>"});
+  EXPECT_EQ(b.variables, Strings{"table"});
+  EXPECT_EQ(b.nvrtc_options, (Strings{"-Iinclude", "-I/opt/cuda/include/cccl", "-I/opt/cuda/include", "-DN=4",
+                                      "-use_fast_math", "-DB", "-lineinfo"}));
+  EXPECT_EQ(b.link_options, (Strings{"-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-lineinfo"}));
+  // Recorded options hold tokens, never the toolkit's absolute path.
+  EXPECT_EQ(plan->package_options,
+            (Strings{"-Iinclude", "-I<cuda>/include/cccl", "-I<cuda>/include", "-DN=4", "-use_fast_math"}));
+}
+
+TEST(MakePlan, DefaultTargetsAreEverySupportedSassPlusLowestPtx) {
+  const Result<BuildPlan> plan = make_plan(manifest_with({}), toolkit(), {"", "/s"});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->targets, (Strings{"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_75"}));
+}
+
+TEST(MakePlan, UnsupportedTargetNamesWhatIsSupported) {
+  const Result<BuildPlan> plan = make_plan(manifest_with({"sm_89"}), toolkit(), {"", "/s"});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("'sm_89' is not supported by NVRTC 13.0"), std::string::npos)
+      << plan.error().message;
+  EXPECT_NE(plan.error().message.find("75 80 86 90 100 120"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::plan

@@ -1,0 +1,39 @@
+#include "compile/compile_job.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::compile {
+namespace {
+
+TEST(CompileOutput, RoundTripsThroughBytes) {
+  CompileOutput out;
+  out.ok = true;
+  out.log = "a.cu:3: warning: x";
+  out.image = {std::byte{1}, std::byte{0}, std::byte{255}};
+  out.lowered_names = {{"k<int>", "_Z1kIiEvv"}, {"&table", "table"}};
+  out.headers = {"common.cuh"};
+  out.seconds = 1.25;
+  CompileOutput back;
+  ASSERT_TRUE(deserialize(serialize(out), back));
+  EXPECT_TRUE(back.ok);
+  EXPECT_EQ(back.log, out.log);
+  EXPECT_EQ(back.image, out.image);
+  ASSERT_EQ(back.lowered_names.size(), 2u);
+  EXPECT_EQ(back.lowered_names[1].lowered, "table");
+  EXPECT_EQ(back.headers, out.headers);
+  EXPECT_DOUBLE_EQ(back.seconds, 1.25);
+}
+
+TEST(CompileOutput, TruncatedBytesAreRejected) {
+  CompileOutput out;
+  out.log = "x";
+  out.headers = {"h"};
+  const std::vector<std::byte> bytes = serialize(out);
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    CompileOutput back;
+    EXPECT_FALSE(deserialize(std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<long>(n)), back)) << n;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::compile

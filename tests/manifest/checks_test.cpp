@@ -1,0 +1,68 @@
+// The string rules of manifest/checks.hpp and manifest/paths.hpp, called directly.
+#include "manifest/checks.hpp"
+#include "manifest/paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string_view>
+
+namespace kiln::manifest::detail {
+namespace {
+
+TEST(ManifestChecks, EditDistanceCountsASwapAsOneEdit) {
+  EXPECT_EQ(edit_distance("tragets", "targets"), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("same", "same"), 0u);
+}
+
+TEST(ManifestChecks, NearestSuggestsOnlyCloseKeys) {
+  constexpr std::array<std::string_view, 4> keys = {"name", "targets", "compress", "defines"};
+  EXPECT_EQ(nearest("tragets", keys), "targets");
+  EXPECT_EQ(nearest("comprss", keys), "compress");
+  EXPECT_EQ(nearest("nme", keys), "name");
+  EXPECT_EQ(nearest("nmae", keys), "name");
+  EXPECT_FALSE(nearest("nm", keys));  // two edits from a four-letter key
+  EXPECT_FALSE(nearest("colour", keys));
+  EXPECT_FALSE(nearest("name", keys));  // not misspelt
+  constexpr std::array<std::string_view, 1> one_letter = {"T"};
+  EXPECT_FALSE(nearest("B", one_letter));  // every one-letter name is one edit from another
+}
+
+TEST(ManifestChecks, Defines) {
+  EXPECT_FALSE(check_define("N"));
+  EXPECT_FALSE(check_define("N=4"));
+  EXPECT_FALSE(check_define("_n9="));
+  EXPECT_TRUE(check_define("9N"));
+  EXPECT_TRUE(check_define("=4"));
+  EXPECT_TRUE(check_define("F(x)=x"));
+  EXPECT_TRUE(check_define(""));
+}
+
+TEST(ManifestChecks, OptionsMatchByNameNotPrefix) {
+  EXPECT_TRUE(check_option("-arch=sm_90"));
+  EXPECT_TRUE(check_option("--arch=sm_90"));
+  EXPECT_TRUE(check_option("-o"));
+  EXPECT_TRUE(check_option("-I/usr/include"));
+  EXPECT_FALSE(check_option("-archive"));
+  EXPECT_FALSE(check_option("-opt-info"));
+  EXPECT_FALSE(check_option("arch"));  // not an option at all; NVRTC will say so
+}
+
+TEST(ManifestChecks, CanonicalTarget) {
+  EXPECT_EQ(canonical_target("sm_90a"), "sm_90a");
+  EXPECT_EQ(canonical_target("compute_100f"), "compute_100f");
+  EXPECT_FALSE(canonical_target("sm_90b"));
+}
+
+TEST(ManifestChecks, NormalizeRelative) {
+  EXPECT_EQ(normalize_relative("a.cu"), "a.cu");
+  EXPECT_EQ(normalize_relative("./a//b/../c/"), "a/c");
+  EXPECT_EQ(normalize_relative("a/.."), ".");
+  EXPECT_EQ(normalize_relative("./"), ".");
+  EXPECT_EQ(normalize_relative("../x/./y"), "../x/y");
+}
+
+}  // namespace
+}  // namespace kiln::manifest::detail

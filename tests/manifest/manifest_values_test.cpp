@@ -1,0 +1,149 @@
+// The rules for values in lists: targets, include directories, defines, options, empty strings.
+#include "temp_project.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::manifest {
+namespace {
+
+using testing::error_of;
+using testing::fails_with;
+using testing::TempProject;
+using Strings = std::vector<std::string>;
+
+// A manifest with one valid source and `top` as its top-level keys.
+Result<Manifest> read_with(const TempProject& project, const std::string& top) {
+  project.write("a.cu");
+  return project.read(top + "\n[[source]]\npath = \"a.cu\"\n");
+}
+
+TEST(ManifestValues, InvalidTargetsListWhatIsAccepted) {
+  TempProject project;
+  for (const char* target : {"sm90", "sm_090", "SM_90", "sm_9", "sm_90x", "compute_", "gfx90a"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string("targets = [\"") + target + "\"]"),
+                           project.at(1) + "invalid target '" + target +
+                               "' in 'targets': expected sm_XY, sm_XYa, "
+                               "sm_XYf, compute_XY, compute_XYa or compute_XYf"));
+  }
+}
+
+TEST(ManifestValues, AcceptsEveryTargetForm) {
+  TempProject project;
+  const Result<Manifest> manifest = read_with(
+      project, R"(targets = ["sm_75", "sm_90a", "sm_100f", "compute_80", "compute_90a", "compute_120f"])");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->targets,
+            (Strings{"sm_75", "sm_90a", "sm_100f", "compute_80", "compute_90a", "compute_120f"}));
+}
+
+TEST(ManifestValues, DuplicateTarget) {
+  TempProject project;
+  EXPECT_TRUE(fails_with(read_with(project, "targets = [\n  \"sm_80\",\n  \"sm_90\",\n  \"sm_80\",\n]"),
+                         project.at(4) + "target 'sm_80' is listed twice in 'targets' (first at line 2)"));
+}
+
+TEST(ManifestValues, EmptyStringsInLists) {
+  TempProject project;
+  for (const char* key : {"targets", "include_dirs", "defines", "options"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string(key) + " = [\" \"]"),
+                           project.at(1) + "empty string in '" + key + "'"));
+  }
+  for (const char* key : {"instantiate", "variables", "defines", "options"}) {
+    EXPECT_TRUE(fails_with(project.read(std::string("[[source]]\npath = \"a.cu\"\n") + key + " = [\"\"]\n"),
+                           project.at(3) + "empty string in '" + key + "'"));
+  }
+}
+
+TEST(ManifestValues, InvalidDefines) {
+  TempProject project;
+  for (const char* define : {"1N", "=4", "F(x)=x", "A B", "N-1=2"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string("defines = [\"") + define + "\"]"),
+                           project.at(1) + "define '" + define +
+                               "' in 'defines' must be NAME or NAME=VALUE, with NAME an identifier"));
+  }
+}
+
+TEST(ManifestValues, ValidDefines) {
+  TempProject project;
+  const Result<Manifest> manifest = read_with(project, R"(defines = ["N", "_N2=", "X=a=b", "S=\"a b\""])");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->defines, (Strings{"N", "_N2=", "X=a=b", "S=\"a b\""}));
+}
+
+TEST(ManifestValues, OptionsKilnSetsAreRejected) {
+  TempProject project;
+  for (const char* option : {"-arch=sm_90", "-arch", "--gpu-architecture=compute_90", "-arch sm_90", "-dlto",
+                             "--dlink-time-opt", "-rdc=true", "--relocatable-device-code=false", "-dc",
+                             "-frandom-seed=1", "-fdevice-time-trace=t.json", "-time=t.csv", "--time=t.csv",
+                             "-o", "--output-file=x", "-Iinclude", "--include-path=include"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string("options = ['") + option + "']"),
+                           project.at(1) + "option '" + option + "' in 'options' is set by Kiln"))
+        << option;
+  }
+}
+
+TEST(ManifestValues, ArchOptionPointsToTargets) {
+  TempProject project;
+  EXPECT_TRUE(fails_with(read_with(project, "options = [\"-arch=sm_90\"]"), "list targets in 'targets'"));
+}
+
+TEST(ManifestValues, OrdinaryOptionsPass) {
+  TempProject project;
+  // "-timeline" and "-Ofast-compile" share a prefix with "-time" and "-o" and must still pass.
+  const Strings options = {"-use_fast_math", "-std=c++20",   "--maxrregcount=64", "-Ofast-compile=max",
+                           "-lineinfo",      "--fmad=false", "-default-device",   "-timeline"};
+  std::string list;
+  for (const std::string& option : options) list += (list.empty() ? "" : ", ") + ("\"" + option + "\"");
+  const Result<Manifest> manifest = read_with(project, "options = [" + list + "]");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->options, options);
+}
+
+TEST(ManifestValues, MissingIncludeDirectory) {
+  TempProject project;
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"include\"]"),
+                         project.at(1) + "include directory 'include' does not exist"));
+}
+
+TEST(ManifestValues, IncludeDirectoryThatIsAFile) {
+  TempProject project;
+  project.write("include");
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"include\"]"),
+                         project.at(1) + "include directory 'include' is not a directory"));
+}
+
+TEST(ManifestValues, AbsoluteIncludeDirectory) {
+  TempProject project;
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"" + project.root().string() + "\"]"),
+                         "must be relative to the manifest directory or start with '<cuda>/'"));
+}
+
+TEST(ManifestValues, OnlyCudaIsAKnownToken) {
+  TempProject project;
+  for (const char* dir : {"<cudo>/include", "<CUDA>/include", "<cuda>include", "<cuda", "<>/x"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string("include_dirs = [\"") + dir + "\"]"),
+                           project.at(1) + "unknown token"))
+        << dir;
+  }
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"<cudo>/include\"]"),
+                         "unknown token '<cudo>' in include directory '<cudo>/include'"));
+}
+
+TEST(ManifestValues, CudaTokenCannotLeaveTheToolkit) {
+  TempProject project;
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"<cuda>/../etc\"]"),
+                         project.at(1) + "include directory '<cuda>/../etc' is outside the CUDA toolkit"));
+}
+
+TEST(ManifestValues, DuplicateIncludeDirectory) {
+  TempProject project;
+  project.make_dir("include");
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"include\", \"./include/\"]"),
+                         project.at(1) + "include directory 'include' is listed twice"));
+}
+
+}  // namespace
+}  // namespace kiln::manifest
