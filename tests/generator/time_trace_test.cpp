@@ -6,12 +6,12 @@ namespace kiln::compile {
 namespace {
 
 TEST(TimeTrace, HeadersInFirstSeenOrderWithoutTheBuiltin) {
-  const std::string trace = R"({"otherData": {}, "traceEvents": [ {},
+  const std::string trace = R"json({"otherData": {}, "traceEvents": [ {},
     {"name": "Processing Header File", "args": {"detail": "__nv_nvrtc_builtin_header.h"}},
     {"name": "Processing Header File", "args": {"detail": "kernels/common.cuh"}},
     {"name": "Scanning Function Body", "args": {"detail": "f()"}},
     {"name": "Processing Header File", "args": {"detail": "/usr/local/cuda/include/cuda_fp16.h"}},
-    {"name": "Processing Header File", "args": {"detail": "kernels/common.cuh"}}]})";
+    {"name": "Processing Header File", "args": {"detail": "kernels/common.cuh"}}]})json";
   const Result<std::vector<std::string>> headers = headers_from_trace(trace);
   ASSERT_TRUE(headers);
   EXPECT_EQ(*headers, (std::vector<std::string>{"kernels/common.cuh", "/usr/local/cuda/include/cuda_fp16.h"}));

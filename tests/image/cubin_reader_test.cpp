@@ -94,14 +94,16 @@ TEST_P(ImageCubinContents, KeepsListedVariablesWithSizes) {
     EXPECT_TRUE(symbol->is_variable);
     EXPECT_FALSE(symbol->is_kernel);
     EXPECT_EQ(symbol->size, v.size) << name;
-    EXPECT_TRUE(symbol->section.starts_with(v.constant ? ".nv.constant" : ".nv.global")) << symbol->section;
+    const bool constant = v.kind == format::VariableKind::constant;
+    EXPECT_TRUE(symbol->section.starts_with(constant ? ".nv.constant" : ".nv.global")) << symbol->section;
+    EXPECT_EQ(symbol->is_managed, v.kind == format::VariableKind::managed) << name;
   }
   EXPECT_EQ(find_symbol(info, "dropped_table"), nullptr) << "not listed in -variables-used";
   // Undefined symbols are the driver's business, not the image's contents.
   EXPECT_EQ(find_symbol(info, ".nv.reservedSmem.offset0"), nullptr);
   for (const CubinSymbol& s : info.symbols) EXPECT_FALSE(s.section.empty()) << s.name;
   const auto variables = std::count_if(info.symbols.begin(), info.symbols.end(), [](const CubinSymbol& s) { return s.is_variable; });
-  EXPECT_EQ(variables, 2);
+  EXPECT_EQ(variables, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, ImageCubinContents, testing::Values("sm_75", "sm_90", "sm_90a", "sm_100f", "sm_120"),

@@ -68,10 +68,12 @@ TEST_P(ImagePtxAgreesWithCubin, EntriesParamsAndVariables) {
   EXPECT_EQ(ptx_sizes, cubin_sizes);
   EXPECT_EQ(ptx.variables.size(), ptx.variable_declarations.size());
 
-  const PtxVariable* consts = find_variable(ptx, test::lowered_name(module, "&my_consts"));
-  ASSERT_NE(consts, nullptr);
-  EXPECT_EQ(consts->kind, format::VariableKind::constant);
-  EXPECT_TRUE(consts->visible);
+  for (const test::ExpectedVariable& expected : test::expected_variables()) {
+    const PtxVariable* v = find_variable(ptx, test::lowered_name(module, expected.expression));
+    ASSERT_NE(v, nullptr) << expected.expression;
+    EXPECT_EQ(v->kind, expected.kind) << expected.expression;
+    EXPECT_TRUE(v->visible);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, ImagePtxAgreesWithCubin,

@@ -28,6 +28,7 @@ extern "C" __global__ void huge(const __grid_constant__ Huge h, int* out, char c
 
 __device__ float my_table[64];
 __constant__ int my_consts[16];
+__managed__ double my_managed[3];
 __device__ int dropped_table[32];
 )";
 
@@ -115,7 +116,7 @@ BuiltModule build_module(std::string_view source, const std::string& arch,
   check(nvrtcGetLTOIR(program, ir.data()), "nvrtcGetLTOIR");
 
   std::vector<std::string> kept;
-  for (const std::string& e : keep) kept.push_back(module.lowered.at(e));
+  for (const std::string& e : keep) kept.push_back(lowered_name(module, e));
   const std::vector<char> cubin = link(ir, arch, kept, false);
   const std::vector<char> ptx = link(ir, arch, kept, true);
   module.cubin.resize(cubin.size());
@@ -128,8 +129,10 @@ const BuiltModule& test_module(const std::string& arch) {
   static std::map<std::string, BuiltModule> cache;
   auto it = cache.find(arch);
   if (it == cache.end()) {
+    // NVRTC 13.0 refuses name expressions for __managed__ variables ("expression must have a
+    // constant value"), so my_managed is kept by its symbol, which is its plain name.
     const std::vector<std::string> expressions = {"fill<float>", "fill<double>", "&my_table", "&my_consts"};
-    it = cache.emplace(arch, build_module(k_source, arch, expressions, {"&my_table", "&my_consts"})).first;
+    it = cache.emplace(arch, build_module(k_source, arch, expressions, {"&my_table", "&my_consts", "my_managed"})).first;
   }
   return it->second;
 }
@@ -146,7 +149,9 @@ std::vector<ExpectedKernel> expected_kernels() {
 }
 
 std::vector<ExpectedVariable> expected_variables() {
-  return {{"&my_table", 64 * sizeof(float), false}, {"&my_consts", 16 * sizeof(int), true}};
+  return {{"&my_table", 64 * sizeof(float), format::VariableKind::device},
+          {"&my_consts", 16 * sizeof(int), format::VariableKind::constant},
+          {"my_managed", 3 * sizeof(double), format::VariableKind::managed}};
 }
 
 std::string lowered_name(const BuiltModule& module, const std::string& expression) {

@@ -20,7 +20,7 @@ struct BuiltModule {
 };
 
 // Throws std::runtime_error with the compiler's log if the source does not build. `keep` lists
-// name expressions of variables to keep through -optimize-unused-variables.
+// variables to keep through -optimize-unused-variables, as name expressions or plain symbols.
 BuiltModule build_module(std::string_view source, const std::string& arch,
                          const std::vector<std::string>& name_expressions, const std::vector<std::string>& keep);
 
@@ -36,13 +36,14 @@ struct ExpectedKernel {
 std::vector<ExpectedKernel> expected_kernels();
 
 struct ExpectedVariable {
-  std::string expression;                        // "&my_table"
+  std::string expression;                        // "&my_table", or a symbol ("my_managed")
   std::uint64_t size = 0;
-  bool constant = false;
+  format::VariableKind kind = format::VariableKind::device;
 };
 std::vector<ExpectedVariable> expected_variables();
 
-// The symbol of a name expression in `module` ("&my_table" -> "my_table").
+// The symbol of a name expression in `module` ("&my_table" -> "my_table"); anything that is not
+// one of the module's name expressions is taken to be a symbol already.
 std::string lowered_name(const BuiltModule& module, const std::string& expression);
 
 }  // namespace kiln::image::test

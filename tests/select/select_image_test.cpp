@@ -45,6 +45,16 @@ const std::vector<std::string> k_suffixed = {"sm_80", "sm_90a", "sm_90", "sm_100
 
 class SelectImage : public ::testing::TestWithParam<Case> {};
 
+// "cc86_desktop_to_sm_80": readable test names instead of byte dumps.
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  std::string name = "cc" + std::to_string(c.device) + (c.integrated ? "_integrated" : "_desktop") + "_to_" +
+                     (c.expected.empty() ? std::string("nothing") : c.expected) + "_" + std::to_string(info.index);
+  return name;
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << show(c); }
+
 TEST_P(SelectImage, ChoosesTheExpectedImage) {
   const Case& c = GetParam();
   const std::vector<Candidate> cs = candidates(c.targets);
@@ -68,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{110, true, k_default, "sm_110"}, Case{120, false, k_default, "sm_120"},
                       Case{121, false, k_default, "sm_121"},
                       // A future architecture runs the PTX.
-                      Case{130, false, k_default, "compute_75", Rule::ptx}));
+                      Case{130, false, k_default, "compute_75", Rule::ptx}),
+    case_name);
 
 INSTANTIATE_TEST_SUITE_P(
     SparseTargets, SelectImage,
@@ -81,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{100, false, k_sparse, "compute_80", Rule::ptx},
                       Case{110, true, k_sparse, "compute_80", Rule::ptx},
                       Case{121, false, k_sparse, "compute_80", Rule::ptx},
-                      Case{75, false, k_sparse, ""}));
+                      Case{75, false, k_sparse, ""}),
+    case_name);
 
 INSTANTIATE_TEST_SUITE_P(
     SuffixedTargets, SelectImage,
@@ -92,7 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{121, false, k_suffixed, "sm_120f", Rule::lower_minor},
                       // 11.0 is in no listed family; plain PTX is the way.
                       Case{110, true, k_suffixed, "compute_80", Rule::ptx},
-                      Case{89, false, k_suffixed, "sm_80", Rule::lower_minor}));
+                      Case{89, false, k_suffixed, "sm_80", Rule::lower_minor}),
+    case_name);
 
 INSTANTIATE_TEST_SUITE_P(
     PtxRules, SelectImage,
@@ -114,7 +127,8 @@ INSTANTIATE_TEST_SUITE_P(
         // A driver too old for the PTX ISA: nothing to run.
         Case{90, false, {"sm_80", "compute_80"}, "", Rule::ptx, 88},
         // Cubins need no JIT: an old driver still runs them.
-        Case{90, false, {"sm_90", "compute_80"}, "sm_90", Rule::exact, 88}));
+        Case{90, false, {"sm_90", "compute_80"}, "sm_90", Rule::exact, 88}),
+    case_name);
 
 TEST(SelectImage, ForcedPtxSkipsCubins) {
   const std::vector<Candidate> cs = candidates({"sm_90", "compute_80"});

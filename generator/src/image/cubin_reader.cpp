@@ -6,6 +6,7 @@
 #include "image/elf_file.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace kiln::image {
 namespace {
@@ -15,6 +16,7 @@ constexpr std::uint8_t k_osabi_cuda_v1 = 0x33;   // CUDA 12 and older
 constexpr std::uint8_t k_osabi_cuda_v2 = 0x41;   // CUDA 13
 constexpr std::uint8_t k_abi_version_v2 = 8;
 constexpr std::uint8_t k_sto_cuda_entry = 0x10;
+constexpr std::uint8_t k_sto_cuda_managed = 0x04;  // measured on __managed__ variables, both ELF types
 // nvcc -rdc objects type their variables STT_LOPROC (13) rather than STT_OBJECT.
 constexpr std::uint8_t k_stt_cuda_object = 13;
 constexpr std::uint32_t k_note_tkinfo = 0x7d0;
@@ -121,6 +123,7 @@ Result<CubinInfo> read_cubin(std::span<const std::byte> bytes, const std::string
     symbol.is_kernel = s.type == k_stt_func && (s.other & k_sto_cuda_entry) != 0;
     symbol.is_weak = s.binding == k_stb_weak;
     symbol.is_variable = (s.type == k_stt_object || s.type == k_stt_cuda_object) && is_variable_section(symbol.section);
+    symbol.is_managed = symbol.is_variable && (s.other & k_sto_cuda_managed) != 0;
     symbol.size = s.size;
     info.symbols.push_back(std::move(symbol));
   }

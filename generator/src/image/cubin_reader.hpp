@@ -20,6 +20,7 @@ struct CubinSymbol {
   bool is_weak = false;        // STB_WEAK: template instantiations
   bool is_variable = false;    // STT_OBJECT (or, in -rdc objects, STT_LOPROC) defined in .nv.global*
                                // or a .nv.constant bank other than 0 (bank 0 holds parameters)
+  bool is_managed = false;     // a variable with st_other & 0x4: __managed__ (it lives in .nv.global)
   std::string section;         // name of the section it is defined in ("" if undefined)
   std::uint64_t size = 0;
 };

@@ -12,7 +12,6 @@ namespace kiln::package {
 namespace {
 
 format::VariableKind kind_of_section(std::string_view section) {
-  if (section.find("managed") != std::string_view::npos) return format::VariableKind::managed;
   if (section.find("constant") != std::string_view::npos) return format::VariableKind::constant;
   return format::VariableKind::device;
 }
@@ -48,7 +47,9 @@ Result<ImageKernels> read_image(const std::string& label, const format::Target& 
     if (!cubin) return cubin.error();
     for (const image::CubinSymbol& s : cubin->symbols) {
       if (s.is_kernel) found.kernels[s.name].weak = s.is_weak;
-      if (s.is_variable) found.variables[s.name] = UnitVariable{kind_of_section(s.section), s.size, true};
+      if (s.is_variable)
+        found.variables[s.name] = UnitVariable{s.is_managed ? format::VariableKind::managed : kind_of_section(s.section),
+                                               s.size, true};
     }
     for (const image::CubinKernelParams& k : cubin->kernel_params) {
       auto it = found.kernels.find(k.kernel);
@@ -65,11 +66,13 @@ Result<ImageKernels> read_image(const std::string& label, const format::Target& 
     unit.ptx_versions[name] = parse_ptx_version(ptx->version);
     for (const image::PtxEntry& e : ptx->entries) {
       UnitKernel k;
+      k.weak = e.is_weak;
       k.params = e.params;
       k.params_known = true;
       found.kernels[e.name] = k;
     }
-    for (const std::string& v : ptx->variables) found.variables[v] = UnitVariable{};
+    for (const image::PtxVariable& v : ptx->variable_declarations)
+      found.variables[v.name] = UnitVariable{v.kind, v.size, true};
   }
   return found;
 }

@@ -1,0 +1,157 @@
+// kiln build on broken input: each error names the file, line or kernel, the exit code says what
+// kind of failure it was, and no package is written (a previous one stays untouched).
+#include "kiln_runner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int k_failed = 1;
+constexpr int k_usage = 2;
+constexpr int k_bad_input = 3;
+
+// A one-source project in a scratch directory.
+fs::path write_project(const ScratchDir& dir, const std::string& manifest_extra, const std::string& source) {
+  const fs::path p = dir.path() / "p";
+  write_text(p / "kiln.toml", "targets = [\"sm_80\", \"compute_80\"]\n[[source]]\npath = \"kernels/k.cu\"\n" + manifest_extra);
+  write_text(p / "kernels/k.cu", source);
+  return p;
+}
+
+const char* k_good_source = "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
+                            "__device__ float table[8];\n"
+                            "extern \"C\" __global__ void use(float* x) { x[0] = table[0]; }\n";
+
+TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNothing) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n  x[0] = undefined_name;\n}\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/kernels/k.cu:2: error: identifier \"undefined_name\" is undefined"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no package written"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
+  EXPECT_FALSE(fs::exists(dir.path() / "out.kiln.d"));
+  // The same message is shown once, not once per target.
+  const std::string line = "p/kernels/k.cu:2: error";
+  EXPECT_EQ(r.err.find(line), r.err.rfind(line)) << r.err;
+}
+
+TEST(BuildErrors, FailedBuildLeavesThePreviousPackageAndNoTemporaryFiles) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", k_good_source);
+  ASSERT_EQ(run_kiln({"build", "-o", "out.kiln"}, p).exit_code, 0);
+  const std::vector<std::byte> before = read_bytes(p / "out.kiln");
+  write_text(p / "kernels/k.cu", "this is not CUDA\n");
+  EXPECT_EQ(run_kiln({"build", "-o", "out.kiln"}, p).exit_code, k_failed);
+  EXPECT_EQ(read_bytes(p / "out.kiln"), before);
+  for (const auto& entry : fs::directory_iterator(p))
+    EXPECT_EQ(entry.path().filename().string().find(".out.kiln"), std::string::npos) << entry.path();
+}
+
+TEST(BuildErrors, InstantiationThatDoesNotCompileIsNamed) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "instantiate = [\"scale<NoSuchType>\"]\n", k_good_source);
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("NoSuchType"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernels/k.cu"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, ExpressionThatIsNotAKernelIsNamed) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "instantiate = [\"table\"]\n", k_good_source);
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("'table'"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, UnknownVariableIsNamedWithItsManifestLine) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "variables = [\"table\", \"no_such_variable\"]\n", k_good_source);
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("no_such_variable"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, OneKernelDefinedInTwoUnitsNamesBothSources) {
+  ScratchDir dir;
+  const fs::path p = dir.path() / "p";
+  write_text(p / "a.cu", "extern \"C\" __global__ void same(int* x) { x[0] = 1; }\n");
+  write_text(p / "b.cu", "extern \"C\" __global__ void same(int* x) { x[0] = 2; }\n");
+  write_text(p / "kiln.toml", "targets = [\"sm_80\"]\n[[source]]\npath = \"a.cu\"\n[[source]]\npath = \"b.cu\"\n");
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("defined in both a.cu and b.cu"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, OneNameClaimedByTwoKernelsNamesBothSources) {
+  ScratchDir dir;
+  const fs::path p = dir.path() / "p";
+  write_text(p / "a.cu", "template <typename T> __global__ void k(T* x) { x[0] = 1; }\n");
+  write_text(p / "b.cu", "template <typename T> __global__ void k(T* x, int n) { x[0] = n; }\n");
+  write_text(p / "kiln.toml", "targets = [\"sm_80\"]\n[[source]]\npath = \"a.cu\"\ninstantiate = [\"k<float>\"]\n"
+                              "[[source]]\npath = \"b.cu\"\ninstantiate = [\"k<float>\"]\n");
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("name 'k<float>' is claimed by different kernels"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(a.cu)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(b.cu)"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, KernelMissingFromOneTargetIsRefused) {
+  ScratchDir dir;
+  const fs::path p = write_project(
+      dir, "", "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void new_only(int* x) { x[0] = 1; }\n#endif\n"
+               "extern \"C\" __global__ void always(int* x) { x[0] = 2; }\n");
+  write_text(p / "kiln.toml", "targets = [\"sm_80\", \"sm_90\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("new_only is in the sm_90 image but not in the sm_80 image"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, InvalidManifestIsBadInput) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "tragets = 3\n", k_good_source);
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_bad_input);
+  EXPECT_NE(r.err.find("kiln.toml:4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tragets"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, MissingManifestIsBadInput) {
+  ScratchDir dir;
+  const RunResult r = run_kiln({"build", "nowhere/kiln.toml"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_bad_input);
+  EXPECT_NE(r.err.find("nowhere/kiln.toml"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, TargetNvrtcDoesNotSupportIsBadInput) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", k_good_source);
+  write_text(p / "kiln.toml", "targets = [\"sm_101\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
+  const RunResult r = run_kiln({"build"}, p);
+  EXPECT_EQ(r.exit_code, k_bad_input);
+  EXPECT_NE(r.err.find("sm_101"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, UnwritableOutputIsAnEnvironmentError) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", k_good_source);
+  const RunResult r = run_kiln({"build", "-o", "no/such/dir/out.kiln"}, p);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("no/such/dir"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, BadCommandLineIsUsageError) {
+  ScratchDir dir;
+  EXPECT_EQ(run_kiln({}, dir.path()).exit_code, k_usage);
+  EXPECT_EQ(run_kiln({"build", "--jobs", "0"}, dir.path()).exit_code, k_usage);
+  EXPECT_EQ(run_kiln({"frobnicate"}, dir.path()).exit_code, k_usage);
+  EXPECT_EQ(run_kiln({"--version"}, dir.path()).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace kiln::test

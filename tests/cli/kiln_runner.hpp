@@ -1,0 +1,42 @@
+// Runs the real kiln executable, and scratch copies of fixture projects for it to work on.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kiln::test {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `kiln <args>` in `cwd` (each argument is shell-quoted).
+RunResult run_kiln(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+
+// A fresh directory under the system temp directory, removed with its contents when destroyed.
+class ScratchDir {
+public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return m_path; }
+  // Copies fixture project `name` (tests/fixtures/projects/<name>) to path()/dest and returns it.
+  std::filesystem::path copy_project(const std::string& name, const std::string& dest = "project") const;
+
+private:
+  std::filesystem::path m_path;
+};
+
+std::filesystem::path project_fixture(const std::string& name);
+std::filesystem::path example_dir(const std::string& name);
+std::vector<std::byte> read_bytes(const std::filesystem::path& path);
+void write_bytes(const std::filesystem::path& path, const std::vector<std::byte>& bytes);
+std::string read_text(const std::filesystem::path& path);
+void write_text(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace kiln::test

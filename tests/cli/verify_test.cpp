@@ -1,0 +1,114 @@
+// kiln verify: a sound package passes; a corrupted image, a truncated file, or a cubin recorded
+// under the wrong target is caught and named.
+#include "format/package_reader.hpp"
+#include "format/package_writer.hpp"
+#include "kiln_runner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Built {
+  ScratchDir dir;
+  fs::path package;
+};
+
+std::unique_ptr<Built> build_basic() {
+  auto b = std::make_unique<Built>();
+  const fs::path project = b->dir.copy_project("basic");
+  b->package = b->dir.path() / "basic.kiln";
+  const RunResult r = run_kiln({"build", "-o", b->package.string()}, project);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return b;
+}
+
+TEST(Verify, SoundPackagePasses) {
+  const auto b = build_basic();
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok (11 sections, 6 images, 8 kernels)"), std::string::npos) << r.out;
+}
+
+TEST(Verify, CorruptedImageIsNamedWhileInspectStillOpensThePackage) {
+  const auto b = build_basic();
+  std::vector<std::byte> bytes = read_bytes(b->package);
+  format::PackageReader reader;
+  ASSERT_FALSE(reader.open(bytes));
+  // Flip a byte in the middle of the second image's stored bytes.
+  const std::span<const std::byte> image = reader.stored_image(1);
+  const std::size_t offset = static_cast<std::size_t>(image.data() - bytes.data()) + image.size() / 2;
+  const std::string label = std::string(reader.unit(reader.image(1).unit).source) + " [" +
+                            std::string(reader.target(reader.image(1).target).name) + "]";
+  bytes[offset] ^= std::byte{0x5a};
+  write_bytes(b->package, bytes);
+
+  // Opening reads the index only, so inspect works; verify reads every image.
+  EXPECT_EQ(run_kiln({"inspect", b->package.string()}, b->dir.path()).exit_code, 0);
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(label), std::string::npos) << label << "\n" << r.err;
+  EXPECT_NE(r.err.find("BLOBS"), std::string::npos) << r.err;
+}
+
+TEST(Verify, TruncatedPackageIsBadInput) {
+  const auto b = build_basic();
+  std::vector<std::byte> bytes = read_bytes(b->package);
+  bytes.resize(bytes.size() / 2);
+  write_bytes(b->package, bytes);
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("basic.kiln"), std::string::npos) << r.err;
+}
+
+// A package whose sm_80 entry holds the sm_90a cubin: every checksum is right, the content is not.
+TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
+  const auto b = build_basic();
+  const std::vector<std::byte> bytes = read_bytes(b->package);
+  format::PackageReader reader;
+  ASSERT_FALSE(reader.open(bytes));
+  format::PackageContents contents;
+  for (std::uint32_t t = 0; t < reader.target_count(); ++t) contents.targets.emplace_back(reader.target(t).name);
+  for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
+    const format::UnitView unit = reader.unit(u);
+    format::PackageUnit out{std::string(unit.source), {}};
+    std::vector<std::vector<std::byte>> images(unit.image_count);
+    for (std::uint32_t i = 0; i < unit.image_count; ++i) ASSERT_FALSE(reader.read_image(unit.first_image + i, images[i]));
+    for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+      const format::ImageView image = reader.image(unit.first_image + i);
+      const std::string target(reader.target(image.target).name);
+      // Swap the sm_80 and sm_90a cubins.
+      std::uint32_t source_index = i;
+      if (target == "sm_80") source_index = i + 1;
+      if (target == "sm_90a") source_index = i - 1;
+      out.images.push_back({target, images[source_index], image.ptx_version});
+    }
+    contents.units.push_back(std::move(out));
+  }
+  for (std::uint32_t k = 0; k < reader.kernel_count(); ++k) {
+    const format::KernelView kernel = reader.kernel(k);
+    format::PackageKernel out{std::string(kernel.lowered_name), std::string(kernel.canonical_name),
+                              std::string(reader.unit(kernel.unit).source), kernel.flags, {}, {}};
+    for (std::uint32_t p = 0; p < kernel.param_count; ++p) out.params.push_back(kernel.param(p));
+    contents.kernels.push_back(std::move(out));
+  }
+  const format::WriteResult forged = format::write_package(contents);
+  ASSERT_TRUE(forged.error.empty()) << forged.error;
+  write_bytes(b->package, forged.bytes);
+
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("kernels/ops.cu [sm_80]: the cubin's ELF header says sm_90"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernels/ops.cu [sm_90a]: the cubin's ELF header says sm_80"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not marked architecture-specific"), std::string::npos) << r.err;
+}
+
+TEST(Verify, MissingFileIsBadInput) {
+  ScratchDir dir;
+  EXPECT_EQ(run_kiln({"verify", "absent.kiln"}, dir.path()).exit_code, 3);
+}
+
+}  // namespace
+}  // namespace kiln::test
