@@ -14,6 +14,7 @@ struct CompileJob {
   std::filesystem::path root;                  // manifest directory; the worker runs here
   std::string source;                          // relative to root: the NVRTC program name
   std::string display_prefix;                  // prepended to root-relative paths in messages
+  std::string manifest_location;               // "kiln.toml:7": where the source's entry is, for messages
   std::string target;                          // "sm_90a", "compute_75"
   std::vector<std::string> name_expressions;   // kernels to instantiate: "block_sum<float, 256>"
   std::vector<std::string> variables;          // variables to keep: "coeffs" (asked as "&coeffs")

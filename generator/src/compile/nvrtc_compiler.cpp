@@ -159,6 +159,10 @@ CompileOutput compile_job(const CompileJob& job) {
   const std::vector<const char*> argv = c_strings(options);
   const nvrtcResult compiled = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
   out.log = rewrite_diagnostics(program_log(raw), job.display_prefix);
+  // NVRTC reports a bad name expression against a virtual file; point at the manifest entry instead.
+  if (out.log.find("__nv_name_map") != std::string::npos)
+    out.log = job.manifest_location + ": error: an instantiation listed for " + job.source +
+              " does not compile:\n" + out.log;
 
   const std::filesystem::path trace = trace_output_path(job.trace_file);
   if (std::optional<std::string> text = read_text(trace)) {

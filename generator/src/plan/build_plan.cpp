@@ -98,6 +98,8 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
       job.root = std::filesystem::absolute(manifest.root).lexically_normal();
       job.source = source->path;
       job.display_prefix = settings.display_prefix;
+      job.manifest_location = settings.display_prefix + manifest.path.filename().string() + ":" +
+                              std::to_string(source->line);
       job.target = target;
       job.name_expressions = source->instantiations;
       job.variables = source->variables;

@@ -1,0 +1,76 @@
+// The four ways runtime_load gets from a kernel's name to its first finished launch, each run once
+// per process with the package open and the context current (both done, and timed, beforehand).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kiln::bench {
+
+// A kernel the benchmark knows how to launch and check.
+struct KernelSpec {
+  const char* name;      // as asked for: "saxpy", "block_sum<float, 256>"
+  const char* source;    // its source among the example's kernels (for NVRTC)
+  bool templated;        // a name expression NVRTC must instantiate
+};
+const KernelSpec& find_kernel_spec(const std::string& name);  // throws for an unknown name
+
+// Device memory and parameters for one launch of a known kernel, prepared before timing.
+class Launch {
+public:
+  explicit Launch(const KernelSpec& spec);
+  ~Launch();
+  Launch(const Launch&) = delete;
+  Launch& operator=(const Launch&) = delete;
+
+  void** args() { return m_args; }
+  std::size_t arg_count() const { return m_arg_count; }
+  unsigned grid() const { return m_grid; }
+  unsigned block() const { return m_block; }
+  // Reads the results back and compares a few with what the kernel must have written.
+  bool check() const;
+
+private:
+  const KernelSpec& m_spec;
+  std::uint64_t m_in = 0, m_out = 0;  // CUdeviceptr
+  float m_a = 2.0f;
+  int m_n = 1 << 20;
+  void* m_args[4] = {};
+  std::size_t m_arg_count = 0;
+  unsigned m_grid = 0, m_block = 256;
+};
+
+// What the benchmark knows before timing: where things are and what the device is.
+struct Inputs {
+  std::string package;        // the .kiln file
+  std::string sources;        // the example's kernels/ directory (for NVRTC)
+  std::string cuda_include;   // the toolkit's include directory (for NVRTC: CUB)
+  int arch = 0;               // compute capability major * 10 + minor
+  bool integrated = false;
+  int driver_version = 0;     // cuDriverGetVersion
+};
+
+struct Timing {
+  double total_ms = 0;        // name (or source) to the end of the synchronize after the first launch
+  double driver_ms = -1;      // (d) time inside driver calls, the final synchronize included
+  double compile_ms = -1;     // (c) NVRTC alone
+  double driver_load_ms = -1; // (d) load_system_driver() before timing (dlopen, cuGetProcAddress)
+  std::uint64_t driver_calls = 0;
+  std::string image;          // (b, c) the image loaded
+};
+
+Timing run_kiln(const Inputs& inputs, const KernelSpec& spec, Launch& launch);        // (a) the C ABI
+Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch);     // (b) the floor
+Timing run_nvrtc(const Inputs& inputs, const KernelSpec& spec, Launch& launch);       // (c) JIT from source
+Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& launch);  // (d) Kiln's own share
+
+// cuCtxSynchronize, for the files that do not include cuda.h.
+void synchronize();
+
+// A failed step: the benchmark prints it and exits 2.
+struct BenchError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace kiln::bench

@@ -1,0 +1,127 @@
+// (b) the floor: the image Kiln would choose, taken out of the package beforehand and loaded with
+//     the driver's Library API directly, so only the driver's own work is timed.
+// (c) just-in-time: the kernel's source compiled with NVRTC for the device, then loaded the same way.
+#include "cases.hpp"
+
+#include "format/package_reader.hpp"
+#include "select/select_image.hpp"
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+namespace kiln::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void check(CUresult result, const char* what) {
+  if (result == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  cuGetErrorName(result, &name);
+  throw BenchError(std::string(what) + ": " + (name ? name : std::to_string(result)));
+}
+
+void check(nvrtcResult result, const char* what) {
+  if (result != NVRTC_SUCCESS) throw BenchError(std::string(what) + ": " + nvrtcGetErrorString(result));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw BenchError("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Loads `image`, resolves `lowered_name`, launches and waits: the driver's part of a first launch.
+void load_and_launch(const void* image, const char* lowered_name, Launch& launch) {
+  CUlibrary library = nullptr;
+  check(cuLibraryLoadData(&library, image, nullptr, nullptr, 0, nullptr, nullptr, 0), "cuLibraryLoadData");
+  CUkernel kernel = nullptr;
+  check(cuLibraryGetKernel(&kernel, library, lowered_name), "cuLibraryGetKernel");
+  check(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), launch.grid(), 1, 1, launch.block(), 1, 1, 0, nullptr,
+                       launch.args(), nullptr),
+        "cuLaunchKernel");
+  synchronize();
+}
+
+}  // namespace
+
+Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
+  const std::string file = read_file(inputs.package);
+  format::PackageReader reader;
+  const auto bytes = std::as_bytes(std::span(file.data(), file.size()));
+  if (const format::ReadError error = reader.open(bytes, inputs.package)) throw BenchError(error.message);
+  const std::optional<std::uint32_t> index = reader.find_kernel(spec.name);
+  if (!index) throw BenchError(std::string("no kernel '") + spec.name + "' in " + inputs.package);
+  const format::KernelView kernel = reader.kernel(*index);
+  const format::UnitView unit = reader.unit(kernel.unit);
+
+  // The unit's images as candidates, chosen by the same rules as the runtime.
+  std::vector<select::Candidate> candidates;
+  for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+    const format::ImageView image = reader.image(unit.first_image + i);
+    candidates.push_back(select::Candidate{reader.target(image.target).target, image.ptx_version});
+  }
+  const select::DeviceProfile device{static_cast<std::uint16_t>(inputs.arch), inputs.integrated,
+                                     select::max_ptx_version_for_driver(inputs.driver_version)};
+  const select::Selection selection = select::select_image(device, candidates);
+  if (!selection.choice) throw BenchError(selection.failure.reason);
+  std::vector<std::byte> image;
+  if (const format::ReadError error = reader.read_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index), image)) {
+    throw BenchError(error.message);
+  }
+  const std::string lowered(kernel.lowered_name);
+
+  Timing timing;
+  timing.image = select::describe(candidates[selection.choice->index], selection.choice->rule) + ", " +
+                 std::to_string(image.size()) + " bytes";
+  const auto start = Clock::now();
+  load_and_launch(image.data(), lowered.c_str(), launch);
+  timing.total_ms = since(start);
+  return timing;
+}
+
+Timing run_nvrtc(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
+  const std::string source = read_file(inputs.sources + "/" + spec.source);
+  const std::string arch = "-arch=sm_" + std::to_string(inputs.arch);
+  const std::string includes[] = {"-I" + inputs.sources, "-I" + inputs.cuda_include + "/cccl",
+                                  "-I" + inputs.cuda_include};
+  const char* options[] = {arch.c_str(), includes[0].c_str(), includes[1].c_str(), includes[2].c_str()};
+
+  Timing timing;
+  const auto start = Clock::now();
+  nvrtcProgram program = nullptr;
+  check(nvrtcCreateProgram(&program, source.c_str(), spec.source, 0, nullptr, nullptr), "nvrtcCreateProgram");
+  if (spec.templated) check(nvrtcAddNameExpression(program, spec.name), "nvrtcAddNameExpression");
+  if (nvrtcCompileProgram(program, 4, options) != NVRTC_SUCCESS) {
+    std::size_t log_size = 0;
+    nvrtcGetProgramLogSize(program, &log_size);
+    std::string log(log_size, '\0');
+    nvrtcGetProgramLog(program, log.data());
+    throw BenchError("NVRTC failed to compile " + std::string(spec.source) + ":\n" + log);
+  }
+  const char* lowered = spec.name;
+  if (spec.templated) check(nvrtcGetLoweredName(program, spec.name, &lowered), "nvrtcGetLoweredName");
+  const std::string lowered_name(lowered);
+  std::size_t cubin_size = 0;
+  check(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize");
+  std::vector<char> cubin(cubin_size);
+  check(nvrtcGetCUBIN(program, cubin.data()), "nvrtcGetCUBIN");
+  nvrtcDestroyProgram(&program);
+  timing.compile_ms = since(start);
+  load_and_launch(cubin.data(), lowered_name.c_str(), launch);
+  timing.total_ms = since(start);
+  timing.image = "NVRTC cubin for sm_" + std::to_string(inputs.arch) + ", " + std::to_string(cubin_size) + " bytes";
+  return timing;
+}
+
+}  // namespace kiln::bench

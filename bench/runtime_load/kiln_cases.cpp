@@ -1,0 +1,81 @@
+// (a) Kiln as a program uses it: kiln_package_get_kernel and kiln_kernel_launch from libkiln.so.
+// (d) the same steps through the runtime core linked statically, with the system driver wrapped in
+//     a TimingDriver, to split the time into the driver's and Kiln's own.
+#include "cases.hpp"
+#include "timing_driver.hpp"
+
+#include "core/driver_access.hpp"
+#include "core/kernel.hpp"
+#include "core/package.hpp"
+#include "kiln/kiln.h"
+
+#include <chrono>
+
+namespace kiln::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void check(kiln_status status, const char* what) {
+  if (status != KILN_STATUS_SUCCESS) throw BenchError(std::string(what) + ": " + kiln_last_error());
+}
+
+void check(const core::Status& status, const char* what) {
+  if (!status.ok()) throw BenchError(std::string(what) + ": " + status.message);
+}
+
+}  // namespace
+
+Timing run_kiln(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
+  kiln_package* package = nullptr;
+  check(kiln_package_open_file(inputs.package.c_str(), &package), "kiln_package_open_file");
+  Timing timing;
+  const auto start = Clock::now();
+  kiln_kernel* kernel = nullptr;
+  check(kiln_package_get_kernel(package, spec.name, &kernel), "kiln_package_get_kernel");
+  check(kiln_kernel_launch(kernel, kiln_dim3{launch.grid(), 1, 1}, kiln_dim3{launch.block(), 1, 1}, 0, nullptr,
+                           launch.args(), launch.arg_count()),
+        "kiln_kernel_launch");
+  synchronize();
+  timing.total_ms = since(start);
+  kiln_package_destroy(package);
+  return timing;
+}
+
+Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
+  Timing timing;
+  // The driver is loaded here, outside the timed part; in (a) the first call loads it (cuInit is
+  // already done by then, so that is dlopen of a loaded library and cuGetProcAddress).
+  const auto load_start = Clock::now();
+  driver::DriverLoad load = driver::load_system_driver();
+  timing.driver_load_ms = since(load_start);
+  if (!load.driver) throw BenchError("load_system_driver: " + load.message);
+  auto timing_driver = std::make_shared<TimingDriver>(std::move(load.driver));
+  core::set_driver_for_testing(timing_driver);
+
+  std::unique_ptr<core::Package> package;
+  check(core::Package::open_file(inputs.package.c_str(), package), "opening the package");
+  const auto start = Clock::now();
+  core::Kernel* kernel = nullptr;
+  check(package->get_kernel(spec.name, kernel), "get_kernel");
+  core::LaunchShape shape;
+  shape.grid[0] = launch.grid();
+  shape.block[0] = launch.block();
+  check(kernel->launch(shape, nullptr, launch.args(), launch.arg_count()), "launch");
+  const auto sync_start = Clock::now();
+  synchronize();
+  const double sync_ms = since(sync_start);
+  timing.total_ms = since(start);
+  timing.driver_ms = timing_driver->milliseconds() + sync_ms;
+  timing.driver_calls = timing_driver->calls() + 1;
+  package.reset();
+  core::set_driver_for_testing(nullptr);
+  return timing;
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Runtime load benchmark (issue 3): from a kernel's name to its first finished launch, on a GPU.
+
+Runs runtime_load_bench once per measurement, each time in a fresh process (package open and
+context current before the clock starts), round-robin over the cases so drift touches all alike,
+and prints a Markdown table of medians. See README.md beside this file for what each case times.
+
+    python3 bench/runtime_load/run.py --bench .carry/runtime_load_bench --package .carry/saxpy.kiln \
+        [--runs 15] [--sources examples/saxpy/kernels] [--cuda-include /usr/local/cuda/include] \
+        [--out runtime_load.md] [--raw runtime_load.jsonl]
+
+Python 3.9+, standard library only. Exit status: 0 done, 1 a run failed or gave a wrong result.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = ["saxpy", "block_sum<float, 256>"]
+CASES = {
+    "a": "(a) Kiln: get_kernel + launch + sync",
+    "b": "(b) driver alone: load + get + launch + sync",
+    "c": "(c) NVRTC: compile + load + launch + sync",
+    "d": "(d) Kiln's own time in (a)",
+}
+
+
+def run_once(args: argparse.Namespace, case: str, kernel: str) -> dict:
+    command = [str(args.bench), "--case", case, "--kernel", kernel, "--package", str(args.package),
+               "--sources", str(args.sources), "--cuda-include", str(args.cuda_include)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.exit(f"run.py: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
+    result = json.loads(lines[-1])
+    if case == "d":
+        result["kiln_ms"] = result["total_ms"] - result["driver_ms"]
+    return result
+
+
+def stats(values: list[float]) -> tuple[float, float, float]:
+    if len(values) < 2:
+        return values[0], values[0], values[0]
+    deciles = statistics.quantiles(values, n=10, method="inclusive")
+    return statistics.median(values), deciles[0], deciles[-1]
+
+
+def ms(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def table(results: list[dict], runs: int) -> str:
+    def values(case: str, kernel: str, key: str = "total_ms") -> list[float]:
+        return [r[key] for r in results if r["case"] == case and r["kernel"] == kernel]
+
+    arch = results[0]["arch"]
+    rows = [f"Device compute capability {arch // 10}.{arch % 10}; {runs} fresh processes per row; "
+            "times in milliseconds.", "",
+            "| case | median ms | p10 | p90 | ratio a/b | ratio c/a | d/a |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for kernel in KERNELS:
+        medians = {case: stats(values(case, kernel, "kiln_ms" if case == "d" else "total_ms"))[0] for case in CASES}
+        for case, label in CASES.items():
+            median, p10, p90 = stats(values(case, kernel, "kiln_ms" if case == "d" else "total_ms"))
+            ratios = ["", "", ""]
+            if case == "a":
+                ratios = [f"{medians['a'] / medians['b']:.2f}", f"{medians['c'] / medians['a']:.1f}",
+                          f"{medians['d'] / medians['a']:.2f}"]
+            rows.append(f"| `{kernel}` {label} | {ms(median)} | {ms(p10)} | {ms(p90)} | " + " | ".join(ratios) + " |")
+        compile_median, compile_p10, compile_p90 = stats(values("c", kernel, "compile_ms"))
+        rows.append(f"| `{kernel}` (c) of which NVRTC compile | {ms(compile_median)} | {ms(compile_p10)} | "
+                    f"{ms(compile_p90)} | | | |")
+    for key, label in [("init_ms", "excluded: cuInit"), ("context_ms", "excluded: primary context retain + set")]:
+        median, p10, p90 = stats([r[key] for r in results])
+        rows.append(f"| {label} | {ms(median)} | {ms(p10)} | {ms(p90)} | | | |")
+    median, p10, p90 = stats([r["driver_load_ms"] for r in results if r["case"] == "d"])
+    rows.append(f"| (d) Kiln's driver load, done before timing in (d), inside (a) | {ms(median)} | {ms(p10)} | "
+                f"{ms(p90)} | | | |")
+    rows.append("")
+    for kernel in KERNELS:
+        for case in ("b", "c"):
+            images = sorted({r["image"] for r in results if r["case"] == case and r["kernel"] == kernel})
+            rows.append(f"- `{kernel}` ({case}) loads: {'; '.join(images)}")
+    calls = sorted({r["driver_calls"] for r in results if r["case"] == "d"})
+    rows.append(f"- (d) driver calls per first launch (the final synchronize included): {calls}")
+    return "\n".join(rows) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", type=Path, required=True, help="the runtime_load_bench program")
+    parser.add_argument("--package", type=Path, required=True, help="the saxpy example's package")
+    parser.add_argument("--runs", type=int, default=15, help="fresh processes per case and kernel (at least 15)")
+    parser.add_argument("--sources", type=Path, default=REPO / "examples" / "saxpy" / "kernels")
+    parser.add_argument("--cuda-include", type=Path, default=Path("/usr/local/cuda/include"))
+    parser.add_argument("--out", type=Path, help="also write the table here")
+    parser.add_argument("--raw", type=Path, help="write every run's JSON line here")
+    args = parser.parse_args()
+    if args.runs < 15:
+        parser.error("--runs must be at least 15")
+
+    # One warm-up process first: the first process after a while pays for loading the driver's files.
+    run_once(args, "a", KERNELS[0])
+    results = []
+    for i in range(args.runs):
+        for kernel in KERNELS:
+            for case in CASES:
+                result = run_once(args, case, kernel)
+                if not result["ok"]:
+                    print(f"run.py: case {case} {kernel}: the kernel's result is wrong", file=sys.stderr)
+                    return 1
+                results.append(result)
+        print(f"run.py: round {i + 1}/{args.runs} done", file=sys.stderr)
+    if args.raw:
+        args.raw.write_text("".join(json.dumps(r) + "\n" for r in results))
+    report = table(results, args.runs)
+    print(report, end="")
+    if args.out:
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+#include "timing_driver.hpp"
+
+namespace kiln::bench {
+
+using namespace kiln::driver;
+
+CUresult TimingDriver::init() { return timed([&] { return m_inner->init(); }); }
+CUresult TimingDriver::driver_get_version(int* version) {
+  return timed([&] { return m_inner->driver_get_version(version); });
+}
+CUresult TimingDriver::device_get(CUdevice* device, int ordinal) {
+  return timed([&] { return m_inner->device_get(device, ordinal); });
+}
+CUresult TimingDriver::device_get_attribute(int* value, int attribute, CUdevice device) {
+  return timed([&] { return m_inner->device_get_attribute(value, attribute, device); });
+}
+CUresult TimingDriver::ctx_get_current(CUcontext* context) {
+  return timed([&] { return m_inner->ctx_get_current(context); });
+}
+CUresult TimingDriver::ctx_set_current(CUcontext context) {
+  return timed([&] { return m_inner->ctx_set_current(context); });
+}
+CUresult TimingDriver::ctx_get_device(CUdevice* device) { return timed([&] { return m_inner->ctx_get_device(device); }); }
+CUresult TimingDriver::primary_ctx_retain(CUcontext* context, CUdevice device) {
+  return timed([&] { return m_inner->primary_ctx_retain(context, device); });
+}
+CUresult TimingDriver::library_load_data(CUlibrary* library, const void* image, std::string* error_log) {
+  return timed([&] { return m_inner->library_load_data(library, image, error_log); });
+}
+CUresult TimingDriver::library_unload(CUlibrary library) { return timed([&] { return m_inner->library_unload(library); }); }
+CUresult TimingDriver::library_get_kernel(CUkernel* kernel, CUlibrary library, const char* name) {
+  return timed([&] { return m_inner->library_get_kernel(kernel, library, name); });
+}
+CUresult TimingDriver::library_get_global(CUdeviceptr* pointer, std::size_t* bytes, CUlibrary library,
+                                          const char* name) {
+  return timed([&] { return m_inner->library_get_global(pointer, bytes, library, name); });
+}
+CUresult TimingDriver::kernel_get_function(CUfunction* function, CUkernel kernel) {
+  return timed([&] { return m_inner->kernel_get_function(function, kernel); });
+}
+CUresult TimingDriver::kernel_set_attribute(int attribute, int value, CUkernel kernel, CUdevice device) {
+  return timed([&] { return m_inner->kernel_set_attribute(attribute, value, kernel, device); });
+}
+CUresult TimingDriver::launch_kernel(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                     unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                     CUstream stream, void** params, void** extra) {
+  return timed([&] {
+    return m_inner->launch_kernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, stream,
+                                  params, extra);
+  });
+}
+std::string TimingDriver::error_name(CUresult result) { return timed([&] { return m_inner->error_name(result); }); }
+
+}  // namespace kiln::bench

@@ -1,0 +1,59 @@
+// A DriverApi decorator that adds up the time spent inside the driver it wraps, so the benchmark
+// can tell Kiln's own time from the driver's: installed through kiln::core::set_driver_for_testing.
+#pragma once
+
+#include "driver/driver_api.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace kiln::bench {
+
+class TimingDriver final : public driver::DriverApi {
+public:
+  explicit TimingDriver(std::unique_ptr<driver::DriverApi> inner) : m_inner(std::move(inner)) {}
+
+  double milliseconds() const { return static_cast<double>(m_nanoseconds.load()) / 1e6; }
+  std::uint64_t calls() const { return m_calls.load(); }
+
+  driver::CUresult init() override;
+  driver::CUresult driver_get_version(int* version) override;
+  driver::CUresult device_get(driver::CUdevice* device, int ordinal) override;
+  driver::CUresult device_get_attribute(int* value, int attribute, driver::CUdevice device) override;
+  driver::CUresult ctx_get_current(driver::CUcontext* context) override;
+  driver::CUresult ctx_set_current(driver::CUcontext context) override;
+  driver::CUresult ctx_get_device(driver::CUdevice* device) override;
+  driver::CUresult primary_ctx_retain(driver::CUcontext* context, driver::CUdevice device) override;
+  driver::CUresult library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) override;
+  driver::CUresult library_unload(driver::CUlibrary library) override;
+  driver::CUresult library_get_kernel(driver::CUkernel* kernel, driver::CUlibrary library, const char* name) override;
+  driver::CUresult library_get_global(driver::CUdeviceptr* pointer, std::size_t* bytes, driver::CUlibrary library,
+                                      const char* name) override;
+  driver::CUresult kernel_get_function(driver::CUfunction* function, driver::CUkernel kernel) override;
+  driver::CUresult kernel_set_attribute(int attribute, int value, driver::CUkernel kernel,
+                                        driver::CUdevice device) override;
+  driver::CUresult launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                 unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                 driver::CUstream stream, void** params, void** extra) override;
+  std::string error_name(driver::CUresult result) override;
+
+private:
+  // Runs one forwarded call and adds its duration.
+  template <class Call>
+  auto timed(Call&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = call();
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    m_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count();
+    ++m_calls;
+    return result;
+  }
+
+  std::unique_ptr<driver::DriverApi> m_inner;
+  std::atomic<std::int64_t> m_nanoseconds{0};
+  std::atomic<std::uint64_t> m_calls{0};
+};
+
+}  // namespace kiln::bench

@@ -1,0 +1,189 @@
+// The saxpy example: takes kernels from a Kiln package, runs them on memory from the CUDA runtime,
+// and checks every result against the CPU.
+//
+//   saxpy [package.kiln]        (default: saxpy.kiln next to this program)
+//
+// Exit status: 0 every result matches, 1 a result differs, 2 setup failed (no GPU, no package, ...).
+//
+// The CUDA runtime is linked statically (cudart_static) and, like Kiln, finds the driver itself at
+// run time, so this program starts on a machine without one and says why it cannot go on.
+#include <kiln/kiln.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A failure before any result could be checked: exit status 2.
+struct SetupError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check_cuda(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) throw SetupError(std::string(what) + ": " + cudaGetErrorString(error));
+}
+
+// Device memory holding a copy of a host vector.
+template <class T>
+class DeviceBuffer {
+public:
+  explicit DeviceBuffer(const std::vector<T>& host) : m_count(host.size()) {
+    void* memory = nullptr;
+    check_cuda(cudaMalloc(&memory, bytes()), "cudaMalloc");
+    m_data = static_cast<T*>(memory);
+    check_cuda(cudaMemcpy(m_data, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+  }
+  ~DeviceBuffer() { cudaFree(m_data); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return m_data; }
+  std::vector<T> download() const {
+    std::vector<T> host(m_count);
+    check_cuda(cudaMemcpy(host.data(), m_data, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
+    return host;
+  }
+
+private:
+  std::size_t bytes() const { return m_count * sizeof(T); }
+  T* m_data = nullptr;
+  std::size_t m_count;
+};
+
+// Inputs are small integers (and multiples of 0.5), so every result below is exact in float and
+// double whatever the order of additions or the use of FMA: results are compared for equality.
+template <class T>
+std::vector<T> ramp(std::size_t n, int period, T step = T(1)) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>(i % period)) * step;
+  return v;
+}
+
+// Prints one line for a kernel; true when `got` equals `want`.
+template <class T>
+bool report(const char* kernel, const std::vector<T>& got, const std::vector<T>& want, double milliseconds) {
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      std::printf("  %-24s MISMATCH at [%zu]: GPU %.17g, CPU %.17g\n", kernel, i, static_cast<double>(got[i]),
+                  static_cast<double>(want[i]));
+      return false;
+    }
+  }
+  std::printf("  %-24s %8zu values match   first launch %.3f ms (lookup, load if new, run)\n", kernel, want.size(),
+              milliseconds);
+  return true;
+}
+
+// Looks the kernel up, launches it with `args` and waits: the time a program waits for its first
+// result, including the image load the first request of a unit makes.
+template <class... Args>
+double run(const kiln::Package& package, const char* name, unsigned grid, unsigned block, Args... args) {
+  const auto start = std::chrono::steady_clock::now();
+  package.kernel(name).launch(grid, block, 0, nullptr, args...);
+  check_cuda(cudaDeviceSynchronize(), name);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+unsigned blocks_for(std::size_t n, unsigned block) { return static_cast<unsigned>((n + block - 1) / block); }
+
+bool run_saxpy(const kiln::Package& package) {
+  const int n = (1 << 20) + 3;  // not a multiple of the block: the bounds check matters
+  const float a = 2.5f;
+  const std::vector<float> x = ramp<float>(n, 1021), y = ramp<float>(n, 7);
+  DeviceBuffer<float> dx(x), dy(y);
+  const double ms = run(package, "saxpy", blocks_for(n, 256), 256, a, static_cast<const float*>(dx.get()), dy.get(), n);
+  std::vector<float> want(n);
+  for (int i = 0; i < n; ++i) want[i] = a * x[i] + y[i];
+  return report("saxpy", dy.download(), want, ms);
+}
+
+template <class T>
+bool run_scale(const kiln::Package& package, const char* name) {
+  const int n = 100'003;
+  const T factor = T(-1.5);
+  const std::vector<T> x = ramp<T>(n, 4093, T(0.5));
+  DeviceBuffer<T> dx(x);
+  const double ms = run(package, name, blocks_for(n, 128), 128, dx.get(), factor, n);
+  std::vector<T> want(x);
+  for (T& v : want) v *= factor;
+  return report(name, dx.download(), want, ms);
+}
+
+// One sum per block of BLOCK inputs, plus the package's __constant__ block_sum_bias.
+template <class T, int BLOCK>
+bool run_block_sum(const kiln::Package& package, const char* name, float bias) {
+  const int blocks = 517;
+  const int n = blocks * BLOCK - 5;  // the last block is partial
+  const std::vector<T> in = ramp<T>(n, 17);
+  DeviceBuffer<T> din(in), dout(std::vector<T>(blocks, T(0)));
+  const double ms = run(package, name, blocks, BLOCK, static_cast<const T*>(din.get()), dout.get(), n);
+  std::vector<T> want(blocks, static_cast<T>(bias));
+  for (int i = 0; i < n; ++i) want[i / BLOCK] += in[i];
+  return report(name, dout.download(), want, ms);
+}
+
+// Sets block_sum_bias in the current context: Kiln gives its address, cudaMemcpy writes it. Asking
+// for the address loads the unit's image, so the block_sum launches after it load nothing.
+void set_bias(const kiln::Package& package, float bias) {
+  const auto start = std::chrono::steady_clock::now();
+  const kiln::Global global = package.global("block_sum_bias");
+  if (global.size != sizeof(float)) throw SetupError("block_sum_bias is " + std::to_string(global.size) + " bytes");
+  void* address = reinterpret_cast<void*>(static_cast<std::uintptr_t>(global.device_pointer));
+  check_cuda(cudaMemcpy(address, &bias, sizeof bias, cudaMemcpyHostToDevice), "cudaMemcpy to block_sum_bias");
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("  %-24s set to %g                first use %.3f ms (lookup, load, copy)\n", "block_sum_bias", bias, ms);
+}
+
+std::string default_package() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("saxpy.kiln") : (self.parent_path() / "saxpy.kiln").string();
+}
+
+// Makes device 0's primary context current (Kiln uses the current context) and describes it.
+void open_device() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) throw SetupError(std::string("no GPU: ") + cudaGetErrorString(error));
+  if (count == 0) throw SetupError("no GPU: the driver reports no device");
+  cudaDeviceProp properties{};
+  check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  check_cuda(cudaFree(nullptr), "creating the primary context");
+  check_cuda(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  int driver = 0;
+  check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  std::printf("saxpy: device 0 of %d: %s, compute capability %d.%d, driver %d.%d\n", count, properties.name,
+              properties.major, properties.minor, driver / 1000, driver % 1000 / 10);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = argc > 1 ? argv[1] : default_package();
+  try {
+    const kiln::Package package = kiln::Package::open_file(path);
+    std::printf("saxpy: package %s: %zu kernels, %zu targets (Kiln runtime %u)\n", path.c_str(),
+                package.kernel_names().size(), package.targets().size(), kiln::version());
+    open_device();
+    bool ok = run_saxpy(package);
+    ok = run_scale<float>(package, "scale<float>") && ok;
+    ok = run_scale<double>(package, "scale<double>") && ok;
+    const float bias = 0.5f;
+    set_bias(package, bias);
+    ok = run_block_sum<float, 256>(package, "block_sum<float, 256>", bias) && ok;
+    ok = run_block_sum<double, 128>(package, "block_sum<double, 128>", bias) && ok;
+    std::printf("saxpy: %s\n", ok ? "every result matches the CPU" : "FAILED: a result differs from the CPU");
+    return ok ? 0 : 1;
+  } catch (const SetupError& error) {
+    std::fprintf(stderr, "saxpy: %s\n", error.what());
+  } catch (const kiln::Error& error) {
+    std::fprintf(stderr, "saxpy: %s (%s)\n", error.what(), kiln_status_string(error.status()));
+  }
+  return 2;
+}

@@ -1,0 +1,169 @@
+/* Kiln runtime: load kernels from a Kiln package with the CUDA driver alone.
+ *
+ * A package (built by `kiln build`) holds, for every compile unit, one image per target: trimmed
+ * cubins and PTX. The runtime opens it, picks the image the current device can run (exact 'a'
+ * cubin, exact cubin, same-major lower-minor cubin, then PTX the driver compiles), loads it through
+ * the driver's Library API and hands out launchable kernels. No NVRTC, nvcc, host compiler or CUDA
+ * toolkit is needed at run time: libcuda.so.1 is found with dlopen when a call first needs the GPU,
+ * so opening and listing a package work on machines with no driver at all.
+ *
+ * Conventions
+ *   - Every function that can fail returns a kiln_status. KILN_STATUS_SUCCESS is 0.
+ *   - Nothing throws across this interface. Destroying NULL is a no-op.
+ *   - After a failure, kiln_last_error() (per thread) and kiln_package_last_error() (per package
+ *     and thread) describe it in a sentence that names the package, kernel, device or target.
+ *   - Handles are safe to use from many threads at once.
+ *   - Kernel and string pointers returned by a package live as long as the package.
+ *
+ * Environment (see docs/runtime.md)
+ *   KILN_LOG=1              log each image choice (kernel, device, image, rule, load time) to stderr
+ *   KILN_FORCE_TARGET=ptx   load only PTX images; =sass only cubins; =<target> (e.g. compute_75)
+ *                           only that target
+ *   KILN_LIBCUDA=<path>     the driver library to load instead of libcuda.so.1
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#  define KILN_API __attribute__((visibility("default")))
+#else
+#  define KILN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_VERSION_MAJOR 0
+#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_PATCH 0
+/* major * 10000 + minor * 100 + patch, as kiln_version() returns it. */
+#define KILN_VERSION (KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH)
+
+/* Status codes. Written in stone: never renumbered, only appended. */
+typedef enum kiln_status {
+  KILN_STATUS_SUCCESS = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1,        /* a NULL pointer or an out-of-range value */
+  KILN_STATUS_OUT_OF_MEMORY = 2,
+  KILN_STATUS_IO_ERROR = 3,                /* the package file cannot be opened or mapped */
+  KILN_STATUS_NOT_A_PACKAGE = 4,           /* wrong magic: not a Kiln package */
+  KILN_STATUS_UNSUPPORTED_VERSION = 5,     /* a package format major version this runtime does not read */
+  KILN_STATUS_TRUNCATED = 6,               /* the package ends early */
+  KILN_STATUS_CORRUPT = 7,                 /* a checksum or the index is wrong */
+  KILN_STATUS_IMAGE_CORRUPT = 8,           /* an image fails its checksum or does not decode */
+  KILN_STATUS_KERNEL_NOT_FOUND = 9,        /* no kernel by that name; the message lists the nearest */
+  KILN_STATUS_VARIABLE_NOT_FOUND = 10,
+  KILN_STATUS_NO_DRIVER = 11,              /* no libcuda.so.1, or only the toolkit's stub */
+  KILN_STATUS_NO_DEVICE = 12,              /* the driver sees no GPU */
+  KILN_STATUS_NO_IMAGE_FOR_DEVICE = 13,    /* no image in the package runs on this device */
+  KILN_STATUS_DRIVER_ERROR = 14,           /* the driver refused a call; the message has its error name */
+  KILN_STATUS_ARGUMENT_MISMATCH = 15,      /* launch arguments do not match the kernel's parameters */
+  KILN_STATUS_INTERNAL_ERROR = 16          /* a bug in Kiln */
+} kiln_status;
+
+/* A static, never-NULL description of a status ("no image for this device"). */
+KILN_API const char* kiln_status_string(kiln_status status);
+
+/* KILN_VERSION of the library actually loaded (which may differ from the header's). */
+KILN_API uint32_t kiln_version(void);
+
+/* The message of the calling thread's last failed call, or "" if none. Valid until that thread's
+ * next call into Kiln. */
+KILN_API const char* kiln_last_error(void);
+
+typedef struct kiln_package kiln_package;
+typedef struct kiln_kernel kiln_kernel;     /* owned by its package; never destroyed by the caller */
+
+/* ---- Opening ---------------------------------------------------------------------------------- */
+
+/* Maps the file at `path` read-only. Reads only the header and the index; images are checked and
+ * decompressed when a device needs them. */
+KILN_API kiln_status kiln_package_open_file(const char* path, kiln_package** out);
+
+/* Flags for kiln_package_open_memory. */
+#define KILN_OPEN_COPY 0u       /* copy the bytes: the caller may free them at once */
+#define KILN_OPEN_BORROW 1u     /* use the bytes in place: they must outlive the package */
+
+/* Opens a package from memory (`label` names it in messages; may be NULL). */
+KILN_API kiln_status kiln_package_open_memory(const void* data, size_t size, uint32_t flags, const char* label,
+                                              kiln_package** out);
+
+/* Unloads every image the package loaded and frees it. NULL is a no-op. Kernels from the package
+ * must not be launched after this. */
+KILN_API void kiln_package_destroy(kiln_package* package);
+
+/* The message of the last failed call on `package` from the calling thread, or "". */
+KILN_API const char* kiln_package_last_error(const kiln_package* package);
+
+/* ---- What a package holds (no driver needed) ---------------------------------------------------- */
+
+KILN_API size_t kiln_package_kernel_count(const kiln_package* package);
+/* The canonical name of kernel `index` ("block_sum<float, 256>"), or NULL if out of range. */
+KILN_API const char* kiln_package_kernel_name(const kiln_package* package, size_t index);
+/* The lowered (mangled) symbol of kernel `index`, or NULL if out of range. */
+KILN_API const char* kiln_package_kernel_lowered_name(const kiln_package* package, size_t index);
+KILN_API size_t kiln_package_target_count(const kiln_package* package);
+/* Target string `index` ("sm_90a", "compute_75"), or NULL if out of range. */
+KILN_API const char* kiln_package_target(const kiln_package* package, size_t index);
+
+/* ---- Kernels ------------------------------------------------------------------------------------ */
+
+/* Finds a kernel by any name the package records for it (the name expression as written in the
+ * manifest, with any whitespace; its canonical spelling; its lowered name), and makes it launchable
+ * on the device of the calling thread's current CUDA context. With no current context, device 0's
+ * primary context is made current, as the CUDA runtime does.
+ *
+ * The first request for a kernel of a unit on a device of a new architecture selects, checks,
+ * decodes and loads that unit's image (cuLibraryLoadData) and verifies that the kernel resolves;
+ * later requests are a lookup. The same kiln_kernel is returned for every device: it launches on the
+ * device of the context current at launch time, loading that device's image if needed. */
+KILN_API kiln_status kiln_package_get_kernel(kiln_package* package, const char* name, kiln_kernel** out);
+
+/* The kernel's parameter count and, for each, its byte size and offset in the parameter buffer
+ * (from the cubin). `sizes`/`offsets` may be NULL; otherwise they hold `capacity` entries, and the
+ * first min(count, capacity) are filled. If the package does not record the kernel's parameters,
+ * `*count` is KILN_PARAMS_UNKNOWN, nothing is filled, and launches do not check the argument count. */
+KILN_API kiln_status kiln_kernel_params(const kiln_kernel* kernel, size_t* count, size_t* sizes, size_t* offsets,
+                                        size_t capacity);
+#define KILN_PARAMS_UNKNOWN ((size_t)-1)
+
+/* The kernel's canonical name. */
+KILN_API const char* kiln_kernel_name(const kiln_kernel* kernel);
+
+typedef struct kiln_dim3 {
+  uint32_t x, y, z;
+} kiln_dim3;
+
+/* Launches on `stream` (a CUstream; NULL for the current context's default stream). `args` holds
+ * one pointer per parameter, as for cuLaunchKernel; `arg_count` must equal the kernel's parameter
+ * count, or the launch is refused with KILN_STATUS_ARGUMENT_MISMATCH. Dynamic shared memory above
+ * 48 KiB is allowed: the kernel's limit is raised for this device when needed. */
+KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kiln_dim3 block,
+                                        uint32_t shared_memory_bytes, void* stream, void** args, size_t arg_count);
+
+/* The CUkernel handle (for cuLaunchKernelEx and other driver calls) of the image loaded for the
+ * current context's device; loads it if needed. */
+KILN_API kiln_status kiln_kernel_handle(kiln_kernel* kernel, void** cu_kernel);
+
+/* ---- Variables ---------------------------------------------------------------------------------- */
+
+/* The device address (a CUdeviceptr) and size of a __device__/__constant__ variable the package
+ * kept, in the current context. `size` may be NULL. */
+KILN_API kiln_status kiln_package_get_global(kiln_package* package, const char* name, uint64_t* device_pointer,
+                                             size_t* size);
+
+/* ---- Loading up front --------------------------------------------------------------------------- */
+
+/* Selects and loads, for the current context's device, every image the package needs, and loads
+ * every kernel into the context: later kernel requests and launches load nothing. For programs that
+ * must not load lazily, e.g. before CUDA graph capture. */
+KILN_API kiln_status kiln_package_preload(kiln_package* package);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* KILN_KILN_H */

@@ -1,0 +1,230 @@
+// Kiln runtime, C++ interface: RAII and exceptions over the C ABI in kiln.h (header-only, so it
+// adds nothing to the library's ABI: a program built against this header talks only to kiln_*).
+//
+//   kiln::Package package = kiln::Package::open_file("app.kiln");
+//   kiln::Kernel saxpy = package.kernel("saxpy");
+//   saxpy.launch({blocks}, {256}, 0, stream, n, a, x, y);   // sizes checked against the package
+//
+// Every failure throws kiln::Error, which carries the kiln_status and the library's message.
+// Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.
+// Thread safety: as for the C ABI, every object may be used from many threads at once.
+#ifndef KILN_KILN_HPP
+#define KILN_KILN_HPP
+
+#include "kiln/kiln.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kiln {
+
+// A failed Kiln call: status() says what kind of failure, what() says exactly what failed.
+class Error : public std::runtime_error {
+public:
+  Error(kiln_status status, const std::string& message)
+      : std::runtime_error(message.empty() ? std::string(kiln_status_string(status)) : message), m_status(status) {}
+  kiln_status status() const noexcept { return m_status; }
+
+private:
+  kiln_status m_status;
+};
+
+namespace detail {
+// Turns a status into an exception carrying the calling thread's last error message.
+inline void check(kiln_status status) {
+  if (status != KILN_STATUS_SUCCESS) throw Error(status, kiln_last_error());
+}
+}  // namespace detail
+
+// The version of the library actually loaded (KILN_VERSION encoding), which may differ from the header's.
+inline std::uint32_t version() noexcept { return kiln_version(); }
+
+// Grid and block sizes; a plain number converts implicitly, so `launch(blocks, 256, ...)` works.
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  constexpr Dim3(std::uint32_t x_ = 1, std::uint32_t y_ = 1, std::uint32_t z_ = 1) noexcept : x(x_), y(y_), z(z_) {}
+  constexpr operator kiln_dim3() const noexcept { return kiln_dim3{x, y, z}; }
+};
+
+// One kernel parameter as the package records it (from the cubin): byte size and offset.
+struct Param {
+  std::size_t size = 0;
+  std::size_t offset = 0;
+};
+
+// A __device__ / __constant__ variable in the current context.
+struct Global {
+  std::uint64_t device_pointer = 0;  // a CUdeviceptr
+  std::size_t size = 0;              // bytes
+};
+
+// A launchable kernel. Non-owning: the Package it came from owns it and must outlive it.
+class Kernel {
+public:
+  Kernel() noexcept = default;
+  explicit Kernel(kiln_kernel* kernel) noexcept : m_kernel(kernel) {}
+
+  kiln_kernel* get() const noexcept { return m_kernel; }
+  explicit operator bool() const noexcept { return m_kernel != nullptr; }
+
+  // The canonical name ("block_sum<float, 256>").
+  std::string_view name() const {
+    const char* n = kiln_kernel_name(m_kernel);
+    return n ? std::string_view(n) : std::string_view();
+  }
+
+  // False when the package does not record this kernel's parameters: then params() is empty and
+  // launches are not checked.
+  bool params_known() const {
+    std::size_t count = 0;
+    detail::check(kiln_kernel_params(m_kernel, &count, nullptr, nullptr, 0));
+    return count != KILN_PARAMS_UNKNOWN;
+  }
+
+  std::vector<Param> params() const {
+    std::size_t count = 0;
+    detail::check(kiln_kernel_params(m_kernel, &count, nullptr, nullptr, 0));
+    if (count == KILN_PARAMS_UNKNOWN) return {};
+    std::vector<std::size_t> sizes(count), offsets(count);
+    detail::check(kiln_kernel_params(m_kernel, &count, sizes.data(), offsets.data(), sizes.size()));
+    std::vector<Param> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = Param{sizes[i], offsets[i]};
+    return out;
+  }
+
+  // Launches with typed arguments, passed by value as the kernel receives them. Before anything
+  // reaches the driver, the count and sizeof() of each argument are checked against the recorded
+  // parameters (a double passed for a float parameter throws ARGUMENT_MISMATCH instead of
+  // corrupting the parameter buffer). `stream` is a CUstream (nullptr: the default stream).
+  template <class... Args>
+  void launch(Dim3 grid, Dim3 block, std::uint32_t shared_memory_bytes, void* stream, Args&&... args) const {
+    constexpr std::size_t n = sizeof...(Args);
+    const std::array<std::size_t, n> arg_sizes = {sizeof(std::remove_reference_t<Args>)...};
+    std::array<std::size_t, n> param_sizes{};
+    std::size_t count = 0;
+    detail::check(kiln_kernel_params(m_kernel, &count, param_sizes.data(), nullptr, n));
+    if (count != KILN_PARAMS_UNKNOWN) {
+      if (count != n) {
+        throw Error(KILN_STATUS_ARGUMENT_MISMATCH, "kernel '" + std::string(name()) + "' takes " +
+                                                       std::to_string(count) + " arguments, " + std::to_string(n) +
+                                                       " given");
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (arg_sizes[i] != param_sizes[i]) {
+          throw Error(KILN_STATUS_ARGUMENT_MISMATCH,
+                      "kernel '" + std::string(name()) + "': argument " + std::to_string(i) + " is " +
+                          std::to_string(arg_sizes[i]) + " bytes but parameter " + std::to_string(i) + " takes " +
+                          std::to_string(param_sizes[i]) + " (indices from 0)");
+        }
+      }
+    }
+    std::array<void*, n> pointers = {const_cast<void*>(static_cast<const void*>(std::addressof(args)))...};
+    launch_raw(grid, block, shared_memory_bytes, stream, pointers.data(), n);
+  }
+
+  // Launches with one pointer per parameter, as cuLaunchKernel takes them; only the count is checked.
+  void launch_raw(Dim3 grid, Dim3 block, std::uint32_t shared_memory_bytes, void* stream, void** args,
+                  std::size_t arg_count) const {
+    detail::check(kiln_kernel_launch(m_kernel, grid, block, shared_memory_bytes, stream, args, arg_count));
+  }
+
+  // The CUkernel for the current context's device (for cuLaunchKernelEx and other driver calls).
+  void* handle() const {
+    void* out = nullptr;
+    detail::check(kiln_kernel_handle(m_kernel, &out));
+    return out;
+  }
+
+private:
+  kiln_kernel* m_kernel = nullptr;
+};
+
+// An open package. Move-only; destroying it unloads every image it loaded.
+class Package {
+public:
+  Package() noexcept = default;
+  // Takes ownership of a handle from the C interface.
+  explicit Package(kiln_package* package) noexcept : m_package(package) {}
+  ~Package() { kiln_package_destroy(m_package); }
+  Package(Package&& other) noexcept : m_package(std::exchange(other.m_package, nullptr)) {}
+  Package& operator=(Package&& other) noexcept {
+    if (this != &other) {
+      kiln_package_destroy(m_package);
+      m_package = std::exchange(other.m_package, nullptr);
+    }
+    return *this;
+  }
+  Package(const Package&) = delete;
+  Package& operator=(const Package&) = delete;
+
+  // Maps the file read-only; images are decoded only when a device needs them.
+  static Package open_file(const std::string& path) {
+    kiln_package* p = nullptr;
+    detail::check(kiln_package_open_file(path.c_str(), &p));
+    return Package(p);
+  }
+
+  // Opens bytes in memory. KILN_OPEN_COPY copies them; KILN_OPEN_BORROW uses them in place, and
+  // they must then outlive the package (e.g. a package embedded in the executable).
+  static Package open_memory(const void* data, std::size_t size, std::uint32_t flags = KILN_OPEN_COPY,
+                             const char* label = nullptr) {
+    kiln_package* p = nullptr;
+    detail::check(kiln_package_open_memory(data, size, flags, label, &p));
+    return Package(p);
+  }
+
+  kiln_package* get() const noexcept { return m_package; }
+  kiln_package* release() noexcept { return std::exchange(m_package, nullptr); }
+  explicit operator bool() const noexcept { return m_package != nullptr; }
+
+  // Finds a kernel by any recorded name and makes it launchable on the current device (loading its
+  // image on first use). Throws KERNEL_NOT_FOUND with the nearest names when there is no such kernel.
+  Kernel kernel(const std::string& name) const {
+    kiln_kernel* k = nullptr;
+    detail::check(kiln_package_get_kernel(m_package, name.c_str(), &k));
+    return Kernel(k);
+  }
+
+  // The address and size of a device variable in the current context.
+  Global global(const std::string& name) const {
+    Global g;
+    detail::check(kiln_package_get_global(m_package, name.c_str(), &g.device_pointer, &g.size));
+    return g;
+  }
+
+  // Loads every image and kernel for the current device now, so later calls load nothing.
+  void preload() const { detail::check(kiln_package_preload(m_package)); }
+
+  // Canonical kernel names, in the package's order (sorted by lowered name). No driver needed.
+  std::vector<std::string> kernel_names() const {
+    std::vector<std::string> out;
+    const std::size_t n = kiln_package_kernel_count(m_package);
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.emplace_back(kiln_package_kernel_name(m_package, i));
+    return out;
+  }
+
+  // Target strings the package was built for ("sm_90a", "compute_75"). No driver needed.
+  std::vector<std::string> targets() const {
+    std::vector<std::string> out;
+    const std::size_t n = kiln_package_target_count(m_package);
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.emplace_back(kiln_package_target(m_package, i));
+    return out;
+  }
+
+private:
+  kiln_package* m_package = nullptr;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_KILN_HPP

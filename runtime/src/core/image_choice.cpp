@@ -1,0 +1,82 @@
+#include "core/image_choice.hpp"
+
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+namespace kiln::core {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+std::string held_targets(const format::PackageReader& reader, const format::UnitView& unit) {
+  std::string held;
+  for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+    const format::ImageView image = reader.image(unit.first_image + i);
+    held += (held.empty() ? "" : ", ") + std::string(reader.target(image.target).name);
+  }
+  return held.empty() ? std::string("no images") : held;
+}
+
+}  // namespace
+
+RuntimeOptions RuntimeOptions::from_environment() {
+  RuntimeOptions options;
+  const std::string log = env("KILN_LOG");
+  options.log = !log.empty() && log != "0";
+  options.force_target = env("KILN_FORCE_TARGET");
+  return options;
+}
+
+Status choose_image(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
+                    std::string_view force_target, std::string_view subject, ImageChoice& out) {
+  const format::UnitView unit = reader.unit(unit_index);
+  const std::string prefix = std::string(subject) + ": ";
+
+  std::optional<format::TargetKind> forced_kind;
+  std::optional<format::Target> forced_target;
+  if (force_target == "ptx") {
+    forced_kind = format::TargetKind::ptx;
+  } else if (force_target == "sass") {
+    forced_kind = format::TargetKind::sass;
+  } else if (!force_target.empty()) {
+    forced_target = format::parse_target(force_target);
+    if (!forced_target) {
+      return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + "KILN_FORCE_TARGET=" + std::string(force_target) +
+                                                       " is not 'ptx', 'sass' or a target such as sm_90 or compute_75");
+    }
+  }
+
+  // Candidates in image order; `images[i]` is the IMAGES index of candidate i.
+  std::vector<select::Candidate> candidates;
+  std::vector<std::uint32_t> images;
+  for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+    const format::ImageView image = reader.image(unit.first_image + i);
+    const format::Target target = reader.target(image.target).target;
+    if (forced_target && !(target == *forced_target)) continue;
+    candidates.push_back(select::Candidate{target, image.ptx_version});
+    images.push_back(image.index);
+  }
+  if (forced_target && candidates.empty()) {
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + "KILN_FORCE_TARGET=" + std::string(force_target) + " but " +
+                                                     std::string(unit.source) + " has no image for it (it holds " +
+                                                     held_targets(reader, unit) + ")");
+  }
+
+  const select::Selection selection = select::select_image(device, candidates, forced_kind);
+  if (!selection.choice) {
+    // With a forced value the reason lists only what the force left, so say so first.
+    const std::string forced = force_target.empty() ? "" : "with KILN_FORCE_TARGET=" + std::string(force_target) + ", ";
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + forced + selection.failure.reason);
+  }
+  out.image = images[selection.choice->index];
+  out.rule = selection.choice->rule;
+  out.description = select::describe(candidates[selection.choice->index], selection.choice->rule);
+  return {};
+}
+
+}  // namespace kiln::core

@@ -1,0 +1,36 @@
+// Which of a unit's images a device loads: select_image's rules over the unit's images, narrowed by
+// KILN_FORCE_TARGET, with failures phrased for the user (package, kernel, device, what is held).
+#pragma once
+
+#include "core/status.hpp"
+#include "format/package_reader.hpp"
+#include "select/select_image.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kiln::core {
+
+// Settings read from the environment when a package is opened (not on every call: getenv is not
+// free and races with setenv).
+struct RuntimeOptions {
+  bool log = false;           // KILN_LOG set and not "0": one stderr line per image load
+  std::string force_target;   // KILN_FORCE_TARGET: "", "ptx", "sass" or a target string
+
+  static RuntimeOptions from_environment();
+};
+
+struct ImageChoice {
+  std::uint32_t image = 0;     // index into IMAGES
+  select::Rule rule = select::Rule::exact;
+  std::string description;     // "cubin sm_90 (exact match)"
+};
+
+// Picks the image of `unit` for `device`. `subject` prefixes failures ("app.kiln: saxpy"). A forced
+// kind ("ptx", "sass") only allows that kind; a forced target allows only that target (still subject
+// to the rules: a forced sm_90 does not run on 8.0), and its absence is NO_IMAGE_FOR_DEVICE.
+Status choose_image(const format::PackageReader& reader, std::uint32_t unit, const select::DeviceProfile& device,
+                    std::string_view force_target, std::string_view subject, ImageChoice& out);
+
+}  // namespace kiln::core

@@ -1,0 +1,68 @@
+// A kernel of a package, as a kiln_kernel handle points to it: one per KERNELS record, owned by the
+// package, created on first request. It keeps, per device, the CUkernel resolved from the library
+// its unit loaded for that device, and the dynamic shared memory limit already raised there.
+#pragma once
+
+#include "core/status.hpp"
+#include "driver/driver_api.hpp"
+#include "format/package_reader.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+namespace kiln::core {
+
+class Package;
+
+// Dynamic shared memory a kernel may use without raising its limit (CUDA's default, 48 KiB).
+inline constexpr std::uint32_t k_default_dynamic_shared_limit = 48 * 1024;
+
+struct LaunchShape {
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t shared_memory_bytes = 0;
+};
+
+class Kernel {
+public:
+  Kernel(Package& package, std::uint32_t index);
+
+  Package& package() const { return m_package; }
+  const char* name() const { return m_view.canonical_name.data(); }  // NUL-terminated in STRINGS
+
+  // As kiln_kernel_params: `count` is KILN_PARAMS_UNKNOWN when the package does not record them.
+  Status params(std::size_t* count, std::size_t* sizes, std::size_t* offsets, std::size_t capacity) const;
+
+  // The CUkernel for `device`, loading the unit's image and checking that the kernel resolves in it on
+  // first use (cuLibraryLoadData can succeed for an image the device cannot run).
+  Status resolve(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel& out);
+  // Resolves on the current device and loads the kernel into the current context (cuKernelGetFunction).
+  Status load_function(driver::DriverApi& driver, driver::CUdevice device);
+
+  // Launches on the current context's device: checks the argument count, raises the dynamic shared
+  // memory limit if needed, then cuLaunchKernel with the CUkernel cast to CUfunction (supported by the
+  // driver for context-less kernels: it runs in the current context).
+  Status launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count);
+  // The CUkernel for the current context's device.
+  Status handle(void*& out);
+
+private:
+  struct PerDevice {
+    driver::CUdevice device = 0;
+    driver::CUkernel kernel = nullptr;
+    std::uint32_t shared_limit = k_default_dynamic_shared_limit;  // the largest value set so far
+  };
+  Status ensure_shared_memory(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel kernel,
+                              std::uint32_t bytes);
+  std::string subject() const;   // "app.kiln: kernel 'saxpy'"
+
+  Package& m_package;
+  format::KernelView m_view;
+  mutable std::shared_mutex m_mutex;   // guards m_devices
+  std::vector<PerDevice> m_devices;    // few entries: one per device this kernel ran on
+};
+
+}  // namespace kiln::core

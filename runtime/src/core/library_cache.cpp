@@ -1,0 +1,86 @@
+#include "core/library_cache.hpp"
+
+#include "core/device.hpp"
+#include "core/driver_access.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace kiln::core {
+
+LibraryCache::LibraryCache(const format::PackageReader& reader, std::string label, bool log)
+    : m_reader(reader), m_label(std::move(label)), m_log(log),
+      m_slots(std::make_unique<Slot[]>(reader.image_count())), m_slot_count(reader.image_count()) {}
+
+std::string LibraryCache::image_name(std::uint32_t image) const {
+  const format::ImageView view = m_reader.image(image);
+  return std::string(m_reader.unit(view.unit).source) + " [" + std::string(m_reader.target(view.target).name) + "]";
+}
+
+Status LibraryCache::load(driver::DriverApi& driver, const LoadRequest& request, driver::CUlibrary& out) {
+  if (request.image >= m_slot_count) {
+    return fail(KILN_STATUS_INTERNAL_ERROR, m_label + ": image " + std::to_string(request.image) + " out of range");
+  }
+  Slot& slot = m_slots[request.image];
+  // Double-checked: after the first load every caller takes only this acquire load.
+  if (driver::CUlibrary library = slot.library.load(std::memory_order_acquire)) {
+    out = library;
+    return {};
+  }
+  std::lock_guard lock(slot.mutex);
+  if (driver::CUlibrary library = slot.library.load(std::memory_order_relaxed)) {
+    out = library;
+    return {};
+  }
+  KILN_TRY(load_locked(driver, request, slot));
+  out = slot.library.load(std::memory_order_relaxed);
+  return {};
+}
+
+Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot) {
+  const auto start = std::chrono::steady_clock::now();
+  const format::ReadError read = m_reader.read_image(request.image, slot.bytes);
+  if (read) {
+    slot.bytes = {};
+    const kiln_status code =
+        read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
+    return fail(code, read.message);
+  }
+
+  driver::CUlibrary library = nullptr;
+  std::string jit_log;
+  const driver::CUresult r = driver.library_load_data(&library, slot.bytes.data(), &jit_log);
+  if (r != driver::k_cuda_success || !library) {
+    slot.bytes = {};
+    std::string message = m_label + ": loading " + image_name(request.image) + " for " +
+                          std::string(request.subject) + " on " + describe_device(request.device, request.profile) +
+                          " failed: cuLibraryLoadData: " +
+                          (r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no library returned"));
+    while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
+    if (!jit_log.empty()) message += "\nJIT log:\n" + jit_log;
+    return fail(KILN_STATUS_DRIVER_ERROR, message);
+  }
+  slot.library.store(library, std::memory_order_release);
+
+  if (m_log) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const std::string line = "kiln: " + m_label + ": " + std::string(request.subject) + " on " +
+                             describe_device(request.device, request.profile) + ": " +
+                             std::string(request.description);
+    // One fprintf per line, so lines from concurrent loads do not interleave.
+    std::fprintf(stderr, "%s, loaded in %.2f ms\n", line.c_str(), ms);
+  }
+  return {};
+}
+
+void LibraryCache::unload_all(driver::DriverApi& driver) {
+  for (std::size_t i = 0; i < m_slot_count; ++i) {
+    Slot& slot = m_slots[i];
+    if (driver::CUlibrary library = slot.library.exchange(nullptr)) {
+      driver.library_unload(library);  // nothing to report to: destroy() cannot fail
+    }
+    slot.bytes = {};
+  }
+}
+
+}  // namespace kiln::core

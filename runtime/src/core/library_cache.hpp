@@ -1,0 +1,59 @@
+// One CUlibrary per image, loaded at most once and shared by every kernel of the image's unit and
+// every device that chose the same image (libraries are context-independent). Loads of different
+// images proceed in parallel; concurrent requests for one image wait for the single load.
+#pragma once
+
+#include "core/status.hpp"
+#include "driver/driver_api.hpp"
+#include "format/package_reader.hpp"
+#include "select/select_image.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::core {
+
+// Who asked for an image, for messages and the KILN_LOG line.
+struct LoadRequest {
+  std::uint32_t image = 0;           // index into IMAGES
+  std::string_view subject;          // "block_sum<float, 256>", "variable 'table'"
+  driver::CUdevice device = 0;
+  select::DeviceProfile profile;
+  std::string_view description;      // "cubin sm_90 (exact match)"
+};
+
+class LibraryCache {
+public:
+  LibraryCache(const format::PackageReader& reader, std::string label, bool log);
+
+  // The library of `request.image`, loading it on first use: checksum and decode (read_image), then
+  // cuLibraryLoadData. Failures are not cached, so a later call tries again.
+  Status load(driver::DriverApi& driver, const LoadRequest& request, driver::CUlibrary& out);
+
+  // Unloads every loaded library; the cache is empty afterwards. Not safe against concurrent load().
+  void unload_all(driver::DriverApi& driver);
+
+private:
+  struct Slot {
+    std::mutex mutex;                                   // held for the whole load of this image
+    std::atomic<driver::CUlibrary> library{nullptr};    // published after the load
+    std::vector<std::byte> bytes;                       // the decoded image: the driver may keep
+                                                        // pointing into it, so it lives as long as
+                                                        // the library
+  };
+  Status load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot);
+  std::string image_name(std::uint32_t image) const;    // "kernels/ops.cu [sm_90]"
+
+  const format::PackageReader& m_reader;
+  std::string m_label;
+  bool m_log;
+  std::unique_ptr<Slot[]> m_slots;   // one per image; never reallocated (the mutexes do not move)
+  std::size_t m_slot_count = 0;
+};
+
+}  // namespace kiln::core

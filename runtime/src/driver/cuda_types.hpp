@@ -1,0 +1,61 @@
+// The few CUDA Driver API types and constants the runtime uses, declared here so that the runtime
+// builds without the CUDA toolkit (only the driver is needed, and only at run time). Values are
+// those of cuda.h 13.0; the driver's ABI keeps them stable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::driver {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = std::uint64_t;
+struct CUctx_st;
+using CUcontext = CUctx_st*;
+struct CUlib_st;
+using CUlibrary = CUlib_st*;
+struct CUkern_st;
+using CUkernel = CUkern_st*;
+struct CUfunc_st;
+using CUfunction = CUfunc_st*;
+struct CUstream_st;
+using CUstream = CUstream_st*;
+
+inline constexpr CUresult k_cuda_success = 0;
+inline constexpr CUresult k_cuda_error_invalid_value = 1;
+inline constexpr CUresult k_cuda_error_out_of_memory = 2;
+inline constexpr CUresult k_cuda_error_not_initialized = 3;
+inline constexpr CUresult k_cuda_error_stub_library = 34;
+inline constexpr CUresult k_cuda_error_call_requires_newer_driver = 36;
+inline constexpr CUresult k_cuda_error_no_device = 100;
+inline constexpr CUresult k_cuda_error_invalid_image = 200;
+inline constexpr CUresult k_cuda_error_invalid_context = 201;
+inline constexpr CUresult k_cuda_error_no_binary_for_gpu = 209;
+inline constexpr CUresult k_cuda_error_invalid_ptx = 218;
+inline constexpr CUresult k_cuda_error_unsupported_ptx_version = 222;
+inline constexpr CUresult k_cuda_error_jit_compilation_disabled = 223;
+inline constexpr CUresult k_cuda_error_not_found = 500;
+inline constexpr CUresult k_cuda_error_system_driver_mismatch = 803;
+inline constexpr CUresult k_cuda_error_compat_not_supported_on_device = 804;
+
+// CUdevice_attribute
+inline constexpr int k_attribute_integrated = 18;
+inline constexpr int k_attribute_compute_capability_major = 75;
+inline constexpr int k_attribute_compute_capability_minor = 76;
+inline constexpr int k_attribute_max_shared_memory_per_block_optin = 97;
+
+// CUjit_option (values go in pointer-sized void* slots; outputs come back in the slot itself)
+inline constexpr int k_jit_error_log_buffer = 5;
+inline constexpr int k_jit_error_log_buffer_size_bytes = 6;
+
+// cuGetProcAddress flags and CUdriverProcAddressQueryResult
+inline constexpr std::uint64_t k_get_proc_address_default = 0;
+inline constexpr int k_get_proc_address_success = 0;
+inline constexpr int k_get_proc_address_symbol_not_found = 1;
+inline constexpr int k_get_proc_address_version_not_sufficient = 2;
+
+// CUfunction_attribute
+inline constexpr int k_function_attribute_max_dynamic_shared_size_bytes = 8;
+
+}  // namespace kiln::driver

@@ -1,0 +1,194 @@
+// load_system_driver(): dlopen libcuda, take every entry point through cuGetProcAddress_v2 with the ABI
+// version it was written against, then cuInit. Nothing links against CUDA, so the runtime loads (and
+// reports why it cannot run) on machines without a driver (cuda-platform-facts.md section 2.7).
+#include "driver/system_driver.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdlib>
+#include <new>
+
+namespace kiln::driver {
+namespace {
+
+constexpr const char* k_default_library = "libcuda.so.1";  // the driver's SONAME, not the dev symlink
+
+// Closes the library on early failures; release() once the driver has run code worth keeping loaded.
+struct LibraryCloser {
+  void operator()(void* handle) const { dlclose(handle); }
+};
+using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
+
+// The file dlopen actually picked: the toolkit's stub shares the real driver's SONAME, so the name asked
+// for does not tell them apart in a message.
+std::string loaded_path(void* handle, const std::string& requested) {
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    return map->l_name;
+  }
+  return requested;
+}
+
+// Takes entry points one by one and remembers the first that could not be had. The driver answers a
+// missing symbol with CUDA_SUCCESS and a null pointer, so the pointer is checked, not only the result.
+class Resolver {
+public:
+  explicit Resolver(PFN_cuGetProcAddress_v12000 get_proc_address) : m_get_proc_address(get_proc_address) {}
+
+  template <class Pointer>
+  void get(const char* name, int version, Pointer& out) {
+    if (failed()) return;
+    void* pointer = nullptr;
+    int status = k_get_proc_address_success;
+    m_result = m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status);
+    if (m_result != k_cuda_success || pointer == nullptr) {
+      m_missing = name;
+      m_missing_version = version;
+      m_status = status;
+      return;
+    }
+    out = reinterpret_cast<Pointer>(pointer);
+  }
+
+  bool failed() const { return m_missing != nullptr; }
+  CUresult result() const { return m_result; }
+  std::string describe(PFN_cuGetErrorName_v6000 get_error_name) const {
+    std::string why = "symbol not found";
+    if (m_result != k_cuda_success) {
+      why = "cuGetProcAddress failed with " + cuda_error_name(get_error_name, m_result);
+    } else if (m_status == k_get_proc_address_version_not_sufficient) {
+      why = "version not sufficient";
+    }
+    return std::string(m_missing) + " (ABI " + std::to_string(m_missing_version) + "): " + why;
+  }
+
+private:
+  PFN_cuGetProcAddress_v12000 m_get_proc_address;
+  CUresult m_result = k_cuda_success;
+  const char* m_missing = nullptr;
+  int m_missing_version = 0;
+  int m_status = k_get_proc_address_success;
+};
+
+// The ABI version is pasted into the pointer type's name, so a version that disagrees with the
+// member's PFN_<name>_v<ABI> type does not compile.
+#define KILN_RESOLVE(resolver, member, name, version) \
+  (resolver).get<PFN_##name##_v##version>(#name, version, member)
+
+void resolve_all(Resolver& resolver, EntryPoints& entry) {
+  KILN_RESOLVE(resolver, entry.get_error_name, cuGetErrorName, 6000);  // first: it names the other errors
+  KILN_RESOLVE(resolver, entry.init, cuInit, 2000);
+  KILN_RESOLVE(resolver, entry.driver_get_version, cuDriverGetVersion, 2020);
+  KILN_RESOLVE(resolver, entry.device_get, cuDeviceGet, 2000);
+  KILN_RESOLVE(resolver, entry.device_get_attribute, cuDeviceGetAttribute, 2000);
+  KILN_RESOLVE(resolver, entry.ctx_get_current, cuCtxGetCurrent, 4000);
+  KILN_RESOLVE(resolver, entry.ctx_set_current, cuCtxSetCurrent, 4000);
+  KILN_RESOLVE(resolver, entry.ctx_get_device, cuCtxGetDevice, 2000);  // not _v13000, which takes a context
+  KILN_RESOLVE(resolver, entry.primary_ctx_retain, cuDevicePrimaryCtxRetain, 7000);
+  KILN_RESOLVE(resolver, entry.library_load_data, cuLibraryLoadData, 12000);
+  KILN_RESOLVE(resolver, entry.library_unload, cuLibraryUnload, 12000);
+  KILN_RESOLVE(resolver, entry.library_get_kernel, cuLibraryGetKernel, 12000);
+  KILN_RESOLVE(resolver, entry.library_get_global, cuLibraryGetGlobal, 12000);
+  KILN_RESOLVE(resolver, entry.kernel_get_function, cuKernelGetFunction, 12000);
+  KILN_RESOLVE(resolver, entry.kernel_set_attribute, cuKernelSetAttribute, 12000);
+  KILN_RESOLVE(resolver, entry.launch_kernel, cuLaunchKernel, 4000);  // legacy default stream, not _ptsz
+}
+
+#undef KILN_RESOLVE
+
+std::string stub_message(const std::string& path) {
+  return "only the CUDA toolkit's stub libcuda.so was found (" + path + "); install the NVIDIA driver";
+}
+
+std::string init_failure_message(CUresult result, const std::string& name, const std::string& path) {
+  const std::string cause = " (cuInit: " + name + ", " + path + ")";
+  switch (result) {
+  case k_cuda_error_no_device: {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");  // the usual reason when a GPU is present
+    return "no CUDA device" + cause +
+           (visible != nullptr ? "; CUDA_VISIBLE_DEVICES is \"" + std::string(visible) + "\"" : std::string());
+  }
+  case k_cuda_error_system_driver_mismatch:
+    return "the NVIDIA driver library does not match the loaded kernel module" + cause;
+  case k_cuda_error_compat_not_supported_on_device:
+    return "the CUDA forward-compatibility driver does not support this device" + cause;
+  default:
+    return "the NVIDIA driver failed to initialize" + cause;
+  }
+}
+
+DriverLoad load(DriverLoadFailure failure, std::string message, CUresult init_result = k_cuda_success) {
+  DriverLoad result;
+  result.failure = failure;
+  result.init_result = init_result;
+  result.message = std::move(message);
+  return result;
+}
+
+DriverLoad load_or_throw() {
+  const char* from_env = std::getenv("KILN_LIBCUDA");
+  // An empty value counts as unset: dlopen("") would hand back the main program.
+  const bool overridden = from_env != nullptr && from_env[0] != '\0';
+  const std::string requested = overridden ? from_env : k_default_library;
+
+  LibraryHandle library(dlopen(requested.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!library) {
+    const char* error = dlerror();
+    return load(DriverLoadFailure::no_library, "no NVIDIA driver: " + requested + " cannot be opened" +
+                                                   (overridden ? " (KILN_LIBCUDA)" : "") + ": " +
+                                                   (error != nullptr ? error : "unknown dlopen error"));
+  }
+  const std::string path = loaded_path(library.get(), requested);
+
+  // cuGetProcAddress_v2 (5 arguments) came with CUDA 12.0, as did the library API the runtime needs, so
+  // its absence is the version check. dlerror() is cleared first so that a stale error is not reported.
+  dlerror();
+  void* get_proc_address = dlsym(library.get(), "cuGetProcAddress_v2");
+  if (get_proc_address == nullptr) {
+    return load(DriverLoadFailure::too_old, "the NVIDIA driver is older than CUDA 12.0 (" + path +
+                                                " has no cuGetProcAddress_v2); install a newer driver");
+  }
+
+  Resolver resolver(reinterpret_cast<PFN_cuGetProcAddress_v12000>(get_proc_address));
+  EntryPoints entry;
+  resolve_all(resolver, entry);
+  if (resolver.result() == k_cuda_error_stub_library) {
+    return load(DriverLoadFailure::stub_library, stub_message(path));
+  }
+  if (resolver.failed()) {
+    return load(DriverLoadFailure::too_old, "the NVIDIA driver " + path + " lacks " +
+                                                resolver.describe(entry.get_error_name) +
+                                                "; install a driver for CUDA 12.0 or newer");
+  }
+
+  const CUresult init_result = entry.init(0);
+  if (init_result == k_cuda_error_stub_library) {
+    return load(DriverLoadFailure::stub_library, stub_message(path), init_result);
+  }
+  // From here libcuda may have started threads and registered exit handlers, even if cuInit failed:
+  // keep it loaded for the rest of the process (see ~SystemDriver).
+  void* kept = library.release();
+  if (init_result != k_cuda_success) {
+    return load(DriverLoadFailure::init_failed,
+                init_failure_message(init_result, cuda_error_name(entry.get_error_name, init_result), path),
+                init_result);
+  }
+  DriverLoad result = load(DriverLoadFailure::none, "loaded the NVIDIA driver " + path);
+  result.driver = make_system_driver(kept, entry);
+  return result;
+}
+
+}  // namespace
+
+DriverLoad load_system_driver() {
+  try {
+    return load_or_throw();
+  } catch (const std::bad_alloc&) {
+    // Fits std::string's inline buffer, so building this result does not allocate.
+    return load(DriverLoadFailure::init_failed, "out of memory", k_cuda_error_out_of_memory);
+  }
+}
+
+}  // namespace kiln::driver

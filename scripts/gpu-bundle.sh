@@ -1,0 +1,53 @@
+#!/bin/bash
+# Builds, here (no GPU needed), what scripts/gpu-check.sh runs on a GPU machine, and copies it into
+# one folder that travels there (default .carry/, which git ignores):
+#
+#   gpu_tests  saxpy  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  BUNDLE.txt
+#
+# The binaries find libkiln.so.0 beside them (their RPATHs start with $ORIGIN) and are stripped. The
+# GPU machine needs only its driver, plus the CUDA toolkit's NVRTC and headers for the benchmark.
+#
+#   scripts/gpu-bundle.sh [CARRY_DIR]      (build directory: $KILN_GPU_BUILD, default /tmp/build-gpu)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+carry=${1:-$repo/.carry}
+build=${KILN_GPU_BUILD:-/tmp/build-gpu}
+limit_mib=30
+
+cd "$repo"
+cmake --preset default -B "$build" -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_BUILD_BENCH=ON >/dev/null
+cmake --build "$build" --target gpu_tests saxpy_example runtime_load_bench
+
+rm -rf "$carry"
+mkdir -p "$carry"
+install -m 755 "$build/tests/gpu/gpu_tests" "$build/examples/saxpy/saxpy" \
+  "$build/bench/runtime_load/runtime_load_bench" "$carry/"
+# The library under its SONAME, the name the binaries ask for.
+install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libkiln.so.0"
+install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$carry/"
+strip "$carry/gpu_tests" "$carry/saxpy" "$carry/runtime_load_bench"
+strip --strip-unneeded "$carry/libkiln.so.0"
+
+# Every binary must look beside itself first, and find nothing else of Kiln's outside the folder.
+for binary in gpu_tests saxpy runtime_load_bench; do
+  runpath=$(readelf -d "$carry/$binary" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
+  # shellcheck disable=SC2016  # a literal $ORIGIN
+  case "$runpath" in
+    '$ORIGIN'*) ;;
+    *) echo "gpu-bundle: $binary: RPATH '$runpath' does not start with \$ORIGIN" >&2; exit 1 ;;
+  esac
+done
+
+{
+  echo "Kiln GPU bundle, built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -sm) with $(c++ --version | head -n 1)"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ', with uncommitted changes')"
+  find "$carry" -maxdepth 1 -type f ! -name BUNDLE.txt -printf '%10s  %f\n' | sort -k2
+} > "$carry/BUNDLE.txt"
+
+size_kib=$(du -sk "$carry" | cut -f1)
+if [ "$size_kib" -gt $((limit_mib * 1024)) ]; then
+  echo "gpu-bundle: $carry is $((size_kib / 1024)) MiB, over the $limit_mib MiB limit" >&2
+  exit 1
+fi
+echo "gpu-bundle: $carry ($((size_kib / 1024)).$((size_kib % 1024 * 10 / 1024)) MiB) is ready; on the GPU machine run scripts/gpu-check.sh $(realpath --relative-to="$repo" "$carry" 2>/dev/null || echo "$carry")"

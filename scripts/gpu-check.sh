@@ -1,0 +1,84 @@
+#!/bin/bash
+# Kiln's checks on a GPU machine, from binaries scripts/gpu-bundle.sh built elsewhere: lists the
+# GPUs, runs the saxpy example, the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), and the
+# runtime load benchmark. Run from the repository root (the benchmark reads the example's kernel
+# sources and bench/runtime_load/run.py from it):
+#
+#   scripts/gpu-check.sh [CARRY_DIR]         (default .carry; logs in ${OUT:-/tmp/kiln-gpu-out})
+#
+# Environment: KILN_BENCH_RUNS, fresh processes per benchmark case (default 15; 0 skips the
+# benchmark); CUDA_HOME, the toolkit whose NVRTC and headers the benchmark uses (default: the nvcc on
+# PATH, else /usr/local/cuda).
+# Exit status: 0 every step passed, 1 a step failed, 125 nothing failed but a step found no GPU.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+carry=${1:-.carry}
+out=${OUT:-/tmp/kiln-gpu-out}
+runs=${KILN_BENCH_RUNS:-15}
+mkdir -p "$out"
+summary=$out/summary.txt
+
+for file in gpu_tests saxpy runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln; do
+  if [ ! -e "$carry/$file" ]; then
+    echo "gpu-check: $carry/$file is missing: build the folder with scripts/gpu-bundle.sh first" >&2
+    exit 1
+  fi
+done
+carry=$(cd "$carry" && pwd)
+
+if [ -z "${CUDA_HOME:-}" ]; then
+  if command -v nvcc >/dev/null; then CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+  else CUDA_HOME=/usr/local/cuda; fi
+fi
+# NVRTC for the benchmark; the tests and the example need only the driver.
+export LD_LIBRARY_PATH="$CUDA_HOME/lib64:$CUDA_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+failed=0
+skipped=0
+# step NAME LOG COMMAND...: runs COMMAND, shows its output and keeps it in $out/LOG, and records
+# PASS, FAIL or SKIP (exit 125) in the summary.
+step() {
+  local name=$1 log=$2
+  shift 2
+  echo "=== $name: $*"
+  local start=$SECONDS
+  timeout 570 "$@" 2>&1 | tee "$out/$log"
+  local rc=${PIPESTATUS[0]} verdict=PASS
+  if [ "$rc" -eq 125 ]; then verdict=SKIP; skipped=1
+  elif [ "$rc" -ne 0 ]; then verdict=FAIL; failed=1; fi
+  printf '%-4s %-24s exit %3d  %4ds  %s\n' "$verdict" "$name" "$rc" $((SECONDS - start)) "$log" | tee -a "$summary"
+}
+
+{
+  echo "Kiln GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sm), toolkit $CUDA_HOME"
+  cat "$carry/BUNDLE.txt" 2>/dev/null
+  echo
+  nvidia-smi -L 2>&1
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv 2>&1
+  echo
+} | tee "$summary"
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "gpu-check: no GPU: nvidia-smi lists none; nothing run" | tee -a "$summary"
+  exit 125
+fi
+
+step example saxpy.log env KILN_LOG=1 "$carry/saxpy" "$carry/saxpy.kiln"
+step gpu_tests gpu_tests.log env KILN_GPU_TEST_PACKAGES="$carry" "$carry/gpu_tests" '--gtest_filter=-ForcedPtx.*'
+# KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
+step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \
+  KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*'
+if [ "$runs" -gt 0 ]; then
+  step runtime_load runtime_load.log env PYTHONUNBUFFERED=1 python3 bench/runtime_load/run.py \
+    --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --runs "$runs" \
+    --sources examples/saxpy/kernels --cuda-include "$CUDA_HOME/include" \
+    --out "$out/runtime_load.md" --raw "$out/runtime_load.jsonl"
+else
+  echo "gpu-check: KILN_BENCH_RUNS=0: the benchmark is not run" | tee -a "$summary"
+fi
+
+echo "=== summary ($out)"
+cat "$summary"
+if [ "$failed" -ne 0 ]; then exit 1; fi
+if [ "$skipped" -ne 0 ]; then exit 125; fi
+exit 0

@@ -1,0 +1,257 @@
+#include "fake_driver.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace kiln::testing {
+
+namespace {
+
+using driver::CUresult;
+
+constexpr std::uintptr_t k_context_base = 0x1000;
+
+driver::CUcontext context_of(int ordinal) {
+  return reinterpret_cast<driver::CUcontext>(k_context_base + static_cast<std::uintptr_t>(ordinal));
+}
+
+}  // namespace
+
+void FakeDriver::make_current(int ordinal) {
+  std::lock_guard lock(m_mutex);
+  if (ordinal < 0) {
+    m_current.erase(std::this_thread::get_id());
+  } else {
+    m_current[std::this_thread::get_id()] = ordinal;
+  }
+}
+
+std::vector<std::string> FakeDriver::loads() const {
+  std::lock_guard lock(m_mutex);
+  return m_loads;
+}
+std::vector<std::string> FakeDriver::unloads() const {
+  std::lock_guard lock(m_mutex);
+  return m_unloads;
+}
+std::vector<FakeLaunch> FakeDriver::launches() const {
+  std::lock_guard lock(m_mutex);
+  return m_launches;
+}
+std::vector<FakeAttributeCall> FakeDriver::attribute_calls() const {
+  std::lock_guard lock(m_mutex);
+  return m_attribute_calls;
+}
+int FakeDriver::function_loads() const {
+  std::lock_guard lock(m_mutex);
+  return m_function_loads;
+}
+int FakeDriver::primary_retains() const {
+  std::lock_guard lock(m_mutex);
+  return m_primary_retains;
+}
+int FakeDriver::get_kernel_calls() const {
+  std::lock_guard lock(m_mutex);
+  return m_get_kernel_calls;
+}
+
+const FakeDriver::Library* FakeDriver::library_of(driver::CUlibrary handle) const {
+  const auto i = reinterpret_cast<std::uintptr_t>(handle);
+  if (i == 0 || i > m_libraries.size() || !m_libraries[i - 1].loaded) return nullptr;
+  return &m_libraries[i - 1];
+}
+
+const FakeDriver::KernelEntry* FakeDriver::kernel_of(driver::CUkernel handle) const {
+  const auto i = reinterpret_cast<std::uintptr_t>(handle);
+  if (i == 0 || i > m_kernels.size()) return nullptr;
+  return &m_kernels[i - 1];
+}
+
+int FakeDriver::current_device_locked() const {
+  auto it = m_current.find(std::this_thread::get_id());
+  return it == m_current.end() ? -1 : it->second;
+}
+
+CUresult FakeDriver::init() { return driver::k_cuda_success; }
+
+CUresult FakeDriver::driver_get_version(int* version) {
+  *version = driver_version;
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::device_get(driver::CUdevice* device, int ordinal) {
+  if (devices.empty()) return driver::k_cuda_error_no_device;
+  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= devices.size()) return driver::k_cuda_error_invalid_value;
+  *device = ordinal;
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::device_get_attribute(int* value, int attribute, driver::CUdevice device) {
+  if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
+  const FakeDevice& d = devices[static_cast<std::size_t>(device)];
+  switch (attribute) {
+    case driver::k_attribute_compute_capability_major: *value = d.arch / 10; break;
+    case driver::k_attribute_compute_capability_minor: *value = d.arch % 10; break;
+    case driver::k_attribute_integrated: *value = d.integrated ? 1 : 0; break;
+    case driver::k_attribute_max_shared_memory_per_block_optin: *value = d.shared_memory_optin; break;
+    default: return driver::k_cuda_error_invalid_value;
+  }
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::ctx_get_current(driver::CUcontext* context) {
+  std::lock_guard lock(m_mutex);
+  const int device = current_device_locked();
+  *context = device < 0 ? nullptr : context_of(device);
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::ctx_set_current(driver::CUcontext context) {
+  std::lock_guard lock(m_mutex);
+  if (!context) {
+    m_current.erase(std::this_thread::get_id());
+    return driver::k_cuda_success;
+  }
+  const auto value = reinterpret_cast<std::uintptr_t>(context);
+  if (value < k_context_base || value - k_context_base >= devices.size()) return driver::k_cuda_error_invalid_context;
+  m_current[std::this_thread::get_id()] = static_cast<int>(value - k_context_base);
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::ctx_get_device(driver::CUdevice* device) {
+  std::lock_guard lock(m_mutex);
+  const int current = current_device_locked();
+  if (current < 0) return driver::k_cuda_error_invalid_context;
+  *device = current;
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::primary_ctx_retain(driver::CUcontext* context, driver::CUdevice device) {
+  if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
+  std::lock_guard lock(m_mutex);
+  ++m_primary_retains;
+  *context = context_of(device);
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) {
+  const std::string text(static_cast<const char*>(image));  // test images are NUL-terminated text
+  auto failure = load_failures.find(text);
+  if (failure != load_failures.end()) {
+    if (error_log) *error_log = failure->second.log;
+    return failure->second.result;
+  }
+  std::lock_guard lock(m_mutex);
+  m_libraries.push_back(Library{text, true});
+  m_loads.push_back(text);
+  *library = reinterpret_cast<driver::CUlibrary>(static_cast<std::uintptr_t>(m_libraries.size()));
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::library_unload(driver::CUlibrary library) {
+  std::lock_guard lock(m_mutex);
+  const Library* l = library_of(library);
+  if (!l) return driver::k_cuda_error_invalid_value;
+  m_unloads.push_back(l->image);
+  m_libraries[reinterpret_cast<std::uintptr_t>(library) - 1].loaded = false;
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::library_get_kernel(driver::CUkernel* kernel, driver::CUlibrary library, const char* name) {
+  std::lock_guard lock(m_mutex);
+  ++m_get_kernel_calls;
+  const Library* l = library_of(library);
+  if (!l) return driver::k_cuda_error_invalid_value;
+  auto unusable = unusable_images.find(l->image);
+  if (unusable != unusable_images.end()) return unusable->second;
+  if (missing_kernels.count(name)) return driver::k_cuda_error_not_found;
+  const auto index = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(library) - 1);
+  for (std::size_t i = 0; i < m_kernels.size(); ++i) {
+    if (m_kernels[i].library == index && m_kernels[i].name == name) {
+      *kernel = reinterpret_cast<driver::CUkernel>(i + 1);
+      return driver::k_cuda_success;
+    }
+  }
+  m_kernels.push_back(KernelEntry{index, name});
+  *kernel = reinterpret_cast<driver::CUkernel>(m_kernels.size());
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::library_get_global(driver::CUdeviceptr* pointer, std::size_t* bytes, driver::CUlibrary library,
+                                        const char* name) {
+  std::lock_guard lock(m_mutex);
+  if (!library_of(library)) return driver::k_cuda_error_invalid_value;
+  auto it = globals.find(name);
+  if (it == globals.end()) return driver::k_cuda_error_not_found;
+  *pointer = it->second.first;
+  *bytes = it->second.second;
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::kernel_get_function(driver::CUfunction* function, driver::CUkernel kernel) {
+  std::lock_guard lock(m_mutex);
+  if (!kernel_of(kernel)) return driver::k_cuda_error_invalid_value;
+  if (current_device_locked() < 0) return driver::k_cuda_error_invalid_context;
+  ++m_function_loads;
+  *function = reinterpret_cast<driver::CUfunction>(kernel);
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::kernel_set_attribute(int attribute, int value, driver::CUkernel kernel, driver::CUdevice device) {
+  std::lock_guard lock(m_mutex);
+  const KernelEntry* k = kernel_of(kernel);
+  if (!k) return driver::k_cuda_error_invalid_value;
+  m_attribute_calls.push_back(FakeAttributeCall{attribute, value, k->name, device});
+  return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                   driver::CUstream stream, void** params, void** /*extra*/) {
+  std::lock_guard lock(m_mutex);
+  // The runtime passes a CUkernel cast to CUfunction, which the real driver accepts.
+  const KernelEntry* k = kernel_of(reinterpret_cast<driver::CUkernel>(function));
+  if (!k) return driver::k_cuda_error_invalid_value;
+  const int device = current_device_locked();
+  if (device < 0) return driver::k_cuda_error_invalid_context;
+  if (launch_result != driver::k_cuda_success) return launch_result;
+  FakeLaunch launch;
+  launch.kernel = k->name;
+  launch.image = m_libraries[k->library].image;
+  launch.device = device;
+  launch.grid[0] = grid_x;
+  launch.grid[1] = grid_y;
+  launch.grid[2] = grid_z;
+  launch.block[0] = block_x;
+  launch.block[1] = block_y;
+  launch.block[2] = block_z;
+  launch.shared_bytes = shared_bytes;
+  launch.stream = stream;
+  auto sizes = param_sizes.find(k->name);
+  if (sizes != param_sizes.end()) {
+    for (std::size_t i = 0; i < sizes->second.size(); ++i) {
+      std::vector<std::byte> bytes(sizes->second[i]);
+      std::memcpy(bytes.data(), params[i], bytes.size());
+      launch.params.push_back(std::move(bytes));
+    }
+  }
+  m_launches.push_back(std::move(launch));
+  return driver::k_cuda_success;
+}
+
+std::string FakeDriver::error_name(CUresult result) {
+  switch (result) {
+    case driver::k_cuda_error_invalid_value: return "CUDA_ERROR_INVALID_VALUE";
+    case driver::k_cuda_error_out_of_memory: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case driver::k_cuda_error_no_device: return "CUDA_ERROR_NO_DEVICE";
+    case driver::k_cuda_error_invalid_image: return "CUDA_ERROR_INVALID_IMAGE";
+    case driver::k_cuda_error_invalid_context: return "CUDA_ERROR_INVALID_CONTEXT";
+    case driver::k_cuda_error_no_binary_for_gpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case driver::k_cuda_error_invalid_ptx: return "CUDA_ERROR_INVALID_PTX";
+    case driver::k_cuda_error_unsupported_ptx_version: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case driver::k_cuda_error_not_found: return "CUDA_ERROR_NOT_FOUND";
+    default: return std::to_string(result);
+  }
+}
+
+}  // namespace kiln::testing

@@ -1,0 +1,118 @@
+// A CUDA driver for tests without a GPU: devices, contexts, libraries and launches simulated in
+// memory, with every call recorded. Images are identified by their text: a test image is a
+// NUL-terminated string (e.g. "img:ops.cu:sm_90"), and the fake is told how each one behaves.
+#pragma once
+
+#include "driver/driver_api.hpp"
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace kiln::testing {
+
+struct FakeDevice {
+  int arch = 90;                      // compute capability major * 10 + minor
+  bool integrated = false;
+  int shared_memory_optin = 232448;   // attribute 97 (227 KiB, as on 9.0)
+};
+
+struct FakeLaunch {
+  std::string kernel;                 // lowered name
+  std::string image;                  // the image the kernel's library came from
+  driver::CUdevice device = -1;       // the current context's device at launch
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_bytes = 0;
+  void* stream = nullptr;
+  std::vector<std::vector<std::byte>> params;  // copied with the sizes in FakeDriver::param_sizes
+};
+
+struct FakeAttributeCall {
+  int attribute = 0;
+  int value = 0;
+  std::string kernel;
+  driver::CUdevice device = -1;
+};
+
+struct FakeLoadFailure {
+  driver::CUresult result = driver::k_cuda_error_invalid_ptx;
+  std::string log;                    // written to the JIT error log
+};
+
+class FakeDriver : public driver::DriverApi {
+public:
+  // ---- configuration: set before the runtime uses the driver ---------------------------------
+  std::vector<FakeDevice> devices = {FakeDevice{}};
+  int driver_version = 13000;
+  std::map<std::string, FakeLoadFailure> load_failures;        // image text -> cuLibraryLoadData fails
+  std::map<std::string, driver::CUresult> unusable_images;     // image text -> every kernel lookup fails
+  std::set<std::string> missing_kernels;                       // lowered names no image holds (500)
+  std::map<std::string, std::pair<driver::CUdeviceptr, std::size_t>> globals;  // lowered name -> global
+  std::map<std::string, std::vector<std::size_t>> param_sizes;  // lowered name -> bytes copied per launch
+  driver::CUresult launch_result = driver::k_cuda_success;
+
+  // ---- test helpers ---------------------------------------------------------------------------
+  // Makes device `ordinal`'s primary context current on the calling thread (-1: no context).
+  void make_current(int ordinal);
+  std::vector<std::string> loads() const;            // image texts, in load order
+  std::vector<std::string> unloads() const;          // image texts, in unload order
+  std::vector<FakeLaunch> launches() const;
+  std::vector<FakeAttributeCall> attribute_calls() const;
+  int function_loads() const;                        // cuKernelGetFunction calls
+  int primary_retains() const;
+  int get_kernel_calls() const;                      // cuLibraryGetKernel calls
+
+  // ---- DriverApi --------------------------------------------------------------------------------
+  driver::CUresult init() override;
+  driver::CUresult driver_get_version(int* version) override;
+  driver::CUresult device_get(driver::CUdevice* device, int ordinal) override;
+  driver::CUresult device_get_attribute(int* value, int attribute, driver::CUdevice device) override;
+  driver::CUresult ctx_get_current(driver::CUcontext* context) override;
+  driver::CUresult ctx_set_current(driver::CUcontext context) override;
+  driver::CUresult ctx_get_device(driver::CUdevice* device) override;
+  driver::CUresult primary_ctx_retain(driver::CUcontext* context, driver::CUdevice device) override;
+  driver::CUresult library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) override;
+  driver::CUresult library_unload(driver::CUlibrary library) override;
+  driver::CUresult library_get_kernel(driver::CUkernel* kernel, driver::CUlibrary library, const char* name) override;
+  driver::CUresult library_get_global(driver::CUdeviceptr* pointer, std::size_t* bytes, driver::CUlibrary library,
+                                      const char* name) override;
+  driver::CUresult kernel_get_function(driver::CUfunction* function, driver::CUkernel kernel) override;
+  driver::CUresult kernel_set_attribute(int attribute, int value, driver::CUkernel kernel,
+                                        driver::CUdevice device) override;
+  driver::CUresult launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                 unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                 driver::CUstream stream, void** params, void** extra) override;
+  std::string error_name(driver::CUresult result) override;
+
+private:
+  struct Library {
+    std::string image;
+    bool loaded = true;
+  };
+  struct KernelEntry {
+    std::size_t library = 0;         // index into m_libraries
+    std::string name;
+  };
+  // Handles are small integers cast to pointers: library i is (i + 1), kernel j is (j + 1).
+  const Library* library_of(driver::CUlibrary handle) const;
+  const KernelEntry* kernel_of(driver::CUkernel handle) const;
+  int current_device_locked() const;  // -1 without a current context
+
+  mutable std::mutex m_mutex;
+  std::map<std::thread::id, int> m_current;   // thread -> device ordinal of its current context
+  std::vector<Library> m_libraries;
+  std::vector<KernelEntry> m_kernels;
+  std::vector<std::string> m_loads, m_unloads;
+  std::vector<FakeLaunch> m_launches;
+  std::vector<FakeAttributeCall> m_attribute_calls;
+  int m_function_loads = 0;
+  int m_primary_retains = 0;
+  int m_get_kernel_calls = 0;
+};
+
+}  // namespace kiln::testing

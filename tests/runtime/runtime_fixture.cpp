@@ -1,0 +1,99 @@
+#include "runtime_fixture.hpp"
+
+#include "core/driver_access.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace kiln::testing {
+
+namespace {
+
+Bytes text_image(const std::string& text, bool compressible) {
+  Bytes out(text.size() + 1);
+  std::memcpy(out.data(), text.data(), text.size());
+  // After the NUL, which the fake driver stops at: repetitive bytes make zstd worth it.
+  if (compressible) out.resize(out.size() + 4096, std::byte{'x'});
+  return out;
+}
+
+}  // namespace
+
+std::string image_text(std::string_view unit, std::string_view target) {
+  return "img:" + std::string(unit) + ":" + std::string(target);
+}
+
+Bytes build_package(const PackageSpec& spec) {
+  format::PackageContents contents;
+  std::set<std::string> targets;
+  for (const UnitSpec& u : spec.units) {
+    format::PackageUnit unit;
+    unit.source = u.source;
+    for (const std::string& t : u.targets) {
+      targets.insert(t);
+      const bool ptx = t.rfind("compute_", 0) == 0;
+      unit.images.push_back({t, text_image(image_text(u.source, t), spec.compressible), ptx ? spec.ptx_version : 0});
+    }
+    contents.units.push_back(std::move(unit));
+  }
+  contents.targets.assign(targets.begin(), targets.end());
+  for (const KernelSpec& k : spec.kernels) {
+    format::PackageKernel kernel;
+    kernel.lowered_name = k.lowered.empty() ? k.name : k.lowered;
+    kernel.canonical_name = k.name;
+    kernel.unit_source = k.unit;
+    kernel.names = k.aliases;
+    if (k.params_known) {
+      kernel.flags |= format::k_kernel_params_known;
+      std::uint32_t offset = 0;
+      for (std::uint32_t size : k.param_sizes) {
+        offset = (offset + size - 1) / size * size;  // naturally aligned, as the compiler lays them out
+        kernel.params.push_back({offset, size});
+        offset += size;
+      }
+    }
+    contents.kernels.push_back(std::move(kernel));
+  }
+  contents.variables = spec.variables;
+  format::WriteResult written = format::write_package(contents);
+  EXPECT_EQ(written.error, "");
+  return std::move(written.bytes);
+}
+
+Bytes single_kernel_package(const std::vector<std::string>& targets, std::uint32_t ptx_version) {
+  PackageSpec spec;
+  spec.units = {{"ops.cu", targets}};
+  spec.kernels = {KernelSpec("k", "ops.cu")};
+  spec.ptx_version = ptx_version;
+  return build_package(spec);
+}
+
+std::string error_of(const std::function<void()>& call, kiln_status expected) {
+  try {
+    call();
+  } catch (const kiln::Error& e) {
+    EXPECT_EQ(e.status(), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error; expected " << kiln_status_string(expected);
+  return "";
+}
+
+void RuntimeTest::SetUp() {
+  ::unsetenv("KILN_FORCE_TARGET");
+  ::unsetenv("KILN_LOG");
+  core::set_driver_for_testing(fake);
+}
+
+void RuntimeTest::TearDown() {
+  core::set_driver_for_testing(nullptr);
+  ::unsetenv("KILN_FORCE_TARGET");
+  ::unsetenv("KILN_LOG");
+}
+
+kiln::Package RuntimeTest::open(const Bytes& bytes, const char* label) {
+  return kiln::Package::open_memory(bytes.data(), bytes.size(), KILN_OPEN_COPY, label);
+}
+
+}  // namespace kiln::testing

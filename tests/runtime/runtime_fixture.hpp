@@ -1,0 +1,75 @@
+// Shared by the runtime tests: packages built from synthetic images (NUL-terminated text that the
+// fake driver recognizes), and a fixture that installs a fresh FakeDriver through the core's test
+// hook and clears the KILN_* environment around each test.
+#pragma once
+
+#include "fake_driver.hpp"
+#include "format/package_writer.hpp"
+#include "kiln/kiln.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::testing {
+
+using Bytes = std::vector<std::byte>;
+
+// The text of the image of `unit` for `target`: what the fake driver records when it is loaded.
+std::string image_text(std::string_view unit, std::string_view target);
+
+struct UnitSpec {
+  std::string source;
+  std::vector<std::string> targets;
+};
+
+struct KernelSpec {
+  KernelSpec(std::string name_, std::string unit_, std::vector<std::uint32_t> param_sizes_ = {})
+      : name(std::move(name_)), unit(std::move(unit_)), param_sizes(std::move(param_sizes_)) {}
+  KernelSpec& with_lowered(std::string l) { lowered = std::move(l); return *this; }
+  KernelSpec& with_aliases(std::vector<std::string> a) { aliases = std::move(a); return *this; }
+  KernelSpec& without_params() { params_known = false; return *this; }
+
+  std::string name;                      // canonical name; also the lowered name unless `lowered` is set
+  std::string unit;
+  std::vector<std::uint32_t> param_sizes;
+  bool params_known = true;
+  std::string lowered;
+  std::vector<std::string> aliases;
+};
+
+struct PackageSpec {
+  std::vector<UnitSpec> units;
+  std::vector<KernelSpec> kernels;
+  std::vector<format::PackageVariable> variables;
+  std::uint32_t ptx_version = 90;        // of every PTX image (CUDA 13.0's ISA)
+  bool compressible = false;             // pad images so that the writer stores them as zstd
+};
+
+Bytes build_package(const PackageSpec& spec);
+
+// One unit "ops.cu" built for `targets`, holding one kernel "k" with no parameters.
+Bytes single_kernel_package(const std::vector<std::string>& targets, std::uint32_t ptx_version = 90);
+
+// Runs `call`, expects a kiln::Error with `expected`, and returns its message.
+std::string error_of(const std::function<void()>& call, kiln_status expected);
+
+class RuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Opens a copy of `bytes` through the C++ interface.
+  static kiln::Package open(const Bytes& bytes, const char* label = "app.kiln");
+
+  std::shared_ptr<FakeDriver> fake = std::make_shared<FakeDriver>();
+};
+
+}  // namespace kiln::testing
