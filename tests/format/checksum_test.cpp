@@ -25,3 +25,20 @@ TEST(Checksum, IsXxh3WithSeedZero) {
 
 }  // namespace
 }  // namespace kiln::format
+
+namespace kiln::format {
+namespace {
+
+// checksum() may take an AVX2 path; it must agree with the portable one at every length class XXH3
+// treats differently (0-16, 17-128, 129-240, long inputs with and without a partial stripe).
+TEST(Checksum, EveryCodePathGivesTheSameValue) {
+  std::vector<std::byte> bytes(70000);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>((i * 131u + 7u) & 0xff);
+  for (std::size_t size : {0u, 1u, 3u, 16u, 17u, 128u, 129u, 240u, 241u, 1023u, 1024u, 14752u, 65536u, 70000u}) {
+    const std::span<const std::byte> view(bytes.data(), size);
+    EXPECT_EQ(checksum(view), checksum_baseline(view)) << size;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::format

@@ -27,7 +27,7 @@ include_dirs = ["include", "<cuda>/include/cccl"]
 defines = ["N=4", "FAST"]
 options = ["-use_fast_math", "-std=c++20"]
 toolkit_includes = false
-compress = false
+compress = true
 
 [[source]]
 path = "kernels/saxpy.cu"
@@ -53,7 +53,7 @@ path = "kernels/reduce.cu"
   EXPECT_EQ(manifest->defines, (Strings{"N=4", "FAST"}));
   EXPECT_EQ(manifest->options, (Strings{"-use_fast_math", "-std=c++20"}));
   EXPECT_FALSE(manifest->toolkit_includes);
-  EXPECT_FALSE(manifest->compress);
+  EXPECT_TRUE(manifest->compress);
   ASSERT_EQ(manifest->sources.size(), 2u);
   const SourceEntry& saxpy = manifest->sources[0];
   EXPECT_EQ(saxpy.path, "kernels/saxpy.cu");
@@ -81,7 +81,7 @@ TEST(ManifestReader, AppliesDefaults) {
   EXPECT_TRUE(manifest->defines.empty());
   EXPECT_TRUE(manifest->options.empty());
   EXPECT_TRUE(manifest->toolkit_includes);
-  EXPECT_TRUE(manifest->compress);
+  EXPECT_FALSE(manifest->compress);
   ASSERT_EQ(manifest->sources.size(), 1u);
   EXPECT_EQ(manifest->sources[0].line, 1);
   EXPECT_TRUE(manifest->sources[0].instantiations.empty());

@@ -93,6 +93,18 @@ TEST_F(RuntimeTest, AnImageThatLoadsButDoesNotResolveIsRefused) {
                                  "CUDA_ERROR_NO_BINARY_FOR_GPU (209)"));
 }
 
+TEST_F(RuntimeTest, PtxThatFailsToCompileShowsTheJitLogFromItsLoad) {
+  // Measured on driver 580: bad PTX loads with CUDA_SUCCESS, the JIT log is filled during the load,
+  // and the error (218) comes only from cuLibraryGetKernel.
+  fake->devices[0].arch = 120;
+  fake->unusable_images[image_text("ops.cu", "compute_80")] = 218;
+  fake->load_logs[image_text("ops.cu", "compute_80")] = "ptxas application ptx input, line 9; error   : Unknown\n";
+  kiln::Package package = open(single_kernel_package({"compute_80"}));
+  const std::string message = error_of([&] { package.kernel("k"); }, KILN_STATUS_NO_IMAGE_FOR_DEVICE);
+  EXPECT_THAT(message, HasSubstr("cuLibraryGetKernel: CUDA_ERROR_INVALID_PTX (218)\nJIT log:\n"
+                                 "ptxas application ptx input, line 9; error   : Unknown"));
+}
+
 TEST_F(RuntimeTest, AKernelMissingFromItsImageIsADriverError) {
   fake->missing_kernels = {"k"};
   kiln::Package package = open(single_kernel_package({"sm_90"}));

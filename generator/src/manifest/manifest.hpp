@@ -29,7 +29,9 @@ struct Manifest {
   std::vector<std::string> defines;
   std::vector<std::string> options;          // NVRTC options, e.g. "-use_fast_math", "-std=c++20"
   bool toolkit_includes = true;              // add <cuda>/include and <cuda>/include/cccl
-  bool compress = true;                      // zstd-compress images where that saves space
+  // zstd-compress images where that saves space. Off by default: decoding adds tens of microseconds
+  // to each image's first load in a fresh process, and archives (wheels) compress the file anyway.
+  bool compress = false;
   std::vector<SourceEntry> sources;
 };
 

@@ -153,7 +153,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path) {
     manifest.toolkit_includes = detail::read_bool(*node, "toolkit_includes", diags).value_or(true);
   }
   if (const toml::node* node = document.get("compress")) {
-    manifest.compress = detail::read_bool(*node, "compress", diags).value_or(true);
+    manifest.compress = detail::read_bool(*node, "compress", diags).value_or(false);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
 

@@ -3,7 +3,7 @@
 //
 //   kiln::Package package = kiln::Package::open_file("app.kiln");
 //   kiln::Kernel saxpy = package.kernel("saxpy");
-//   saxpy.launch({blocks}, {256}, 0, stream, n, a, x, y);   // sizes checked against the package
+//   saxpy.launch(blocks, 256, 0, stream, a, x, y, n);   // sizes checked against the package
 //
 // Every failure throws kiln::Error, which carries the kiln_status and the library's message.
 // Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.

@@ -35,7 +35,7 @@ RuntimeOptions RuntimeOptions::from_environment() {
 Status choose_image(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
                     std::string_view force_target, std::string_view subject, ImageChoice& out) {
   const format::UnitView unit = reader.unit(unit_index);
-  const std::string prefix = std::string(subject) + ": ";
+  const auto prefix = [&] { return std::string(subject) + ": "; };  // for messages only: not on the fast path
 
   std::optional<format::TargetKind> forced_kind;
   std::optional<format::Target> forced_target;
@@ -46,7 +46,7 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   } else if (!force_target.empty()) {
     forced_target = format::parse_target(force_target);
     if (!forced_target) {
-      return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + "KILN_FORCE_TARGET=" + std::string(force_target) +
+      return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix() + "KILN_FORCE_TARGET=" + std::string(force_target) +
                                                        " is not 'ptx', 'sass' or a target such as sm_90 or compute_75");
     }
   }
@@ -62,7 +62,7 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
     images.push_back(image.index);
   }
   if (forced_target && candidates.empty()) {
-    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + "KILN_FORCE_TARGET=" + std::string(force_target) + " but " +
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix() + "KILN_FORCE_TARGET=" + std::string(force_target) + " but " +
                                                      std::string(unit.source) + " has no image for it (it holds " +
                                                      held_targets(reader, unit) + ")");
   }
@@ -71,7 +71,7 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   if (!selection.choice) {
     // With a forced value the reason lists only what the force left, so say so first.
     const std::string forced = force_target.empty() ? "" : "with KILN_FORCE_TARGET=" + std::string(force_target) + ", ";
-    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix + forced + selection.failure.reason);
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix() + forced + selection.failure.reason);
   }
   out.image = images[selection.choice->index];
   out.rule = selection.choice->rule;

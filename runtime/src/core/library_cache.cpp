@@ -4,6 +4,7 @@
 #include "core/driver_access.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 
 namespace kiln::core {
@@ -39,17 +40,24 @@ Status LibraryCache::load(driver::DriverApi& driver, const LoadRequest& request,
 
 Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot) {
   const auto start = std::chrono::steady_clock::now();
-  const format::ReadError read = m_reader.read_image(request.image, slot.bytes);
+  // A raw image goes to the driver straight from the package (mapping or buffer), which outlives
+  // the library; only compressed or misaligned images are copied into the slot.
+  std::span<const std::byte> image;
+  const format::ReadError read = m_reader.image_bytes(request.image, slot.bytes, image);
   if (read) {
     slot.bytes = {};
     const kiln_status code =
         read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
     return fail(code, read.message);
   }
+  if (image.data() != slot.bytes.data() && reinterpret_cast<std::uintptr_t>(image.data()) % alignof(std::uint64_t) != 0) {
+    slot.bytes.assign(image.begin(), image.end());
+    image = slot.bytes;
+  }
 
   driver::CUlibrary library = nullptr;
   std::string jit_log;
-  const driver::CUresult r = driver.library_load_data(&library, slot.bytes.data(), &jit_log);
+  const driver::CUresult r = driver.library_load_data(&library, image.data(), &jit_log);
   if (r != driver::k_cuda_success || !library) {
     slot.bytes = {};
     std::string message = m_label + ": loading " + image_name(request.image) + " for " +
@@ -60,6 +68,8 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
     if (!jit_log.empty()) message += "\nJIT log:\n" + jit_log;
     return fail(KILN_STATUS_DRIVER_ERROR, message);
   }
+  while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
+  slot.jit_log = std::move(jit_log);
   slot.library.store(library, std::memory_order_release);
 
   if (m_log) {
@@ -71,6 +81,11 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
     std::fprintf(stderr, "%s, loaded in %.2f ms\n", line.c_str(), ms);
   }
   return {};
+}
+
+const std::string& LibraryCache::jit_log(std::uint32_t image) const {
+  static const std::string none;
+  return image < m_slot_count ? m_slots[image].jit_log : none;
 }
 
 void LibraryCache::unload_all(driver::DriverApi& driver) {

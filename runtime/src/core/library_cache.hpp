@@ -35,6 +35,11 @@ public:
   // cuLibraryLoadData. Failures are not cached, so a later call tries again.
   Status load(driver::DriverApi& driver, const LoadRequest& request, driver::CUlibrary& out);
 
+  // The driver's JIT log from loading `image` ("" if none). A PTX image that fails to compile still
+  // loads "successfully"; the error surfaces at cuLibraryGetKernel, and this log says why.
+  // Call only after load() returned the image's library.
+  const std::string& jit_log(std::uint32_t image) const;
+
   // Unloads every loaded library; the cache is empty afterwards. Not safe against concurrent load().
   void unload_all(driver::DriverApi& driver);
 
@@ -42,9 +47,10 @@ private:
   struct Slot {
     std::mutex mutex;                                   // held for the whole load of this image
     std::atomic<driver::CUlibrary> library{nullptr};    // published after the load
-    std::vector<std::byte> bytes;                       // the decoded image: the driver may keep
-                                                        // pointing into it, so it lives as long as
-                                                        // the library
+    std::vector<std::byte> bytes;                       // a decoded or realigned copy, when one was
+                                                        // needed: the driver may keep pointing into
+                                                        // it, so it lives as long as the library
+    std::string jit_log;                                // written once, before `library` is published
   };
   Status load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot);
   std::string image_name(std::uint32_t image) const;    // "kernels/ops.cu [sm_90]"

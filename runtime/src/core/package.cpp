@@ -1,6 +1,7 @@
 #include "core/package.hpp"
 
 #include "core/kernel.hpp"
+#include "driver/driver_api.hpp"
 #include "core/nearest_names.hpp"
 
 namespace kiln::core {
@@ -56,6 +57,13 @@ Status Package::open_reader() {
   if (error) return fail(status_of(error.code), error.message);
   m_libraries = std::make_unique<LibraryCache>(m_reader, m_label, m_options.log);
   m_kernels.resize(m_reader.kernel_count());
+  // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
+  // kernel request, whose latency is what users feel. With no driver in the process nothing is
+  // loaded here, so opening still works on machines without one; a failure is kept for later.
+  if (driver::system_driver_in_process()) {
+    driver::DriverApi* ignored = nullptr;
+    (void)acquire_driver_once(ignored);
+  }
   return {};
 }
 
@@ -81,6 +89,11 @@ Status Package::acquire_driver_once(driver::DriverApi*& out) {
 Status Package::current(driver::DriverApi*& driver, driver::CUdevice& device) {
   KILN_TRY(acquire_driver_once(driver));
   return current_device(*driver, device);
+}
+
+std::string Package::jit_log_suffix(std::uint32_t image) const {
+  const std::string& log = m_libraries->jit_log(image);
+  return log.empty() ? std::string() : "\nJIT log:\n" + log;
 }
 
 std::string Package::image_name(std::uint32_t image) const {
@@ -153,7 +166,8 @@ Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, 
   if (r != driver::k_cuda_success) {
     return fail(KILN_STATUS_DRIVER_ERROR, m_label + ": " + subject + " (" + std::string(variable.lowered_name) +
                                               ") is not available in image " + image_name(unit.image) +
-                                              ": cuLibraryGetGlobal: " + describe_result(*driver, r));
+                                              ": cuLibraryGetGlobal: " + describe_result(*driver, r) +
+                                              jit_log_suffix(unit.image));
   }
   return {};
 }

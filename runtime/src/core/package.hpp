@@ -63,6 +63,8 @@ public:
                      std::string_view subject, UnitLibrary& out);
   DeviceCache& devices() { return m_devices; }
   std::string image_name(std::uint32_t image) const;   // "kernels/ops.cu [sm_90]"
+  // "\nJIT log:\n..." from loading `image`, or "" (see LibraryCache::jit_log).
+  std::string jit_log_suffix(std::uint32_t image) const;
 
 private:
   Package(std::string label);

@@ -47,6 +47,11 @@ struct DriverLoad {
   std::string message;                   // names the library and the reason
 };
 
+// Whether the driver library load_system_driver() would open is already loaded in this process
+// (dlopen with RTLD_NOLOAD): the program uses CUDA already, so binding to the driver costs no load
+// and cannot fail for want of a driver.
+bool system_driver_in_process();
+
 // Loads libcuda.so.1 (or $KILN_LIBCUDA) with dlopen and resolves every entry point through
 // cuGetProcAddress_v2 with explicit ABI versions, then calls cuInit(0). Never throws.
 DriverLoad load_system_driver();

@@ -127,11 +127,17 @@ DriverLoad load(DriverLoadFailure failure, std::string message, CUresult init_re
   return result;
 }
 
-DriverLoad load_or_throw() {
+// The library to open: $KILN_LIBCUDA, or the driver's SONAME. An empty value counts as unset:
+// dlopen("") would hand back the main program.
+std::string requested_library(bool& overridden) {
   const char* from_env = std::getenv("KILN_LIBCUDA");
-  // An empty value counts as unset: dlopen("") would hand back the main program.
-  const bool overridden = from_env != nullptr && from_env[0] != '\0';
-  const std::string requested = overridden ? from_env : k_default_library;
+  overridden = from_env != nullptr && from_env[0] != '\0';
+  return overridden ? from_env : k_default_library;
+}
+
+DriverLoad load_or_throw() {
+  bool overridden = false;
+  const std::string requested = requested_library(overridden);
 
   LibraryHandle library(dlopen(requested.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!library) {
@@ -181,6 +187,15 @@ DriverLoad load_or_throw() {
 }
 
 }  // namespace
+
+bool system_driver_in_process() {
+  bool overridden = false;
+  const std::string requested = requested_library(overridden);
+  void* handle = dlopen(requested.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (!handle) return false;
+  dlclose(handle);  // RTLD_NOLOAD still takes a reference
+  return true;
+}
 
 DriverLoad load_system_driver() {
   try {

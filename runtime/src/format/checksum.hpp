@@ -9,4 +9,7 @@ namespace kiln::format {
 
 std::uint64_t checksum(std::span<const std::byte> bytes);
 
+// The portable implementation, whatever the CPU: for tests that compare the two.
+std::uint64_t checksum_baseline(std::span<const std::byte> bytes);
+
 }  // namespace kiln::format

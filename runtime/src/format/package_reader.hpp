@@ -126,6 +126,9 @@ public:
   std::span<const std::byte> stored_image(std::uint32_t image) const;
   // Checks and decodes an image into `out` (resized to raw_size).
   ReadError read_image(std::uint32_t image, std::vector<std::byte>& out) const;
+  // Checks an image and gives its bytes without copying where it can: a raw image is a view into the
+  // package buffer, a compressed one is decoded into `scratch`. `out` lives as long as both do.
+  ReadError image_bytes(std::uint32_t image, std::vector<std::byte>& scratch, std::span<const std::byte>& out) const;
 
   // Sections present in the file, for inspect/verify, including kinds this reader does not know.
   std::span<const std::byte> toc_bytes() const;

@@ -159,19 +159,22 @@ std::span<const std::byte> PackageReader::stored_image(std::uint32_t image) cons
   return m_blobs.subspan(r.offset, r.stored_size);
 }
 
-ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>& out) const {
-  out.clear();
+ReadError PackageReader::image_bytes(std::uint32_t image, std::vector<std::byte>& scratch,
+                                     std::span<const std::byte>& out) const {
+  out = {};
+  scratch.clear();
   if (image >= m_images.count) {
     return {ReadErrorCode::corrupt, m_label + ": there is no image " + std::to_string(image) +
                                         " (the package has " + std::to_string(m_images.count) +
                                         ")"};
   }
   const auto r = record_at<ImageRecord>(m_images, image);
-  const std::string what = m_label + ": image " + std::string(unit(r.unit).source) + " [" +
-                           std::string(target(r.target).name) + "] ";
+  // Messages are built only on failure: this runs on the first-launch path.
   const auto fail = [&](const std::string& why) {
-    out.clear();
-    return ReadError{ReadErrorCode::image_corrupt, what + why};
+    scratch.clear();
+    out = {};
+    return ReadError{ReadErrorCode::image_corrupt, m_label + ": image " + std::string(unit(r.unit).source) + " [" +
+                                                       std::string(target(r.target).name) + "] " + why};
   };
   const std::span<const std::byte> stored = stored_image(image);
   switch (static_cast<ImageEncoding>(r.encoding)) {
@@ -180,12 +183,13 @@ ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>&
         return fail("is stored raw but its raw size " + std::to_string(r.raw_size) +
                     " differs from its stored size " + std::to_string(r.stored_size));
       }
-      out.assign(stored.begin(), stored.end());
+      out = stored;
       break;
     case ImageEncoding::zstd:
-      if (std::string why = detail::zstd_decompress(stored, r.raw_size, out); !why.empty()) {
+      if (std::string why = detail::zstd_decompress(stored, r.raw_size, scratch); !why.empty()) {
         return fail("does not decode: " + why);
       }
+      out = scratch;
       break;
     default:
       return fail("has an unknown encoding " + std::to_string(r.encoding));
@@ -194,6 +198,13 @@ ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>&
     return fail("fails its checksum");
   }
   return {};
+}
+
+ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>& out) const {
+  std::span<const std::byte> bytes;
+  ReadError error = image_bytes(image, out, bytes);
+  if (!error && bytes.data() != out.data()) out.assign(bytes.begin(), bytes.end());
+  return error;
 }
 
 std::span<const std::byte> PackageReader::toc_bytes() const {

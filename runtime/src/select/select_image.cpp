@@ -24,7 +24,9 @@ int variant_preference(TargetVariant v) {
   return 0;
 }
 
-std::optional<Ranked> rank_cubin(const DeviceProfile& device, const format::Target& t, std::string& why) {
+// `why` is set to a static reason when the candidate is refused: the ranking pass runs on every first
+// kernel load and must not allocate; reasons become text only when nothing fits.
+std::optional<Ranked> rank_cubin(const DeviceProfile& device, const format::Target& t, const char*& why) {
   const int device_major = device.arch / 10;
   if (t.major() != device_major) {
     why = "a cubin never runs across major versions";
@@ -53,7 +55,7 @@ std::optional<Ranked> rank_cubin(const DeviceProfile& device, const format::Targ
   return Ranked{Rule::lower_minor, t.arch * 4 + variant_preference(t.variant)};
 }
 
-std::optional<Ranked> rank_ptx(const DeviceProfile& device, const Candidate& c, std::string& why) {
+std::optional<Ranked> rank_ptx(const DeviceProfile& device, const Candidate& c, const char*& why) {
   const format::Target& t = c.target;
   switch (t.variant) {
     case TargetVariant::plain:
@@ -76,11 +78,7 @@ std::optional<Ranked> rank_ptx(const DeviceProfile& device, const Candidate& c, 
       break;
   }
   if (c.ptx_version > device.max_ptx_version) {
-    why = "PTX ISA " + arch_string(static_cast<std::uint16_t>(c.ptx_version)) +
-          " is newer than the driver accepts (" +
-          (device.max_ptx_version ? arch_string(static_cast<std::uint16_t>(device.max_ptx_version))
-                                  : std::string("no PTX JIT")) +
-          "); update the driver";
+    why = nullptr;  // the message names versions: see refusal_reason()
     return std::nullopt;
   }
   return Ranked{Rule::ptx, t.arch * 4 + variant_preference(t.variant)};
@@ -120,26 +118,35 @@ std::string describe(const Candidate& candidate, Rule rule) {
   return name;
 }
 
+namespace {
+
+std::optional<Ranked> rank(const DeviceProfile& device, const Candidate& c,
+                           std::optional<format::TargetKind> forced_kind, const char*& why) {
+  if (forced_kind && c.target.kind != *forced_kind) {
+    why = "excluded by the forced target kind";
+    return std::nullopt;
+  }
+  return c.target.kind == TargetKind::sass ? rank_cubin(device, c.target, why) : rank_ptx(device, c, why);
+}
+
+std::string refusal_reason(const DeviceProfile& device, const Candidate& c, const char* why) {
+  if (why) return why;
+  return "PTX ISA " + arch_string(static_cast<std::uint16_t>(c.ptx_version)) + " is newer than the driver accepts (" +
+         (device.max_ptx_version ? arch_string(static_cast<std::uint16_t>(device.max_ptx_version))
+                                 : std::string("no PTX JIT")) +
+         "); update the driver";
+}
+
+}  // namespace
+
 Selection select_image(const DeviceProfile& device, std::span<const Candidate> candidates,
                        std::optional<format::TargetKind> forced_kind) {
   Selection result;
   std::optional<std::pair<Ranked, std::size_t>> best;
-  std::string refusals;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    std::string why;
-    std::optional<Ranked> ranked;
-    if (forced_kind && c.target.kind != *forced_kind) {
-      why = "excluded by the forced target kind";
-    } else if (c.target.kind == TargetKind::sass) {
-      ranked = rank_cubin(device, c.target, why);
-    } else {
-      ranked = rank_ptx(device, c, why);
-    }
-    if (!ranked) {
-      refusals += "\n  " + c.target.name() + ": " + why;
-      continue;
-    }
+    const char* why = nullptr;
+    const std::optional<Ranked> ranked = rank(device, candidates[i], forced_kind, why);
+    if (!ranked) continue;
     // Rules are ordered by value (lower is better); within a rule, the higher score wins.
     const bool better = !best || static_cast<int>(ranked->rule) < static_cast<int>(best->first.rule) ||
                         (ranked->rule == best->first.rule && ranked->score > best->first.score);
@@ -150,7 +157,13 @@ Selection select_image(const DeviceProfile& device, std::span<const Candidate> c
     return result;
   }
   std::string held;
-  for (const Candidate& c : candidates) held += (held.empty() ? "" : ", ") + c.target.name();
+  std::string refusals;
+  for (const Candidate& c : candidates) {
+    held += (held.empty() ? "" : ", ") + c.target.name();
+    const char* why = nullptr;
+    (void)rank(device, c, forced_kind, why);
+    refusals += "\n  " + c.target.name() + ": " + refusal_reason(device, c, why);
+  }
   result.failure.reason = "no image for a device of compute capability " + arch_string(device.arch) +
                           (device.integrated ? " (integrated)" : "") + "; the package holds " +
                           (held.empty() ? std::string("no images") : held) + refusals;
