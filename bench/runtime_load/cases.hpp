@@ -2,6 +2,7 @@
 // per process with the package open and the context current (both done, and timed, beforehand).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -69,6 +70,13 @@ Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& laun
 void synchronize();
 
 // A failed step: the benchmark prints it and exits 2.
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds since `start`.
+inline double since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
 struct BenchError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -2,6 +2,7 @@
 //     the driver's Library API directly, so only the driver's own work is timed.
 // (c) just-in-time: the kernel's source compiled with NVRTC for the device, then loaded the same way.
 #include "cases.hpp"
+#include "driver_check.hpp"
 
 #include "format/package_reader.hpp"
 #include "select/select_image.hpp"
@@ -18,18 +19,9 @@ namespace kiln::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::check;  // the driver overload, beside the NVRTC one below
 
-double since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
-void check(CUresult result, const char* what) {
-  if (result == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  cuGetErrorName(result, &name);
-  throw BenchError(std::string(what) + ": " + (name ? name : std::to_string(result)));
-}
 
 void check(nvrtcResult result, const char* what) {
   if (result != NVRTC_SUCCESS) throw BenchError(std::string(what) + ": " + nvrtcGetErrorString(result));

@@ -15,11 +15,6 @@ namespace kiln::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 void check(kiln_status status, const char* what) {
   if (status != KILN_STATUS_SUCCESS) throw BenchError(std::string(what) + ": " + kiln_last_error());

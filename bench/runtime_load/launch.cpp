@@ -1,5 +1,6 @@
 // The kernels the benchmark launches, their arguments, and a check that they ran.
 #include "cases.hpp"
+#include "driver_check.hpp"
 
 #include <cuda.h>
 
@@ -14,16 +15,16 @@ const KernelSpec k_kernels[] = {
     {"block_sum<float, 256>", "block_sum.cu", true},  // a CUB block reduction
 };
 
-void check_cuda(CUresult result, const char* what) {
+bool is_saxpy(const KernelSpec& spec) { return std::string(spec.name) == "saxpy"; }
+
+}  // namespace
+
+void check(CUresult result, const char* what) {
   if (result == CUDA_SUCCESS) return;
   const char* name = nullptr;
   cuGetErrorName(result, &name);
   throw BenchError(std::string(what) + ": " + (name ? name : std::to_string(result)));
 }
-
-bool is_saxpy(const KernelSpec& spec) { return std::string(spec.name) == "saxpy"; }
-
-}  // namespace
 
 const KernelSpec& find_kernel_spec(const std::string& name) {
   for (const KernelSpec& spec : k_kernels) {
@@ -32,7 +33,7 @@ const KernelSpec& find_kernel_spec(const std::string& name) {
   throw BenchError("unknown kernel '" + name + "' (known: saxpy, block_sum<float, 256>)");
 }
 
-void synchronize() { check_cuda(cuCtxSynchronize(), "cuCtxSynchronize"); }
+void synchronize() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 
 // saxpy(float a, const float* x, float* y, int n): x = 1, y = 2, so y becomes 4.
 // block_sum<float, 256>(const float* in, float* out, int n): in = 1, so each block writes 256 (plus a
@@ -42,12 +43,12 @@ Launch::Launch(const KernelSpec& spec) : m_spec(spec) {
   m_grid = static_cast<unsigned>(m_n) / m_block;
   const std::vector<float> ones(static_cast<std::size_t>(m_n), 1.0f), twos(static_cast<std::size_t>(m_n), 2.0f);
   CUdeviceptr in = 0, out = 0;
-  check_cuda(cuMemAlloc(&in, bytes), "cuMemAlloc");
-  check_cuda(cuMemAlloc(&out, bytes), "cuMemAlloc");
+  bench::check(cuMemAlloc(&in, bytes), "cuMemAlloc");
+  bench::check(cuMemAlloc(&out, bytes), "cuMemAlloc");
   m_in = in;
   m_out = out;
-  check_cuda(cuMemcpyHtoD(in, ones.data(), bytes), "cuMemcpyHtoD");
-  check_cuda(cuMemcpyHtoD(out, twos.data(), bytes), "cuMemcpyHtoD");
+  bench::check(cuMemcpyHtoD(in, ones.data(), bytes), "cuMemcpyHtoD");
+  bench::check(cuMemcpyHtoD(out, twos.data(), bytes), "cuMemcpyHtoD");
   if (is_saxpy(spec)) {
     m_args[0] = &m_a;
     m_args[1] = &m_in;
@@ -69,7 +70,7 @@ Launch::~Launch() {
 
 bool Launch::check() const {
   std::vector<float> out(m_grid);
-  bench::check_cuda(cuMemcpyDtoH(out.data(), static_cast<CUdeviceptr>(m_out), out.size() * sizeof(float)), "cuMemcpyDtoH");
+  bench::check(cuMemcpyDtoH(out.data(), static_cast<CUdeviceptr>(m_out), out.size() * sizeof(float)), "cuMemcpyDtoH");
   const float want = is_saxpy(m_spec) ? m_a * 1.0f + 2.0f : static_cast<float>(m_block);
   for (float v : out) {
     if (v != want) return false;

@@ -6,6 +6,7 @@
 // Prints one JSON line. Exit status: 0 done and checked, 1 the kernel's result is wrong, 2 setup
 // or a step failed.
 #include "cases.hpp"
+#include "driver_check.hpp"
 
 #include <cuda.h>
 
@@ -16,18 +17,7 @@
 namespace {
 
 using namespace kiln::bench;
-using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-void check(CUresult result, const char* what) {
-  if (result == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  cuGetErrorName(result, &name);
-  throw BenchError(std::string(what) + ": " + (name ? name : std::to_string(result)));
-}
 
 std::map<std::string, std::string> parse(int argc, char** argv) {
   std::map<std::string, std::string> options{{"--sources", "examples/saxpy/kernels"},
