@@ -30,4 +30,11 @@ if(NOT KILN_RUNTIME_ONLY)
   # (cuda-platform-facts.md section 6.1), and kiln must run on machines with no driver.
   find_library(KILN_NVRTC_LIBRARY nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)
   find_library(KILN_NVJITLINK_LIBRARY nvJitLink HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)
+  # The scanner (generator/src/scan) parses CUDA sources with clang 19's libTooling, linked as the
+  # shared clang-cpp and LLVM libraries (Debian: clang-19, libclang-19-dev, llvm-19-dev).
+  # Its config accepts only an exact version, so the major version is checked by hand.
+  find_package(Clang CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/clang)
+  if(NOT LLVM_VERSION_MAJOR EQUAL 19)
+    message(FATAL_ERROR "Kiln's scanner needs clang 19; found ${LLVM_PACKAGE_VERSION} in ${Clang_DIR}")
+  endif()
 endif()

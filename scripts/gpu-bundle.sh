@@ -2,7 +2,7 @@
 # Builds, here (no GPU needed), what scripts/gpu-check.sh runs on a GPU machine, and copies it into
 # one folder that travels there (default .carry/, which git ignores):
 #
-#   gpu_tests  saxpy  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  BUNDLE.txt
+#   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  BUNDLE.txt
 #
 # The binaries find libkiln.so.0 beside them (their RPATHs start with $ORIGIN) and are stripped. The
 # GPU machine needs only its driver, plus the CUDA toolkit's NVRTC and headers for the benchmark.
@@ -17,20 +17,21 @@ limit_mib=30
 
 cd "$repo"
 cmake --preset default -B "$build" -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target gpu_tests saxpy_example runtime_load_bench
+cmake --build "$build" --target gpu_tests saxpy_example embedded_example runtime_load_bench
 
 rm -rf "$carry"
 mkdir -p "$carry"
-install -m 755 "$build/tests/gpu/gpu_tests" "$build/examples/saxpy/saxpy" \
+install -m 755 "$build/tests/gpu/gpu_tests" "$build/examples/saxpy/saxpy" "$build/examples/embedded/embedded" \
   "$build/bench/runtime_load/runtime_load_bench" "$carry/"
 # The library under its SONAME, the name the binaries ask for.
 install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libkiln.so.0"
-install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$carry/"
-strip "$carry/gpu_tests" "$carry/saxpy" "$carry/runtime_load_bench"
+install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
+  "$build/tests/gpu/scan_fixtures.kiln" "$carry/"
+strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench"
 strip --strip-unneeded "$carry/libkiln.so.0"
 
 # Every binary must look beside itself first, and find nothing else of Kiln's outside the folder.
-for binary in gpu_tests saxpy runtime_load_bench; do
+for binary in gpu_tests saxpy embedded runtime_load_bench; do
   runpath=$(readelf -d "$carry/$binary" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
   # shellcheck disable=SC2016  # a literal $ORIGIN
   case "$runpath" in

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Kiln's checks on a GPU machine, from binaries scripts/gpu-bundle.sh built elsewhere: lists the
-# GPUs, runs the saxpy example, the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), and the
+# GPUs, runs the examples (saxpy, finding saxpy.kiln beside it by name; embedded, whose package is
+# linked in), the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), and the
 # runtime load benchmark. Run from the repository root (the benchmark reads the example's kernel
 # sources and bench/runtime_load/run.py from it):
 #
@@ -19,7 +20,7 @@ runs=${KILN_BENCH_RUNS:-15}
 mkdir -p "$out"
 summary=$out/summary.txt
 
-for file in gpu_tests saxpy runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln; do
+for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln; do
   if [ ! -e "$carry/$file" ]; then
     echo "gpu-check: $carry/$file is missing: build the folder with scripts/gpu-bundle.sh first" >&2
     exit 1
@@ -63,7 +64,8 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   exit 125
 fi
 
-step example saxpy.log env KILN_LOG=1 "$carry/saxpy" "$carry/saxpy.kiln"
+step example saxpy.log env KILN_LOG=1 "$carry/saxpy"
+step embedded embedded.log env KILN_LOG=1 "$carry/embedded"
 step gpu_tests gpu_tests.log env KILN_GPU_TEST_PACKAGES="$carry" "$carry/gpu_tests" '--gtest_filter=-ForcedPtx.*'
 # KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
 step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \

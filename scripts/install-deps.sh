@@ -4,7 +4,7 @@
 set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev ninja-build cmake pkg-config"
+          libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev"
 
 missing=""
 for p in $packages; do

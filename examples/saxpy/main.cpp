@@ -1,7 +1,7 @@
 // The saxpy example: takes kernels from a Kiln package, runs them on memory from the CUDA runtime,
 // and checks every result against the CPU.
 //
-//   saxpy [--if-gpu] [package.kiln]      (default: saxpy.kiln next to this program)
+//   saxpy [--if-gpu] [package.kiln]      (default: the package named "saxpy", found by the runtime)
 //
 // Exit status: 0 every result matches, 1 a result differs, 2 setup failed (no GPU, no package, ...).
 // With --if-gpu, a machine without a usable GPU is not a failure: the package is opened and listed,
@@ -9,57 +9,26 @@
 //
 // The CUDA runtime is linked statically (cudart_static) and, like Kiln, finds the driver itself at
 // run time, so this program starts on a machine without one and says why it cannot go on.
+#include "device_buffer.hpp"
+
 #include <kiln/kiln.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
-// A failure before any result could be checked: exit status 2.
-struct SetupError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using saxpy_example::check_cuda;
+using saxpy_example::DeviceBuffer;
+using saxpy_example::SetupError;
 
 struct NoGpu : SetupError {
   using SetupError::SetupError;
-};
-
-void check_cuda(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) throw SetupError(std::string(what) + ": " + cudaGetErrorString(error));
-}
-
-// Device memory holding a copy of a host vector.
-template <class T>
-class DeviceBuffer {
-public:
-  explicit DeviceBuffer(const std::vector<T>& host) : m_count(host.size()) {
-    void* memory = nullptr;
-    check_cuda(cudaMalloc(&memory, bytes()), "cudaMalloc");
-    m_data = static_cast<T*>(memory);
-    check_cuda(cudaMemcpy(m_data, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to the device");
-  }
-  ~DeviceBuffer() { cudaFree(m_data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  T* get() const { return m_data; }
-  std::vector<T> download() const {
-    std::vector<T> host(m_count);
-    check_cuda(cudaMemcpy(host.data(), m_data, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
-    return host;
-  }
-
-private:
-  std::size_t bytes() const { return m_count * sizeof(T); }
-  T* m_data = nullptr;
-  std::size_t m_count;
 };
 
 // Inputs are small integers (and multiples of 0.5), so every result below is exact in float and
@@ -146,12 +115,6 @@ void set_bias(const kiln::Package& package, float bias) {
   std::printf("  %-24s set to %g                first use %.3f ms (lookup, load, copy)\n", "block_sum_bias", bias, ms);
 }
 
-std::string default_package() {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string("saxpy.kiln") : (self.parent_path() / "saxpy.kiln").string();
-}
-
 // Makes device 0's primary context current (Kiln uses the current context) and describes it.
 void open_device() {
   int count = 0;
@@ -176,11 +139,14 @@ void open_device() {
 int main(int argc, char** argv) {
   const bool if_gpu = argc > 1 && std::string(argv[1]) == "--if-gpu";
   const int first = if_gpu ? 2 : 1;
-  const std::string path = argc > first ? argv[first] : default_package();
+  // By name, the runtime looks in the program itself (EMBED), then for saxpy.kiln next to it (where
+  // kiln_install_cache puts it), then in $KILN_PACKAGE_PATH.
+  const std::string path = argc > first ? argv[first] : "";
   try {
-    const kiln::Package package = kiln::Package::open_file(path);
+    const kiln::Package package = path.empty() ? kiln::Package::open("saxpy") : kiln::Package::open_file(path);
     const unsigned version = kiln::version();
-    std::printf("saxpy: package %s: %zu kernels, %zu targets (Kiln runtime %u.%u.%u)\n", path.c_str(),
+    std::printf("saxpy: package %s: %zu kernels, %zu targets (Kiln runtime %u.%u.%u)\n",
+                path.empty() ? "saxpy (by name)" : path.c_str(),
                 package.kernel_names().size(), package.targets().size(), version / 10000, version / 100 % 100,
                 version % 100);
     open_device();

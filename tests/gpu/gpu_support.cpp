@@ -11,6 +11,8 @@ namespace {
 std::string built_package(const std::string& file) {
   if (file == "saxpy.kiln") return KILN_GPU_TEST_SAXPY_PACKAGE;
   if (file == "gpu.kiln") return KILN_GPU_TEST_FIXTURE_PACKAGE;
+  if (file == "scan.kiln") return KILN_GPU_TEST_SCAN_PACKAGE;
+  if (file == "scan_fixtures.kiln") return KILN_GPU_TEST_SCAN_FIXTURES_PACKAGE;
   return {};
 }
 

@@ -2,6 +2,8 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/progress.hpp"
+#include "cli/scan_phase.hpp"
+#include "cli/target_override.hpp"
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
 #include "format/package_writer.hpp"
@@ -18,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -63,16 +66,25 @@ public:
     app.add_option("manifest", m_manifest, "The manifest to build")->capture_default_str();
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
     app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
-    app.add_option("-j,--jobs", m_jobs, "Compiles to run at once (default: the number of cores)")
+    app.add_option("-j,--jobs", m_jobs, "Compiles (and scans) to run at once (default: the number of cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
+    app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory");
+    app.add_option("--targets", m_targets, "Targets to build instead of the manifest's (sm_80,compute_80)")
+        ->delimiter(',');
+    app.add_option("--host-source", m_host_sources,
+                   "A host source to scan for runtime requests, besides the manifest's host_sources (repeatable)")
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(false);
+    app.add_option("--scan-cache", m_scan_cache, "The scan cache directory (default: <output>.scan-cache)");
     app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
   }
 
   int run() override {
     const auto start = std::chrono::steady_clock::now();
-    Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest);
+    Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest, m_root);
     if (!manifest) return fail(k_exit_bad_input, manifest.error().message);
+    if (Status s = override_targets(*manifest, m_targets); !s) return fail(k_exit_usage, s.error().message);
     Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
     if (!toolkit) return fail(k_exit_environment, toolkit.error().message);
 
@@ -82,10 +94,16 @@ public:
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
     const std::string prefix = display_prefix(manifest->root);
-    Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()});
-    if (!plan) return fail(k_exit_bad_input, plan.error().message);
-
     const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const fs::path cache = m_scan_cache.empty() ? fs::path(output.string() + ".scan-cache") : m_scan_cache;
+    const std::optional<plan::Discovery> discovery =
+        scan_sources(*manifest, *toolkit, {cache, scratch->path(), jobs, prefix});
+    if (!discovery) return fail(k_exit_failed, "a source does not parse; no package written");
+
+    Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
+    if (!plan) return fail(k_exit_bad_input, plan.error().message);
+    for (const std::string& warning : plan->warnings) std::cerr << warning << "\n";
+
     std::unique_ptr<compile::JobRunner> runner =
         jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path());
     Progress progress(m_verbose);
@@ -98,6 +116,8 @@ public:
     Result<package::AssembledPackage> assembled =
         package::assemble(*manifest, *plan, outputs, *toolkit, {prefix, k_version});
     if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
+    // Host sources are inputs too: a new request there changes the package.
+    assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
     for (const std::string& warning : assembled->warnings) std::cerr << "kiln: warning: " << warning << "\n";
 
     format::WriteOptions options;
@@ -117,6 +137,28 @@ public:
   }
 
 private:
+  // Scans every source (through the cache), prints what the scanner and discovery have to say, and
+  // returns what the units must build; nothing when a source does not parse.
+  std::optional<plan::Discovery> scan_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                                              const ScanPhaseSettings& settings) {
+    const auto start = std::chrono::steady_clock::now();
+    ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, m_host_sources, settings);
+    for (const std::string& message : scans.messages) std::cerr << message << "\n";
+    if (m_verbose) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "scan: %zu cached, %zu scanned, %zu request resolutions parsed (%.2f s)\n", scans.cached,
+                   scans.scanned, scans.resolved, seconds);
+    }
+    if (scans.failed) return std::nullopt;
+    const fs::path root = fs::absolute(manifest.root).lexically_normal();
+    for (const plan::ScannedFile& host : scans.host_sources) m_scanned_hosts.push_back((root / host.path).lexically_normal());
+    plan::Discovery discovery =
+        plan::discover(manifest, scans.kernel_sources, scans.host_sources,
+                       {settings.display_prefix, toolkit.root, root});
+    for (const std::string& warning : discovery.warnings) std::cerr << warning << "\n";
+    return discovery;
+  }
+
   static int fail(int code, const std::string& message) {
     std::cerr << "kiln: error: " << message << "\n";
     return code;
@@ -141,6 +183,11 @@ private:
   fs::path m_output;
   fs::path m_depfile;
   fs::path m_cuda_root;
+  fs::path m_root;
+  std::vector<std::string> m_targets;
+  std::vector<fs::path> m_host_sources;
+  fs::path m_scan_cache;
+  std::vector<fs::path> m_scanned_hosts;   // absolute, for the depfile
   int m_jobs = 0;
   bool m_verbose = false;
 };

@@ -24,5 +24,6 @@ struct CommandEntry {
 std::unique_ptr<Command> make_build_command();
 std::unique_ptr<Command> make_inspect_command();
 std::unique_ptr<Command> make_verify_command();
+std::unique_ptr<Command> make_scan_command();
 
 }  // namespace kiln::cli

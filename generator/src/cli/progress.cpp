@@ -15,9 +15,10 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
   const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + job.target + " " +
                            job.display_prefix + job.source + (out.ok ? "" : " FAILED");
   if (m_verbose) {
+    const bool nvcc = job.compiler == compile::Compiler::nvcc;
     std::string options;
-    for (const std::string& o : job.nvrtc_options) options += " " + o;
-    std::fprintf(stderr, "%s (%.2f s)\n  nvrtc:%s\n", line.c_str(), out.seconds, options.c_str());
+    for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + o;
+    std::fprintf(stderr, "%s (%.2f s)\n  %s:%s\n", line.c_str(), out.seconds, nvcc ? "nvcc" : "nvrtc", options.c_str());
     return;
   }
   // Rewrite the line in place; a failed compile's line stays so its log follows it.

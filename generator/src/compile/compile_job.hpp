@@ -10,6 +10,17 @@
 
 namespace kiln::compile {
 
+// NVRTC compiles device-only sources in-process. Sources with host code (cuda_runtime.h, <<<>>>,
+// printf in host functions) are beyond NVRTC: nvcc, run as a child process, compiles their device side.
+enum class Compiler { nvrtc, nvcc };
+
+// Where a name expression came from (a manifest line, a launch, a runtime request): nvcc's errors
+// about an expression point there. `file` is relative to the job's root, or absolute.
+struct Origin {
+  std::string file;
+  int line = 0;
+};
+
 struct CompileJob {
   std::filesystem::path root;                  // manifest directory; the worker runs here
   std::string source;                          // relative to root: the NVRTC program name
@@ -21,6 +32,14 @@ struct CompileJob {
   std::vector<std::string> nvrtc_options;      // -I, -D and user options, in order
   std::vector<std::string> link_options;       // user options nvJitLink needs too (-lineinfo, -ftz=...)
   std::filesystem::path trace_file;            // where NVRTC writes its time trace (absolute)
+  Compiler compiler = Compiler::nvrtc;
+  std::vector<Origin> expression_origins;      // parallel to name_expressions, or empty
+  // Symbols nvJitLink must keep besides `variables` (-variables-used): __managed__ variables, which
+  // NVRTC refuses as name expressions, by their symbol names.
+  std::vector<std::string> keep_symbols;
+  std::filesystem::path nvcc;                  // nvcc jobs: the nvcc to run
+  std::vector<std::string> nvcc_options;       // nvcc jobs: -I, -D and the user options nvcc shares
+  std::filesystem::path work_dir;              // nvcc jobs: a directory for this job alone (absolute)
 };
 
 struct LoweredName {

@@ -42,4 +42,21 @@ std::string rewrite_diagnostics(std::string_view log, std::string_view display_p
   return out;
 }
 
+std::string prefix_gcc_locations(std::string_view log, std::string_view display_prefix) {
+  // "kernels/a.cu:3:10: fatal error: ...", "In file included from kernels/a.cu:3:", "  from x.cuh:2,"
+  static const std::regex location(R"re((^In file included from |^[ \t]+from |^)([^\s:<][^:\n]*):(\d+)(?=[:,]))re",
+                                   std::regex::multiline);
+  const std::string text(log);
+  std::string out;
+  std::smatch m;
+  auto begin = text.cbegin();
+  while (std::regex_search(begin, text.cend(), m, location)) {
+    out.append(begin, m[0].first);
+    out += m[1].str() + display(m[2].str(), display_prefix) + ":" + m[3].str();
+    begin = m[0].second;
+  }
+  out.append(begin, text.cend());
+  return out;
+}
+
 }  // namespace kiln::compile

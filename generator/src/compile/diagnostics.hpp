@@ -11,4 +11,8 @@ namespace kiln::compile {
 // relative files) and the quoted program name in NVRTC's closing line the same way.
 std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix);
 
+// nvcc's host-compiler steps report "file:line:col: error: ..." and "In file included from file:line":
+// prefixes those relative files the same way.
+std::string prefix_gcc_locations(std::string_view log, std::string_view display_prefix);
+
 }  // namespace kiln::compile

@@ -33,6 +33,9 @@ struct Manifest {
   // to each image's first load in a fresh process, and archives (wheels) compress the file anyway.
   bool compress = false;
   std::vector<SourceEntry> sources;
+  // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
+  // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.
+  std::vector<std::string> host_sources;
 };
 
 }  // namespace kiln::manifest

@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -25,8 +26,8 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 8> k_top_level_keys = {
-    "name", "targets", "include_dirs", "defines", "options", "toolkit_includes", "compress", "source"};
+constexpr std::array<std::string_view, 9> k_top_level_keys = {
+    "name", "targets", "include_dirs", "defines", "options", "toolkit_includes", "compress", "source", "host_sources"};
 constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
@@ -96,9 +97,35 @@ std::vector<SourceEntry> read_sources(const toml::table& document, const fs::pat
   return sources;
 }
 
+// Host sources follow the source path rules. One that is also a [[source]] is refused: kernel
+// sources are scanned for runtime requests already, and scanning a file twice could only disagree.
+std::vector<std::string> read_host_sources(const toml::node& node, const fs::path& root,
+                                           const std::vector<SourceEntry>& sources, Diagnostics& diags) {
+  std::vector<std::string> paths;
+  detail::FirstSeen seen;
+  for (const Located& path : detail::read_string_list(node, "host_sources", diags)) {
+    std::optional<std::string> normal = detail::check_source_path(path, root, diags, "host source path");
+    if (!normal) continue;
+    if (const std::optional<int> first = seen.add(*normal, path.line)) {
+      diags.error(path.line, "host source " + quote(*normal) + " is listed twice" + detail::FirstSeen::note(*first));
+      continue;
+    }
+    const auto source = std::find_if(sources.begin(), sources.end(),
+                                     [&](const SourceEntry& s) { return s.path == *normal; });
+    if (source != sources.end()) {
+      diags.error(path.line, "host source " + quote(*normal) + " is also a [[source]] (line " +
+                                 std::to_string(source->line) + "); kernel sources are scanned for runtime "
+                                 "requests already");
+      continue;
+    }
+    paths.push_back(std::move(*normal));
+  }
+  return paths;
+}
+
 }  // namespace
 
-Result<Manifest> read_manifest(const fs::path& path) {
+Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
   // C stdio rather than iostreams: it reports why a read failed through errno.
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
@@ -110,10 +137,10 @@ Result<Manifest> read_manifest(const fs::path& path) {
   }
   // Reading a directory opens fine on Linux and fails here, with EISDIR.
   if (std::ferror(file.get())) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
-  return parse_manifest(text, path);
+  return parse_manifest(text, path, root);
 }
 
-Result<Manifest> parse_manifest(std::string_view text, const fs::path& path) {
+Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, const fs::path& root) {
   Diagnostics diags(path.string());
   toml::table document;
   // toml++ is built with exceptions; this is the one place they can come from, so they are turned
@@ -128,7 +155,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path) {
 
   Manifest manifest;
   manifest.path = path;
-  manifest.root = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  manifest.root = !root.empty() ? root : path.has_parent_path() ? path.parent_path() : fs::path(".");
 
   detail::check_keys(
       document, detail::KeyRules{"", k_top_level_keys, k_source_only, "it belongs in a [[source]] table"},
@@ -156,6 +183,9 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path) {
     manifest.compress = detail::read_bool(*node, "compress", diags).value_or(false);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
+  if (const toml::node* node = document.get("host_sources")) {
+    manifest.host_sources = read_host_sources(*node, manifest.root, manifest.sources, diags);
+  }
 
   if (diags.has_errors()) return diags.to_error();
   return manifest;

@@ -16,11 +16,15 @@ namespace kiln::manifest {
 // Reads the manifest at `path`. Checks keys and types, that every source file exists under the
 // manifest directory, that targets parse, and expands template cross products. On failure the Error
 // holds every problem found, one "path:line: message" per line, in file order.
-Result<Manifest> read_manifest(const std::filesystem::path& path);
+// `root`, if not empty, replaces the manifest's directory as the directory that relative paths are
+// resolved against (`kiln build --root`: a manifest generated into a build directory that names
+// sources in the source tree).
+Result<Manifest> read_manifest(const std::filesystem::path& path, const std::filesystem::path& root = {});
 
 // Same, from text already in memory; `path` is used for messages and to resolve relative paths
 // (source files and include directories are still checked on disk).
-Result<Manifest> parse_manifest(std::string_view text, const std::filesystem::path& path);
+Result<Manifest> parse_manifest(std::string_view text, const std::filesystem::path& path,
+                                const std::filesystem::path& root = {});
 
 // Expands "block_sum<T, B>" with T in [float, double] and B in [128, 256] into four expressions,
 // substituting whole identifier tokens only, in the order the arguments are listed: the first

@@ -31,20 +31,21 @@ std::string normalize_relative(std::string_view path) {
   return normal.empty() ? "." : normal;
 }
 
-std::optional<std::string> check_source_path(const Located& path, const fs::path& root, Diagnostics& diags) {
+std::optional<std::string> check_source_path(const Located& path, const fs::path& root, Diagnostics& diags,
+                                             std::string_view what) {
+  const std::string label = std::string(what) + " ";
   if (fs::path(path.text).is_absolute()) {
-    diags.error(path.line, "source path " + quote(path.text) + " must be relative to the manifest directory");
+    diags.error(path.line, label + quote(path.text) + " must be relative to the manifest directory");
     return std::nullopt;
   }
   std::string normal = normalize_relative(path.text);
   if (escapes(normal)) {
-    diags.error(path.line, "source path " + quote(path.text) + " is outside the manifest directory");
+    diags.error(path.line, label + quote(path.text) + " is outside the manifest directory");
     return std::nullopt;
   }
   const fs::path location = root / normal;
   if (const std::optional<std::string> problem = check_exists(location, fs::file_type::regular)) {
-    diags.error(path.line,
-                "source path " + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
+    diags.error(path.line, label + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
     return std::nullopt;
   }
   return normal;

@@ -16,8 +16,9 @@ namespace kiln::manifest::detail {
 std::string normalize_relative(std::string_view path);
 
 // A source path: relative, inside `root`, naming a regular file. Returns its normalized form.
+// `what` starts each message: "source path", "host source path".
 std::optional<std::string> check_source_path(const Located& path, const std::filesystem::path& root,
-                                             Diagnostics& diags);
+                                             Diagnostics& diags, std::string_view what = "source path");
 
 // An include directory: "<cuda>" or "<cuda>/..." (the toolkit, found when compiling), or a directory
 // relative to `root`, which may lie outside it ("../common/include"). Returns its normalized form.

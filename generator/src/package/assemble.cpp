@@ -4,6 +4,7 @@
 #include "format/names.hpp"
 #include "package/kernel_names.hpp"
 #include "package/unit_kernels.hpp"
+#include "package/unit_names.hpp"
 #include "util/file_io.hpp"
 
 #include <algorithm>
@@ -26,6 +27,18 @@ struct NameClaim {
   std::string unit_display;
   bool explicit_name;                  // asked for in the manifest (an error to clash), not derived
 };
+
+// A variable one unit can record: several units may offer the same name (a header's variable is
+// one copy per unit), and resolve_variables() decides.
+struct VariableOffer {
+  format::PackageVariable variable;
+  std::string unit_display;
+  bool from_manifest;
+};
+
+std::string where_from(const plan::PlannedName& name) {
+  return name.where.file + (name.where.line > 0 ? ":" + std::to_string(name.where.line) : "");
+}
 
 std::string join(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
@@ -67,12 +80,19 @@ public:
         auto v = contents->ptx_versions.find(image.target);
         if (v != contents->ptx_versions.end()) image.ptx_version = v->second;
       }
-      if (Status s = add_kernels(source, display, *contents, lowered); !s) return s.error();
-      if (Status s = add_variables(source, display, *contents, lowered); !s) return s.error();
+      const plan::PlannedUnit& planned = m_plan.units[u];
+      // nvcc's whole-program cubins bind template instantiations globally; they are still one
+      // kernel wherever they are instantiated, as NVRTC's weak ones are.
+      if (planned.compiler == compile::Compiler::nvcc)
+        for (auto& [name, kernel] : contents->kernels) kernel.weak = kernel.weak || is_template_instance(name);
+      const ResolvedNames resolved = resolve_unit_names(planned, lowered, *contents);
+      if (Status s = add_kernels(planned, display, *contents, resolved); !s) return s.error();
+      if (Status s = add_variables(planned, display, *contents, resolved); !s) return s.error();
       if (Status s = add_sources(source, headers); !s) return s.error();
       m_out.contents.units.push_back(std::move(unit));
     }
     if (Status s = resolve_names(); !s) return s.error();
+    if (Status s = resolve_variables(); !s) return s.error();
     for (auto& [lowered, entry] : m_kernels) m_out.contents.kernels.push_back(std::move(entry.kernel));
     if (Status s = add_manifest_source(); !s) return s.error();
     add_toolkit_headers_record();
@@ -81,25 +101,23 @@ public:
   }
 
 private:
-  const manifest::SourceEntry& source_entry(const std::string& path) const {
-    return *std::find_if(m_manifest.sources.begin(), m_manifest.sources.end(),
-                         [&](const manifest::SourceEntry& s) { return s.path == path; });
-  }
-
-  Status add_kernels(const std::string& source, const std::string& display, const UnitContents& contents,
-                     const std::map<std::string, std::string>& lowered) {
-    const manifest::SourceEntry& entry = source_entry(source);
-    for (const std::string& expression : entry.instantiations) {
-      const auto it = lowered.find(expression);
-      if (it == lowered.end() || !contents.kernels.count(it->second))
-        return Error{display + ": '" + expression + "' is not a kernel in the compiled images"};
+  Status add_kernels(const plan::PlannedUnit& unit, const std::string& display, const UnitContents& contents,
+                     const ResolvedNames& resolved) {
+    for (const plan::PlannedName& k : unit.kernels) {
+      const auto it = resolved.kernels.find(k.expression);
+      if (it != resolved.kernels.end() && contents.kernels.count(it->second)) continue;
+      if (k.origin == plan::NameOrigin::manifest)
+        return Error{display + ": '" + k.expression + "' is not a kernel in the compiled images"};
+      m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + m_settings.display_prefix + where_from(k) +
+                               ") matches no kernel in the compiled images; it is not recorded");
     }
+    const std::string& source = unit.source;
     for (const auto& [name, kernel] : contents.kernels) {
       auto existing = m_kernels.find(name);
       if (existing != m_kernels.end()) {
         // One template instantiation in several units is one kernel: keep the first unit's copy.
         if (kernel.weak && (existing->second.kernel.flags & format::k_kernel_template)) {
-          add_names(entry, lowered, name, display);
+          add_names(unit, resolved, name, display);
           continue;
         }
         return Error{"kernel " + existing->second.kernel.canonical_name + " (" + name + ") is defined in both " +
@@ -118,18 +136,19 @@ private:
       }
       claim(k.kernel.canonical_name, name, display, false);
       claim(name, name, display, false);
-      add_names(entry, lowered, name, display);
+      add_names(unit, resolved, name, display);
       m_kernels.emplace(name, std::move(k));
     }
     return Ok{};
   }
 
-  // Every expression the manifest lists for this unit that resolved to `kernel` becomes its name.
-  void add_names(const manifest::SourceEntry& entry, const std::map<std::string, std::string>& lowered,
-                 const std::string& kernel, const std::string& display) {
-    for (const std::string& expression : entry.instantiations) {
-      auto it = lowered.find(expression);
-      if (it != lowered.end() && it->second == kernel) claim(expression, kernel, display, true);
+  // Every name the unit was asked for that resolved to `kernel` becomes its name.
+  void add_names(const plan::PlannedUnit& unit, const ResolvedNames& resolved, const std::string& kernel,
+                 const std::string& display) {
+    for (const plan::PlannedName& k : unit.kernels) {
+      auto it = resolved.kernels.find(k.expression);
+      if (it != resolved.kernels.end() && it->second == kernel)
+        claim(k.expression, kernel, display, k.origin == plan::NameOrigin::manifest);
     }
   }
 
@@ -163,21 +182,51 @@ private:
     return Ok{};
   }
 
-  Status add_variables(const std::string& source, const std::string& display, const UnitContents& contents,
-                       const std::map<std::string, std::string>& lowered) {
-    const manifest::SourceEntry& entry = source_entry(source);
-    for (const std::string& variable : entry.variables) {
-      const auto name = lowered.find("&" + variable);
-      const auto symbol = name == lowered.end() ? contents.variables.end() : contents.variables.find(name->second);
-      if (symbol == contents.variables.end())
-        return Error{display + ": variable '" + variable + "' (" + m_manifest.path.string() + ":" +
-                     std::to_string(entry.line) + ") is not in the compiled images"};
-      const std::string key = format::normalize_name(variable);
-      if (auto other = m_variable_units.find(key); other != m_variable_units.end())
-        return Error{"variable '" + variable + "' is listed for both " + other->second + " and " + display};
-      m_variable_units.emplace(key, display);
-      m_out.contents.variables.push_back(
-          {variable, name->second, source, symbol->second.kind, symbol->second.size});
+  Status add_variables(const plan::PlannedUnit& unit, const std::string& display, const UnitContents& contents,
+                       const ResolvedNames& resolved) {
+    for (const plan::PlannedName& v : unit.variables) {
+      const auto name = resolved.variables.find(v.expression);
+      const auto symbol = name == resolved.variables.end() ? contents.variables.end() : contents.variables.find(name->second);
+      const bool from_manifest = v.origin == plan::NameOrigin::manifest;
+      if (symbol == contents.variables.end()) {
+        if (from_manifest)
+          return Error{display + ": variable '" + v.expression + "' (" + m_manifest.path.string() + ":" +
+                       std::to_string(unit.manifest_line) + ") is not in the compiled images"};
+        m_out.warnings.push_back(display + ": variable '" + v.expression + "' (" + m_settings.display_prefix +
+                                 where_from(v) + ") is not in the compiled images; it is not recorded" +
+                                 (v.managed && v.symbol.empty() ? " (NVRTC cannot keep a __managed__ variable of an "
+                                                                  "unnamed namespace)"
+                                                                : ""));
+        continue;
+      }
+      m_variable_offers[format::normalize_name(v.expression)].push_back(
+          {{v.expression, name->second, unit.source, symbol->second.kind, symbol->second.size}, display, from_manifest});
+    }
+    return Ok{};
+  }
+
+  // A name the manifest lists for one unit is that unit's. A discovered one offered by several units
+  // (a header's variable: each unit has its own copy) would be a guess, so none is recorded.
+  Status resolve_variables() {
+    for (auto& [key, offers] : m_variable_offers) {
+      std::vector<const VariableOffer*> listed;
+      std::set<std::string> units;
+      for (const VariableOffer& o : offers) {
+        if (o.from_manifest) listed.push_back(&o);
+        units.insert(o.unit_display);
+      }
+      if (listed.size() > 1 && listed[0]->unit_display != listed[1]->unit_display)
+        return Error{"variable '" + listed[0]->variable.name + "' is listed for both " + listed[0]->unit_display +
+                     " and " + listed[1]->unit_display};
+      if (!listed.empty()) {
+        m_out.contents.variables.push_back(listed[0]->variable);
+      } else if (units.size() == 1) {
+        m_out.contents.variables.push_back(offers.front().variable);
+      } else {
+        std::vector<std::string> names(units.begin(), units.end());
+        m_out.warnings.push_back("variable '" + offers.front().variable.name + "' is declared in " + join(names, " and ") +
+                                 ", each with its own copy; it is not recorded (list it under one source's 'variables')");
+      }
     }
     return Ok{};
   }
@@ -231,8 +280,8 @@ private:
   }
 
   Status add_manifest_source() {
-    const fs::path manifest_file = m_manifest.root / m_manifest.path.filename();
-    return record_file(manifest_file, m_manifest.path.filename().generic_string(), format::SourceRole::manifest);
+    // The manifest itself, by its file name only: with `kiln build --root` it lies outside the root.
+    return record_file(m_manifest.path, m_manifest.path.filename().generic_string(), format::SourceRole::manifest);
   }
 
   void add_metadata() {
@@ -260,7 +309,7 @@ private:
   AssembledPackage m_out;
   std::map<std::string, KernelEntry> m_kernels;          // by lowered name
   std::map<std::string, std::vector<NameClaim>> m_claims;  // by normalized name
-  std::map<std::string, std::string> m_variable_units;   // normalized variable name -> unit
+  std::map<std::string, std::vector<VariableOffer>> m_variable_offers;  // by normalized name
   std::set<std::string> m_recorded;
   std::map<std::string, std::uint64_t> m_toolkit_headers;   // "<cuda>/..." -> content hash, sorted
 };

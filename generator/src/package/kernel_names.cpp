@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 namespace kiln::package {
 
@@ -25,14 +26,29 @@ std::string strip_signature(std::string_view demangled) {
   return std::string(s);
 }
 
-std::string canonical_kernel_name(std::string_view lowered) {
-  if (lowered.substr(0, 2) != "_Z") return std::string(lowered);
+namespace {
+
+// The whole demangled signature, or nothing for extern "C" names and names that do not demangle.
+std::optional<std::string> demangle(std::string_view lowered) {
+  if (lowered.substr(0, 2) != "_Z") return std::nullopt;
   int status = 0;
   const std::string name(lowered);
   std::unique_ptr<char, decltype(&std::free)> demangled(
       abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-  if (status != 0 || !demangled) return name;
-  return strip_signature(demangled.get());
+  if (status != 0 || !demangled) return std::nullopt;
+  return std::string(demangled.get());
+}
+
+}  // namespace
+
+std::string canonical_kernel_name(std::string_view lowered) {
+  const std::optional<std::string> demangled = demangle(lowered);
+  return demangled ? strip_signature(*demangled) : std::string(lowered);
+}
+
+bool is_template_instance(std::string_view lowered) {
+  const std::optional<std::string> demangled = demangle(lowered);
+  return demangled && demangled->starts_with("void ");
 }
 
 }  // namespace kiln::package

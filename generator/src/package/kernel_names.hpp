@@ -10,6 +10,11 @@ namespace kiln::package {
 // extern "C" names and names that do not demangle come back unchanged.
 std::string canonical_kernel_name(std::string_view lowered);
 
+// Whether `lowered` names a function template specialization. Itanium mangling encodes a return
+// type for those alone, so their demangled signature starts with "void ". NVRTC marks them weak;
+// nvcc's whole-program cubins do not, so this is how nvcc-compiled units recognize them.
+bool is_template_instance(std::string_view lowered);
+
 // Strips the trailing "(...)" parameter list and a leading "void " return type from a demangled
 // function signature.
 std::string strip_signature(std::string_view demangled);

@@ -5,6 +5,7 @@
 #include "compile/compile_job.hpp"
 #include "compile/toolkit.hpp"
 #include "manifest/manifest.hpp"
+#include "plan/planned_unit.hpp"
 
 #include <filesystem>
 #include <string>
@@ -18,6 +19,8 @@ struct BuildPlan {
   std::vector<compile::CompileJob> jobs;        // source-major, then target; job.source names the unit
   std::vector<std::string> include_dirs;        // as recorded in the package (<cuda> tokens)
   std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
+  std::vector<PlannedUnit> units;               // units[i] is sources[i]: its names and compiler
+  std::vector<std::string> warnings;            // complete lines, e.g. options nvcc has no use for
 };
 
 struct PlanSettings {
@@ -25,12 +28,20 @@ struct PlanSettings {
   std::filesystem::path scratch_dir;            // absolute; time traces go here
 };
 
-// Fails on a target the toolkit's NVRTC does not support, naming it and what is supported.
+// Fails on a target the toolkit's NVRTC does not support, naming it and what is supported. Each
+// unit builds the manifest's names, then what `discovery` found for its source; a source with host
+// code compiles with nvcc.
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                            const PlanSettings& settings);
+                            const PlanSettings& settings, const Discovery& discovery = {});
 
 // The user's NVRTC options that nvJitLink must repeat, since with -dlto code generation happens at
 // link time: -lineinfo, -G, -use_fast_math, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount.
 std::vector<std::string> link_options_for(const std::vector<std::string>& nvrtc_options);
+
+// The user's NVRTC options that nvcc takes too, spelled for nvcc (-std, -use_fast_math, -lineinfo,
+// -G, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount). The rest are NVRTC's alone and land in
+// `dropped`.
+std::vector<std::string> nvcc_options_for(const std::vector<std::string>& nvrtc_options,
+                                          std::vector<std::string>& dropped);
 
 }  // namespace kiln::plan

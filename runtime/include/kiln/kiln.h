@@ -20,6 +20,7 @@
  *   KILN_FORCE_TARGET=ptx   load only PTX images; =sass only cubins; =<target> (e.g. compute_75)
  *                           only that target
  *   KILN_LIBCUDA=<path>     the driver library to load instead of libcuda.so.1
+ *   KILN_PACKAGE_PATH=<dir>:<dir>  where kiln_package_open_named looks last for <name>.kiln
  */
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
@@ -31,6 +32,17 @@
 #  define KILN_API __attribute__((visibility("default")))
 #else
 #  define KILN_API
+#endif
+
+/* Keeps clang from turning a call into a jump (which would hide the calling module from
+ * kiln_package_open_named); GCC has no such attribute: see kiln_package_open_named. */
+#if defined(__has_attribute)
+#  if __has_attribute(not_tail_called)
+#    define KILN_NOT_TAIL_CALLED __attribute__((not_tail_called))
+#  endif
+#endif
+#ifndef KILN_NOT_TAIL_CALLED
+#  define KILN_NOT_TAIL_CALLED
 #endif
 
 #ifdef __cplusplus
@@ -61,7 +73,8 @@ typedef enum kiln_status {
   KILN_STATUS_NO_IMAGE_FOR_DEVICE = 13,    /* no image in the package runs on this device */
   KILN_STATUS_DRIVER_ERROR = 14,           /* the driver refused a call; the message has its error name */
   KILN_STATUS_ARGUMENT_MISMATCH = 15,      /* launch arguments do not match the kernel's parameters */
-  KILN_STATUS_INTERNAL_ERROR = 16          /* a bug in Kiln */
+  KILN_STATUS_INTERNAL_ERROR = 16,         /* a bug in Kiln */
+  KILN_STATUS_PACKAGE_NOT_FOUND = 17       /* kiln_package_open_named: no package by that name anywhere */
 } kiln_status;
 
 /* A static, never-NULL description of a status ("no image for this device"). */
@@ -161,6 +174,34 @@ KILN_API kiln_status kiln_package_get_global(kiln_package* package, const char* 
  * every kernel into the context: later kernel requests and launches load nothing. For programs that
  * must not load lazily, e.g. before CUDA graph capture. */
 KILN_API kiln_status kiln_package_preload(kiln_package* package);
+
+/* ---- Opening by name ----------------------------------------------------------------------------- */
+
+/* Opens the package called `name` (its file name without ".kiln"; not a path), looking, in order:
+ *   1. among packages embedded in the process's modules (kiln_add_cache(... EMBED) in CMake: each
+ *      registers itself with kiln_register_embedded when its module loads), preferring the one
+ *      embedded in the calling module when several modules embed a package of that name;
+ *   2. for <name>.kiln in the directory of the calling module: the executable or shared library
+ *      whose code made this call (dladdr on the return address), not the directory of libkiln;
+ *   3. for <dir>/<name>.kiln in each directory of $KILN_PACKAGE_PATH (colon-separated), in order.
+ * The first file that exists is opened, as kiln_package_open_file does; a damaged one is reported,
+ * not skipped. If there is none, the status is KILN_STATUS_PACKAGE_NOT_FOUND and the message lists
+ * every place looked. An embedded package is used in place (as KILN_OPEN_BORROW).
+ * The calling module is the one this call returns to. Call it from a function that does something
+ * after it, not as `return kiln_package_open_named(...)`: GCC may compile that into a jump, and the
+ * call then returns to (and looks next to) the caller's caller. kiln::Package::open is safe. */
+KILN_API KILN_NOT_TAIL_CALLED kiln_status kiln_package_open_named(const char* name, kiln_package** out);
+
+/* Registers the `size` bytes at `data`, a whole package, as the embedded package `name`. The bytes
+ * are not copied: they must stay valid and unchanged until kiln_unregister_embedded. The name is
+ * copied. Registering the same name and bytes again changes nothing. Called by the constructor that
+ * kiln_add_cache(... EMBED) generates into the module that links the package. */
+KILN_API kiln_status kiln_register_embedded(const char* name, const void* data, size_t size);
+
+/* Removes the registration of `name` at `data` (the generated destructor calls it when the module
+ * unloads). Packages opened from it must be destroyed before. Unknown registrations and NULL
+ * arguments are ignored. */
+KILN_API void kiln_unregister_embedded(const char* name, const void* data);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,7 +1,7 @@
 // Kiln runtime, C++ interface: RAII and exceptions over the C ABI in kiln.h (header-only, so it
 // adds nothing to the library's ABI: a program built against this header talks only to kiln_*).
 //
-//   kiln::Package package = kiln::Package::open_file("app.kiln");
+//   kiln::Package package = kiln::Package::open_file("app.kiln");   // or Package::open("app")
 //   kiln::Kernel saxpy = package.kernel("saxpy");
 //   saxpy.launch(blocks, 256, 0, stream, a, x, y, n);   // sizes checked against the package
 //
@@ -23,6 +23,12 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#if defined(__GNUC__)
+#  define KILN_CXX_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#  define KILN_CXX_ALWAYS_INLINE inline
+#endif
 
 namespace kiln {
 
@@ -169,6 +175,17 @@ public:
   static Package open_file(const std::string& path) {
     kiln_package* p = nullptr;
     detail::check(kiln_package_open_file(path.c_str(), &p));
+    return Package(p);
+  }
+
+  // Opens the package called `name` (no ".kiln"): embedded in a module of this process, else
+  // <name>.kiln next to the executable or shared library that calls this, else in a directory of
+  // $KILN_PACKAGE_PATH. Throws PACKAGE_NOT_FOUND listing every place looked. Always inlined, so that
+  // the C call, and with it the "calling module", is in the caller's module, not wherever an
+  // out-of-line copy of this function happened to be kept.
+  KILN_CXX_ALWAYS_INLINE static Package open(const std::string& name) {
+    kiln_package* p = nullptr;
+    detail::check(kiln_package_open_named(name.c_str(), &p));
     return Package(p);
   }
 

@@ -52,6 +52,7 @@ KILN_API const char* kiln_status_string(kiln_status status) {
     case KILN_STATUS_DRIVER_ERROR: return "the CUDA driver reported an error";
     case KILN_STATUS_ARGUMENT_MISMATCH: return "launch arguments do not match the kernel's parameters";
     case KILN_STATUS_INTERNAL_ERROR: return "internal error in Kiln";
+    case KILN_STATUS_PACKAGE_NOT_FOUND: return "no package by that name";
   }
   return "unknown status";
 }

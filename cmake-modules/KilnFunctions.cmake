@@ -1,0 +1,221 @@
+# kiln_add_cache() and kiln_install_cache(): build a Kiln package from CUDA sources at build time with
+# the generator (Kiln::kiln), and link or install it. docs/cmake.md describes every argument.
+#
+#   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
+#                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
+#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [EMBED] [OUTPUT file.kiln])
+#   target_link_libraries(app PRIVATE <name>)
+#   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
+#
+# Loaded by KilnConfig.cmake (find_package(Kiln)) and by Kiln's own CMakeLists.txt (add_subdirectory,
+# FetchContent): the same functions and target names either way.
+include_guard(GLOBAL)
+# Functions keep the policies in force where they are defined: CMP0116 (depfile paths, 3.20) NEW
+# whatever the calling project asks for.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.20...3.25)
+
+include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
+
+function(kiln_add_cache name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED" "MANIFEST;OUTPUT"
+    "SOURCES;HOST_SOURCES;SCAN_TARGETS;TARGETS;ARCHITECTURES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
+  set(fn "kiln_add_cache()")
+  if(arg_UNPARSED_ARGUMENTS)
+    string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "${fn}: unknown argument(s) '${unknown}' for cache '${name}'")
+  endif()
+  foreach(keyword MANIFEST OUTPUT)
+    if(keyword IN_LIST arg_KEYWORDS_MISSING_VALUES)
+      message(FATAL_ERROR "${fn}: ${keyword} needs a value")
+    endif()
+  endforeach()
+  if(NOT name MATCHES "^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
+    message(FATAL_ERROR "${fn}: the name '${name}' must be letters, digits and _ . + - (it names the "
+                        "target, the package and its file <name>.kiln)")
+  endif()
+  foreach(taken ${name} ${name}_package)
+    if(TARGET ${taken})
+      message(FATAL_ERROR "${fn}: a target named '${taken}' exists already; choose another name")
+    endif()
+  endforeach()
+  if(NOT TARGET Kiln::kiln)
+    message(FATAL_ERROR "${fn}: needs the Kiln generator (the target Kiln::kiln), but this Kiln has only "
+                        "the runtime (it was built with KILN_RUNTIME_ONLY); install a full Kiln")
+  endif()
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    message(FATAL_ERROR "${fn}: the ${CMAKE_GENERATOR} generator builds several configurations; Kiln "
+                        "supports single-configuration generators (Ninja, Unix Makefiles)")
+  endif()
+  if(arg_TARGETS AND arg_ARCHITECTURES)
+    message(FATAL_ERROR "${fn}: give TARGETS or ARCHITECTURES, not both")
+  endif()
+  if(arg_MANIFEST)
+    foreach(keyword SOURCES INSTANTIATE VARIABLES INCLUDE_DIRECTORIES DEFINES OPTIONS SCAN_TARGETS)
+      if(arg_${keyword})
+        message(FATAL_ERROR "${fn}: MANIFEST cannot be combined with ${keyword}: put it in the manifest")
+      endif()
+    endforeach()
+  elseif(NOT arg_SOURCES)
+    message(FATAL_ERROR "${fn}: cache '${name}' has no SOURCES (or give a MANIFEST)")
+  endif()
+
+  # Targets: TARGETS, else ARCHITECTURES, else (without a manifest of its own) CMAKE_CUDA_ARCHITECTURES,
+  # else nothing: the manifest's or the generator's default.
+  set(targets "")
+  if(arg_TARGETS)
+    foreach(target IN LISTS arg_TARGETS)
+      if(NOT target MATCHES "^(sm|compute)_[0-9]+[af]?$")
+        message(FATAL_ERROR "${fn}: TARGETS entry '${target}' is not a Kiln target: expected sm_XY, sm_XYa, "
+                            "sm_XYf, compute_XY, compute_XYa or compute_XYf (for 80-real and the like, use "
+                            "ARCHITECTURES)")
+      endif()
+    endforeach()
+    set(targets ${arg_TARGETS})
+  elseif(arg_ARCHITECTURES)
+    _kiln_targets_from_architectures(targets ARCHITECTURES ${arg_ARCHITECTURES})
+  elseif(NOT arg_MANIFEST AND DEFINED CMAKE_CUDA_ARCHITECTURES AND CMAKE_CUDA_ARCHITECTURES)
+    _kiln_targets_from_architectures(targets CMAKE_CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})
+  endif()
+  list(REMOVE_DUPLICATES targets)
+
+  set(work_dir ${CMAKE_CURRENT_BINARY_DIR}/kiln/${name})
+  if(arg_OUTPUT)
+    get_filename_component(output "${arg_OUTPUT}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+  elseif(arg_EMBED)
+    set(output ${work_dir}/${name}.kiln)  # linked into the binaries: kept out of their directory
+  else()
+    set(output ${CMAKE_CURRENT_BINARY_DIR}/${name}.kiln)  # beside the programs built here
+  endif()
+
+  _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
+                     "${arg_SOURCES}")
+  set(generator_args -o ${output} --depfile ${output}.d --scan-cache ${work_dir}/scan-cache)
+  foreach(file IN LISTS host_sources)
+    list(APPEND generator_args --host-source ${file})
+  endforeach()
+  if(KILN_CUDA_ROOT)
+    list(APPEND generator_args --cuda-root ${KILN_CUDA_ROOT})
+  endif()
+  if(arg_MANIFEST)
+    get_filename_component(manifest "${arg_MANIFEST}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT EXISTS ${manifest})
+      message(FATAL_ERROR "${fn}: MANIFEST '${arg_MANIFEST}' does not exist (looked for ${manifest})")
+    endif()
+    if(targets)
+      string(REPLACE ";" "," target_list "${targets}")
+      list(APPEND generator_args --targets ${target_list})
+    endif()
+    set(inputs ${manifest})
+  else()
+    _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} TARGETS ${targets}
+      SOURCES ${arg_SOURCES} INSTANTIATE ${arg_INSTANTIATE} VARIABLES ${arg_VARIABLES}
+      INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES} ${scan_include_dirs} DEFINES ${arg_DEFINES} ${scan_defines}
+      OPTIONS ${arg_OPTIONS})
+    list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
+  endif()
+
+  # The generator writes the depfile: every header NVRTC opened, so that Ninja and Makefiles rebuild
+  # the package when any of them changes, and only then.
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND Kiln::kiln build ${manifest} ${generator_args}
+    DEPENDS Kiln::kiln ${inputs} ${host_sources}
+    DEPFILE ${output}.d
+    COMMENT "Building Kiln package ${name}"
+    VERBATIM)
+  add_custom_target(${name}_package ALL DEPENDS ${output})
+
+  if(arg_EMBED)
+    _kiln_add_embedded_library(${name} ${output} ${work_dir})
+  else()
+    add_library(${name} INTERFACE)
+    target_link_libraries(${name} INTERFACE Kiln::runtime)
+  endif()
+  add_dependencies(${name} ${name}_package)
+  set(embed FALSE)
+  if(arg_EMBED)
+    set(embed TRUE)
+  endif()
+  foreach(target ${name} ${name}_package)
+    set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
+                                               KILN_EMBED ${embed})
+  endforeach()
+endfunction()
+
+# Host code the generator scans for the kernels and variables it asks the runtime for (kiln build
+# --host-source): the files in HOST_SOURCES, and the C, C++ and CUDA sources of each target in
+# SCAN_TARGETS as it is now. The scanner parses host sources with the manifest's include directories
+# and defines, so the targets' own (generator expressions, evaluated at generate time, transitive
+# usage requirements included) are added to those; kernel sources are scanned anyway and left out.
+function(_kiln_host_sources files_var include_dirs_var defines_var host_sources scan_targets kernel_sources)
+  set(fn "kiln_add_cache()")
+  set(files "")
+  foreach(file IN LISTS host_sources)
+    get_filename_component(path "${file}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT EXISTS "${path}")
+      message(FATAL_ERROR "${fn}: HOST_SOURCES file '${file}' does not exist (looked for ${path})")
+    endif()
+    list(APPEND files ${path})
+  endforeach()
+  set(include_dirs "")
+  set(defines "")
+  foreach(target IN LISTS scan_targets)
+    if(NOT TARGET ${target})
+      message(FATAL_ERROR "${fn}: SCAN_TARGETS entry '${target}' is not a target (create it first)")
+    endif()
+    get_target_property(sources ${target} SOURCES)
+    get_target_property(source_dir ${target} SOURCE_DIR)
+    foreach(source IN LISTS sources)
+      if(source MATCHES "\\.(c|cc|cpp|cxx|c\\+\\+|cu)$" AND NOT source MATCHES "\\$<")
+        get_filename_component(path "${source}" ABSOLUTE BASE_DIR ${source_dir})
+        list(APPEND files ${path})
+      endif()
+    endforeach()
+    list(APPEND include_dirs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+    list(APPEND defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  endforeach()
+  foreach(source IN LISTS kernel_sources)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(REMOVE_ITEM files ${path})
+  endforeach()
+  list(REMOVE_DUPLICATES files)
+  set(${files_var} "${files}" PARENT_SCOPE)
+  set(${include_dirs_var} "${include_dirs}" PARENT_SCOPE)
+  set(${defines_var} "${defines}" PARENT_SCOPE)
+endfunction()
+
+# Installs the package file of cache <name> as DESTINATION/<name>.kiln, where the runtime finds it for
+# the programs and libraries installed into that directory (kiln_package_open_named).
+function(kiln_install_cache name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "DESTINATION;COMPONENT" "")
+  set(fn "kiln_install_cache()")
+  if(arg_UNPARSED_ARGUMENTS)
+    string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "${fn}: unknown argument(s) '${unknown}' for cache '${name}'")
+  endif()
+  if(NOT arg_DESTINATION)
+    message(FATAL_ERROR "${fn}: DESTINATION is required (the directory of the programs that use '${name}')")
+  endif()
+  if(NOT TARGET ${name})
+    message(FATAL_ERROR "${fn}: '${name}' is not a target; create it with kiln_add_cache(${name} ...) first")
+  endif()
+  get_target_property(file ${name} KILN_PACKAGE_FILE)
+  get_target_property(embed ${name} KILN_EMBED)
+  if(NOT file)
+    message(FATAL_ERROR "${fn}: '${name}' is not a Kiln cache (made by kiln_add_cache)")
+  endif()
+  if(embed)
+    message(FATAL_ERROR "${fn}: cache '${name}' is EMBEDded in the binaries that link it: there is no "
+                        "file to install")
+  endif()
+  set(component "")
+  if(arg_COMPONENT)
+    set(component COMPONENT ${arg_COMPONENT})
+  endif()
+  install(FILES ${file} DESTINATION ${arg_DESTINATION} RENAME ${name}.kiln ${component})
+endfunction()
+
+cmake_policy(POP)

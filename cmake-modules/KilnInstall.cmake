@@ -1,0 +1,52 @@
+# Kiln's install tree and CMake package:
+#
+#   bin/kiln                               the generator (not in runtime-only builds)
+#   include/kiln/kiln.h, kiln.hpp
+#   lib/libkiln.so*
+#   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
+#                  KilnFunctions.cmake and what it includes, runs and configures
+#   lib/pkgconfig/kiln.pc
+#
+# Nothing installed names an absolute path inside the prefix: the CMake files find the targets
+# relative to themselves, kiln.pc relative to ${pcfiledir}, and libkiln.so needs no RUNPATH (it
+# depends on libc and libstdc++ alone). kiln's RUNPATH names the toolkit's library directory, where
+# its libnvrtc and libnvJitLink are: those are outside the prefix and stay where they are.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
+
+set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
+install(TARGETS kiln_runtime EXPORT KilnTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.h ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
+
+set(KILN_GENERATOR_CUDA_ROOT "")
+set(KILN_PC_GENERATOR "")
+if(TARGET kiln)
+  # Its RUNPATH: the directories of the libraries it links from outside the system's (the toolkit's
+  # libnvrtc and libnvJitLink, clang's and LLVM's if not in a system directory).
+  set_target_properties(kiln PROPERTIES EXPORT_NAME kiln INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS kiln EXPORT KilnTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  get_property(KILN_GENERATOR_CUDA_ROOT GLOBAL PROPERTY KILN_GENERATOR_CUDA_ROOT)
+  set(KILN_PC_GENERATOR "generator=\${prefix}/${CMAKE_INSTALL_BINDIR}/kiln")
+endif()
+
+install(EXPORT KilnTargets NAMESPACE Kiln:: DESTINATION ${KILN_INSTALL_CMAKEDIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/KilnConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/KilnConfig.cmake
+                              INSTALL_DESTINATION ${KILN_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnFunctions.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
+        DESTINATION ${KILN_INSTALL_CMAKEDIR})
+
+# ${pcfiledir} is <prefix>/<libdir>/pkgconfig: the way back up depends on how deep libdir is.
+file(RELATIVE_PATH KILN_PC_PREFIX_FROM_PCFILEDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" KILN_PC_PREFIX_FROM_PCFILEDIR "${KILN_PC_PREFIX_FROM_PCFILEDIR}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/kiln.pc.in ${PROJECT_BINARY_DIR}/kiln.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/kiln.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

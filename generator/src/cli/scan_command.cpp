@@ -1,0 +1,175 @@
+// kiln scan: what clang finds in CUDA sources (kernels, instantiations, runtime requests, device
+// variables, headers), as a summary or JSON. Requests in one file for kernel templates of another
+// are resolved against that file. Exit 1 when a file does not parse (clang's errors on stderr).
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "compile/toolkit.hpp"
+#include "scan/scan_json.hpp"
+#include "scan/scanner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+namespace kiln::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kiln::scan;
+
+std::string where(const Location& l) {
+  if (l.file.empty()) return "kiln";
+  if (l.line == 0) return l.file;
+  return l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+}
+
+std::string signature(const Kernel& k) {
+  std::string s;
+  if (k.extern_c) s += "extern \"C\" ";
+  if (k.is_template) {
+    s += "template <";
+    for (std::size_t i = 0; i < k.template_parameters.size(); ++i) {
+      const TemplateParameter& t = k.template_parameters[i];
+      s += i ? ", " : "";
+      s += t.kind == TemplateParameter::Kind::type ? "typename"
+           : t.kind == TemplateParameter::Kind::non_type ? t.type
+                                                          : "template <...> class";
+      s += t.pack ? "..." : "";
+      s += t.name.empty() ? "" : " " + t.name;
+      s += t.default_argument ? " = " + *t.default_argument : "";
+    }
+    s += "> ";
+  }
+  s += k.qualified_name + "(";
+  for (std::size_t i = 0; i < k.parameters.size(); ++i)
+    s += (i ? ", " : "") + k.parameters[i].type + (k.parameters[i].name.empty() ? "" : " " + k.parameters[i].name);
+  s += ")";
+  if (k.launch_bounds) s += " __launch_bounds__(" + *k.launch_bounds + ")";
+  if (k.internal_linkage) s += " [internal linkage]";
+  return s;
+}
+
+const char* variable_kind(Variable::Kind kind) {
+  switch (kind) {
+    case Variable::Kind::device: return "__device__";
+    case Variable::Kind::constant: return "__constant__";
+    case Variable::Kind::managed: return "__managed__";
+  }
+  return "";
+}
+
+void print_summary(const std::string& file, const ScanResult& r) {
+  std::cout << file << (r.has_host_code ? " (host code)" : " (device code only)") << "\n";
+  if (!r.kernels.empty()) std::cout << "  kernels:\n";
+  for (const Kernel& k : r.kernels) std::cout << "    " << signature(k) << "  " << where(k.location) << "\n";
+  if (!r.instantiations.empty()) std::cout << "  instantiations:\n";
+  for (const Instantiation& i : r.instantiations)
+    std::cout << "    " << i.name_expression << "  " << to_string(i.found_by) << "  " << where(i.location) << "\n";
+  if (!r.requests.empty()) std::cout << "  runtime requests:\n";
+  for (const RuntimeRequest& q : r.requests)
+    std::cout << "    " << (q.what == RuntimeRequest::What::kernel ? "kernel" : "variable") << " \"" << q.name << "\"  "
+              << where(q.location) << "\n";
+  if (!r.variables.empty()) std::cout << "  variables:\n";
+  for (const Variable& v : r.variables)
+    std::cout << "    " << variable_kind(v.kind) << " " << v.type << " " << v.qualified_name << "  " << where(v.location)
+              << "\n";
+  std::cout << "  headers: " << r.headers.size() << "\n";
+}
+
+class ScanCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.add_option("files", m_files, "Kernel sources to scan");
+    // One value per occurrence, so that `-I include k.cu` leaves k.cu to the sources.
+    app.add_option("--host", m_hosts, "A host source, scanned for launches and runtime requests only")
+        ->allow_extra_args(false);
+    app.add_option("-I", m_include_dirs, "An include directory")->allow_extra_args(false);
+    app.add_option("-D", m_defines, "A macro definition: NAME or NAME=VALUE")->allow_extra_args(false);
+    app.add_option("--std", m_standard, "The C++ standard (default: c++17, as NVRTC)");
+    app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
+    app.add_flag("--json", m_json, "Print JSON instead of a summary");
+  }
+
+  int run() override {
+    if (m_files.empty() && m_hosts.empty()) {
+      std::cerr << "kiln: error: scan: give at least one source\n";
+      return k_exit_usage;
+    }
+    Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
+    if (!toolkit) {
+      std::cerr << "kiln: error: " << toolkit.error().message << "\n";
+      return k_exit_environment;
+    }
+    std::vector<ScanInput> inputs;
+    for (const std::string& f : m_files) inputs.push_back(input(f, toolkit->root, ScanInput::Role::kernels));
+    for (const std::string& f : m_hosts) inputs.push_back(input(f, toolkit->root, ScanInput::Role::host));
+    std::vector<ScanResult> results;
+    for (const ScanInput& in : inputs) results.push_back(scan_source(in));
+    resolve_across(inputs, results);
+
+    bool failed = false;
+    nlohmann::json files = nlohmann::json::array();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::string file = inputs[i].file.string();
+      for (const Diagnostic& d : results[i].diagnostics)
+        std::cerr << where(d.location.file.empty() ? Location{file, 0, 0} : d.location)
+                  << (d.severity == Diagnostic::Severity::error ? ": error: " : ": warning: ") << d.message << "\n";
+      failed = failed || !results[i].ok();
+      if (m_json)
+        files.push_back({{"file", file},
+                         {"role", inputs[i].role == ScanInput::Role::host ? "host" : "kernels"},
+                         {"result", to_json(results[i])}});
+      else if (results[i].ok())
+        print_summary(file, results[i]);
+    }
+    if (m_json) std::cout << nlohmann::json{{"files", files}}.dump(2) << "\n";
+    return failed ? k_exit_failed : k_exit_ok;
+  }
+
+private:
+  ScanInput input(const std::string& file, const fs::path& cuda_root, ScanInput::Role role) const {
+    ScanInput in;
+    in.file = file;
+    in.directory = fs::current_path();
+    in.include_dirs = m_include_dirs;
+    in.defines = m_defines;
+    in.language_standard = m_standard;
+    in.cuda_root = cuda_root;
+    in.role = role;
+    return in;
+  }
+
+  // Requests in one file for kernel templates of another kernel source become that source's
+  // instantiations (found by runtime_request, located at the request).
+  static void resolve_across(const std::vector<ScanInput>& inputs, std::vector<ScanResult>& results) {
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (inputs[k].role != ScanInput::Role::kernels || !results[k].ok()) continue;
+      std::vector<RuntimeRequest> requests;
+      for (std::size_t other = 0; other < inputs.size(); ++other)
+        if (other != k && results[other].ok())
+          requests.insert(requests.end(), results[other].requests.begin(), results[other].requests.end());
+      if (requests.empty()) continue;
+      Resolution resolved = resolve_requests(inputs[k], results[k], requests);
+      results[k].instantiations.insert(results[k].instantiations.end(), resolved.instantiations.begin(),
+                                       resolved.instantiations.end());
+      results[k].diagnostics.insert(results[k].diagnostics.end(), resolved.diagnostics.begin(),
+                                    resolved.diagnostics.end());
+    }
+  }
+
+  std::vector<std::string> m_files;
+  std::vector<std::string> m_hosts;
+  std::vector<std::string> m_include_dirs;
+  std::vector<std::string> m_defines;
+  std::string m_standard = "c++17";
+  fs::path m_cuda_root;
+  bool m_json = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_scan_command() { return std::make_unique<ScanCommand>(); }
+
+}  // namespace kiln::cli

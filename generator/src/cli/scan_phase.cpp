@@ -1,0 +1,225 @@
+#include "cli/scan_phase.hpp"
+
+#include "scan/scan_cache.hpp"
+#include "scan/scan_json.hpp"
+#include "util/process_pool.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <set>
+
+namespace kiln::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using scan::ScanInput;
+using scan::ScanResult;
+
+// The standard NVRTC would compile with: the last -std= among the options, else its default.
+std::string language_standard(const std::vector<std::string>& options) {
+  std::string standard = "c++17";
+  for (const std::string& option : options) {
+    const std::size_t at = option.find("std=");
+    if (at != std::string::npos && option.find_first_not_of('-') == at) standard = option.substr(at + 4);
+  }
+  return standard;
+}
+
+// Host sources include <kiln/kiln.hpp> to make their requests: Kiln's own headers are on their
+// include path, after the manifest's. An installed kiln finds them at <prefix>/include; one run
+// from its build tree, in the source tree it was built from.
+std::string kiln_include_dir() {
+  std::error_code ec;
+  const fs::path installed = fs::canonical("/proc/self/exe", ec).parent_path().parent_path() / "include";
+  if (!ec && fs::exists(installed / "kiln" / "kiln.hpp", ec)) return installed.string();
+#ifdef KILN_RUNTIME_INCLUDE_DIR
+  return KILN_RUNTIME_INCLUDE_DIR;
+#else
+  return installed.string();
+#endif
+}
+
+ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEntry* source, const fs::path& file,
+                    const compile::Toolkit& toolkit, ScanInput::Role role) {
+  ScanInput in;
+  in.file = file;
+  in.directory = fs::absolute(manifest.root).lexically_normal();
+  for (const std::string& dir : manifest.include_dirs) in.include_dirs.push_back(toolkit.expand(dir).string());
+  if (manifest.toolkit_includes) {
+    in.include_dirs.push_back((toolkit.root / "include" / "cccl").string());
+    in.include_dirs.push_back((toolkit.root / "include").string());
+  }
+  in.defines = manifest.defines;
+  std::vector<std::string> options = manifest.options;
+  if (source) {
+    in.defines.insert(in.defines.end(), source->defines.begin(), source->defines.end());
+    options.insert(options.end(), source->options.begin(), source->options.end());
+  }
+  in.language_standard = language_standard(options);
+  in.cuda_root = toolkit.root;
+  in.role = role;
+  if (role == ScanInput::Role::host) in.include_dirs.push_back(kiln_include_dir());
+  return in;
+}
+
+// A --host-source path relative to the manifest directory when it lies inside it (locations then
+// read like the manifest's own paths), else absolute.
+fs::path relative_to_root(const fs::path& given, const fs::path& root) {
+  const fs::path absolute = fs::absolute(given).lexically_normal();
+  const fs::path relative = absolute.lexically_relative(root);
+  return !relative.empty() && *relative.begin() != ".." ? relative : absolute;
+}
+
+std::vector<std::byte> to_bytes(const ScanResult& result) {
+  const std::string text = scan::to_json(result).dump();
+  const auto* data = reinterpret_cast<const std::byte*>(text.data());
+  return {data, data + text.size()};
+}
+
+std::optional<ScanResult> from_bytes(const std::vector<std::byte>& bytes) {
+  const nlohmann::json json = nlohmann::json::parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                                    nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return std::nullopt;
+  Result<ScanResult> result = scan::from_json(json);
+  return result ? std::optional<ScanResult>(std::move(*result)) : std::nullopt;
+}
+
+ScanResult failed_result(const std::string& message) {
+  ScanResult r;
+  r.diagnostics.push_back({scan::Diagnostic::Severity::error, {}, message});
+  return r;
+}
+
+// Runs `work` for each index in `todo`, in worker processes unless jobs is 1. Results travel as
+// ScanResult JSON; a worker that dies yields a failed result saying so.
+void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& settings, const std::string& prefix,
+             const std::function<ScanResult(std::size_t)>& work, std::vector<ScanResult>& results) {
+  if (settings.jobs <= 1 || todo.size() <= 1) {
+    for (const std::size_t i : todo) results[i] = work(i);
+    return;
+  }
+  run_in_processes(
+      todo.size(), {settings.jobs, settings.scratch_dir, prefix},
+      [&](std::size_t k) { return to_bytes(work(todo[k])); },
+      [&](std::size_t k, WorkerResult worker) {
+        std::optional<ScanResult> result = worker.bytes ? from_bytes(*worker.bytes) : std::nullopt;
+        results[todo[k]] = result ? std::move(*result)
+                                  : failed_result("the scanner process " + (worker.failure.empty()
+                                                                               ? std::string("failed to report its result")
+                                                                               : worker.failure));
+      });
+}
+
+std::string display(const scan::Location& l, const std::string& fallback, const std::string& prefix) {
+  std::string file = l.file.empty() ? fallback : l.file;
+  if (!file.empty() && file.front() != '/' && file.front() != '<') file = prefix + file;
+  if (l.line == 0) return file;
+  return file + ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
+}
+
+std::string last_component(std::string_view qualified) {
+  const std::size_t at = qualified.rfind("::");
+  return std::string(at == std::string_view::npos ? qualified : qualified.substr(at + 2));
+}
+
+// Whether `request` may name one of `scanned`'s kernel templates. resolve_requests decides; this
+// keeps requests for other sources out of its key and saves a worker where none can match.
+bool may_name_template(const scan::RuntimeRequest& request, const ScanResult& scanned) {
+  if (request.what != scan::RuntimeRequest::What::kernel || request.name.find('<') == std::string::npos) return false;
+  const std::string name = last_component(plan::template_name(request.name));
+  for (const scan::Kernel& k : scanned.kernels)
+    if (k.is_template && last_component(k.qualified_name) == name) return true;
+  return false;
+}
+
+void report(const plan::ScannedFile& file, const std::string& prefix, ScanPhaseOutput& out) {
+  for (const scan::Diagnostic& d : file.result.diagnostics)
+    out.messages.push_back(display(d.location, file.path, prefix) +
+                           (d.severity == scan::Diagnostic::Severity::error ? ": error: " : ": warning: ") + d.message);
+  out.failed = out.failed || !file.result.ok();
+}
+
+}  // namespace
+
+ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                               const std::vector<fs::path>& extra_host_sources, const ScanPhaseSettings& settings) {
+  const fs::path root = fs::absolute(manifest.root).lexically_normal();
+  std::vector<ScanInput> inputs;
+  std::set<fs::path> seen;
+  for (const manifest::SourceEntry& source : manifest.sources) {
+    inputs.push_back(input_for(manifest, &source, source.path, toolkit, ScanInput::Role::kernels));
+    seen.insert(source.path);
+  }
+  const std::size_t kernel_count = inputs.size();
+  std::vector<fs::path> hosts(manifest.host_sources.begin(), manifest.host_sources.end());
+  for (const fs::path& given : extra_host_sources) hosts.push_back(relative_to_root(given, root));
+  for (const fs::path& host : hosts)
+    if (seen.insert(host).second) inputs.push_back(input_for(manifest, nullptr, host, toolkit, ScanInput::Role::host));
+
+  // Lookups are cheap (hashing files) and happen here; only misses are parsed, in parallel.
+  ScanPhaseOutput out;
+  const scan::ScanCache cache(settings.cache_dir);
+  std::vector<ScanResult> results(inputs.size());
+  std::vector<std::size_t> misses;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (std::optional<ScanResult> hit = cache.lookup(inputs[i])) {
+      results[i] = std::move(*hit);
+      ++out.cached;
+    } else {
+      misses.push_back(i);
+    }
+  }
+  out.scanned = misses.size();
+  run_all(misses, settings, "scan-", [&](std::size_t i) { return cache.scan(inputs[i]); }, results);
+
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    plan::ScannedFile file{inputs[i].file.generic_string(), std::move(results[i])};
+    report(file, settings.display_prefix, out);
+    (i < kernel_count ? out.kernel_sources : out.host_sources).push_back(std::move(file));
+  }
+  if (out.failed) return out;
+
+  // Requests in one file for kernel templates of another kernel source: that source resolves them.
+  std::vector<std::vector<scan::RuntimeRequest>> foreign(kernel_count);
+  std::vector<std::size_t> unresolved;
+  std::vector<ScanResult> resolutions(kernel_count);
+  for (std::size_t k = 0; k < kernel_count; ++k) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (i == k) continue;
+      const ScanResult& other = i < kernel_count ? out.kernel_sources[i].result : out.host_sources[i - kernel_count].result;
+      for (const scan::RuntimeRequest& r : other.requests)
+        if (may_name_template(r, out.kernel_sources[k].result)) foreign[k].push_back(r);
+    }
+    if (foreign[k].empty()) continue;
+    if (std::optional<scan::Resolution> hit = cache.lookup_resolution(inputs[k], out.kernel_sources[k].result, foreign[k])) {
+      resolutions[k].instantiations = std::move(hit->instantiations);
+      resolutions[k].diagnostics = std::move(hit->diagnostics);
+    } else {
+      unresolved.push_back(k);
+    }
+  }
+  run_all(unresolved, settings, "resolve-", [&](std::size_t k) {
+    scan::Resolution resolution = cache.resolve(inputs[k], out.kernel_sources[k].result, foreign[k]);
+    ScanResult r;
+    r.instantiations = std::move(resolution.instantiations);
+    r.diagnostics = std::move(resolution.diagnostics);
+    return r;
+  }, resolutions);
+  out.resolved = unresolved.size();
+  for (std::size_t k = 0; k < kernel_count; ++k) {
+    ScanResult& result = out.kernel_sources[k].result;
+    result.instantiations.insert(result.instantiations.end(), resolutions[k].instantiations.begin(),
+                                 resolutions[k].instantiations.end());
+    plan::ScannedFile resolved{out.kernel_sources[k].path, {}};
+    resolved.result.diagnostics = resolutions[k].diagnostics;
+    report(resolved, settings.display_prefix, out);
+    result.diagnostics.insert(result.diagnostics.end(), resolutions[k].diagnostics.begin(),
+                              resolutions[k].diagnostics.end());
+  }
+  return out;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,28 @@
+// Runs a program as a child process and collects what it prints, for compilers that are programs
+// rather than libraries (nvcc). An interface, so tests can stand in for the real program.
+#pragma once
+
+#include "util/result.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::compile {
+
+struct ChildOutput {
+  int exit_code = 0;         // 128 + signal number when the child was killed
+  std::string output;        // stdout and stderr, interleaved as the child wrote them
+};
+
+class ChildRunner {
+public:
+  virtual ~ChildRunner() = default;
+  // argv[0] is the program's path (no PATH lookup). The child inherits the current directory and
+  // environment. Fails only when the child cannot be started.
+  virtual Result<ChildOutput> run(const std::vector<std::string>& argv) = 0;
+};
+
+std::unique_ptr<ChildRunner> make_child_runner();
+
+}  // namespace kiln::compile

@@ -1,0 +1,40 @@
+// Compiles the device side of a source with host code for one target by running nvcc: `-cubin
+// -arch=sm_XY` or `-ptx -arch=compute_XY`. nvcc needs a host compiler for this (it preprocesses with
+// it); the package it feeds never does.
+//
+// Reproducibility: nvcc names internal-linkage symbols after a module ID that cicc derives from the
+// source's absolute path, so a copy of the tree elsewhere would get other symbol names. Kiln passes
+// the path relative to the manifest directory instead (-Xcicc --orig_src_path_name, an option of
+// nvcc's device front end: measured with CUDA 13.0, two trees give byte-identical cubins).
+//
+// Instantiations: nvcc builds what the translation unit instantiates. Name expressions it would
+// not (manifest entries, runtime requests) are added by compiling a copy of the source followed by
+// a table that takes each kernel's address; #line directives keep __FILE__, __LINE__ and messages
+// pointing at the source, and each table entry at where its expression came from.
+#pragma once
+
+#include "compile/child_process.hpp"
+#include "compile/compile_job.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::compile {
+
+// Never throws; compile errors are data, as with NVRTC.
+CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner);
+CompileOutput compile_with_nvcc(const CompileJob& job);
+
+// The source followed by the instantiation table (empty when the job has no name expressions).
+std::string instantiation_wrapper(std::string_view source_text, const CompileJob& job);
+
+// nvcc's command line for `job`, compiling `input` to `output` and writing its depfile to `deps`.
+std::vector<std::string> nvcc_arguments(const CompileJob& job, const std::filesystem::path& input,
+                                        const std::filesystem::path& output, const std::filesystem::path& deps);
+
+// The prerequisites of a Makefile rule as nvcc -MD writes it ("out : a.cu \\\n  b.h"), unescaped.
+std::vector<std::string> depfile_prerequisites(std::string_view text);
+
+}  // namespace kiln::compile

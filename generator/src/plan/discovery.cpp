@@ -1,0 +1,260 @@
+#include "plan/discovery.hpp"
+
+#include "format/names.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace kiln::plan {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view k_anonymous = "(anonymous namespace)::";
+
+void erase_all(std::string& text, std::string_view what) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
+}
+
+// NVRTC evaluates name expressions at global scope, where members of unnamed namespaces are visible
+// without qualification: "(anonymous namespace)::table" is asked for as "table".
+std::string expression_for(std::string qualified_name) {
+  erase_all(qualified_name, k_anonymous);
+  return qualified_name;
+}
+
+// Two spellings of one qualified name compare equal: whitespace, a leading "::" and unnamed
+// namespaces aside.
+std::string name_key(std::string_view name) {
+  std::string key = format::normalize_name(name);
+  erase_all(key, k_anonymous);
+  if (key.starts_with("::")) key.erase(0, 2);
+  return key;
+}
+
+bool is_identifier(std::string_view text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front()))) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+compile::Origin origin_of(const scan::Location& location) { return {location.file, location.line}; }
+
+bool same_place(const scan::Location& a, const scan::Location& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column;
+}
+
+class Discoverer {
+public:
+  Discoverer(const manifest::Manifest& manifest, const std::vector<ScannedFile>& kernel_sources,
+             const DiscoverySettings& settings)
+      : m_manifest(manifest), m_kernel_sources(kernel_sources), m_settings(settings) {}
+
+  Discovery run(const std::vector<ScannedFile>& host_sources) {
+    for (const ScannedFile& file : m_kernel_sources) add_source(file);
+    for (const manifest::SourceEntry& source : m_manifest.sources)
+      for (const std::string& e : source.instantiations) m_instantiated.insert(name_key(template_name(e)));
+    add_requests(host_sources);
+    warn_uninstantiated();
+    return std::move(m_out);
+  }
+
+private:
+  std::string display(const scan::Location& location) const {
+    std::string file = location.file;
+    if (!file.empty() && file.front() != '/' && file.front() != '<') file = m_settings.display_prefix + file;
+    return file + ":" + std::to_string(location.line) + (location.column > 0 ? ":" + std::to_string(location.column) : "");
+  }
+
+  bool is_toolkit_file(const std::string& file) const {
+    if (m_settings.cuda_root.empty() || file.empty()) return false;
+    const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : m_settings.root / file;
+    const fs::path relative = path.lexically_normal().lexically_relative(m_settings.cuda_root);
+    return !relative.empty() && *relative.begin() != "..";
+  }
+
+  void add_source(const ScannedFile& file) {
+    SourceDiscovery& found = m_out.sources[file.path];
+    found.has_host_code = file.result.has_host_code;
+    for (const scan::Instantiation& inst : file.result.instantiations) {
+      m_instantiated.insert(name_key(inst.kernel));
+      // A request the scanner resolved is added with its request, under the spelling it was written in.
+      if (inst.found_by == scan::FoundBy::runtime_request) continue;
+      found.kernels.push_back({inst.name_expression, NameOrigin::discovered, origin_of(inst.location), "", false, ""});
+    }
+    for (const scan::Variable& v : file.result.variables) {
+      if (is_toolkit_file(v.location.file)) continue;
+      found.variables.push_back(variable_name(v, NameOrigin::discovered, expression_for(v.qualified_name), v.location));
+    }
+    for (const scan::Kernel& k : file.result.kernels)
+      if (k.is_template && !is_toolkit_file(k.location.file)) m_templates.push_back(&k);
+  }
+
+  PlannedName variable_name(const scan::Variable& v, NameOrigin origin, std::string expression,
+                            const scan::Location& where) {
+    PlannedName name{std::move(expression), origin, origin_of(where), "", false, ""};
+    if (v.kind == scan::Variable::Kind::managed) {
+      name.managed = true;
+      name.symbol = variable_symbol(v.qualified_name);
+    }
+    return name;
+  }
+
+  // The kernel source that defines `key` (a kernel or variable): the one whose own file declares it,
+  // else the first in manifest order that sees it (through a header). Nothing if none does.
+  template <typename Has>
+  const ScannedFile* unit_defining(const Has& has) const {
+    const ScannedFile* first = nullptr;
+    for (const ScannedFile& file : m_kernel_sources) {
+      const std::optional<std::string> declared_in = has(file.result);
+      if (!declared_in) continue;
+      if (*declared_in == file.path) return &file;
+      if (!first) first = &file;
+    }
+    return first;
+  }
+
+  void add_requests(const std::vector<ScannedFile>& host_sources) {
+    std::vector<std::pair<const ScannedFile*, const scan::RuntimeRequest*>> requests;
+    for (const auto* files : {&m_kernel_sources, &host_sources})
+      for (const ScannedFile& file : *files)
+        for (const scan::RuntimeRequest& r : file.result.requests) requests.emplace_back(&file, &r);
+    // Sorted by place, so the order of --host-source flags does not change the package.
+    std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.first->path, a.second->location.line, a.second->location.column, a.second->name) <
+             std::tie(b.first->path, b.second->location.line, b.second->location.column, b.second->name);
+    });
+    for (const auto& entry : requests) {
+      if (entry.second->what == scan::RuntimeRequest::What::kernel) {
+        add_kernel_request(*entry.second);
+      } else {
+        add_variable_request(*entry.second);
+      }
+    }
+  }
+
+  void add_kernel_request(const scan::RuntimeRequest& request) {
+    // A kernel source that resolved the request (scan_source for its own requests, resolve_requests
+    // for other files') holds an instantiation found by runtime_request at the request's place.
+    const ScannedFile* unit = nullptr;
+    std::string kernel = template_name(request.name), canonical;
+    bool explained = false;   // the scanner said why the request does not resolve
+    for (const ScannedFile& source : m_kernel_sources) {
+      for (const scan::Instantiation& inst : source.result.instantiations) {
+        if (inst.found_by == scan::FoundBy::runtime_request && same_place(inst.location, request.location) && !unit) {
+          unit = &source;
+          kernel = inst.kernel;
+          canonical = inst.name_expression;
+        }
+      }
+      for (const scan::Diagnostic& d : source.result.diagnostics) explained = explained || same_place(d.location, request.location);
+    }
+    const std::string key = name_key(kernel);
+    bool names_template = false;
+    if (!unit) {
+      unit = unit_defining([&](const scan::ScanResult& r) -> std::optional<std::string> {
+        for (const scan::Kernel& k : r.kernels)
+          if (name_key(k.qualified_name) == key) {
+            names_template = names_template || k.is_template;
+            return k.location.file;
+          }
+        return std::nullopt;
+      });
+    }
+    if (!unit) {
+      m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for kernel '" + request.name +
+                               "' names no kernel of the kernel sources; the package will not have it");
+      return;
+    }
+    if (canonical.empty() && names_template) {
+      // A template the scanner could not instantiate as written: building it would only fail.
+      if (!explained)
+        m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for kernel '" +
+                                 request.name + "' names a kernel template but no instantiation of it; the package "
+                                 "will not have it");
+      return;
+    }
+    m_instantiated.insert(key);
+    std::vector<PlannedName>& kernels = m_out.sources[unit->path].kernels;
+    // Both spellings become names of the kernel: the canonical one as the scanner resolved it, the
+    // written one so that the runtime finds the kernel exactly as the host code asks.
+    if (!canonical.empty() && format::normalize_name(canonical) != format::normalize_name(request.name))
+      kernels.push_back({canonical, NameOrigin::discovered, origin_of(request.location), "", false, ""});
+    kernels.push_back({request.name, NameOrigin::request, origin_of(request.location), canonical, false, ""});
+  }
+
+  void add_variable_request(const scan::RuntimeRequest& request) {
+    const std::string key = name_key(request.name);
+    const ScannedFile* unit = unit_defining([&](const scan::ScanResult& r) -> std::optional<std::string> {
+      for (const scan::Variable& v : r.variables)
+        if (name_key(v.qualified_name) == key) return v.location.file;
+      return std::nullopt;
+    });
+    if (!unit) {
+      m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for variable '" +
+                               request.name + "' names no variable of the kernel sources; the package will not have it");
+      return;
+    }
+    const scan::Variable* variable = nullptr;
+    for (const scan::Variable& v : unit->result.variables)
+      if (!variable && name_key(v.qualified_name) == key) variable = &v;
+    m_out.sources[unit->path].variables.push_back(
+        variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location));
+  }
+
+  // A template that nothing instantiates compiles to nothing: say so instead of dropping it silently.
+  void warn_uninstantiated() {
+    std::set<std::tuple<std::string, std::string, int>> warned;
+    for (const scan::Kernel* k : m_templates) {
+      const std::string key = name_key(k->qualified_name);
+      if (m_instantiated.count(key) || !warned.emplace(key, k->location.file, k->location.line).second) continue;
+      m_out.warnings.push_back(display(k->location) + ": warning: kernel template '" + k->qualified_name +
+                               "' is never instantiated: no launch, explicit instantiation, manifest entry or "
+                               "runtime request names one, so the package has none of it");
+    }
+  }
+
+  const manifest::Manifest& m_manifest;
+  const std::vector<ScannedFile>& m_kernel_sources;
+  const DiscoverySettings& m_settings;
+  Discovery m_out;
+  std::set<std::string> m_instantiated;         // name_key of every template with an instantiation
+  std::vector<const scan::Kernel*> m_templates;  // every user kernel template seen
+};
+
+}  // namespace
+
+Discovery discover(const manifest::Manifest& manifest, const std::vector<ScannedFile>& kernel_sources,
+                   const std::vector<ScannedFile>& host_sources, const DiscoverySettings& settings) {
+  return Discoverer(manifest, kernel_sources, settings).run(host_sources);
+}
+
+std::string variable_symbol(std::string_view qualified_name) {
+  std::string_view rest = qualified_name;
+  if (rest.starts_with("::")) rest.remove_prefix(2);
+  std::vector<std::string_view> parts;
+  for (std::size_t at = rest.find("::"); at != std::string_view::npos; at = rest.find("::")) {
+    parts.push_back(rest.substr(0, at));
+    rest.remove_prefix(at + 2);
+  }
+  parts.push_back(rest);
+  for (const std::string_view part : parts)
+    if (!is_identifier(part)) return "";
+  if (parts.size() == 1) return std::string(parts.front());  // C++ does not mangle global variables
+  std::string symbol = "_ZN";
+  for (const std::string_view part : parts) symbol += std::to_string(part.size()) + std::string(part);
+  return symbol + "E";
+}
+
+std::string template_name(std::string_view expression) {
+  const std::size_t open = expression.find('<');
+  std::string_view name = expression.substr(0, open);
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) name.remove_prefix(1);
+  return std::string(name);
+}
+
+}  // namespace kiln::plan

@@ -1,0 +1,49 @@
+// What the collectors share: whose file a declaration is in, locations as plain data, and the NVRTC
+// name expression of a kernel template specialization.
+#pragma once
+
+#include "scan/scan_result.hpp"
+
+#include <clang/Basic/SourceLocation.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace clang {
+class FunctionDecl;
+class NamedDecl;
+class SourceManager;
+}  // namespace clang
+
+namespace kiln::scan::detail {
+
+class SourceFacts {
+public:
+  SourceFacts(const clang::SourceManager& sources, const std::filesystem::path& cuda_root);
+
+  // The user's own code: not a system header (the toolkit, libstdc++, clang's headers), not under
+  // the CUDA root, not a scanner support file.
+  bool is_user(clang::SourceLocation loc) const;
+  bool is_user_file(clang::FileID file) const;
+  // The file location of `loc` (macro expansions map to where they are expanded), as plain data.
+  Location location(clang::SourceLocation loc) const;
+  const clang::SourceManager& sources() const { return m_sources; }
+
+private:
+  const clang::SourceManager& m_sources;
+  std::filesystem::path m_cuda_root, m_cuda_root_canonical;
+  mutable std::unordered_map<unsigned, bool> m_user;   // FileID hash -> is_user
+};
+
+// "ns::k", "(anonymous namespace)::k": how Kernel::qualified_name spells a declaration.
+std::string qualified_name(const clang::NamedDecl& decl);
+
+// The NVRTC name expression of a kernel template specialization, e.g. "ns::k<float, 256>": the
+// template's name with anonymous and inline namespaces left out (both are reachable without them),
+// then every argument, defaults included, with canonical types. Nothing, and the reason in
+// `why_not`, when an argument cannot be spelled in source (a lambda, a local or unnamed type).
+std::optional<std::string> name_expression(const clang::FunctionDecl& specialization, std::string& why_not);
+
+}  // namespace kiln::scan::detail

@@ -1,0 +1,139 @@
+#include "scan/compile_args.hpp"
+
+#include "scan/source_text.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <system_error>
+
+namespace kiln::scan::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_support = std::string(k_support_dir);
+
+// What NVRTC predefines and include-free sources rely on, for a parse without clang's CUDA wrapper
+// (-nocudainc): the execution-space macros and the builtin variables (threadIdx, blockIdx, ...).
+// Anything else NVRTC provides (__syncthreads, atomicAdd, math functions) makes this parse fail,
+// and the scanner falls back to the full wrapper.
+const std::string k_prelude = R"(#pragma clang system_header
+#define __CUDACC__ 1
+#define __CUDACC_RTC__ 1
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __constant__ __attribute__((constant))
+#define __shared__ __attribute__((shared))
+#define __managed__ __attribute__((device, annotate("kiln.managed")))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __restrict__ __restrict
+#define __grid_constant__
+#include <__clang_cuda_builtin_vars.h>
+)";
+
+// clang 19 ignores __managed__ in CUDA (it knows the attribute only for HIP), so the variable would
+// look like a host one, and a kernel that uses it would not parse. After the wrapper has defined it,
+// redefine it as a device variable (as nvcc treats it) with an annotation the scanner reads.
+const std::string k_after_wrapper = R"(#pragma clang system_header
+#undef __managed__
+#define __managed__ __attribute__((device, annotate("kiln.managed")))
+)";
+
+bool under(const fs::path& path, const fs::path& root) {
+  if (root.empty()) return false;
+  const fs::path p = path.lexically_normal(), r = root.lexically_normal();
+  auto [rit, pit] = std::mismatch(r.begin(), r.end(), p.begin(), p.end());
+  return rit == r.end() || (std::next(rit) == r.end() && rit->empty());
+}
+
+}  // namespace
+
+const std::vector<VirtualFile>& support_files() {
+  static const std::vector<VirtualFile> files = {
+      {k_support + "/nvrtc_prelude.h", k_prelude},
+      {k_support + "/after_wrapper.h", k_after_wrapper},
+      // clang 19's CUDA wrapper includes this header, which CUDA 13 removed (fixed in later LLVM).
+      {k_support + "/stand-ins/texture_fetch_functions.h", "#pragma clang system_header\n"},
+  };
+  return files;
+}
+
+fs::path clang_resource_dir() {
+  if (const char* env = std::getenv("KILN_CLANG_RESOURCE_DIR"); env && *env) return env;
+  return KILN_CLANG_RESOURCE_DIR;
+}
+
+fs::path effective_cuda_root(const fs::path& cuda_root) {
+  return cuda_root.empty() ? fs::path(KILN_SCAN_DEFAULT_CUDA_ROOT) : cuda_root;
+}
+
+ParseMode host_source_mode(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext == ".cu" || ext == ".cuh") return ParseMode::host;
+  if (ext == ".c") return ParseMode::c;
+  return ParseMode::cxx;
+}
+
+std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode, const std::string& file) {
+  const fs::path cuda = effective_cuda_root(input.cuda_root);
+  std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w",
+                                   "-resource-dir=" + clang_resource_dir().string()};
+  switch (mode) {
+    case ParseMode::device_prelude:
+      args.insert(args.end(), {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
+                               "-nocudalib", "-include", k_support + "/nvrtc_prelude.h"});
+      break;
+    case ParseMode::device:
+    case ParseMode::host:
+      // clang 19 knows GPUs up to sm_90a and CUDA up to 12.5: scan as sm_90. The toolkit's include
+      // directories come first (as nvcc and NVRTC use them) so that copies elsewhere never shadow them.
+      args.insert(args.end(), {"-x", "cuda", mode == ParseMode::device ? "--cuda-device-only" : "--cuda-host-only",
+                               "--cuda-gpu-arch=sm_90", "-nocudalib", "-Wno-unknown-cuda-version",
+                               "--cuda-path=" + cuda.string(), "-idirafter", k_support + "/stand-ins",
+                               "-include", k_support + "/after_wrapper.h"});
+      // clang 19's driver gives the CUDA version to the host side only. Without it the device side
+      // takes <<<>>> to mean cudaConfigureCall, which CUDA 12 removed, and every launch in host code
+      // is an error there.
+      if (mode == ParseMode::device) args.insert(args.end(), {"-Xclang", "-target-sdk-version=12.5"});
+      break;
+    case ParseMode::cxx: args.insert(args.end(), {"-x", "c++"}); break;
+    case ParseMode::c: args.insert(args.end(), {"-x", "c"}); break;
+  }
+  if (mode != ParseMode::c) args.push_back("-std=" + input.language_standard);
+  for (const std::string& d : input.defines) args.push_back("-D" + d);
+  for (const std::string& i : input.include_dirs) args.push_back("-I" + i);
+  if (mode == ParseMode::device || mode == ParseMode::host)
+    args.insert(args.end(), {"-isystem", (cuda / "include" / "cccl").string(), "-isystem", (cuda / "include").string()});
+  else if (mode == ParseMode::cxx || mode == ParseMode::c)
+    args.insert(args.end(), {"-isystem", (cuda / "include").string()});
+  args.push_back(file);
+  return args;
+}
+
+bool prelude_candidate(const ScanInput& input, std::string_view source_text) {
+  const fs::path directory = input.directory.empty() ? fs::current_path() : input.directory;
+  const fs::path cuda = effective_cuda_root(input.cuda_root);
+  const fs::path file_dir = (directory / input.file).parent_path();
+  for (const IncludeDirective& include : include_directives(source_text)) {
+    std::vector<fs::path> candidates;
+    if (!include.angled) candidates.push_back(file_dir / include.name);
+    for (const std::string& dir : input.include_dirs) candidates.push_back(directory / dir / include.name);
+    bool found = false;
+    for (const fs::path& c : candidates) {
+      std::error_code ec;
+      if (fs::is_regular_file(c, ec) && !under(fs::weakly_canonical(c, ec), fs::weakly_canonical(cuda, ec))) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace kiln::scan::detail

@@ -1,0 +1,54 @@
+// One clang parse of one translation unit and what the collectors took from its AST, as plain data.
+// The only interface between the clang-free orchestration (scanner.cpp, request_resolver.cpp) and
+// the translation units that include clang's headers.
+#pragma once
+
+#include "scan/compile_args.hpp"
+#include "scan/scan_result.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::scan::detail {
+
+struct ParseJob {
+  std::vector<std::string> arguments;        // clang_arguments()
+  std::filesystem::path directory;           // absolute: relative paths in arguments resolve here
+  std::vector<VirtualFile> virtual_files;    // served from memory (support files, a probe file)
+  std::filesystem::path cuda_root;           // declarations under it are not the user's
+  bool declarations = true;                  // kernels, explicit instantiations, variables
+  bool references = true;                    // launches, address-of, runtime requests
+  std::string probe_file;                    // when resolving requests: the synthetic main file
+};
+
+// A clang error, and the line of the probe file it belongs to (0 when it has none).
+struct ClangError {
+  Diagnostic diagnostic;
+  int probe_line = 0;
+};
+
+// A `__kiln_probe_N = &NAME;` read back from the AST.
+struct ProbeResult {
+  int index = 0;
+  std::string kernel;                        // the template's qualified name
+  std::optional<std::string> name_expression;
+  std::string why_not;                       // when the instantiation cannot be named
+};
+
+struct ParseOutput {
+  bool failed = false;                       // errors: nothing else below is filled
+  std::vector<ClangError> errors;
+  ScanResult found;                          // diagnostics holds warnings only
+  bool host_definitions = false;             // a host function is defined in the user's files
+  bool launches = false;                     // a <<<>>> launch in the user's files
+  bool cuda_runtime_included = false;        // the user's files include cuda_runtime(_api).h
+  bool arch_conditionals = false;            // the user's files test __CUDA_ARCH__ / NV_IF_TARGET
+  std::vector<ProbeResult> probes;
+};
+
+// Never throws for a bad source: clang's errors come back in `errors`.
+ParseOutput run_parse(const ParseJob& job);
+
+}  // namespace kiln::scan::detail

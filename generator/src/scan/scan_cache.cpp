@@ -1,0 +1,226 @@
+// An entry is one file, <directory>/<key>.scan, where key is the XXH3-128 of everything that decides
+// what the scanner finds before it reads a header:
+//
+//   kiln-scan-cache 1\n                     magic and format version
+//   key <32 hex digits>\n                   the entry's own key (a renamed file is not trusted)
+//   checksum <16 hex digits>\n              XXH3-64 of the payload
+//   inputs:\n                               what went into the key, one "  tag: value" line each
+//   ...                                     (for "why did this miss?"; never read back)
+//   \n
+//   <payload>                               to_json(ScanResult) (scan_json.hpp)
+//
+// The entry is valid while every header in the result still has the content hash the scanner
+// recorded when it read it. Entries are written to a temporary file and renamed into place, so
+// parallel builds never see half an entry; the last writer wins, and every writer writes a valid one.
+#include "scan/scan_cache.hpp"
+
+#include "format/checksum.hpp"
+#include "scan/scan_json.hpp"
+#include "util/file_io.hpp"
+#include "util/hasher.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
+
+namespace kiln::scan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_magic = "kiln-scan-cache 1";
+// Bump when the scanner finds something different in the same input, so old entries miss.
+constexpr std::string_view k_scanner_version = "kiln-scan 1";
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string_view as_text(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// The kiln executable's size and modification time. A rebuilt or upgraded kiln may scan differently
+// while k_scanner_version stays the same; this makes its entries miss (as ccache's compiler_check).
+// The entry never leaves the build tree, so a local time in its key costs nothing.
+const std::string& executable_identity() {
+  static const std::string identity = [] {
+    struct stat info {};
+    if (stat("/proc/self/exe", &info) != 0) return std::string("unknown");
+    return std::to_string(info.st_size) + "@" + std::to_string(info.st_mtim.tv_sec) + "." +
+           std::to_string(info.st_mtim.tv_nsec);
+  }();
+  return identity;
+}
+
+struct Key {
+  std::string hex;
+  std::string inputs;                     // Hasher::dump()
+};
+
+std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeRequest>* requests = nullptr) {
+  const fs::path source = input.file.is_absolute() ? input.file : input.directory / input.file;
+  Result<std::vector<std::byte>> bytes = read_binary_file(source);
+  if (!bytes) return std::nullopt;
+  std::error_code ec;
+  const fs::path directory = fs::absolute(input.directory, ec).lexically_normal();
+  Hasher hasher;
+  hasher.add("format", k_magic);
+  hasher.add("scanner", k_scanner_version);
+  hasher.add("executable", executable_identity());
+  hasher.add("role", input.role == ScanInput::Role::kernels ? "kernels" : "host");
+  // Results spell locations as the file was given, and relative paths resolve against the directory.
+  hasher.add("file", input.file.string());
+  hasher.add("directory", directory.string());
+  hasher.add("source", *bytes);
+  for (const std::string& dir : input.include_dirs) hasher.add("include_dir", dir);
+  for (const std::string& define : input.defines) hasher.add("define", define);
+  hasher.add("std", input.language_standard);
+  hasher.add("cuda_root", input.cuda_root.string());
+  const char* resource_dir = std::getenv("KILN_CLANG_RESOURCE_DIR");
+  hasher.add("clang_resource_dir", resource_dir ? resource_dir : "");
+  // A resolution's entry: the requests it resolved, with the places its instantiations will carry.
+  if (requests) {
+    hasher.add("entry", "resolution");
+    for (const RuntimeRequest& r : *requests)
+      hasher.add("request", std::string(r.what == RuntimeRequest::What::kernel ? "kernel " : "variable ") + r.name +
+                                " @ " + r.location.file + ":" + std::to_string(r.location.line) + ":" +
+                                std::to_string(r.location.column));
+  }
+  return Key{hasher.hex_digest(), hasher.dump()};
+}
+
+// "line\n" at `at`, advancing past it; nothing at the end of the text.
+std::optional<std::string_view> next_line(std::string_view text, std::size_t& at) {
+  if (at >= text.size()) return std::nullopt;
+  const std::size_t end = text.find('\n', at);
+  if (end == std::string_view::npos) return std::nullopt;
+  const std::string_view line = text.substr(at, end - at);
+  at = end + 1;
+  return line;
+}
+
+// The payload of an entry file if its header is sound and its checksum matches.
+std::optional<std::string_view> payload_of(std::string_view text, const std::string& key) {
+  std::size_t at = 0;
+  if (next_line(text, at) != k_magic) return std::nullopt;
+  if (next_line(text, at) != "key " + key) return std::nullopt;
+  const std::optional<std::string_view> checksum = next_line(text, at);
+  if (!checksum || !checksum->starts_with("checksum ")) return std::nullopt;
+  for (std::optional<std::string_view> line = next_line(text, at); line; line = next_line(text, at)) {
+    if (!line->empty()) continue;
+    const std::string_view payload = text.substr(at);
+    if (checksum->substr(9) != hex64(format::checksum(std::as_bytes(std::span(payload.data(), payload.size())))))
+      return std::nullopt;
+    return payload;
+  }
+  return std::nullopt;
+}
+
+void write_entry(const fs::path& directory, const Key& key, const ScanResult& result) {
+  const std::string payload = to_json(result).dump(1) + "\n";
+  std::string text = std::string(k_magic) + "\nkey " + key.hex + "\nchecksum " +
+                     hex64(format::checksum(std::as_bytes(std::span(payload.data(), payload.size())))) + "\ninputs:\n";
+  for (std::size_t at = 0, end = 0; at < key.inputs.size(); at = end + 1) {
+    end = key.inputs.find('\n', at);
+    if (end == std::string::npos) end = key.inputs.size();
+    text += "  " + key.inputs.substr(at, end - at) + "\n";
+  }
+  text += "\n" + payload;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  // A cache that cannot be written only costs time: the error is dropped.
+  (void)write_file_atomically(directory / (key.hex + ".scan"), std::as_bytes(std::span(text.data(), text.size())));
+}
+
+}  // namespace
+
+ScanCache::ScanCache(fs::path directory) : m_directory(std::move(directory)) {}
+
+std::optional<std::uint64_t> ScanCache::header_hash(const fs::path& path) const {
+  // Keyed as spelled: clang names some headers through symbolic links ("/../lib/gcc/../../include"),
+  // which lexical normalization would resolve wrongly.
+  const auto [it, inserted] = m_header_hashes.try_emplace(path.string());
+  if (inserted) {
+    Result<std::vector<std::byte>> bytes = read_binary_file(path);
+    if (bytes) it->second = format::checksum(*bytes);
+  }
+  return it->second;
+}
+
+std::optional<ScanResult> ScanCache::read_valid(const std::string& key, const fs::path& directory) const {
+  Result<std::vector<std::byte>> bytes = read_binary_file(m_directory / (key + ".scan"));
+  if (!bytes) return std::nullopt;
+  const std::optional<std::string_view> payload = payload_of(as_text(*bytes), key);
+  if (!payload) return std::nullopt;
+  // The payload passed its checksum; JSON this build cannot read is a miss like any other.
+  const nlohmann::json json = nlohmann::json::parse(*payload, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return std::nullopt;
+  Result<ScanResult> result = from_json(json);
+  if (!result || !result->ok()) return std::nullopt;
+  for (const Header& header : result->headers) {
+    const fs::path path = fs::path(header.path).is_absolute() ? fs::path(header.path) : directory / header.path;
+    if (header_hash(path) != header.content_hash) return std::nullopt;
+  }
+  return std::move(*result);
+}
+
+std::optional<ScanResult> ScanCache::lookup(const ScanInput& input) const {
+  const std::optional<Key> key = make_key(input);
+  if (!key) return std::nullopt;
+  return read_valid(key->hex, input.directory);
+}
+
+void ScanCache::store(const ScanInput& input, const ScanResult& result) const {
+  if (!result.ok()) return;
+  if (const std::optional<Key> key = make_key(input)) write_entry(m_directory, *key, result);
+}
+
+ScanResult ScanCache::scan(const ScanInput& input) const {
+  if (std::optional<ScanResult> hit = lookup(input)) return std::move(*hit);
+  // The key is taken before the scan and checked after it: a source edited while it was scanned
+  // must not be stored under its new content.
+  const std::optional<Key> before = make_key(input);
+  ScanResult result = scan_source(input);
+  const std::optional<Key> after = make_key(input);
+  if (result.ok() && before && after && before->hex == after->hex) write_entry(m_directory, *before, result);
+  return result;
+}
+
+// A resolution is stored as a ScanResult holding its instantiations and warnings, plus the source's
+// headers, so that the same entry format and validity rule serve both.
+std::optional<Resolution> ScanCache::lookup_resolution(const ScanInput& source, const ScanResult&,
+                                                       const std::vector<RuntimeRequest>& requests) const {
+  const std::optional<Key> key = make_key(source, &requests);
+  if (!key) return std::nullopt;
+  std::optional<ScanResult> stored = read_valid(key->hex, source.directory);
+  if (!stored) return std::nullopt;
+  return Resolution{std::move(stored->instantiations), std::move(stored->diagnostics)};
+}
+
+Resolution ScanCache::resolve(const ScanInput& source, const ScanResult& scanned,
+                              const std::vector<RuntimeRequest>& requests) const {
+  if (std::optional<Resolution> hit = lookup_resolution(source, scanned, requests)) return std::move(*hit);
+  const std::optional<Key> before = make_key(source, &requests);
+  Resolution resolution = resolve_requests(source, scanned, requests);
+  const std::optional<Key> after = make_key(source, &requests);
+  if (before && after && before->hex == after->hex) {
+    ScanResult entry;
+    entry.instantiations = resolution.instantiations;
+    entry.diagnostics = resolution.diagnostics;
+    entry.headers = scanned.headers;
+    write_entry(m_directory, *before, entry);
+  }
+  return resolution;
+}
+
+}  // namespace kiln::scan

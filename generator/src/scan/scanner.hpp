@@ -1,0 +1,47 @@
+// Scans one CUDA source with clang (libTooling) and returns what it holds (scan_result.hpp). The AST is
+// built twice where a file has host code: the device side for kernels, templates and variables, the
+// host side for launches and runtime requests (which may sit under #ifndef __CUDA_ARCH__).
+#pragma once
+
+#include "scan/scan_result.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kiln::scan {
+
+struct ScanInput {
+  std::filesystem::path file;                  // the source; relative paths are relative to `directory`
+  std::filesystem::path directory;             // the working directory for relative paths (manifest dir)
+  std::vector<std::string> include_dirs;       // as given to NVRTC/nvcc (absolute, or relative to directory)
+  std::vector<std::string> defines;            // "N=4", "FAST"
+  std::string language_standard = "c++17";     // NVRTC's default
+  std::filesystem::path cuda_root;             // the toolkit whose headers the source uses
+  // kernels: a kernel source (kernels, templates, instantiations, variables, requests);
+  // host: a host source scanned only for launches and runtime requests.
+  enum class Role { kernels, host };
+  Role role = Role::kernels;
+};
+
+// Never throws. A parse error is an error diagnostic (file:line:col and clang's message), and then
+// the result holds nothing else: results from a translation unit with errors are never reported.
+// A kernel source's own constant requests for its kernel templates are resolved (resolve_requests)
+// and come back as instantiations found by runtime_request.
+ScanResult scan_source(const ScanInput& input);
+
+struct Resolution {
+  std::vector<Instantiation> instantiations;   // found_by runtime_request, at each request's location
+  std::vector<Diagnostic> diagnostics;         // warnings: requests that name a template but resolve to nothing
+};
+
+// Resolves kernel requests (typically a host source's) against a kernel source: each request whose
+// name is a template-id naming one of the kernel templates in `scanned` (scan_source's result for
+// `source`) becomes an Instantiation with the canonical name expression clang resolves it to
+// ("block_sum<float, 256u>" -> "block_sum<float, 256>"). Clang parses a synthetic file that includes
+// the source and takes `&NAME` of each, as NVRTC does for name expressions. Requests that name none
+// of the templates are skipped. Never throws.
+Resolution resolve_requests(const ScanInput& source, const ScanResult& scanned,
+                            const std::vector<RuntimeRequest>& requests);
+
+}  // namespace kiln::scan

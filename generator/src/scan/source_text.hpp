@@ -1,0 +1,30 @@
+// Cheap looks at source text, without clang: which #includes a file names (to choose how to parse
+// it), and its conditionals on the GPU architecture (to know when host code may hide behind
+// `#ifndef __CUDA_ARCH__`, and to warn about code for GPUs clang 19 cannot target).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::scan::detail {
+
+struct IncludeDirective {
+  std::string name;      // "cuda_fp16.h", "ops.cuh"
+  bool angled = false;
+};
+
+// Every #include line, in order, including those in #if blocks that may be skipped.
+std::vector<IncludeDirective> include_directives(std::string_view text);
+
+struct ArchFacts {
+  bool conditional = false;          // some line tests the architecture (#if __CUDA_ARCH__, NV_IF_TARGET)
+  std::vector<int> unseen_lines;     // 1-based lines with a branch for sm_100 or later
+};
+
+// Lines that compare __CUDA_ARCH__ (or __CUDA_ARCH_SPECIFIC__ / __CUDA_ARCH_FAMILY_SPECIFIC__) with a
+// value of 1000 or more, in #if/#elif, and <nv/target> tests of SM 100 or later (NV_PROVIDES_SM_100,
+// NV_IS_EXACTLY_SM_120, NV_HAS_FEATURE_SM_100a). Lines in skipped blocks count: they are text here.
+ArchFacts arch_facts(std::string_view text);
+
+}  // namespace kiln::scan::detail

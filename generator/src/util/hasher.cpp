@@ -1,0 +1,61 @@
+#include "util/hasher.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace kiln {
+
+namespace {
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+bool printable(std::string_view value) {
+  if (value.size() > 200) return false;
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20) return false;
+  return true;
+}
+
+}  // namespace
+
+struct Hasher::State {
+  XXH3_state_t xxh;
+};
+
+Hasher::Hasher() : m_state(std::make_unique<State>()) { XXH3_128bits_reset(&m_state->xxh); }
+
+Hasher::~Hasher() = default;
+
+void Hasher::add(std::string_view tag, std::string_view value) {
+  add(tag, std::as_bytes(std::span(value.data(), value.size())));
+}
+
+void Hasher::add(std::string_view tag, std::span<const std::byte> value) {
+  // tag, NUL, 8-byte length, bytes: self-delimiting, so field boundaries are part of the hash.
+  const std::uint64_t size = value.size();
+  XXH3_128bits_update(&m_state->xxh, tag.data(), tag.size());
+  XXH3_128bits_update(&m_state->xxh, "", 1);
+  XXH3_128bits_update(&m_state->xxh, &size, sizeof size);
+  XXH3_128bits_update(&m_state->xxh, value.data(), value.size());
+  const std::string_view text(reinterpret_cast<const char*>(value.data()), value.size());
+  m_dump += std::string(tag) + ": ";
+  if (printable(text)) {
+    m_dump += std::string(text) + "\n";
+  } else {
+    m_dump += std::to_string(value.size()) + " bytes, xxh3 " + hex64(XXH3_64bits(value.data(), value.size())) + "\n";
+  }
+}
+
+std::string Hasher::hex_digest() const {
+  const XXH128_hash_t digest = XXH3_128bits_digest(&m_state->xxh);
+  return hex64(digest.high64) + hex64(digest.low64);
+}
+
+}  // namespace kiln

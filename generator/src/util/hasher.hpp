@@ -1,0 +1,35 @@
+// Tagged hashing for cache keys (like ccache's hash.hpp): every field goes in with a tag and its
+// length, so ("ab", "c") and ("a", "bc") never collide, and dump() says what went in when a key
+// unexpectedly misses.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kiln {
+
+class Hasher {
+public:
+  Hasher();
+  ~Hasher();
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+
+  void add(std::string_view tag, std::string_view value);
+  void add(std::string_view tag, std::span<const std::byte> value);
+
+  // XXH3-128 of everything added so far, as 32 lowercase hex digits.
+  std::string hex_digest() const;
+  // One "tag: value" line per field; long or binary values are shown by size and hash.
+  const std::string& dump() const { return m_dump; }
+
+private:
+  struct State;
+  std::unique_ptr<State> m_state;
+  std::string m_dump;
+};
+
+}  // namespace kiln

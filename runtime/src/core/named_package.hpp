@@ -1,0 +1,28 @@
+// Opening a package by name (kiln_package_open_named): the places a package called `name` may be,
+// in order, and one message that lists every place looked when it is in none of them.
+//
+//   1. a package embedded in a loaded module (EmbeddedRegistry), preferring the calling module's;
+//   2. `<name>.kiln` in the directory of the module that called (executable or shared library);
+//   3. `<dir>/<name>.kiln` for each directory of $KILN_PACKAGE_PATH (colon-separated), in order.
+//
+// The first file that exists is opened, and its failure, if any, is the result: a damaged package is
+// reported rather than silently passed over for one further down the list.
+#pragma once
+
+#include "core/package.hpp"
+#include "core/status.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::core {
+
+// `caller` is an address in the calling module (the return address of the C entry point).
+Status open_named(std::string_view name, const void* caller, std::unique_ptr<Package>& out);
+
+// The directories of a KILN_PACKAGE_PATH value, in order, without empty entries.
+std::vector<std::string> split_package_path(std::string_view value);
+
+}  // namespace kiln::core

@@ -1,0 +1,2 @@
+#pragma once
+#define LOCAL_VALUE 1

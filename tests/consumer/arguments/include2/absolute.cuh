@@ -1,0 +1,2 @@
+#pragma once
+#define ABSOLUTE_VALUE 2

@@ -1,0 +1,132 @@
+# consumer_arguments: kiln_add_cache()'s checks and its reading of ARGUMENTS and
+# CMAKE_CUDA_ARCHITECTURES, in projects that only configure (LANGUAGES NONE: a package needs no
+# compiler of the project's); then one project built from two copies at different paths, whose
+# packages must be identical byte for byte (the generated manifest holds relative paths only).
+#   cmake -DWORK=... -DPREFIX=... -DCUDA_INCLUDE_DIR=... -P check_arguments.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
+kiln_fresh_dir(${WORK})
+
+# A project at `dir` holding the files of arguments/ and `code` after find_package(Kiln).
+function(write_project dir code)
+  file(COPY ${CMAKE_CURRENT_LIST_DIR}/arguments/ DESTINATION ${dir})
+  file(WRITE ${dir}/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)\nproject(consumer LANGUAGES NONE)\n"
+                                   "find_package(Kiln 0.1 CONFIG REQUIRED COMPONENTS runtime generator)\n${code}\n")
+endfunction()
+
+# Configures `code`; `expect` is OK, or a regex the error must match (line breaks CMake puts into
+# messages are undone first).
+function(configure name expect code)
+  write_project(${WORK}/${name} "${code}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/${name} -B ${WORK}/${name}/build -G Ninja
+                          -DCMAKE_PREFIX_PATH=${PREFIX}
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  if(expect STREQUAL "OK")
+    if(NOT result EQUAL 0)
+      message(FATAL_ERROR "${name}: configuring failed:\n${output}")
+    endif()
+  elseif(result EQUAL 0)
+    message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${expect}'")
+  else()
+    kiln_expect("${flat}" MATCHES "${expect}" "${name}")
+  endif()
+endfunction()
+
+# Configures `code`, which makes the cache `name`, and checks the targets it chose.
+function(expect_targets name expected code)
+  configure(${name} OK "${code}")
+  include(${WORK}/${name}/build/kiln/${name}/inputs.cmake)
+  if(NOT KILN_TARGETS STREQUAL "${expected}")
+    message(FATAL_ERROR "${name}: targets '${KILN_TARGETS}', expected '${expected}'")
+  endif()
+endfunction()
+
+set(fn "kiln_add_cache\\(\\):")
+configure(both "${fn} give TARGETS or ARCHITECTURES, not both"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 ARCHITECTURES 80)")
+configure(bad_architecture "${fn} ARCHITECTURES entry '8.0' is not a CUDA architecture"
+          "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 8.0)")
+configure(bad_target "${fn} TARGETS entry '80' is not a Kiln target"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS 80)")
+configure(unknown_argument "${fn} unknown argument\\(s\\) 'SOURCE kernel.cu' for cache 'c'"
+          "kiln_add_cache(c SOURCE kernel.cu)")
+configure(no_sources "${fn} cache 'c' has no SOURCES" "kiln_add_cache(c TARGETS sm_80)")
+configure(manifest_and_sources "${fn} MANIFEST cannot be combined with SOURCES"
+          "kiln_add_cache(c MANIFEST kiln.toml SOURCES kernel.cu)")
+configure(outside "${fn} SOURCES file '../kernel.cu' is outside this directory"
+          "kiln_add_cache(c SOURCES ../kernel.cu)")
+configure(instantiate_two_sources "${fn} INSTANTIATE and VARIABLES name what one source defines"
+          "kiln_add_cache(c SOURCES kernel.cu include/local.cuh INSTANTIATE k<int>)")
+configure(host_source_missing "${fn} HOST_SOURCES file 'main.cpp' does not exist"
+          "kiln_add_cache(c SOURCES kernel.cu HOST_SOURCES main.cpp)")
+configure(scan_target_missing "${fn} SCAN_TARGETS entry 'app' is not a target"
+          "kiln_add_cache(c SOURCES kernel.cu SCAN_TARGETS app)")
+configure(manifest_and_scan_targets "${fn} MANIFEST cannot be combined with SCAN_TARGETS"
+          "kiln_add_cache(c MANIFEST kiln.toml SCAN_TARGETS app)")
+configure(embed_without_asm "${fn} EMBED links the package with an assembly file"
+          "kiln_add_cache(c SOURCES kernel.cu EMBED)")
+configure(name_taken "${fn} a target named 'c_package' exists already"
+          "add_custom_target(c_package)\nkiln_add_cache(c SOURCES kernel.cu)")
+configure(install_unknown "kiln_install_cache\\(\\): 'nothing' is not a target"
+          "kiln_install_cache(nothing DESTINATION bin)")
+configure(major_version "compatible with requested version \"1.0\""
+          "find_package(Kiln 1.0 CONFIG REQUIRED)")
+
+expect_targets(real_virtual "sm_80;compute_86;sm_90a;sm_100;compute_100"
+               "kiln_add_cache(real_virtual SOURCES kernel.cu ARCHITECTURES 80-real 86-virtual 90a-real 100)")
+expect_targets(all_major "sm_80;sm_90;sm_100;sm_110;sm_120;compute_75"
+               "kiln_add_cache(all_major SOURCES kernel.cu ARCHITECTURES all-major)")
+expect_targets(every "" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES all)")
+expect_targets(follows_cmake "sm_86;sm_90;compute_90"
+               "set(CMAKE_CUDA_ARCHITECTURES 86-real 90)\nkiln_add_cache(follows_cmake SOURCES kernel.cu)")
+expect_targets(targets_win "sm_75" "set(CMAKE_CUDA_ARCHITECTURES 90)\nkiln_add_cache(targets_win SOURCES kernel.cu TARGETS sm_75)")
+execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
+if(no_gpu)
+  configure(native "${fn} ARCHITECTURES native, but this build machine has no GPU"
+            "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES native)")
+endif()
+
+# One project, two places: relative, absolute and toolkit include directories, and generator
+# expressions that leave a value in this configuration (Release) and an empty one. (Not -lineinfo:
+# NVRTC then records the directory it compiled in inside the cubin, so the packages would differ.)
+set(code "kiln_add_cache(relocatable SOURCES kernel.cu TARGETS sm_80
+  INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2 ${CUDA_INCLUDE_DIR}/cccl
+  DEFINES $<$<CONFIG:Debug>:DEBUG_ONLY> NAME=\"quoted value\"
+  OPTIONS $<$<CONFIG:Release>:-std=c++17>)")
+foreach(copy one/project two/deeper/project)
+  write_project(${WORK}/${copy} "${code}")
+  kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/${copy} -B ${WORK}/${copy}/build -G Ninja
+           -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Release)
+  kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/${copy}/build)
+endforeach()
+file(READ ${WORK}/one/project/build/kiln/relocatable/kiln.toml manifest)
+kiln_expect("${manifest}" NOT_MATCHES "\"/|DEBUG_ONLY|\\[\"\"|, \"\"" "the generated manifest")
+kiln_expect("${manifest}" MATCHES
+            "include_dirs = \\[\"include\", \"include2\", \"<cuda>/[a-z0-9_/-]*include/cccl\"\\]" "include_dirs")
+kiln_expect("${manifest}" MATCHES "defines = \\[\"NAME=\\\\\"quoted value\\\\\"\"\\]" "defines")
+kiln_expect("${manifest}" MATCHES "options = \\[\"-std=c\\+\\+17\"\\]" "options")
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/one/project/build/relocatable.kiln
+                        ${WORK}/two/deeper/project/build/relocatable.kiln RESULT_VARIABLE different)
+if(different)
+  message(FATAL_ERROR "the package differs between two copies of the project")
+endif()
+
+# Host code decides which instantiation of a kernel template is built: host.cpp asks for fill<int>.
+# It parses only with its target's include directory and definition, which SCAN_TARGETS passes on
+# (HOST_SOURCES takes them from INCLUDE_DIRECTORIES and DEFINES).
+write_project(${WORK}/scanning "enable_language(CXX)
+add_executable(app host.cpp)
+target_include_directories(app PRIVATE hostinc)
+target_compile_definitions(app PRIVATE HOST_DEFINE)
+target_link_libraries(app PRIVATE Kiln::runtime)
+kiln_add_cache(by_target SOURCES templates.cu SCAN_TARGETS app TARGETS sm_80)
+kiln_add_cache(by_file SOURCES templates.cu HOST_SOURCES host.cpp INCLUDE_DIRECTORIES hostinc DEFINES HOST_DEFINE
+               TARGETS sm_80)")
+set(build ${WORK}/scanning/build)
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/scanning -B ${build} -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX}
+         -DCMAKE_CXX_COMPILER=${CXX})
+kiln_run(ignored ${CMAKE_COMMAND} --build ${build} --target by_target_package by_file_package)
+foreach(cache by_target by_file)
+  kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/${cache}.kiln)
+  kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<int> " "${cache}: the kernel host code asks for")
+endforeach()

@@ -1,0 +1,221 @@
+// The scan cache on a real directory: hits while the source, the flags and every header are
+// unchanged, misses otherwise, never trusts a damaged entry, and survives writers racing.
+#include "format/checksum.hpp"
+#include "scan/scan_cache.hpp"
+#include "util/hasher.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace kiln::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScanCacheTest : public ::testing::Test {
+protected:
+  ScanCacheTest() {
+    static std::atomic<unsigned> counter{0};
+    m_root = fs::temp_directory_path() /
+             ("kiln-scan-cache-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" +
+              std::to_string(std::random_device{}()));
+    fs::create_directories(m_root / "project");
+    write("project/k.cu", "#include \"k.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n");
+    write("project/k.cuh", "__device__ inline float twice(float x) { return x + x; }\n");
+  }
+  ~ScanCacheTest() override {
+    std::error_code ignored;
+    fs::remove_all(m_root, ignored);
+  }
+
+  void write(const std::string& relative, const std::string& text) const {
+    std::ofstream(m_root / relative, std::ios::binary | std::ios::trunc) << text;
+  }
+  std::string read(const fs::path& path) const {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  ScanInput input() const {
+    ScanInput in;
+    in.file = "k.cu";
+    in.directory = m_root / "project";
+    in.include_dirs = {"include"};
+    in.defines = {"N=4"};
+    in.cuda_root = "/opt/cuda";
+    return in;
+  }
+
+  // What a scan of k.cu would say, with the header's hash as it is on disk now.
+  ScanResult result() const {
+    ScanResult r;
+    Kernel k;
+    k.qualified_name = "k";
+    k.location = {"k.cu", 2, 17};
+    r.kernels.push_back(k);
+    const std::string header = read(m_root / "project/k.cuh");
+    r.headers.push_back({"k.cuh", format::checksum(std::as_bytes(std::span(header.data(), header.size())))});
+    return r;
+  }
+
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(cache_dir())) found.push_back(e.path());
+    return found;
+  }
+  fs::path cache_dir() const { return m_root / "cache"; }
+
+  fs::path m_root;
+};
+
+TEST_F(ScanCacheTest, StoredResultIsFoundAgain) {
+  const ScanCache cache(cache_dir());
+  EXPECT_FALSE(cache.lookup(input()));
+  cache.store(input(), result());
+  const std::optional<ScanResult> hit = ScanCache(cache_dir()).lookup(input());
+  ASSERT_TRUE(hit);
+  ASSERT_EQ(hit->kernels.size(), 1u);
+  EXPECT_EQ(hit->kernels[0].qualified_name, "k");
+  EXPECT_EQ(hit->headers.size(), 1u);
+}
+
+TEST_F(ScanCacheTest, AChangedHeaderMisses) {
+  ScanCache(cache_dir()).store(input(), result());
+  write("project/k.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n");
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  std::error_code ec;
+  fs::remove(m_root / "project/k.cuh", ec);
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input())) << "a header that is gone";
+}
+
+TEST_F(ScanCacheTest, TheSourceAndEveryFlagAreInTheKey) {
+  ScanCache(cache_dir()).store(input(), result());
+  const ScanCache cache(cache_dir());
+  ScanInput in = input();
+  in.defines = {"N=5"};
+  EXPECT_FALSE(cache.lookup(in));
+  in = input();
+  in.include_dirs = {"include", "more"};
+  EXPECT_FALSE(cache.lookup(in));
+  in = input();
+  in.language_standard = "c++20";
+  EXPECT_FALSE(cache.lookup(in));
+  in = input();
+  in.cuda_root = "/opt/other-cuda";
+  EXPECT_FALSE(cache.lookup(in));
+  in = input();
+  in.role = ScanInput::Role::host;
+  EXPECT_FALSE(cache.lookup(in));
+  EXPECT_TRUE(cache.lookup(input()));
+  write("project/k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
+  EXPECT_FALSE(cache.lookup(input()));
+}
+
+TEST_F(ScanCacheTest, FailedScansAreNotStored) {
+  ScanResult failed = result();
+  failed.diagnostics.push_back({Diagnostic::Severity::error, {"k.cu", 1, 1}, "expected ';'"});
+  ScanCache(cache_dir()).store(input(), failed);
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+}
+
+TEST_F(ScanCacheTest, EntryNamesItsKeyAndWhatWentIntoIt) {
+  ScanCache(cache_dir()).store(input(), result());
+  const std::vector<fs::path> files = entries();
+  ASSERT_EQ(files.size(), 1u);
+  const std::string text = read(files[0]);
+  EXPECT_EQ(text.rfind("kiln-scan-cache 1\nkey " + files[0].stem().string() + "\nchecksum ", 0), 0u) << text;
+  EXPECT_NE(text.find("\n  define: N=4\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  file: k.cu\n"), std::string::npos) << text;
+}
+
+TEST_F(ScanCacheTest, DamagedOrMisnamedEntriesMiss) {
+  ScanCache(cache_dir()).store(input(), result());
+  const fs::path entry = entries().at(0);
+  const std::string good = read(entry);
+  std::string damaged = good;
+  damaged[damaged.size() - 5] ^= 0x20;  // inside the JSON payload: the checksum catches it
+  write(entry.lexically_relative(m_root).string(), damaged);
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  write(entry.lexically_relative(m_root).string(), good.substr(0, good.size() / 2));
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  write(entry.lexically_relative(m_root).string(), good);
+  EXPECT_TRUE(ScanCache(cache_dir()).lookup(input()));
+}
+
+TEST_F(ScanCacheTest, ParallelWritersLeaveOneValidEntry) {
+  // Eight processes store the same key at once; readers must only ever see a whole entry.
+  std::vector<pid_t> children;
+  for (int i = 0; i < 8; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (int round = 0; round < 20; ++round) ScanCache(cache_dir()).store(input(), result());
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  int valid_reads = 0;
+  for (int round = 0; round < 50; ++round)
+    if (ScanCache(cache_dir()).lookup(input())) ++valid_reads;
+  for (const pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_TRUE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_EQ(entries().size(), 1u) << "temporary files are renamed or removed";
+  (void)valid_reads;  // some reads come before the first store; none may see a torn entry
+}
+
+TEST_F(ScanCacheTest, ScanGoesThroughTheScannerOnceThenHits) {
+  // The real scanner on a two-line source: the second scan is a hit, and so sees the same kernels.
+  const ScanCache cache(cache_dir());
+  ScanInput in = input();
+  in.include_dirs = {};
+  in.cuda_root.clear();
+  const ScanResult first = cache.scan(in);
+  ASSERT_TRUE(first.ok()) << (first.diagnostics.empty() ? "" : first.diagnostics[0].message);
+  ASSERT_EQ(first.kernels.size(), 1u);
+  ASSERT_TRUE(cache.lookup(in));
+  EXPECT_EQ(cache.scan(in).kernels.size(), 1u);
+  write("project/k.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n");
+  EXPECT_FALSE(ScanCache(cache_dir()).lookup(in));
+}
+
+TEST_F(ScanCacheTest, ResolutionsAreCachedByTheirRequests) {
+  const ScanCache cache(cache_dir());
+  const std::vector<RuntimeRequest> requests = {{RuntimeRequest::What::kernel, "k<float>", {"app.cpp", 3, 5}}};
+  EXPECT_FALSE(cache.lookup_resolution(input(), result(), requests));
+  // k is no template: nothing resolves, and that answer is cached too.
+  const Resolution resolution = cache.resolve(input(), result(), requests);
+  EXPECT_TRUE(resolution.instantiations.empty());
+  EXPECT_TRUE(cache.lookup_resolution(input(), result(), requests));
+  std::vector<RuntimeRequest> moved = requests;
+  moved[0].location.line = 4;
+  EXPECT_FALSE(cache.lookup_resolution(input(), result(), moved));
+}
+
+TEST(Hasher, FieldsAreDelimitedAndDumped) {
+  Hasher a, b, c;
+  a.add("x", "ab");
+  a.add("y", "c");
+  b.add("x", "a");
+  b.add("y", "bc");
+  c.add("x", "ab");
+  c.add("y", "c");
+  EXPECT_NE(a.hex_digest(), b.hex_digest());
+  EXPECT_EQ(a.hex_digest(), c.hex_digest());
+  EXPECT_EQ(a.hex_digest().size(), 32u);
+  EXPECT_EQ(a.dump(), "x: ab\ny: c\n");
+}
+
+}  // namespace
+}  // namespace kiln::scan

@@ -1,0 +1,84 @@
+// `kiln scan` end to end: the summary, --json, and exit codes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct KilnRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs kiln in the fixtures directory; arguments need no quoting here.
+KilnRun kiln(const std::string& arguments) {
+  const fs::path dir = fs::temp_directory_path() / ("kiln-scan-cli-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string command = "cd " KILN_SCAN_FIXTURES " && " KILN_EXE " " + arguments + " >" + (dir / "out").string() +
+                              " 2>" + (dir / "err").string();
+  const int status = std::system(command.c_str());
+  KilnRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+  fs::remove_all(dir);
+  return r;
+}
+
+TEST(ScanCli, SummaryOfAKernelSource) {
+  const KilnRun r = kiln("scan -I include header_template.cu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("header_template.cu (device code only)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("template <typename T> blas::axpy(T a, const T * x, T * y, int n)  include/axpy.cuh:9:17"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("blas::axpy<double>  explicit_instantiation  header_template.cu:5:32"), std::string::npos);
+}
+
+TEST(ScanCli, JsonResolvesHostRequestsAcrossFiles) {
+  const KilnRun r = kiln("scan --json -I " KILN_RUNTIME_INCLUDE " reduce_kernels.cu --host requests_host.cpp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["files"].size(), 2u);
+  EXPECT_EQ(j["files"][0]["file"], "reduce_kernels.cu");
+  EXPECT_EQ(j["files"][0]["role"], "kernels");
+  EXPECT_EQ(j["files"][1]["role"], "host");
+  std::set<std::string> names;
+  for (const auto& i : j["files"][0]["result"]["instantiations"]) {
+    EXPECT_EQ(i["found_by"], "runtime_request");
+    names.insert(i["name_expression"].get<std::string>());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"reduce::block_sum<float, 256>", "reduce::block_sum<int, 128>",
+                                          "reduce::scale<double>"}));
+  // The non-constant request and the one that does not resolve, on stderr with their locations.
+  EXPECT_NE(r.err.find("requests_host.cpp:16:37: warning:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("requests_host.cpp:15:35: warning:"), std::string::npos) << r.err;
+}
+
+TEST(ScanCli, ParseErrorExitsOneWithClangsDiagnostic) {
+  const KilnRun r = kiln("scan syntax_error.cu nvrtc_style.cu");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("syntax_error.cu:3:27: error: expected ';' after expression"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("syntax_error.cu ("), std::string::npos);     // no results from that file
+  EXPECT_NE(r.out.find("nvrtc_style.cu (device code only)"), std::string::npos);   // the others still scanned
+}
+
+TEST(ScanCli, UsageErrors) {
+  EXPECT_EQ(kiln("scan").exit_code, 2);
+  EXPECT_EQ(kiln("scan --no-such-flag x.cu").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace kiln::test
