@@ -44,9 +44,8 @@ kiln_run(output ${CMAKE_COMMAND} -S ${project_dir} -B ${build} -G ${GENERATOR} -
          -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${PREFIX} -C ${WORK}/cache.cmake)
 
 if(MODE STREQUAL "subdirectory")
-  # Building Kiln itself takes minutes on a small machine, and Kiln's own build already builds the
-  # examples with its in-tree targets; here the build graph must use them: the package is made by
-  # the kiln built in this tree, and the program links the libkiln built in this tree.
+  # The build graph uses Kiln's in-tree targets: the package is made by the kiln built in this tree,
+  # and the program links the libkiln built in this tree; Kiln as a subproject builds no tests.
   kiln_run(plan ${CMAKE_COMMAND} --build ${build} -- -n)
   kiln_expect("${plan}" MATCHES "Building Kiln package ${package}" "the package is built")
   kiln_expect("${plan}" NOT_MATCHES "runtime_tests|saxpy|runtime_load_bench" "Kiln as a subproject builds no tests")
@@ -54,6 +53,21 @@ if(MODE STREQUAL "subdirectory")
   kiln_expect("${commands}" MATCHES "${build}/kiln/bin/kiln build " "the in-tree generator builds the package")
   kiln_expect("${commands}" MATCHES "kiln/runtime/src/api/libkiln.so" "the program links the in-tree runtime")
   kiln_expect("${commands}" MATCHES "${package}_embed.S" "the package is linked in with .incbin")
+  # Then it builds for real (Kiln's generator and runtime, the package, the program; a few minutes
+  # on a small machine), and the program finds its embedded package by name from the build tree.
+  kiln_run(output ${CMAKE_COMMAND} --build ${build} --target ${program}_example)
+  kiln_expect("${output}" MATCHES "Building Kiln package ${package}" "the in-tree build makes the package")
+  file(GLOB_RECURSE built_program ${build}/src/${program})
+  if(NOT built_program)
+    message(FATAL_ERROR "the build made no ${program} under ${build}/src")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=KILN_PACKAGE_PATH --unset=LD_LIBRARY_PATH
+                          ${built_program} --if-gpu
+                  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${built_program} --if-gpu exited ${result}:\n${output}")
+  endif()
+  kiln_expect("${output}" MATCHES "linked into this program.*kernel  fill_ramp" "the program built in the tree")
   return()
 endif()
 
