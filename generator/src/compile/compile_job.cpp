@@ -60,6 +60,12 @@ private:
 
 }  // namespace
 
+std::optional<format::Target> job_target(const CompileJob& job, CompileOutput& out) {
+  std::optional<format::Target> target = format::parse_target(job.target);
+  if (!target) out.log = job.display_prefix + job.source + ": error: unknown target '" + job.target + "'";
+  return target;
+}
+
 std::vector<std::byte> serialize(const CompileOutput& output) {
   Writer w;
   w.u64(output.ok ? 1 : 0);

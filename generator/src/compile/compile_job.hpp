@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include "format/target.hpp"
+
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +58,10 @@ struct CompileOutput {
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
   double seconds = 0;
 };
+
+// The job's parsed target; nothing, with `out.log` naming the source and the bad string, if it is
+// not a target. The first step of every compiler.
+std::optional<format::Target> job_target(const CompileJob& job, CompileOutput& out);
 
 std::vector<std::byte> serialize(const CompileOutput& output);
 // Returns false if `bytes` is not a complete serialized CompileOutput.

@@ -146,11 +146,8 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
   const auto start = std::chrono::steady_clock::now();
   CompileOutput out;
   const std::string where = job.display_prefix + job.source;
-  const std::optional<format::Target> target = format::parse_target(job.target);
-  if (!target) {
-    out.log = where + ": error: unknown target '" + job.target + "'";
-    return out;
-  }
+  const std::optional<format::Target> target = job_target(job, out);
+  if (!target) return out;
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
     out.log = where + ": error: this source has host code, so nvcc compiles it, and there is no nvcc at " +

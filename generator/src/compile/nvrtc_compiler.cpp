@@ -172,11 +172,8 @@ CompileOutput compile_job(const CompileJob& job) {
   const auto start = std::chrono::steady_clock::now();
   CompileOutput out;
   const std::string where = job.display_prefix + job.source;
-  const std::optional<format::Target> target = format::parse_target(job.target);
-  if (!target) {
-    out.log = where + ": error: unknown target '" + job.target + "'";
-    return out;
-  }
+  const std::optional<format::Target> target = job_target(job, out);
+  if (!target) return out;
   const std::optional<std::string> source = read_text(job.root / job.source);
   if (!source) {
     out.log = where + ": error: cannot read the source file";
