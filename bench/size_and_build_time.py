@@ -565,7 +565,8 @@ def measure(args, kiln: Path, cuda: Path, nvcc: Path, gxx: str, temp: Path, core
     if timings:
         md += [
             f"Wall-clock seconds, median of {args.runs} run(s) (min–max), and CPU seconds (user + system, of all"
-            " child processes, median). Kiln: `kiln build examples/saxpy/kiln.toml -j N` (NVRTC -dlto + nvJitLink per"
+            " child processes, median). Kiln: `kiln build examples/saxpy/kiln.toml -j N` (a cold clang scan of each"
+            " source, with a fresh scan cache every run, then NVRTC -dlto + nvJitLink per"
             " (source, target), N at a time in worker processes). nvcc: `nvcc -fatbin` of each unit's wrapper with"
             " `-gencode arch=compute_XX,code=sm_XX` for each SASS target and"
             " `-gencode arch=compute_75,code=compute_75`. The configurations run in a rotating order.",
