@@ -152,7 +152,10 @@ TEST_F(ScanCacheTest, DamagedOrMisnamedEntriesMiss) {
 }
 
 TEST_F(ScanCacheTest, ParallelWritersLeaveOneValidEntry) {
-  // Eight processes store the same key at once; readers must only ever see a whole entry.
+  // Eight processes store the same key at once while this one reads. The entry exists before they
+  // start, so every read must find a whole entry: a torn one fails its checksum and reads as a miss.
+  ScanCache(cache_dir()).store(input(), result());
+  ASSERT_TRUE(ScanCache(cache_dir()).lookup(input()));
   std::vector<pid_t> children;
   for (int i = 0; i < 8; ++i) {
     const pid_t pid = fork();
@@ -172,7 +175,7 @@ TEST_F(ScanCacheTest, ParallelWritersLeaveOneValidEntry) {
   }
   EXPECT_TRUE(ScanCache(cache_dir()).lookup(input()));
   EXPECT_EQ(entries().size(), 1u) << "temporary files are renamed or removed";
-  (void)valid_reads;  // some reads come before the first store; none may see a torn entry
+  EXPECT_EQ(valid_reads, 50) << "a read found a torn or missing entry while writers replaced it";
 }
 
 TEST_F(ScanCacheTest, ScanGoesThroughTheScannerOnceThenHits) {

@@ -18,10 +18,12 @@ constexpr int k_exit_skipped = 125;
 bool open_device() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
-  if (error != cudaSuccess || count == 0) {
+  // Only "no driver" and "no device" mean skipped; any other error is a failure and throws.
+  if (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver || (error == cudaSuccess && count == 0)) {
     std::printf("no GPU: %s\n", error != cudaSuccess ? cudaGetErrorString(error) : "the driver reports no device");
     return false;
   }
+  kiln::gpu_test::check_cuda(error, "cudaGetDeviceCount");
   kiln::gpu_test::check_cuda(cudaSetDevice(0), "cudaSetDevice(0)");
   kiln::gpu_test::check_cuda(cudaFree(nullptr), "creating device 0's primary context");
   cudaDeviceProp properties{};

@@ -76,6 +76,11 @@ TEST_F(NamedPackage, NamesAreNamesNotPaths) {
   EXPECT_EQ(kiln_register_embedded(nullptr, "x", 1), KILN_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(kiln_register_embedded("x", nullptr, 1), KILN_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(kiln_register_embedded("", "x", 1), KILN_STATUS_INVALID_ARGUMENT);
+  // Names kiln_package_open_named refuses could never be found: registering them fails, saying why.
+  EXPECT_EQ(kiln_register_embedded("dir/pkg", "x", 1), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_last_error()).find("kiln_register_embedded: name 'dir/pkg' is a path"), std::string::npos)
+      << kiln_last_error();
+  EXPECT_EQ(kiln_register_embedded("pkg.kiln", "x", 1), KILN_STATUS_INVALID_ARGUMENT);
   kiln_unregister_embedded(nullptr, nullptr);  // ignored
 }
 

@@ -69,7 +69,8 @@ public:
     app.add_option("-j,--jobs", m_jobs, "Compiles (and scans) to run at once (default: the number of cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
-    app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory");
+    app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory")
+        ->check(CLI::ExistingDirectory);
     app.add_option("--targets", m_targets, "Targets to build instead of the manifest's (sm_80,compute_80)")
         ->delimiter(',');
     app.add_option("--host-source", m_host_sources,

@@ -25,7 +25,7 @@ int run(int argc, char** argv) {
   CLI::App app{"kiln: ahead-of-time CUDA kernel packages"};
   app.set_version_flag("--version", std::string("kiln ") + k_version);
   app.require_subcommand(1);
-  app.failure_message(CLI::FailureMessage::help);
+  app.failure_message(CLI::FailureMessage::simple);  // the error, then "Run with --help": not buried under the help text
   std::vector<std::unique_ptr<Command>> commands;
   std::vector<std::pair<CLI::App*, Command*>> subcommands;
   for (const CommandEntry& entry : k_commands) {

@@ -49,7 +49,7 @@ Result<ImageKernels> read_image(const std::string& label, const format::Target& 
       if (s.is_kernel) found.kernels[s.name].weak = s.is_weak;
       if (s.is_variable)
         found.variables[s.name] = UnitVariable{s.is_managed ? format::VariableKind::managed : kind_of_section(s.section),
-                                               s.size, true};
+                                               s.size};
     }
     for (const image::CubinKernelParams& k : cubin->kernel_params) {
       auto it = found.kernels.find(k.kernel);
@@ -72,7 +72,7 @@ Result<ImageKernels> read_image(const std::string& label, const format::Target& 
       found.kernels[e.name] = k;
     }
     for (const image::PtxVariable& v : ptx->variable_declarations)
-      found.variables[v.name] = UnitVariable{v.kind, v.size, true};
+      found.variables[v.name] = UnitVariable{v.kind, v.size};
   }
   return found;
 }
@@ -114,12 +114,8 @@ Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitI
         it->second.weak = it->second.weak || kernel.weak;
       }
     }
-    // Variables: cubins know sizes; PTX-only units know names.
-    for (const auto& [name, variable] : found->variables) {
-      auto it = unit.variables.find(name);
-      if (it == unit.variables.end() || (!it->second.size_known && variable.size_known))
-        unit.variables[name] = variable;
-    }
+    // Variables: the first image that declares one gives its kind and size (cubins and PTX agree).
+    for (const auto& [name, variable] : found->variables) unit.variables.try_emplace(name, variable);
   }
   return unit;
 }

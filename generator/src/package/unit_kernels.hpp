@@ -27,8 +27,7 @@ struct UnitKernel {
 
 struct UnitVariable {
   format::VariableKind kind = format::VariableKind::device;
-  std::uint64_t size = 0;
-  bool size_known = false;                 // false when only PTX images were read
+  std::uint64_t size = 0;                  // from the cubin's symbol, or the PTX declaration
 };
 
 struct UnitContents {

@@ -31,7 +31,8 @@ KILN_API kiln_status kiln_register_embedded(const char* name, const void* data, 
   return guarded(nullptr, "kiln_register_embedded", [&]() -> Status {
     if (!name) return null_argument("kiln_register_embedded", "name");
     if (!data) return null_argument("kiln_register_embedded", "data");
-    if (*name == '\0') return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_register_embedded: name is empty");
+    // A name kiln_package_open_named would refuse could never be found: refuse it here instead.
+    KILN_TRY(kiln::core::check_package_name(name, "kiln_register_embedded"));
     kiln::core::register_embedded(name, data, size);
     return {};
   });

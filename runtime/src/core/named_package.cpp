@@ -15,20 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A name, not a path: "saxpy", never "dir/saxpy" or "saxpy.kiln".
-Status check_name(std::string_view name) {
-  const std::string quoted = "'" + std::string(name) + "'";
-  if (name.empty()) return fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_package_open_named: name is empty");
-  if (name.find('/') != std::string_view::npos) {
-    return fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_package_open_named: name " + quoted +
-                                                  " is a path; give a package name, or use kiln_package_open_file");
-  }
-  if (name.ends_with(".kiln")) {
-    return fail(KILN_STATUS_INVALID_ARGUMENT,
-                "kiln_package_open_named: name " + quoted + " ends in .kiln; give the name without it");
-  }
-  return {};
-}
 
 bool exists(const std::string& path) {
   struct stat info {};
@@ -61,8 +47,23 @@ std::vector<std::string> split_package_path(std::string_view value) {
   return dirs;
 }
 
+// A name, not a path: "saxpy", never "dir/saxpy" or "saxpy.kiln".
+Status check_package_name(std::string_view name, std::string_view function) {
+  const std::string quoted = "'" + std::string(name) + "'";
+  if (name.empty()) return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": name is empty");
+  if (name.find('/') != std::string_view::npos) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": name " + quoted +
+                                                  " is a path; give a package name, or use kiln_package_open_file");
+  }
+  if (name.ends_with(".kiln")) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT,
+                std::string(function) + ": name " + quoted + " ends in .kiln; give the name without it");
+  }
+  return {};
+}
+
 Status open_named(std::string_view name, const void* caller, std::unique_ptr<Package>& out) {
-  KILN_TRY(check_name(name));
+  KILN_TRY(check_package_name(name, "kiln_package_open_named"));
   const std::string file_name = std::string(name) + ".kiln";
   const ModuleInfo module = module_of(caller);
   std::vector<std::string> looked;

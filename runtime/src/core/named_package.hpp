@@ -22,6 +22,10 @@ namespace kiln::core {
 // `caller` is an address in the calling module (the return address of the C entry point).
 Status open_named(std::string_view name, const void* caller, std::unique_ptr<Package>& out);
 
+// A package name, not a path: "saxpy", never "dir/saxpy" or "saxpy.kiln". `function` (the C entry
+// point) starts the message.
+Status check_package_name(std::string_view name, std::string_view function);
+
 // The directories of a KILN_PACKAGE_PATH value, in order, without empty entries.
 std::vector<std::string> split_package_path(std::string_view value);
 
