@@ -1,5 +1,7 @@
 #include "core/image_choice.hpp"
 
+#include "core/device.hpp"
+
 #include <cstdlib>
 #include <optional>
 #include <vector>
@@ -33,9 +35,12 @@ RuntimeOptions RuntimeOptions::from_environment() {
 }
 
 Status choose_image(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
-                    std::string_view force_target, std::string_view subject, ImageChoice& out) {
+                    std::string_view force_target, const ImageRequester& requester, ImageChoice& out) {
   const format::UnitView unit = reader.unit(unit_index);
-  const auto prefix = [&] { return std::string(subject) + ": "; };  // for messages only: not on the fast path
+  const auto prefix = [&] {  // for messages only: not on the fast path
+    return std::string(requester.label) + ": " + std::string(requester.subject) + " on " +
+           describe_device(requester.device, device) + ": ";
+  };
 
   std::optional<format::TargetKind> forced_kind;
   std::optional<format::Target> forced_target;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/status.hpp"
+#include "driver/cuda_types.hpp"
 #include "format/package_reader.hpp"
 #include "select/select_image.hpp"
 
@@ -27,10 +28,18 @@ struct ImageChoice {
   std::string description;     // "cubin sm_90 (exact match)"
 };
 
-// Picks the image of `unit` for `device`. `subject` prefixes failures ("app.kiln: saxpy"). A forced
+// Who asks for an image, for failure messages only ("app.kiln: saxpy on device 0 (compute capability
+// 9.0)"): kept as pieces so that the text is built only when the choice fails.
+struct ImageRequester {
+  std::string_view label;      // the package
+  std::string_view subject;    // "kernel 'saxpy'", "variable 'table'"
+  driver::CUdevice device = 0;
+};
+
+// Picks the image of `unit` for `device`; failures start with the requester. A forced
 // kind ("ptx", "sass") only allows that kind; a forced target allows only that target (still subject
 // to the rules: a forced sm_90 does not run on 8.0), and its absence is NO_IMAGE_FOR_DEVICE.
 Status choose_image(const format::PackageReader& reader, std::uint32_t unit, const select::DeviceProfile& device,
-                    std::string_view force_target, std::string_view subject, ImageChoice& out);
+                    std::string_view force_target, const ImageRequester& requester, ImageChoice& out);
 
 }  // namespace kiln::core

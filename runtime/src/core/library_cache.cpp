@@ -58,17 +58,16 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
   driver::CUlibrary library = nullptr;
   std::string jit_log;
   const driver::CUresult r = driver.library_load_data(&library, image.data(), &jit_log);
+  while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
   if (r != driver::k_cuda_success || !library) {
     slot.bytes = {};
     std::string message = m_label + ": loading " + image_name(request.image) + " for " +
                           std::string(request.subject) + " on " + describe_device(request.device, request.profile) +
                           " failed: cuLibraryLoadData: " +
                           (r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no library returned"));
-    while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
     if (!jit_log.empty()) message += "\nJIT log:\n" + jit_log;
     return fail(KILN_STATUS_DRIVER_ERROR, message);
   }
-  while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
   slot.jit_log = std::move(jit_log);
   slot.library.store(library, std::memory_order_release);
 

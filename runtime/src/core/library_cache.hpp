@@ -40,6 +40,8 @@ public:
   // Call only after load() returned the image's library.
   const std::string& jit_log(std::uint32_t image) const;
 
+  std::string image_name(std::uint32_t image) const;    // "kernels/ops.cu [sm_90]"
+
   // Unloads every loaded library; the cache is empty afterwards. Not safe against concurrent load().
   void unload_all(driver::DriverApi& driver);
 
@@ -53,7 +55,6 @@ private:
     std::string jit_log;                                // written once, before `library` is published
   };
   Status load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot);
-  std::string image_name(std::uint32_t image) const;    // "kernels/ops.cu [sm_90]"
 
   const format::PackageReader& m_reader;
   std::string m_label;

@@ -96,17 +96,13 @@ std::string Package::jit_log_suffix(std::uint32_t image) const {
   return log.empty() ? std::string() : "\nJIT log:\n" + log;
 }
 
-std::string Package::image_name(std::uint32_t image) const {
-  const format::ImageView view = m_reader.image(image);
-  return std::string(m_reader.unit(view.unit).source) + " [" + std::string(m_reader.target(view.target).name) + "]";
-}
+std::string Package::image_name(std::uint32_t image) const { return m_libraries->image_name(image); }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                             std::string_view subject, UnitLibrary& out) {
   KILN_TRY(m_devices.profile(driver, device, out.profile));
   ImageChoice choice;
-  KILN_TRY(choose_image(m_reader, unit, out.profile, m_options.force_target,
-                        m_label + ": " + std::string(subject) + " on " + describe_device(device, out.profile),
+  KILN_TRY(choose_image(m_reader, unit, out.profile, m_options.force_target, ImageRequester{m_label, subject, device},
                         choice));
   LoadRequest request;
   request.image = choice.image;
