@@ -3,7 +3,7 @@
 #
 #   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
 #                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
-#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [EMBED] [OUTPUT file.kiln])
+#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [OUTPUT file.kiln])
 #   target_link_libraries(app PRIVATE <name>)
 #   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
 #
@@ -20,7 +20,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
 
 function(kiln_add_cache name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED" "MANIFEST;OUTPUT"
-    "SOURCES;HOST_SOURCES;SCAN_TARGETS;TARGETS;ARCHITECTURES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
+    "SOURCES;HOST_SOURCES;SCAN_TARGETS;PYTHON_SOURCES;TARGETS;ARCHITECTURES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
   if(arg_UNPARSED_ARGUMENTS)
     string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
@@ -96,6 +96,13 @@ function(kiln_add_cache name)
   foreach(file IN LISTS host_sources)
     list(APPEND generator_args --host-source ${file})
   endforeach()
+  _kiln_python_sources(python_sources python "${arg_PYTHON_SOURCES}")
+  foreach(file IN LISTS python_sources)
+    list(APPEND generator_args --python-source ${file})
+  endforeach()
+  if(python)
+    list(APPEND generator_args --python ${python})
+  endif()
   if(KILN_CUDA_ROOT)
     list(APPEND generator_args --cuda-root ${KILN_CUDA_ROOT})
   endif()
@@ -122,7 +129,7 @@ function(kiln_add_cache name)
   add_custom_command(
     OUTPUT ${output}
     COMMAND Kiln::kiln build ${manifest} ${generator_args}
-    DEPENDS Kiln::kiln ${inputs} ${host_sources}
+    DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
     DEPFILE ${output}.d
     COMMENT "Building Kiln package ${name}"
     VERBATIM)
@@ -185,6 +192,34 @@ function(_kiln_host_sources files_var include_dirs_var defines_var host_sources 
   set(${files_var} "${files}" PARENT_SCOPE)
   set(${include_dirs_var} "${include_dirs}" PARENT_SCOPE)
   set(${defines_var} "${defines}" PARENT_SCOPE)
+endfunction()
+
+# Python files the generator scans, with Python's own parser, for the kernel names they pass to the
+# Kiln binding (kiln build --python-source), and the interpreter to parse them with: the one the
+# project found (Python3_EXECUTABLE, Python_EXECUTABLE, PYTHON_EXECUTABLE; scikit-build-core sets
+# them), else none here, and the generator takes $KILN_PYTHON or python3 on PATH when it runs.
+function(_kiln_python_sources files_var python_var python_sources)
+  set(fn "kiln_add_cache()")
+  set(files "")
+  foreach(file IN LISTS python_sources)
+    get_filename_component(path "${file}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT EXISTS "${path}" OR IS_DIRECTORY "${path}")
+      message(FATAL_ERROR "${fn}: PYTHON_SOURCES file '${file}' does not exist (looked for ${path})")
+    endif()
+    list(APPEND files ${path})
+  endforeach()
+  list(REMOVE_DUPLICATES files)
+  set(python "")
+  if(files)
+    foreach(variable Python3_EXECUTABLE Python_EXECUTABLE PYTHON_EXECUTABLE)
+      if(${variable})
+        set(python "${${variable}}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${files_var} "${files}" PARENT_SCOPE)
+  set(${python_var} "${python}" PARENT_SCOPE)
 endfunction()
 
 # Installs the package file of cache <name> as DESTINATION/<name>.kiln, where the runtime finds it for

@@ -6,6 +6,7 @@
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
+#   share/kiln/python/kiln/*.py            the Python binding (KILN_PYTHON_BINDING_DIR in KilnConfig.cmake)
 #
 # Nothing installed names an absolute path inside the prefix: the CMake files find the targets
 # relative to themselves, kiln.pc relative to ${pcfiledir}, and libkiln.so needs no RUNPATH (it
@@ -22,6 +23,10 @@ install(TARGETS kiln_runtime EXPORT KilnTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.h ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
+# The Python binding: pure Python over libkiln, installed without the library, which stays in lib/
+# (kiln_install_python_runtime() puts a copy beside the binding in a wheel).
+install(DIRECTORY ${KILN_PYTHON_BINDING_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/python/kiln
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 set(KILN_GENERATOR_CUDA_ROOT "")
 set(KILN_PC_GENERATOR "")
@@ -43,6 +48,7 @@ install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnC
               ${CMAKE_CURRENT_LIST_DIR}/KilnFunctions.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
+              ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake
         DESTINATION ${KILN_INSTALL_CMAKEDIR})
 
 # ${pcfiledir} is <prefix>/<libdir>/pkgconfig: the way back up depends on how deep libdir is.

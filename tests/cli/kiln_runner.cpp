@@ -23,9 +23,11 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
-RunResult run_kiln(const std::vector<std::string>& args, const fs::path& cwd) {
+RunResult run_kiln(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
   ScratchDir io;
-  std::string command = "cd " + shell_quote(cwd.string()) + " && " + shell_quote(KILN_EXE);
+  std::string command = "cd " + shell_quote(cwd.string()) + " && " + (env.empty() ? "" : "env ");
+  for (const std::string& e : env) command += shell_quote(e) + " ";
+  command += shell_quote(KILN_EXE);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " >" + shell_quote((io.path() / "out").string()) + " 2>" + shell_quote((io.path() / "err").string());
   const int status = std::system(command.c_str());

@@ -14,8 +14,10 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `kiln <args>` in `cwd` (each argument is shell-quoted).
-RunResult run_kiln(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+// Runs `kiln <args>` in `cwd` (each argument is shell-quoted), with `env` ("NAME=value") added to the
+// environment.
+RunResult run_kiln(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                   const std::vector<std::string>& env = {});
 
 // A fresh directory under the system temp directory, removed with its contents when destroyed.
 class ScratchDir {

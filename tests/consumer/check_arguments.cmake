@@ -59,6 +59,8 @@ configure(instantiate_two_sources "${fn} INSTANTIATE and VARIABLES name what one
           "kiln_add_cache(c SOURCES kernel.cu include/local.cuh INSTANTIATE k<int>)")
 configure(host_source_missing "${fn} HOST_SOURCES file 'main.cpp' does not exist"
           "kiln_add_cache(c SOURCES kernel.cu HOST_SOURCES main.cpp)")
+configure(python_source_missing "${fn} PYTHON_SOURCES file 'missing.py' does not exist"
+          "kiln_add_cache(c SOURCES kernel.cu PYTHON_SOURCES missing.py)")
 configure(scan_target_missing "${fn} SCAN_TARGETS entry 'app' is not a target"
           "kiln_add_cache(c SOURCES kernel.cu SCAN_TARGETS app)")
 configure(manifest_and_scan_targets "${fn} MANIFEST cannot be combined with SCAN_TARGETS"
@@ -121,12 +123,21 @@ target_compile_definitions(app PRIVATE HOST_DEFINE)
 target_link_libraries(app PRIVATE Kiln::runtime)
 kiln_add_cache(by_target SOURCES templates.cu SCAN_TARGETS app TARGETS sm_80)
 kiln_add_cache(by_file SOURCES templates.cu HOST_SOURCES host.cpp INCLUDE_DIRECTORIES hostinc DEFINES HOST_DEFINE
-               TARGETS sm_80)")
+               TARGETS sm_80)
+kiln_add_cache(by_python SOURCES templates.cu PYTHON_SOURCES ops.py TARGETS sm_80)")
 set(build ${WORK}/scanning/build)
 kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/scanning -B ${build} -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX}
-         -DCMAKE_CXX_COMPILER=${CXX})
-kiln_run(ignored ${CMAKE_COMMAND} --build ${build} --target by_target_package by_file_package)
+         -DCMAKE_CXX_COMPILER=${CXX} -DPython3_EXECUTABLE=${PYTHON})
+kiln_run(ignored ${CMAKE_COMMAND} --build ${build} --target by_target_package by_file_package by_python_package)
 foreach(cache by_target by_file)
   kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/${cache}.kiln)
   kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<int> " "${cache}: the kernel host code asks for")
 endforeach()
+# Python code decides too (ops.py asks for fill<float>), read by the interpreter CMake knows.
+kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/by_python.kiln)
+kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<float> " "by_python: the kernel Python code asks for")
+file(READ ${build}/build.ninja ninja)
+string(FIND "${ninja}" "--python-source ${WORK}/scanning/ops.py --python ${PYTHON}" passed)
+if(passed EQUAL -1)
+  message(FATAL_ERROR "by_python: kiln build does not get --python-source ops.py --python ${PYTHON}")
+endif()

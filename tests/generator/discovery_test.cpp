@@ -95,6 +95,27 @@ TEST_F(DiscoveryTest, WarnsAboutUninstantiatedTemplatesAndUnknownRequests) {
   EXPECT_EQ(d.warnings[1].rfind("p/a.cu:9:1: warning: kernel template 'unused' is never instantiated", 0), 0u) << d.warnings[1];
 }
 
+TEST_F(DiscoveryTest, PythonRequestsAreHostRequestsLikeAnyOther) {
+  // scan_phase.cpp lists Python sources among the host sources; a.cu resolved its request.
+  ScanResult& ops = m_hosts.emplace_back(ScannedFile{"pkg/ops.py", {}}).result;
+  ops.requests = {{scan::RuntimeRequest::What::kernel, "unused<double>", {"pkg/ops.py", 4, 24}},
+                  {scan::RuntimeRequest::What::kernel, "absent", {"pkg/ops.py", 6, 24}}};
+  m_kernels[0].result.instantiations.push_back(
+      {"unused", "unused<double>", FoundBy::runtime_request, {"pkg/ops.py", 4, 24}});
+  const Discovery d = discover_all();
+  const SourceDiscovery& a = d.sources.at("a.cu");
+  // Requests are taken in order of place: pkg/ops.py before src/app.cpp.
+  EXPECT_EQ(expressions(a.kernels), (Strings{"unused<double>", "block_sum<float, 256>", "block_sum<float, 256u>",
+                                             "::plain"}));
+  EXPECT_EQ(a.kernels[0].where.file, "pkg/ops.py");
+  EXPECT_EQ(a.kernels[0].origin, NameOrigin::request);
+  ASSERT_EQ(d.warnings.size(), 2u) << ::testing::PrintToString(d.warnings);
+  EXPECT_EQ(d.warnings[0].rfind("p/pkg/ops.py:6:24: warning: the runtime request for kernel 'absent' names no kernel", 0),
+            0u) << d.warnings[0];
+  EXPECT_EQ(d.warnings[1].rfind("p/src/app.cpp:9:20: warning: the runtime request for kernel 'missing<int>'", 0), 0u)
+      << d.warnings[1];
+}
+
 TEST_F(DiscoveryTest, PlanMergesManifestNamesFirstAndPicksTheCompiler) {
   compile::Toolkit toolkit;
   toolkit.root = "/opt/cuda";

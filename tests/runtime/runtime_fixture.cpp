@@ -13,8 +13,12 @@ namespace {
 Bytes text_image(const std::string& text, bool compressible) {
   Bytes out(text.size() + 1);
   std::memcpy(out.data(), text.data(), text.size());
-  // After the NUL, which the fake driver stops at: repetitive bytes make zstd worth it.
-  if (compressible) out.resize(out.size() + 4096, std::byte{'x'});
+  // After the NUL, which the fake driver stops at: repetitive bytes make zstd worth it. They end in a
+  // NUL too, as PTX images must (the runtime refuses PTX that does not).
+  if (compressible) {
+    out.resize(out.size() + 4096, std::byte{'x'});
+    out.back() = std::byte{0};
+  }
   return out;
 }
 
@@ -56,6 +60,7 @@ Bytes build_package(const PackageSpec& spec) {
     contents.kernels.push_back(std::move(kernel));
   }
   contents.variables = spec.variables;
+  contents.metadata = spec.metadata;
   format::WriteResult written = format::write_package(contents);
   EXPECT_EQ(written.error, "");
   return std::move(written.bytes);

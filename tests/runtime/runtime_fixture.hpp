@@ -50,7 +50,9 @@ struct PackageSpec {
   std::vector<KernelSpec> kernels;
   std::vector<format::PackageVariable> variables;
   std::uint32_t ptx_version = 90;        // of every PTX image (CUDA 13.0's ISA)
-  bool compressible = false;             // pad images so that the writer stores them as zstd
+  bool compressible = false;             // pad images (4096 bytes ending in a NUL) so that the writer
+                                         // stores them as zstd
+  std::vector<std::pair<std::string, std::string>> metadata;   // e.g. {"nvrtc.version", "13.1"}
 };
 
 Bytes build_package(const PackageSpec& spec);

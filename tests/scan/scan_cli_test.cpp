@@ -1,4 +1,4 @@
-// `kiln scan` end to end: the summary, --json, and exit codes.
+// `kiln scan` end to end: the summary, --json, and exit codes, for CUDA, C++ and Python files.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace kiln::test {
@@ -73,6 +74,54 @@ TEST(ScanCli, ParseErrorExitsOneWithClangsDiagnostic) {
   EXPECT_NE(r.err.find("syntax_error.cu:3:27: error: expected ';' after expression"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("syntax_error.cu ("), std::string::npos);     // no results from that file
   EXPECT_NE(r.out.find("nvrtc_style.cu (device code only)"), std::string::npos);   // the others still scanned
+}
+
+TEST(ScanCli, PythonFilesAreReadByPythonAndTheirRequestsResolved) {
+  const KilnRun r = kiln("scan --json --python " KILN_TEST_PYTHON " reduce_kernels.cu requests.py");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["files"].size(), 2u);
+  EXPECT_EQ(j["files"][1]["file"], "requests.py");
+  EXPECT_EQ(j["files"][1]["role"], "python");
+  EXPECT_EQ(j["files"][1]["result"]["requests"].size(), 5u);
+  EXPECT_EQ(j["files"][1]["result"]["requests"][0]["location"]["line"], 17);
+  std::set<std::string> names;
+  for (const auto& i : j["files"][0]["result"]["instantiations"]) {
+    EXPECT_EQ(i["found_by"], "runtime_request");
+    EXPECT_EQ(i["location"]["file"], "requests.py");
+    names.insert(i["name_expression"].get<std::string>());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"reduce::block_sum<float, 256>", "reduce::block_sum<int, 128>",
+                                          "reduce::scale<double>"}));
+  EXPECT_NE(r.err.find("requests.py:23:38: warning: the kernel name in this request to the Kiln runtime (.kernel()) "
+                       "is not a constant string"),
+            std::string::npos) << r.err;
+}
+
+TEST(ScanCli, SummaryOfAPythonFile) {
+  const KilnRun r = kiln("scan --python " KILN_TEST_PYTHON " requests.py");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("requests.py (Python)\n  runtime requests:\n"
+                       "    kernel \"reduce::block_sum<float, 256u>\"  requests.py:17:44\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    variable \"table\"  requests.py:22:44\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("headers"), std::string::npos) << r.out;
+}
+
+TEST(ScanCli, PythonSyntaxErrorExitsOneWithFileAndLine) {
+  const KilnRun r = kiln("scan --python " KILN_TEST_PYTHON " syntax_error.py requests.py");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("syntax_error.py:3:9: error: Python syntax error: invalid syntax"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("syntax_error.py ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests.py (Python)"), std::string::npos) << r.out;
+}
+
+TEST(ScanCli, NoPythonInterpreterIsAnEnvironmentError) {
+  const KilnRun r = kiln("scan --python /nonexistent/python3 requests.py");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("kiln: error: cannot scan requests.py for requests to the Kiln runtime: cannot run the Python "
+                       "interpreter '/nonexistent/python3' (--python): No such file or directory"),
+            std::string::npos) << r.err;
 }
 
 TEST(ScanCli, UsageErrors) {

@@ -77,6 +77,12 @@ public:
                    "A host source to scan for runtime requests, besides the manifest's host_sources (repeatable)")
         ->check(CLI::ExistingFile)
         ->allow_extra_args(false);
+    app.add_option("--python-source", m_python_sources,
+                   "A Python source to scan for runtime requests, besides the manifest's python_sources (repeatable)")
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(false);
+    app.add_option("--python", m_python,
+                   "The Python interpreter that reads Python sources (default: $KILN_PYTHON, else python3 on PATH)");
     app.add_option("--scan-cache", m_scan_cache, "The scan cache directory (default: <output>.scan-cache)");
     app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
   }
@@ -97,9 +103,10 @@ public:
     const std::string prefix = display_prefix(manifest->root);
     const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const fs::path cache = m_scan_cache.empty() ? fs::path(output.string() + ".scan-cache") : m_scan_cache;
+    int scan_exit = k_exit_ok;
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {cache, scratch->path(), jobs, prefix});
-    if (!discovery) return fail(k_exit_failed, "a source does not parse; no package written");
+        scan_sources(*manifest, *toolkit, {cache, scratch->path(), jobs, prefix, m_python}, scan_exit);
+    if (!discovery) return scan_exit;
 
     Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
@@ -117,7 +124,7 @@ public:
     Result<package::AssembledPackage> assembled =
         package::assemble(*manifest, *plan, outputs, *toolkit, {prefix, k_version});
     if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
-    // Host sources are inputs too: a new request there changes the package.
+    // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
     for (const std::string& warning : assembled->warnings) std::cerr << "kiln: warning: " << warning << "\n";
 
@@ -139,18 +146,30 @@ public:
 
 private:
   // Scans every source (through the cache), prints what the scanner and discovery have to say, and
-  // returns what the units must build; nothing when a source does not parse.
+  // returns what the units must build; nothing, with the exit code, when a source does not parse or
+  // the Python interpreter cannot run.
   std::optional<plan::Discovery> scan_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                                              const ScanPhaseSettings& settings) {
+                                              const ScanPhaseSettings& settings, int& exit_code) {
     const auto start = std::chrono::steady_clock::now();
-    ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, m_host_sources, settings);
+    ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, {m_host_sources, m_python_sources}, settings);
+    if (!scans.environment_error.empty()) {
+      exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
+      return std::nullopt;
+    }
     for (const std::string& message : scans.messages) std::cerr << message << "\n";
     if (m_verbose) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "scan: %zu cached, %zu scanned, %zu request resolutions parsed (%.2f s)\n", scans.cached,
-                   scans.scanned, scans.resolved, seconds);
+      const std::string python =
+          scans.python ? ", " + std::to_string(scans.python) + (scans.python == 1 ? " Python source" : " Python sources") +
+                             " read"
+                       : "";
+      std::fprintf(stderr, "scan: %zu cached, %zu scanned, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
+                   scans.scanned, scans.resolved, python.c_str(), seconds);
     }
-    if (scans.failed) return std::nullopt;
+    if (scans.failed) {
+      exit_code = fail(k_exit_failed, "a source does not parse; no package written");
+      return std::nullopt;
+    }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) m_scanned_hosts.push_back((root / host.path).lexically_normal());
     plan::Discovery discovery =
@@ -187,8 +206,10 @@ private:
   fs::path m_root;
   std::vector<std::string> m_targets;
   std::vector<fs::path> m_host_sources;
+  std::vector<fs::path> m_python_sources;
+  std::string m_python;
   fs::path m_scan_cache;
-  std::vector<fs::path> m_scanned_hosts;   // absolute, for the depfile
+  std::vector<fs::path> m_scanned_hosts;   // host and Python sources, absolute, for the depfile
   int m_jobs = 0;
   bool m_verbose = false;
 };

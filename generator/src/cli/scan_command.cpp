@@ -1,9 +1,11 @@
 // kiln scan: what clang finds in CUDA sources (kernels, instantiations, runtime requests, device
-// variables, headers), as a summary or JSON. Requests in one file for kernel templates of another
-// are resolved against that file. Exit 1 when a file does not parse (clang's errors on stderr).
+// variables, headers), and what Python finds in .py files (runtime requests), as a summary or JSON.
+// Requests in one file for kernel templates of another are resolved against that file. Exit 1 when a
+// file does not parse (clang's or Python's errors on stderr).
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "compile/toolkit.hpp"
+#include "scan/python_scanner.hpp"
 #include "scan/scan_json.hpp"
 #include "scan/scanner.hpp"
 
@@ -60,8 +62,15 @@ const char* variable_kind(Variable::Kind kind) {
   return "";
 }
 
+// How `kiln scan` reads a file: Python's parser for .py files (given as sources or with --host).
+bool is_python(const std::string& file) { return fs::path(file).extension() == ".py"; }
+
 void print_summary(const std::string& file, const ScanResult& r) {
-  std::cout << file << (r.has_host_code ? " (host code)" : " (device code only)") << "\n";
+  if (is_python(file)) {
+    std::cout << file << " (Python)\n";
+  } else {
+    std::cout << file << (r.has_host_code ? " (host code)" : " (device code only)") << "\n";
+  }
   if (!r.kernels.empty()) std::cout << "  kernels:\n";
   for (const Kernel& k : r.kernels) std::cout << "    " << signature(k) << "  " << where(k.location) << "\n";
   if (!r.instantiations.empty()) std::cout << "  instantiations:\n";
@@ -75,13 +84,13 @@ void print_summary(const std::string& file, const ScanResult& r) {
   for (const Variable& v : r.variables)
     std::cout << "    " << variable_kind(v.kind) << " " << v.type << " " << v.qualified_name << "  " << where(v.location)
               << "\n";
-  std::cout << "  headers: " << r.headers.size() << "\n";
+  if (!is_python(file)) std::cout << "  headers: " << r.headers.size() << "\n";
 }
 
 class ScanCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
-    app.add_option("files", m_files, "Kernel sources to scan");
+    app.add_option("files", m_files, "Kernel sources (and .py files) to scan");
     // One value per occurrence, so that `-I include k.cu` leaves k.cu to the sources.
     app.add_option("--host", m_hosts, "A host source, scanned for launches and runtime requests only")
         ->allow_extra_args(false);
@@ -89,6 +98,8 @@ public:
     app.add_option("-D", m_defines, "A macro definition: NAME or NAME=VALUE")->allow_extra_args(false);
     app.add_option("--std", m_standard, "The C++ standard (default: c++17, as NVRTC)");
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
+    app.add_option("--python", m_python,
+                   "The Python interpreter that reads .py files (default: $KILN_PYTHON, else python3 on PATH)");
     app.add_flag("--json", m_json, "Print JSON instead of a summary");
   }
 
@@ -97,33 +108,50 @@ public:
       std::cerr << "kiln: error: scan: give at least one source\n";
       return k_exit_usage;
     }
-    Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
-    if (!toolkit) {
-      std::cerr << "kiln: error: " << toolkit.error().message << "\n";
+    // Python files first: one interpreter run, and no CUDA toolkit needed when they are all there is.
+    std::vector<PythonSource> python;
+    std::vector<std::pair<std::string, ScanInput::Role>> others;
+    const auto sort_out = [&](const std::vector<std::string>& given, ScanInput::Role role) {
+      for (const std::string& f : given) {
+        if (is_python(f)) python.push_back({f, f});
+        else others.emplace_back(f, role);
+      }
+    };
+    sort_out(m_files, ScanInput::Role::kernels);
+    sort_out(m_hosts, ScanInput::Role::host);
+    Result<std::vector<ScanResult>> python_results = scan_python_sources(python, m_python);
+    if (!python_results) {
+      std::cerr << "kiln: error: " << python_results.error().message << "\n";
       return k_exit_environment;
     }
     std::vector<ScanInput> inputs;
-    for (const std::string& f : m_files) inputs.push_back(input(f, toolkit->root, ScanInput::Role::kernels));
-    for (const std::string& f : m_hosts) inputs.push_back(input(f, toolkit->root, ScanInput::Role::host));
+    if (!others.empty()) {
+      Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
+      if (!toolkit) {
+        std::cerr << "kiln: error: " << toolkit.error().message << "\n";
+        return k_exit_environment;
+      }
+      for (const auto& [file, role] : others) inputs.push_back(input(file, toolkit->root, role));
+    }
     std::vector<ScanResult> results;
     for (const ScanInput& in : inputs) results.push_back(scan_source(in));
-    resolve_across(inputs, results);
+    resolve_across(inputs, results, *python_results);
 
     bool failed = false;
     nlohmann::json files = nlohmann::json::array();
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const std::string file = inputs[i].file.string();
-      for (const Diagnostic& d : results[i].diagnostics)
+    const auto show = [&](const std::string& file, const char* role, const ScanResult& result) {
+      for (const Diagnostic& d : result.diagnostics)
         std::cerr << where(d.location.file.empty() ? Location{file, 0, 0} : d.location)
                   << (d.severity == Diagnostic::Severity::error ? ": error: " : ": warning: ") << d.message << "\n";
-      failed = failed || !results[i].ok();
+      failed = failed || !result.ok();
       if (m_json)
-        files.push_back({{"file", file},
-                         {"role", inputs[i].role == ScanInput::Role::host ? "host" : "kernels"},
-                         {"result", to_json(results[i])}});
-      else if (results[i].ok())
-        print_summary(file, results[i]);
-    }
+        files.push_back({{"file", file}, {"role", role}, {"result", to_json(result)}});
+      else if (result.ok())
+        print_summary(file, result);
+    };
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      show(inputs[i].file.string(), inputs[i].role == ScanInput::Role::host ? "host" : "kernels", results[i]);
+    for (std::size_t i = 0; i < python.size(); ++i) show(python[i].file, "python", (*python_results)[i]);
     if (m_json) std::cout << nlohmann::json{{"files", files}}.dump(2) << "\n";
     return failed ? k_exit_failed : k_exit_ok;
   }
@@ -143,13 +171,16 @@ private:
 
   // Requests in one file for kernel templates of another kernel source become that source's
   // instantiations (found by runtime_request, located at the request).
-  static void resolve_across(const std::vector<ScanInput>& inputs, std::vector<ScanResult>& results) {
+  static void resolve_across(const std::vector<ScanInput>& inputs, std::vector<ScanResult>& results,
+                             const std::vector<ScanResult>& python) {
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       if (inputs[k].role != ScanInput::Role::kernels || !results[k].ok()) continue;
       std::vector<RuntimeRequest> requests;
       for (std::size_t other = 0; other < inputs.size(); ++other)
         if (other != k && results[other].ok())
           requests.insert(requests.end(), results[other].requests.begin(), results[other].requests.end());
+      for (const ScanResult& file : python)
+        if (file.ok()) requests.insert(requests.end(), file.requests.begin(), file.requests.end());
       if (requests.empty()) continue;
       Resolution resolved = resolve_requests(inputs[k], results[k], requests);
       results[k].instantiations.insert(results[k].instantiations.end(), resolved.instantiations.begin(),
@@ -165,6 +196,7 @@ private:
   std::vector<std::string> m_defines;
   std::string m_standard = "c++17";
   fs::path m_cuda_root;
+  std::string m_python;
   bool m_json = false;
 };
 

@@ -1,5 +1,6 @@
 #include "cli/scan_phase.hpp"
 
+#include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
 #include "scan/scan_json.hpp"
 #include "util/process_pool.hpp"
@@ -142,11 +143,37 @@ void report(const plan::ScannedFile& file, const std::string& prefix, ScanPhaseO
   out.failed = out.failed || !file.result.ok();
 }
 
+// The manifest's python_sources and the --python-source files, each once, read by one Python run.
+// Cheap, so first: a missing interpreter stops the build before clang starts.
+std::vector<plan::ScannedFile> scan_python(const manifest::Manifest& manifest, const std::vector<fs::path>& extra,
+                                           const fs::path& root, const ScanPhaseSettings& settings,
+                                           ScanPhaseOutput& out) {
+  std::vector<fs::path> files(manifest.python_sources.begin(), manifest.python_sources.end());
+  for (const fs::path& given : extra) files.push_back(relative_to_root(given, root));
+  std::vector<scan::PythonSource> sources;
+  std::set<fs::path> seen;
+  for (const fs::path& file : files)
+    if (seen.insert(file).second) sources.push_back({file.generic_string(), file.is_absolute() ? file : root / file});
+  Result<std::vector<ScanResult>> results = scan::scan_python_sources(sources, settings.python);
+  if (!results) {
+    out.environment_error = results.error().message;
+    return {};
+  }
+  out.python = sources.size();
+  std::vector<plan::ScannedFile> scanned;
+  for (std::size_t i = 0; i < sources.size(); ++i) scanned.push_back({sources[i].file, std::move((*results)[i])});
+  return scanned;
+}
+
 }  // namespace
 
 ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                               const std::vector<fs::path>& extra_host_sources, const ScanPhaseSettings& settings) {
+                               const ExtraSources& extra, const ScanPhaseSettings& settings) {
   const fs::path root = fs::absolute(manifest.root).lexically_normal();
+  ScanPhaseOutput out;
+  std::vector<plan::ScannedFile> python = scan_python(manifest, extra.python, root, settings, out);
+  if (!out.environment_error.empty()) return out;
+
   std::vector<ScanInput> inputs;
   std::set<fs::path> seen;
   for (const manifest::SourceEntry& source : manifest.sources) {
@@ -155,12 +182,11 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   }
   const std::size_t kernel_count = inputs.size();
   std::vector<fs::path> hosts(manifest.host_sources.begin(), manifest.host_sources.end());
-  for (const fs::path& given : extra_host_sources) hosts.push_back(relative_to_root(given, root));
+  for (const fs::path& given : extra.host) hosts.push_back(relative_to_root(given, root));
   for (const fs::path& host : hosts)
     if (seen.insert(host).second) inputs.push_back(input_for(manifest, nullptr, host, toolkit, ScanInput::Role::host));
 
   // Lookups are cheap (hashing files) and happen here; only misses are parsed, in parallel.
-  ScanPhaseOutput out;
   const scan::ScanCache cache(settings.cache_dir);
   std::vector<ScanResult> results(inputs.size());
   std::vector<std::size_t> misses;
@@ -180,6 +206,10 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     report(file, settings.display_prefix, out);
     (i < kernel_count ? out.kernel_sources : out.host_sources).push_back(std::move(file));
   }
+  for (plan::ScannedFile& file : python) {
+    report(file, settings.display_prefix, out);
+    out.host_sources.push_back(std::move(file));
+  }
   if (out.failed) return out;
 
   // Requests in one file for kernel templates of another kernel source: that source resolves them.
@@ -187,12 +217,13 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   std::vector<std::size_t> unresolved;
   std::vector<ScanResult> resolutions(kernel_count);
   for (std::size_t k = 0; k < kernel_count; ++k) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (i == k) continue;
-      const ScanResult& other = i < kernel_count ? out.kernel_sources[i].result : out.host_sources[i - kernel_count].result;
-      for (const scan::RuntimeRequest& r : other.requests)
+    const auto add_requests = [&](const plan::ScannedFile& other) {
+      for (const scan::RuntimeRequest& r : other.result.requests)
         if (may_name_template(r, out.kernel_sources[k].result)) foreign[k].push_back(r);
-    }
+    };
+    for (std::size_t i = 0; i < kernel_count; ++i)
+      if (i != k) add_requests(out.kernel_sources[i]);
+    for (const plan::ScannedFile& host : out.host_sources) add_requests(host);
     if (foreign[k].empty()) continue;
     if (std::optional<scan::Resolution> hit = cache.lookup_resolution(inputs[k], out.kernel_sources[k].result, foreign[k])) {
       resolutions[k].instantiations = std::move(hit->instantiations);

@@ -36,6 +36,9 @@ struct Manifest {
   // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
   // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.
   std::vector<std::string> host_sources;
+  // Python files (relative to root) scanned the same way, with Python's own parser, for the names
+  // they pass to the Kiln binding (pkg.kernel("k<float>"), .image, .cupy_kernel, .cuda_core_kernel).
+  std::vector<std::string> python_sources;
 };
 
 }  // namespace kiln::manifest

@@ -26,8 +26,9 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 9> k_top_level_keys = {
-    "name", "targets", "include_dirs", "defines", "options", "toolkit_includes", "compress", "source", "host_sources"};
+constexpr std::array<std::string_view, 10> k_top_level_keys = {
+    "name",     "targets", "include_dirs", "defines",      "options", "toolkit_includes",
+    "compress", "source",  "host_sources", "python_sources"};
 constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
@@ -97,23 +98,30 @@ std::vector<SourceEntry> read_sources(const toml::table& document, const fs::pat
   return sources;
 }
 
-// Host sources follow the source path rules. One that is also a [[source]] is refused: kernel
-// sources are scanned for runtime requests already, and scanning a file twice could only disagree.
-std::vector<std::string> read_host_sources(const toml::node& node, const fs::path& root,
-                                           const std::vector<SourceEntry>& sources, Diagnostics& diags) {
+// Files scanned only for runtime requests: host_sources (C, C++, CUDA host code) and python_sources.
+// They follow the source path rules. One that is also a [[source]] is refused: kernel sources are
+// scanned for runtime requests already, and scanning a file twice could only disagree.
+struct ScannedFileKey {
+  std::string_view key;        // "host_sources"
+  std::string_view noun;       // "host source"
+};
+
+std::vector<std::string> read_scanned_files(const toml::node& node, const ScannedFileKey& what, const fs::path& root,
+                                            const std::vector<SourceEntry>& sources, Diagnostics& diags) {
+  const std::string noun(what.noun);
   std::vector<std::string> paths;
   detail::FirstSeen seen;
-  for (const Located& path : detail::read_string_list(node, "host_sources", diags)) {
-    std::optional<std::string> normal = detail::check_source_path(path, root, diags, "host source path");
+  for (const Located& path : detail::read_string_list(node, what.key, diags)) {
+    std::optional<std::string> normal = detail::check_source_path(path, root, diags, noun + " path");
     if (!normal) continue;
     if (const std::optional<int> first = seen.add(*normal, path.line)) {
-      diags.error(path.line, "host source " + quote(*normal) + " is listed twice" + detail::FirstSeen::note(*first));
+      diags.error(path.line, noun + " " + quote(*normal) + " is listed twice" + detail::FirstSeen::note(*first));
       continue;
     }
     const auto source = std::find_if(sources.begin(), sources.end(),
                                      [&](const SourceEntry& s) { return s.path == *normal; });
     if (source != sources.end()) {
-      diags.error(path.line, "host source " + quote(*normal) + " is also a [[source]] (line " +
+      diags.error(path.line, noun + " " + quote(*normal) + " is also a [[source]] (line " +
                                  std::to_string(source->line) + "); kernel sources are scanned for runtime "
                                  "requests already");
       continue;
@@ -184,7 +192,16 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
   }
   manifest.sources = read_sources(document, manifest.root, diags);
   if (const toml::node* node = document.get("host_sources")) {
-    manifest.host_sources = read_host_sources(*node, manifest.root, manifest.sources, diags);
+    manifest.host_sources =
+        read_scanned_files(*node, {"host_sources", "host source"}, manifest.root, manifest.sources, diags);
+  }
+  if (const toml::node* node = document.get("python_sources")) {
+    manifest.python_sources =
+        read_scanned_files(*node, {"python_sources", "Python source"}, manifest.root, manifest.sources, diags);
+    for (const std::string& file : manifest.python_sources)
+      if (std::find(manifest.host_sources.begin(), manifest.host_sources.end(), file) != manifest.host_sources.end())
+        diags.error(detail::line_of(*node), "Python source " + quote(file) + " is also in 'host_sources', "
+                                            "whose files are parsed as C or C++");
   }
 
   if (diags.has_errors()) return diags.to_error();

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define KILN_VERSION_MAJOR 0
-#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_MINOR 2
 #define KILN_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as kiln_version() returns it. */
 #define KILN_VERSION (KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH)
@@ -160,6 +160,61 @@ KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kil
 /* The CUkernel handle (for cuLaunchKernelEx and other driver calls) of the image loaded for the
  * current context's device; loads it if needed. */
 KILN_API kiln_status kiln_kernel_handle(kiln_kernel* kernel, void** cu_kernel);
+
+/* ---- Images for other loaders (CuPy, cuda.core, cuModuleLoadData) ------------------------------- */
+
+/* What an image holds. */
+typedef enum kiln_image_kind { KILN_IMAGE_CUBIN = 1, KILN_IMAGE_PTX = 2 } kiln_image_kind;
+
+/* An image chosen for a kernel and a device, to load with another loader: cuModuleLoadData,
+ * cuLibraryLoadData, cuda.core's ObjectCode.from_cubin / from_ptx, CuPy's RawModule. The caller sets
+ * struct_size; the call fills the rest. Every pointer lives as long as the package: the bytes are
+ * checked (checksum) and, if stored compressed, decoded once and kept until kiln_package_destroy.
+ * A module or library loaded from them in place must be unloaded before that (the driver may read
+ * the image after the load returns); copy them to keep them longer. */
+typedef struct kiln_image {
+  size_t struct_size;           /* the caller sets sizeof(kiln_image); fields are only ever appended */
+  const void* data;             /* the checked, decoded image; lives as long as the package; 8-byte aligned */
+  size_t size;                  /* bytes at data; for PTX this counts the terminating NUL (as
+                                   nvrtcGetPTXSize does): data[size - 1] is '\0' */
+  uint32_t kind;                /* kiln_image_kind */
+  uint32_t compute_capability;  /* the device it was chosen for: major * 10 + minor */
+  const char* target;           /* "sm_90", "compute_75" */
+  const char* kernel_name;      /* canonical name */
+  const char* lowered_name;     /* the symbol to look up in this image (cuModuleGetFunction) */
+  const char* description;      /* "cubin sm_90 (exact match)" */
+} kiln_image;
+
+/* For kiln_package_select_image's `device`: the calling thread's current context's device. */
+#define KILN_CURRENT_DEVICE (-1)
+
+/* The index (for kiln_package_kernel_name and _lowered_name) of the kernel with any name the package
+ * records for it, found as kiln_package_get_kernel finds it. An unknown name is
+ * KILN_STATUS_KERNEL_NOT_FOUND, whose message lists the nearest names. No driver needed. */
+KILN_API kiln_status kiln_package_find_kernel(const kiln_package* package, const char* name, size_t* index);
+
+/* The image kiln_package_get_kernel would load for `kernel_name` on CUDA device ordinal `device`
+ * (KILN_CURRENT_DEVICE: the current context's device, else device 0; no context is created),
+ * checked and decoded, without loading it. Honors KILN_FORCE_TARGET. The bytes are exactly what the
+ * driver accepts: a cubin, or NUL-terminated PTX text.
+ * Errors: a NULL argument or struct_size below this header's sizeof(kiln_image):
+ * KILN_STATUS_INVALID_ARGUMENT; an unknown kernel: KERNEL_NOT_FOUND (nearest names listed); no
+ * usable driver: NO_DRIVER; a device ordinal the driver does not have, or below -1: INVALID_ARGUMENT;
+ * no device at all: NO_DEVICE; no image of the kernel's unit runs on the device:
+ * NO_IMAGE_FOR_DEVICE; the chosen image fails its checksum or does not decode: IMAGE_CORRUPT.
+ * After any other failure every field after struct_size is 0/NULL (a short struct is not written). */
+KILN_API kiln_status kiln_package_select_image(kiln_package* package, const char* kernel_name, int device,
+                                               kiln_image* out);
+
+/* The same choice for a device of `compute_capability` (major * 10 + minor, 10 to 999; taken as not
+ * integrated, so on Tegra the device itself may refuse a lower-minor cubin chosen here) whose driver is
+ * `driver_version` (cuDriverGetVersion form, 13000 for CUDA 13.0; it bounds the PTX ISA accepted;
+ * 0: the newest this runtime knows, CUDA 13.0, or the CUDA version that built the package if newer).
+ * No driver needed. Errors as kiln_package_select_image's, less the driver's and the device's, and
+ * INVALID_ARGUMENT for a compute capability or driver version out of range (a version 1 to 999). */
+KILN_API kiln_status kiln_package_select_image_for_arch(kiln_package* package, const char* kernel_name,
+                                                        uint32_t compute_capability, int driver_version,
+                                                        kiln_image* out);
 
 /* ---- Variables ---------------------------------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
 //   kiln::Package package = kiln::Package::open_file("app.kiln");   // or Package::open("app")
 //   kiln::Kernel saxpy = package.kernel("saxpy");
 //   saxpy.launch(blocks, 256, 0, stream, a, x, y, n);   // sizes checked against the package
+//   kiln::Image image = package.image("saxpy");          // or the bytes, for another loader
 //
 // Every failure throws kiln::Error, which carries the kiln_status and the library's message.
 // Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.
@@ -23,6 +24,9 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#if __cplusplus >= 202002L
+#  include <span>
+#endif
 
 #if defined(__GNUC__)
 #  define KILN_CXX_ALWAYS_INLINE __attribute__((always_inline)) inline
@@ -70,6 +74,29 @@ struct Param {
 struct Global {
   std::uint64_t device_pointer = 0;  // a CUdeviceptr
   std::size_t size = 0;              // bytes
+};
+
+// An image chosen for a kernel and a device, for another loader (kiln_package_select_image).
+// Non-owning: everything it points to lives as long as the Package it came from.
+struct Image {
+  enum class Kind : std::uint32_t { cubin = KILN_IMAGE_CUBIN, ptx = KILN_IMAGE_PTX };
+  const std::byte* data = nullptr;      // checked and decoded; 8-byte aligned
+  std::size_t size = 0;                 // bytes; for PTX this counts the terminating NUL
+  Kind kind = Kind::cubin;
+  std::uint32_t compute_capability = 0; // the device it was chosen for: major * 10 + minor
+  std::string_view target;              // "sm_90", "compute_75"
+  std::string_view kernel_name;         // canonical
+  std::string_view lowered_name;        // the symbol to look up in the image (NUL-terminated: .data())
+  std::string_view description;         // "cubin sm_90 (exact match)"
+
+#if __cplusplus >= 202002L
+  std::span<const std::byte> bytes() const noexcept { return {data, size}; }
+#endif
+
+  static Image from_c(const kiln_image& i) {
+    return Image{static_cast<const std::byte*>(i.data), i.size, static_cast<Kind>(i.kind), i.compute_capability,
+                 i.target, i.kernel_name, i.lowered_name, i.description};
+  }
 };
 
 // A launchable kernel. Non-owning: the Package it came from owns it and must outlive it.
@@ -208,6 +235,32 @@ public:
     kiln_kernel* k = nullptr;
     detail::check(kiln_package_get_kernel(m_package, name.c_str(), &k));
     return Kernel(k);
+  }
+
+  // The index of the kernel with any recorded name (for kiln_package_kernel_name). No driver needed.
+  std::size_t find_kernel(const std::string& name) const {
+    std::size_t index = 0;
+    detail::check(kiln_package_find_kernel(m_package, name.c_str(), &index));
+    return index;
+  }
+
+  // The image kernel(name) would load on CUDA device `device` (KILN_CURRENT_DEVICE: the current
+  // context's device, else device 0), checked and decoded but not loaded, for another loader.
+  Image image(const std::string& name, int device = KILN_CURRENT_DEVICE) const {
+    kiln_image out{};
+    out.struct_size = sizeof(out);
+    detail::check(kiln_package_select_image(m_package, name.c_str(), device, &out));
+    return Image::from_c(out);
+  }
+
+  // The same choice for a device of `compute_capability` (90 for 9.0) with a driver of
+  // `driver_version` (13000 for CUDA 13.0; 0: new enough for the package). No driver needed.
+  Image image_for_arch(const std::string& name, std::uint32_t compute_capability, int driver_version = 0) const {
+    kiln_image out{};
+    out.struct_size = sizeof(out);
+    detail::check(
+        kiln_package_select_image_for_arch(m_package, name.c_str(), compute_capability, driver_version, &out));
+    return Image::from_c(out);
   }
 
   // The address and size of a device variable in the current context.

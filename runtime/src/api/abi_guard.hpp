@@ -23,7 +23,7 @@ inline const core::Kernel* from_handle(const kiln_kernel* k) { return reinterpre
 inline kiln_kernel* to_handle(core::Kernel* k) { return reinterpret_cast<kiln_kernel*>(k); }
 
 // Sets kiln_last_error() for this thread and, if `package` is set, its per-package message. Never throws.
-void record_failure(core::Package* package, const core::Status& status) noexcept;
+void record_failure(const core::Package* package, const core::Status& status) noexcept;
 
 inline core::Status null_argument(const char* function, const char* argument) {
   return core::fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL");
@@ -31,7 +31,7 @@ inline core::Status null_argument(const char* function, const char* argument) {
 
 // Runs `body` (returning core::Status) for the C function `function`.
 template <class Body>
-kiln_status guarded(core::Package* package, const char* function, Body&& body) noexcept {
+kiln_status guarded(const core::Package* package, const char* function, Body&& body) noexcept {
   core::Status status;
   try {
     status = body();

@@ -11,7 +11,7 @@ thread_local std::string t_last_error;
 
 }  // namespace
 
-void record_failure(core::Package* package, const core::Status& status) noexcept {
+void record_failure(const core::Package* package, const core::Status& status) noexcept {
   // An empty message (out of memory, an unknown exception) falls back to the status description,
   // which is static and needs no allocation to hand out.
   const std::string& message = status.message;

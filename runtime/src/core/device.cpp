@@ -11,6 +11,9 @@ namespace {
 
 using driver::CUresult;
 
+// CUDA_ERROR_INVALID_DEVICE: cuDeviceGet's answer for an ordinal the system does not have.
+constexpr CUresult k_cuda_error_invalid_device = 101;
+
 Status driver_failure(driver::DriverApi& driver, const char* call, CUresult result, const std::string& what = "") {
   // No device is a status of its own: the program may fall back to the CPU on it.
   const kiln_status code = result == driver::k_cuda_error_no_device ? KILN_STATUS_NO_DEVICE : KILN_STATUS_DRIVER_ERROR;
@@ -34,6 +37,34 @@ Status current_device(driver::DriverApi& driver, driver::CUdevice& device) {
   }
   r = driver.ctx_get_device(&device);
   if (r != driver::k_cuda_success) return driver_failure(driver, "cuCtxGetDevice", r);
+  return {};
+}
+
+Status device_for_ordinal(driver::DriverApi& driver, int ordinal, driver::CUdevice& device) {
+  if (ordinal < -1) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT,
+                "device " + std::to_string(ordinal) +
+                    " is not a CUDA device ordinal (0, 1, ...) or KILN_CURRENT_DEVICE (-1)");
+  }
+  if (ordinal == -1) {
+    driver::CUcontext context = nullptr;
+    const CUresult r = driver.ctx_get_current(&context);
+    if (r != driver::k_cuda_success) return driver_failure(driver, "cuCtxGetCurrent", r);
+    if (context) {
+      const CUresult d = driver.ctx_get_device(&device);
+      if (d != driver::k_cuda_success) return driver_failure(driver, "cuCtxGetDevice", d);
+      return {};
+    }
+    ordinal = 0;  // no context: device 0, as the CUDA runtime would pick, but none is created
+  }
+  const CUresult r = driver.device_get(&device, ordinal);
+  if (r == driver::k_cuda_error_invalid_value || r == k_cuda_error_invalid_device) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT, "there is no CUDA device " + std::to_string(ordinal) +
+                                                  ": cuDeviceGet: " + describe_result(driver, r));
+  }
+  if (r != driver::k_cuda_success) {
+    return driver_failure(driver, "cuDeviceGet", r, "for device " + std::to_string(ordinal));
+  }
   return {};
 }
 
@@ -103,6 +134,7 @@ Status DeviceCache::shared_memory_optin_limit(driver::DriverApi& driver, driver:
 }
 
 std::string describe_device(driver::CUdevice device, const select::DeviceProfile& profile) {
+  if (device == k_any_device) return "a device of compute capability " + select::arch_string(profile.arch);
   return "device " + std::to_string(device) + " (compute capability " + select::arch_string(profile.arch) +
          (profile.integrated ? ", integrated" : "") + ")";
 }

@@ -12,10 +12,18 @@
 
 namespace kiln::core {
 
+// A device known only by its profile (kiln_package_select_image_for_arch), in place of an ordinal.
+inline constexpr driver::CUdevice k_any_device = -1;
+
 // The device of the calling thread's current context. With no current context, device 0's primary
 // context is retained and made current for this thread (as the CUDA runtime does on first use); Kiln
 // never releases it, because the caller may go on using it.
 Status current_device(driver::DriverApi& driver, driver::CUdevice& device);
+
+// The device with CUDA ordinal `ordinal`, or for -1 (KILN_CURRENT_DEVICE) the current context's device
+// and else device 0, without creating or retaining a context. An ordinal the driver does not have is
+// INVALID_ARGUMENT; a driver with no device at all is NO_DEVICE.
+Status device_for_ordinal(driver::DriverApi& driver, int ordinal, driver::CUdevice& device);
 
 // Attributes of each device, queried once per device and cached (attributes do not change while
 // a process runs). Safe to use from many threads.
@@ -35,7 +43,8 @@ private:
   int m_driver_version = -1;  // cuDriverGetVersion, queried with the first device
 };
 
-// "device 0 (compute capability 8.7, integrated)", as messages and the log name a device.
+// "device 0 (compute capability 8.7, integrated)", as messages and the log name a device; for
+// k_any_device "a device of compute capability 9.0".
 std::string describe_device(driver::CUdevice device, const select::DeviceProfile& profile);
 
 }  // namespace kiln::core

@@ -9,14 +9,11 @@
 
 namespace kiln::core {
 
-LibraryCache::LibraryCache(const format::PackageReader& reader, std::string label, bool log)
-    : m_reader(reader), m_label(std::move(label)), m_log(log),
+LibraryCache::LibraryCache(const format::PackageReader& reader, ImageStore& images, std::string label, bool log)
+    : m_reader(reader), m_images(images), m_label(std::move(label)), m_log(log),
       m_slots(std::make_unique<Slot[]>(reader.image_count())), m_slot_count(reader.image_count()) {}
 
-std::string LibraryCache::image_name(std::uint32_t image) const {
-  const format::ImageView view = m_reader.image(image);
-  return std::string(m_reader.unit(view.unit).source) + " [" + std::string(m_reader.target(view.target).name) + "]";
-}
+std::string LibraryCache::image_name(std::uint32_t image) const { return core::image_name(m_reader, image); }
 
 Status LibraryCache::load(driver::DriverApi& driver, const LoadRequest& request, driver::CUlibrary& out) {
   if (request.image >= m_slot_count) {
@@ -40,27 +37,16 @@ Status LibraryCache::load(driver::DriverApi& driver, const LoadRequest& request,
 
 Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot) {
   const auto start = std::chrono::steady_clock::now();
-  // A raw image goes to the driver straight from the package (mapping or buffer), which outlives
-  // the library; only compressed or misaligned images are copied into the slot.
+  // The store's bytes live as long as the package, so as long as the library: a raw image goes to
+  // the driver straight from the package's mapping or buffer.
   std::span<const std::byte> image;
-  const format::ReadError read = m_reader.image_bytes(request.image, slot.bytes, image);
-  if (read) {
-    slot.bytes = {};
-    const kiln_status code =
-        read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
-    return fail(code, read.message);
-  }
-  if (image.data() != slot.bytes.data() && reinterpret_cast<std::uintptr_t>(image.data()) % alignof(std::uint64_t) != 0) {
-    slot.bytes.assign(image.begin(), image.end());
-    image = slot.bytes;
-  }
+  KILN_TRY(m_images.bytes(request.image, image));
 
   driver::CUlibrary library = nullptr;
   std::string jit_log;
   const driver::CUresult r = driver.library_load_data(&library, image.data(), &jit_log);
   while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
   if (r != driver::k_cuda_success || !library) {
-    slot.bytes = {};
     std::string message = m_label + ": loading " + image_name(request.image) + " for " +
                           std::string(request.subject) + " on " + describe_device(request.device, request.profile) +
                           " failed: cuLibraryLoadData: " +
@@ -93,7 +79,6 @@ void LibraryCache::unload_all(driver::DriverApi& driver) {
     if (driver::CUlibrary library = slot.library.exchange(nullptr)) {
       driver.library_unload(library);  // nothing to report to: destroy() cannot fail
     }
-    slot.bytes = {};
   }
 }
 

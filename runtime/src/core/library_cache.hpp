@@ -3,6 +3,7 @@
 // images proceed in parallel; concurrent requests for one image wait for the single load.
 #pragma once
 
+#include "core/image_store.hpp"
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
 #include "format/package_reader.hpp"
@@ -29,10 +30,11 @@ struct LoadRequest {
 
 class LibraryCache {
 public:
-  LibraryCache(const format::PackageReader& reader, std::string label, bool log);
+  // `images` gives the bytes to load and must outlive the cache.
+  LibraryCache(const format::PackageReader& reader, ImageStore& images, std::string label, bool log);
 
-  // The library of `request.image`, loading it on first use: checksum and decode (read_image), then
-  // cuLibraryLoadData. Failures are not cached, so a later call tries again.
+  // The library of `request.image`, loading it on first use: the image's checked, decoded bytes
+  // (ImageStore), then cuLibraryLoadData. Failures are not cached, so a later call tries again.
   Status load(driver::DriverApi& driver, const LoadRequest& request, driver::CUlibrary& out);
 
   // The driver's JIT log from loading `image` ("" if none). A PTX image that fails to compile still
@@ -49,14 +51,12 @@ private:
   struct Slot {
     std::mutex mutex;                                   // held for the whole load of this image
     std::atomic<driver::CUlibrary> library{nullptr};    // published after the load
-    std::vector<std::byte> bytes;                       // a decoded or realigned copy, when one was
-                                                        // needed: the driver may keep pointing into
-                                                        // it, so it lives as long as the library
     std::string jit_log;                                // written once, before `library` is published
   };
   Status load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot);
 
   const format::PackageReader& m_reader;
+  ImageStore& m_images;
   std::string m_label;
   bool m_log;
   std::unique_ptr<Slot[]> m_slots;   // one per image; never reallocated (the mutexes do not move)

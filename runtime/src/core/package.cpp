@@ -55,7 +55,8 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
 Status Package::open_reader() {
   const format::ReadError error = m_reader.open(m_source.bytes(), m_label);
   if (error) return fail(status_of(error.code), error.message);
-  m_libraries = std::make_unique<LibraryCache>(m_reader, m_label, m_options.log);
+  m_images = std::make_unique<ImageStore>(m_reader, m_label);
+  m_libraries = std::make_unique<LibraryCache>(m_reader, *m_images, m_label, m_options.log);
   m_kernels.resize(m_reader.kernel_count());
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
   // kernel request, whose latency is what users feel. With no driver in the process nothing is
@@ -67,7 +68,7 @@ Status Package::open_reader() {
   return {};
 }
 
-void Package::record_error(const std::string& message) {
+void Package::record_error(const std::string& message) const {
   std::lock_guard lock(m_errors_mutex);
   m_errors[std::this_thread::get_id()] = message;
 }
@@ -125,15 +126,22 @@ Kernel* Package::kernel_at(std::uint32_t index) {
   return m_kernels[index].get();
 }
 
-Status Package::get_kernel(std::string_view name, Kernel*& out) {
-  const std::optional<std::uint32_t> index = m_reader.find_kernel(name);
-  if (!index) {
+Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
+  const std::optional<std::uint32_t> found = m_reader.find_kernel(name);
+  if (!found) {
     const std::string nearest = nearest_kernel_names(m_reader, name, k_nearest);
     return fail(KILN_STATUS_KERNEL_NOT_FOUND,
                 "no kernel '" + std::string(name) + "' in " + m_label +
                     (nearest.empty() ? std::string(", which holds no kernels") : "; nearest: " + nearest));
   }
-  Kernel* kernel = kernel_at(*index);
+  index = *found;
+  return {};
+}
+
+Status Package::get_kernel(std::string_view name, Kernel*& out) {
+  std::uint32_t index = 0;
+  KILN_TRY(find_kernel(name, index));
+  Kernel* kernel = kernel_at(index);
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
   KILN_TRY(current(driver, device));

@@ -6,6 +6,7 @@
 #include "core/device.hpp"
 #include "core/driver_access.hpp"
 #include "core/image_choice.hpp"
+#include "core/image_store.hpp"
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
 #include "core/status.hpp"
@@ -14,10 +15,12 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kiln::core {
@@ -29,6 +32,18 @@ struct UnitLibrary {
   driver::CUlibrary library = nullptr;
   std::uint32_t image = 0;
   select::DeviceProfile profile;
+};
+
+// The image chosen for a kernel on a device, handed to a loader other than Kiln's (CuPy, cuda.core,
+// cuModuleLoadData). Every pointer lives as long as the package.
+struct SelectedImage {
+  std::span<const std::byte> bytes;    // checked and decoded; PTX ends in its NUL
+  format::TargetKind kind = format::TargetKind::sass;
+  std::uint16_t arch = 0;              // the device's compute capability, major * 10 + minor
+  const char* target = nullptr;        // "sm_90"
+  const char* kernel_name = nullptr;   // canonical
+  const char* lowered_name = nullptr;  // the symbol to look up in the image
+  const char* description = nullptr;   // "cubin sm_90 (exact match)"
 };
 
 class Package {
@@ -44,8 +59,17 @@ public:
   const format::PackageReader& reader() const { return m_reader; }
   const std::string& label() const { return m_label; }
 
+  // The index of the kernel with any recorded name; KERNEL_NOT_FOUND lists the nearest. No driver.
+  Status find_kernel(std::string_view name, std::uint32_t& index) const;
   // Finds a kernel by any recorded name and resolves it on the current device.
   Status get_kernel(std::string_view name, Kernel*& out);
+
+  // The image get_kernel would load for kernel `index` on CUDA device `ordinal` (-1: the current
+  // context's device, else device 0; no context is created), checked and decoded but not loaded.
+  Status select_image(std::uint32_t index, int ordinal, SelectedImage& out);
+  // The same choice for a device of compute capability `arch` (not integrated) whose driver is
+  // `driver_version` (0: new enough for the package). Needs no driver.
+  Status select_image_for_arch(std::uint32_t index, std::uint32_t arch, int driver_version, SelectedImage& out);
   // The address and size of a variable in the current context.
   Status get_global(std::string_view name, driver::CUdeviceptr& pointer, std::size_t& size);
   // Loads every unit's image and every kernel for the current device.
@@ -53,7 +77,9 @@ public:
 
   // The per-thread message of this package's last failure ("" if none). The pointer stays valid until
   // the same thread records another failure on this package.
-  void record_error(const std::string& message);
+  // Const: the last error is not part of what the package holds (kiln_package_find_kernel takes a
+  // const package and still records its failure).
+  void record_error(const std::string& message) const;
   const char* last_error() const;
 
   // For kernels: the driver (acquired on the first call), the current device, and the library a
@@ -71,11 +97,17 @@ private:
   Status open_reader();
   Status acquire_driver_once(driver::DriverApi*& out);
   Kernel* kernel_at(std::uint32_t index);
+  // select_image's shared end: choose among the unit's images, then check and decode the one chosen.
+  Status select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
+                    SelectedImage& out);
+  // A copy of `text` that lives as long as the package (descriptions handed out through the C ABI).
+  const char* keep(std::string text);
 
   PackageSource m_source;                 // first: the reader points into it
   format::PackageReader m_reader;
   std::string m_label;
   RuntimeOptions m_options;
+  std::unique_ptr<ImageStore> m_images;   // before m_libraries, which loads from it
   std::unique_ptr<LibraryCache> m_libraries;
 
   std::once_flag m_driver_once;
@@ -86,8 +118,11 @@ private:
   std::shared_mutex m_kernels_mutex;
   std::vector<std::unique_ptr<Kernel>> m_kernels;  // one slot per KERNELS record, filled on first use
 
+  std::mutex m_kept_mutex;
+  std::unordered_set<std::string> m_kept;  // node-based: the strings never move
+
   mutable std::mutex m_errors_mutex;
-  std::unordered_map<std::thread::id, std::string> m_errors;
+  mutable std::unordered_map<std::thread::id, std::string> m_errors;
 };
 
 }  // namespace kiln::core

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Python first-launch benchmark (issue 6): from `import` to the end of the first kernel launch,
+Kiln's example wheel against CuPy compiling the same sources, in fresh processes on a GPU.
+
+Runs worker.py once per measurement, interleaving the paths, with a fresh empty CUPY_CACHE_DIR per
+process except for the warm-cache path (a directory an untimed warm-up round filled), and prints a
+Markdown report of medians. See README.md beside this file.
+
+    python bench/python_first_launch/run.py [--runs 15] [--out FILE] [--raw FILE.json]
+        [--kernel NAME ...] [--path NAME ...] [--kernel-dir DIR] [--elements N]
+
+Run it with the Python that has kiln_example (the example wheel), CuPy and cuda.core installed.
+Standard library only in this process. Exit status: 0 done, 1 a run failed or gave a wrong result,
+2 bad arguments, 125 no GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import gpu_probe
+import report
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+KERNELS = ("saxpy", "scale<float, 4>", "block_sum<float, 256>")
+DEFAULT_ELEMENTS = (1 << 20) - 100  # as cases.DEFAULT_ELEMENTS; this process does not import numpy
+
+
+class RunFailed(Exception):
+    pass
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed fresh processes per kernel and path")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "python-first-launch.md",
+                        help="where to write the Markdown report (also printed)")
+    parser.add_argument("--raw", type=Path, help="the raw samples as JSON (default: --out with .json)")
+    parser.add_argument("--kernel", action="append", choices=KERNELS, dest="kernels",
+                        help="a kernel to measure, repeatable (default: all three)")
+    parser.add_argument("--path", action="append", choices=list(report.PATHS), dest="paths",
+                        help="a path to measure, repeatable (default: all five)")
+    parser.add_argument("--kernel-dir", type=Path, default=REPO / "examples" / "python-wheel" / "kernels",
+                        help="the example's kernel sources, which CuPy compiles")
+    parser.add_argument("--elements", type=int, default=DEFAULT_ELEMENTS, help="array length")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds one process may take")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if args.elements < 1:
+        parser.error("--elements must be at least 1")
+    args.kernels = list(dict.fromkeys(args.kernels or KERNELS))
+    args.paths = list(dict.fromkeys(args.paths or report.PATHS))
+    args.raw = args.raw or args.out.with_suffix(".json")
+    return args
+
+
+def files_in(directory: Path) -> set[str]:
+    return {str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file()}
+
+
+def run_worker(args: argparse.Namespace, extra: list[str], cache: Path) -> dict:
+    environment = dict(os.environ, CUPY_CACHE_DIR=str(cache))
+    for name in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"):  # would bypass the disk cache
+        environment.pop(name, None)
+    command = [sys.executable, str(HERE / "worker.py"), *extra]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, env=environment)
+    except subprocess.TimeoutExpired:
+        raise RunFailed(f"{' '.join(command)} took longer than {args.timeout:g} s")
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RunFailed(f"{' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
+    return json.loads(lines[-1])
+
+
+def measure(args: argparse.Namespace, kernel: str, path: str, temp: Path, round_: int) -> dict:
+    """One process (round 0: the warm-up); checks from the cache directory that CuPy compiled exactly
+    when it should: always with a cold cache, once per kernel into the warm one, never for Kiln."""
+    warm = path == "cupy-warm"
+    if warm:
+        cache = temp / "warm-cache"
+        cache.mkdir(exist_ok=True)
+    else:
+        cache = Path(tempfile.mkdtemp(prefix="cupy-cache-", dir=temp))  # cold: empty, for this process only
+    before = files_in(cache)
+    sample = run_worker(args, ["--path", path, "--kernel", kernel, "--kernel-dir", str(args.kernel_dir),
+                               "--elements", str(args.elements)], cache)
+    after = files_in(cache)
+    where = f"path {path}, kernel {kernel}, " + (f"round {round_}" if round_ else "warm-up")
+    if path == "cupy-cold" and not after:
+        raise RunFailed(f"{where}: CuPy wrote nothing to its empty cache {cache}: did it compile?")
+    if path in report.KILN_PATHS and after:
+        raise RunFailed(f"{where}: something compiled with CuPy into {cache}: {sorted(after)}")
+    if warm and round_ == 0 and after == before:
+        raise RunFailed(f"{where}: CuPy added nothing to the warm cache {cache}: did it compile?")
+    if warm and round_ > 0 and after != before:
+        raise RunFailed(f"{where}: the warm CuPy cache missed: new files {sorted(after - before)}")
+    if not warm:
+        shutil.rmtree(cache)
+    return sample
+
+
+def benchmark(args: argparse.Namespace, temp: Path) -> list[dict]:
+    pairs = [(kernel, path) for kernel in args.kernels for path in args.paths]
+    # Round 0 is untimed: it brings the libraries into the page cache and fills the warm CuPy cache.
+    for kernel, path in pairs:
+        measure(args, kernel, path, temp, 0)
+    samples = []
+    start = time.monotonic()
+    print(f"run.py: {args.runs} rounds of {len(pairs)} processes", file=sys.stderr)
+    for round_ in range(1, args.runs + 1):
+        shift = round_ % len(pairs)  # a different order each round, so no path always follows another
+        for kernel, path in pairs[shift:] + pairs[:shift]:
+            sample = measure(args, kernel, path, temp, round_)
+            samples.append(dict(sample, round=round_))
+        print(f"run.py: round {round_}/{args.runs} done ({time.monotonic() - start:.0f} s)", file=sys.stderr)
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        problem = gpu_probe.no_gpu()
+    except gpu_probe.DriverBroken as error:
+        print(f"run.py: {error}", file=sys.stderr)
+        return 1
+    if problem:
+        print(f"run.py: {problem}; nothing measured", file=sys.stderr)
+        return 125
+    missing = [name for name in ("saxpy.cu", "scale.cu", "block_sum.cu") if not (args.kernel_dir / name).is_file()]
+    if missing:
+        print(f"run.py: {args.kernel_dir} lacks {', '.join(missing)} (see --kernel-dir)", file=sys.stderr)
+        return 1
+    began = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        with tempfile.TemporaryDirectory(prefix="kiln-first-launch-") as temp:
+            environment = run_worker(args, ["--environment"], Path(temp) / "environment-cache")
+            samples = benchmark(args, Path(temp))
+    except RunFailed as failure:
+        print(f"run.py: {failure}", file=sys.stderr)
+        return 1
+    environment = {**gpu_probe.nvidia_driver(), **environment}
+    config = {"kernels": args.kernels, "runs": args.runs, "elements": args.elements,
+              "date": began.strftime("%Y-%m-%d %H:%M UTC"),
+              "wall time": f"{(datetime.datetime.now(datetime.timezone.utc) - began).total_seconds():.0f} s",
+              "CuPy options": "none (CuPy adds its bundled CCCL's include paths and --std=c++17 itself)"}
+    text = report.render(samples, environment, config)
+    print(text, end="")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    args.raw.write_text(json.dumps({"environment": environment, "config": config, "samples": samples}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

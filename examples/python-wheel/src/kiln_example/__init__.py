@@ -1,0 +1,43 @@
+"""kiln_example: CUDA kernels compiled when this wheel was built and shipped inside it.
+
+The kernels live in ``kernels.kiln`` next to this file (built by Kiln's generator for every GPU
+architecture the wheel targets); Kiln's Python binding and runtime library are vendored in
+``kiln_example/_kiln``, so installing the wheel installs nothing outside ``kiln_example/`` and
+nothing is compiled at run time. See ``python -m kiln_example`` for a self-check.
+
+    import cupy, kiln_example
+    x = cupy.arange(1000, dtype=cupy.float32); y = cupy.ones_like(x)
+    kiln_example.saxpy(2.0, x, y)                       # through Kiln's binding
+    kiln_example.saxpy(2.0, x, y, route="cupy")         # a cupy.RawKernel from the same image
+    kiln_example.saxpy(2.0, x, y, route="cuda.core")    # a cuda.core Kernel from the same image
+"""
+import threading
+from pathlib import Path
+
+from . import _kiln as kiln
+
+__version__ = "0.1.0"
+__all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "scale"]
+
+# The package file the wheel installs beside this module (CMakeLists.txt: install(FILES ... RENAME)).
+PACKAGE_FILE = Path(__file__).with_name("kernels.kiln")
+
+_lock = threading.Lock()
+_package = None
+
+
+def package():
+    """The wheel's Kiln package, opened on first use and kept open.
+
+    Opening maps the file read-only and reads its index: it needs no GPU and no driver, so listing
+    kernels works anywhere; the driver is loaded when a kernel is first asked for.
+    """
+    global _package
+    with _lock:
+        if _package is None:
+            _package = kiln.Package.open(PACKAGE_FILE)
+        return _package
+
+
+# After package(): ops calls it.
+from .ops import ROUTES, block_sum, saxpy, scale  # noqa: E402

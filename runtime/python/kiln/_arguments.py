@@ -1,0 +1,121 @@
+"""Packs Python launch arguments into the bytes of each kernel parameter.
+
+The package records each parameter's size (from the cubin), not its type, so a value is encoded
+by what it is and checked against that size, like kiln::Kernel::launch checks sizeof():
+  device arrays (__cuda_array_interface__), cuda.core Buffers, None -> an 8-byte pointer
+  numpy scalars, 0-d arrays and ctypes values -> their own bytes (the size must match)
+  int   -> a signed or unsigned integer of the parameter's size (1, 2, 4 or 8 bytes)
+  float -> float32 for a 4-byte parameter, float64 for 8, float16 for 2
+A Python int for a float parameter is packed as an integer: pass 2.0 or numpy.float32(2).
+"""
+
+import ctypes
+import struct
+
+from ._errors import ArgumentMismatchError
+
+_POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
+_FLOAT_FORMATS = {2: "<e", 4: "<f", 8: "<d"}
+_CTYPES_DATA = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)
+
+
+def _type_name(value):
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else "%s.%s" % (kind.__module__, kind.__name__)
+
+
+def _device_pointer(value):
+    """The device address an argument stands for, or None if it is not a device buffer."""
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0])
+    # cuda.core's Buffer has no array interface; its handle is the CUdeviceptr.
+    if type(value).__module__.startswith("cuda.core") and type(value).__name__.endswith("Buffer"):
+        return int(value.handle)
+    return None
+
+
+def _own_bytes(value):
+    """The bytes of a value that carries its own C type (ctypes, numpy scalars), else None."""
+    if isinstance(value, _CTYPES_DATA):
+        return ctypes.string_at(ctypes.addressof(value), ctypes.sizeof(value))
+    if hasattr(value, "dtype") and hasattr(value, "tobytes") and getattr(value, "ndim", 0) == 0:
+        return value.tobytes()
+    return None
+
+
+class _Argument:
+    """One argument being packed, for messages that name the kernel, index and value."""
+
+    def __init__(self, kernel, index, value):
+        self.kernel, self.index, self.value = kernel, index, value
+
+    def mismatch(self, why):
+        return ArgumentMismatchError("kernel '%s': argument %d (%s) %s (indices from 0)"
+                                     % (self.kernel, self.index, _type_name(self.value), why))
+
+    def sized(self, data, size):
+        if size is not None and len(data) != size:
+            raise self.mismatch("is %d bytes but parameter %d takes %d" % (len(data), self.index, size))
+        return data
+
+    def integer(self, value, size):
+        if size is None:
+            raise self.mismatch("has no fixed size and the package does not record the kernel's "
+                                "parameters: pass a numpy scalar or a ctypes value")
+        if size not in (1, 2, 4, 8):
+            raise self.mismatch("is an integer but parameter %d takes %d bytes" % (self.index, size))
+        bits = 8 * size
+        if not -(1 << (bits - 1)) <= value < (1 << bits):
+            raise self.mismatch("= %d does not fit the %d-byte parameter %d" % (value, size, self.index))
+        return (value & ((1 << bits) - 1)).to_bytes(size, "little")
+
+    def real(self, value, size):
+        if size is None:
+            raise self.mismatch("has no fixed size and the package does not record the kernel's "
+                                "parameters: pass a numpy scalar or a ctypes value")
+        if size not in _FLOAT_FORMATS:
+            raise self.mismatch("is a float but parameter %d takes %d bytes" % (self.index, size))
+        try:
+            return struct.pack(_FLOAT_FORMATS[size], value)
+        except OverflowError:
+            raise self.mismatch("= %r does not fit the %d-byte float parameter %d"
+                                % (value, size, self.index)) from None
+
+
+def encode(kernel, index, value, size):
+    """The bytes of argument `index` for a parameter of `size` bytes (None: not recorded)."""
+    argument = _Argument(kernel, index, value)
+    pointer = None if value is not None else 0
+    if pointer is None:
+        pointer = _device_pointer(value)
+    if pointer is not None:
+        return argument.sized(pointer.to_bytes(_POINTER_SIZE, "little"), size)
+    data = _own_bytes(value)
+    if data is not None:
+        return argument.sized(data, size)
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        raise argument.mismatch("is a host array: pass a device array (one with __cuda_array_interface__)")
+    if isinstance(value, float):
+        return argument.real(value, size)
+    if isinstance(value, int) or hasattr(value, "__index__"):
+        return argument.integer(value.__index__(), size)
+    raise argument.mismatch("cannot be passed: give an int, a float, a numpy scalar, a ctypes value or a "
+                            "device array")
+
+
+def encode_all(kernel, param_sizes, args):
+    """The bytes of every argument. `param_sizes` is None when the package does not record them."""
+    if not isinstance(args, (tuple, list)):
+        raise ArgumentMismatchError("kernel '%s': the arguments must be a tuple, not %s" % (kernel, _type_name(args)))
+    if param_sizes is not None and len(args) != len(param_sizes):
+        raise ArgumentMismatchError("kernel '%s' takes %d arguments, %d given" % (kernel, len(param_sizes), len(args)))
+    sizes = param_sizes if param_sizes is not None else [None] * len(args)
+    return [encode(kernel, index, value, size) for index, (value, size) in enumerate(zip(args, sizes))]
+
+
+def pointer_array(blobs):
+    """The void*[] cuLaunchKernel takes, and the buffers it points into (keep them alive)."""
+    buffers = [ctypes.create_string_buffer(blob, len(blob)) for blob in blobs]
+    pointers = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
+    return pointers, buffers

@@ -1,0 +1,122 @@
+"""Finds and loads libkiln, once, on first use (never at import, so that importing works where the
+library is absent and the error comes from the first call that needs it).
+
+Where it looks, in order:
+  1. $KILN_LIBRARY, an explicit path (development). When set, nothing else is tried: silently
+     falling back to another copy would run a library other than the one asked for.
+  2. libkiln.so.0 in this binding's own directory: the copy a wheel vendors beside the binding.
+     If that file exists it is the one used, and a failure to load it is reported, not skipped (as
+     kiln_package_open_named reports a damaged package instead of looking further).
+  3. libkiln.so.0 through the dynamic loader's search (LD_LIBRARY_PATH, ld.so.cache, ...).
+Each copy is loaded by its full path with RTLD_LOCAL, so two wheels that vendor their own copies
+get one library each and never share or clash.
+"""
+
+import ctypes
+import os
+import threading
+
+from . import _abi
+from ._errors import RuntimeLibraryError, error_for_status
+
+LIBRARY_FILE = "libkiln.so.0"
+# The runtime versions this binding works with: the same major version (what CMake's
+# SameMajorVersion accepts), and no older than the first runtime with the image API.
+BINDING_MAJOR = 0
+MINIMUM_VERSION = 200  # 0.2.0 (the first with the image API), as KILN_VERSION spells it
+
+_lock = threading.Lock()
+_runtime = None
+
+
+def version_string(version):
+    return "%d.%d.%d" % (version // 10000, version // 100 % 100, version % 100)
+
+
+class Runtime:
+    """The loaded library with its prototypes set, and where it came from."""
+
+    def __init__(self, library, path):
+        self.lib = library
+        self.path = path
+
+    def error(self, status, package=None):
+        """The exception for a failed call: the thread's last message (read at once: the next
+        call into Kiln replaces it), else the status's description."""
+        message = self.lib.kiln_last_error()
+        if not message and package:
+            message = self.lib.kiln_package_last_error(package)
+        if not message:
+            message = self.lib.kiln_status_string(status)
+        return error_for_status(status, message.decode("utf-8", "replace"))
+
+    def check(self, status, package=None):
+        if status != 0:
+            raise self.error(status, package)
+
+
+def _loaded_path(library, fallback):
+    """The file the loader actually mapped (for a library found by the loader's search)."""
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                    ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
+        info = DlInfo()
+        symbol = ctypes.cast(library.kiln_version, ctypes.c_void_p)
+        if dladdr(symbol, ctypes.byref(info)) and info.fname:
+            return os.path.realpath(os.fsdecode(info.fname))
+    except (AttributeError, OSError):
+        pass
+    return fallback
+
+
+def _candidate():
+    """What to load, how to name it in a message, and the places passed over on the way."""
+    explicit = os.environ.get("KILN_LIBRARY")
+    if explicit:
+        return explicit, "$KILN_LIBRARY=%s" % explicit, []
+    passed = ["$KILN_LIBRARY (not set)"]
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY_FILE)
+    if os.path.exists(beside):
+        return beside, beside + " (beside the binding)", passed
+    passed.append(beside + " (beside the binding): no such file")
+    return LIBRARY_FILE, LIBRARY_FILE + " through the dynamic loader's search", passed
+
+
+def _load():
+    target, description, looked = _candidate()
+    try:
+        library = ctypes.CDLL(target, mode=os.RTLD_LOCAL)
+    except OSError as error:
+        looked.append("%s: %s" % (description, error))
+        raise RuntimeLibraryError("cannot load the Kiln runtime library (%s); looked in: %s"
+                                  % (LIBRARY_FILE, "; ".join(looked))) from None
+    path = _loaded_path(library, target)
+    # The version first: a library of another major version may lack functions or change them.
+    try:
+        kiln_version = library.kiln_version
+    except AttributeError:
+        raise RuntimeLibraryError("%s is not a Kiln runtime library: it has no kiln_version" % path) from None
+    kiln_version.restype, kiln_version.argtypes = ctypes.c_uint32, []
+    version = kiln_version()
+    if version // 10000 != BINDING_MAJOR or version < MINIMUM_VERSION:
+        raise RuntimeLibraryError("the Kiln runtime library %s is version %s; this binding needs %s or a later %d.x"
+                                  % (path, version_string(version), version_string(MINIMUM_VERSION),
+                                     BINDING_MAJOR))
+    missing = _abi.declare(library)
+    if missing:
+        raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
+                                  % (path, version_string(version), ", ".join(missing)))
+    return Runtime(library, path)
+
+
+def runtime():
+    """The loaded runtime; loads it on the first call. Raises RuntimeLibraryError."""
+    global _runtime
+    if _runtime is None:
+        with _lock:
+            if _runtime is None:
+                _runtime = _load()
+    return _runtime

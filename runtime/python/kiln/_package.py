@@ -1,0 +1,191 @@
+"""A Kiln package, opened through libkiln."""
+
+import ctypes
+import os
+import threading
+
+from . import _abi, _interop, _library
+from ._errors import STATUS, InvalidArgumentError
+from ._image import Image, KernelInfo, compute_capability, device_ordinal
+from ._kernel import Kernel
+
+
+_KERNEL_NOT_FOUND = STATUS["KERNEL_NOT_FOUND"]
+
+
+def _name_bytes(name):
+    if not isinstance(name, str):
+        raise TypeError("a kernel or variable name must be a str, not %s" % type(name).__name__)
+    return name.encode("utf-8")
+
+
+class Package:
+    """A package file or buffer, open until close() (or the end of a with-block, or collection).
+    Listing and image selection for an architecture need no driver; kernel(), image() for a
+    device, global_address() and preload() load libcuda on first use."""
+
+    def __init__(self, handle, runtime, label):
+        """Use Package.open or Package.from_bytes."""
+        self._handle = handle
+        self._runtime = runtime
+        self.label = label
+        self._lock = threading.Lock()
+        self._kernels = {}   # kiln_kernel address -> Kernel
+        self._interop = {}   # (loader, kernel index, device) -> the loader's kernel
+
+    @classmethod
+    def open(cls, path):
+        """Maps the package file at `path` (a str or os.PathLike) read-only."""
+        runtime = _library.runtime()
+        path = os.fspath(path)
+        handle = ctypes.c_void_p()
+        runtime.check(runtime.lib.kiln_package_open_file(os.fsencode(path), ctypes.byref(handle)))
+        return cls(handle.value, runtime, os.fsdecode(path))
+
+    @classmethod
+    def from_bytes(cls, data, label=None):
+        """Opens a package from a bytes-like object, which is copied."""
+        runtime = _library.runtime()
+        data = bytes(data)
+        handle = ctypes.c_void_p()
+        encoded_label = None if label is None else str(label).encode("utf-8")
+        runtime.check(runtime.lib.kiln_package_open_memory(data, len(data), _abi.KILN_OPEN_COPY, encoded_label,
+                                                           ctypes.byref(handle)))
+        return cls(handle.value, runtime, "<memory>" if label is None else str(label))
+
+    def _live(self):
+        handle = self._handle
+        if handle is None:
+            raise InvalidArgumentError("package %s is closed" % self.label)
+        return self._runtime, handle
+
+    def close(self):
+        """Unloads what the package loaded and frees it. Kernels from kernel() must not be
+        launched after this; CuPy and cuda.core kernels hold their own copies and go on working."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._runtime.lib.kiln_package_destroy(handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            try:
+                self.close()
+            except Exception:  # at interpreter exit ctypes may already be torn down
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self._handle is None else "%d kernels" % len(self)
+        return "<kiln.Package %s (%s)>" % (self.label, state)
+
+    # ---- What it holds (no driver) ----
+
+    def _strings(self, count_function, item_function):
+        runtime, handle = self._live()
+        lib = runtime.lib
+        count = getattr(lib, count_function)(handle)
+        return [getattr(lib, item_function)(handle, i).decode("utf-8", "replace") for i in range(count)]
+
+    @property
+    def kernel_names(self):
+        """Canonical kernel names ("block_sum<float, 256>"), sorted by lowered name."""
+        return self._strings("kiln_package_kernel_count", "kiln_package_kernel_name")
+
+    @property
+    def kernels(self):
+        lowered = self._strings("kiln_package_kernel_count", "kiln_package_kernel_lowered_name")
+        return [KernelInfo(name, low) for name, low in zip(self.kernel_names, lowered)]
+
+    @property
+    def targets(self):
+        """The targets the package was built for ("sm_90a", "compute_75")."""
+        return self._strings("kiln_package_target_count", "kiln_package_target")
+
+    def __len__(self):
+        runtime, handle = self._live()
+        return runtime.lib.kiln_package_kernel_count(handle)
+
+    def __iter__(self):
+        return iter(self.kernel_names)
+
+    def __contains__(self, name):
+        """Whether the package holds a kernel by this name (any spelling it records)."""
+        return isinstance(name, str) and self._find(name, raise_missing=False) is not None
+
+    def _find(self, name, raise_missing=True):
+        """The kernel's index, as kiln_package_get_kernel would find it."""
+        runtime, handle = self._live()
+        index = ctypes.c_size_t()
+        status = runtime.lib.kiln_package_find_kernel(handle, _name_bytes(name), ctypes.byref(index))
+        if status == _KERNEL_NOT_FOUND and not raise_missing:
+            return None
+        runtime.check(status, handle)
+        return index.value
+
+    # ---- Images for other loaders ----
+
+    def image(self, name, device=None, *, arch=None, driver_version=0):
+        """The image kernel() would load for `name`: on CUDA device `device` (None: the current
+        context's device, else device 0; an ordinal or a CuPy/cuda.core device), or, with `arch`
+        (90, "sm_90", "9.0"), for a device of that compute capability whose driver is
+        `driver_version` (cuDriverGetVersion's form; 0: the newest the runtime knows), which
+        needs no driver. Honors KILN_FORCE_TARGET."""
+        runtime, handle = self._live()
+        out = _abi.ImageStruct()
+        out.struct_size = ctypes.sizeof(out)
+        if arch is not None:
+            if device is not None:
+                raise InvalidArgumentError("Package.image: give a device or an arch, not both")
+            status = runtime.lib.kiln_package_select_image_for_arch(
+                handle, _name_bytes(name), compute_capability(arch), int(driver_version), ctypes.byref(out))
+        else:
+            status = runtime.lib.kiln_package_select_image(handle, _name_bytes(name), device_ordinal(device),
+                                                           ctypes.byref(out))
+        runtime.check(status, handle)
+        return Image.from_struct(out)
+
+    # ---- Loading through libkiln (needs the driver) ----
+
+    def kernel(self, name):
+        """The kernel `name`, loaded for the current context's device (device 0's primary context
+        is made current if none is)."""
+        runtime, handle = self._live()
+        index = self._find(name)  # an unknown name fails here, with the nearest names, before the driver
+        lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, index).decode("utf-8", "replace")
+        out = ctypes.c_void_p()
+        runtime.check(runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out)), handle)
+        with self._lock:
+            kernel = self._kernels.get(out.value)
+            if kernel is None:
+                kernel = self._kernels[out.value] = Kernel(self, out.value, lowered)
+        return kernel
+
+    def global_address(self, name):
+        """(device pointer, size in bytes) of a __device__/__constant__ variable the package kept,
+        in the current context."""
+        runtime, handle = self._live()
+        pointer, size = ctypes.c_uint64(), ctypes.c_size_t()
+        runtime.check(runtime.lib.kiln_package_get_global(handle, _name_bytes(name), ctypes.byref(pointer),
+                                                          ctypes.byref(size)), handle)
+        return pointer.value, size.value
+
+    def preload(self):
+        """Loads, for the current context's device, every image and kernel up front."""
+        runtime, handle = self._live()
+        runtime.check(runtime.lib.kiln_package_preload(handle), handle)
+
+    # ---- Other loaders ----
+
+    def cupy_kernel(self, name):
+        """`name` as a cupy.RawKernel, loaded on CuPy's current device (see _interop)."""
+        return _interop.cupy_kernel(self, name)
+
+    def cuda_core_kernel(self, name, device=None):
+        """`name` as a cuda.core Kernel for `device` (None: cuda.core's current device)."""
+        return _interop.cuda_core_kernel(self, name, device)
+

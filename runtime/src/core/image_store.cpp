@@ -1,0 +1,57 @@
+#include "core/image_store.hpp"
+
+#include <cstdint>
+
+namespace kiln::core {
+
+std::string image_name(const format::PackageReader& reader, std::uint32_t image) {
+  const format::ImageView view = reader.image(image);
+  return std::string(reader.unit(view.unit).source) + " [" + std::string(reader.target(view.target).name) + "]";
+}
+
+ImageStore::ImageStore(const format::PackageReader& reader, std::string label)
+    : m_reader(reader), m_label(std::move(label)), m_slots(std::make_unique<Slot[]>(reader.image_count())),
+      m_slot_count(reader.image_count()) {}
+
+Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
+  if (image >= m_slot_count) {
+    return fail(KILN_STATUS_INTERNAL_ERROR, m_label + ": image " + std::to_string(image) + " out of range");
+  }
+  Slot& slot = m_slots[image];
+  // Double-checked: after the first call every caller takes only this acquire load.
+  if (!slot.ready.load(std::memory_order_acquire)) {
+    std::lock_guard lock(slot.mutex);
+    if (!slot.ready.load(std::memory_order_relaxed)) {
+      KILN_TRY(produce(image, slot));
+      slot.ready.store(true, std::memory_order_release);
+    }
+  }
+  out = slot.view;
+  return {};
+}
+
+Status ImageStore::produce(std::uint32_t image, Slot& slot) const {
+  std::span<const std::byte> view;
+  const format::ReadError read = m_reader.image_bytes(image, slot.owned, view);
+  if (read) {
+    slot.owned = {};
+    const kiln_status code =
+        read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
+    return fail(code, read.message);
+  }
+  const format::ImageView record = m_reader.image(image);
+  if (m_reader.target(record.target).target.kind == format::TargetKind::ptx &&
+      (view.empty() || view.back() != std::byte{0})) {
+    slot.owned = {};
+    return fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) +
+                                               " is PTX without its terminating NUL byte");
+  }
+  if (view.data() != slot.owned.data() && reinterpret_cast<std::uintptr_t>(view.data()) % alignof(std::uint64_t) != 0) {
+    slot.owned.assign(view.begin(), view.end());
+    view = slot.owned;
+  }
+  slot.view = view;
+  return {};
+}
+
+}  // namespace kiln::core

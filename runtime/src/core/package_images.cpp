@@ -1,0 +1,102 @@
+// Package's images for other loaders (kiln_package_select_image): the choice get_kernel would make,
+// through the same choose_image and KILN_FORCE_TARGET, with the image checked and decoded but not
+// handed to the driver.
+#include "core/package.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+namespace kiln::core {
+
+namespace {
+
+// The newest CUDA version this runtime knows (cuDriverGetVersion form): its constants are cuda.h 13.0's.
+constexpr int k_newest_known_driver = 13000;
+
+// "13.1" -> 13010, as cuDriverGetVersion reports it; 0 for anything else.
+int cuda_version(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos) return 0;
+  int major = 0, minor = 0;
+  const char* end = text.data() + text.size();
+  const auto m = std::from_chars(text.data(), text.data() + dot, major);
+  const auto n = std::from_chars(text.data() + dot + 1, end, minor);
+  if (m.ec != std::errc() || m.ptr != text.data() + dot || n.ec != std::errc() || n.ptr != end || minor > 9) return 0;
+  return major * 1000 + minor * 10;
+}
+
+}  // namespace
+
+Status Package::select_image(std::uint32_t index, int ordinal, SelectedImage& out) {
+  driver::DriverApi* driver = nullptr;
+  KILN_TRY(acquire_driver_once(driver));
+  driver::CUdevice device = 0;
+  if (Status s = device_for_ordinal(*driver, ordinal, device); !s.ok()) {
+    const std::string kernel(m_reader.kernel(index).canonical_name);
+    return fail(s.code, m_label + ": kernel '" + kernel + "': " + s.message);
+  }
+  select::DeviceProfile profile;
+  KILN_TRY(m_devices.profile(*driver, device, profile));
+  return select_for(index, device, profile, out);
+}
+
+Status Package::select_image_for_arch(std::uint32_t index, std::uint32_t arch, int driver_version,
+                                      SelectedImage& out) {
+  const auto refuse = [&](const std::string& why) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT,
+                m_label + ": kernel '" + std::string(m_reader.kernel(index).canonical_name) + "': " + why);
+  };
+  if (arch < 10 || arch > 999) {
+    return refuse("compute capability " + std::to_string(arch) + " is not major * 10 + minor (90 for 9.0)");
+  }
+  if (driver_version < 0 || (driver_version > 0 && driver_version < 1000)) {
+    return refuse("driver version " + std::to_string(driver_version) +
+                  " is not in cuDriverGetVersion form (13000 for CUDA 13.0) or 0");
+  }
+  if (driver_version == 0) {
+    // A driver new enough for the package: the newest this runtime knows, or the CUDA version of the
+    // NVRTC that built the package (its PTX ISA), whichever is newer.
+    const int built_with = cuda_version(m_reader.metadata_value("nvrtc.version").value_or(""));
+    driver_version = std::max(k_newest_known_driver, built_with);
+  }
+  select::DeviceProfile profile;
+  profile.arch = static_cast<std::uint16_t>(arch);
+  profile.max_ptx_version = select::max_ptx_version_for_driver(driver_version);
+  return select_for(index, k_any_device, profile, out);
+}
+
+Status Package::select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
+                           SelectedImage& out) {
+  if (index >= m_reader.kernel_count()) {
+    return fail(KILN_STATUS_INTERNAL_ERROR, m_label + ": kernel " + std::to_string(index) + " out of range");
+  }
+  const format::KernelView kernel = m_reader.kernel(index);
+  ImageChoice choice;
+  KILN_TRY(choose_image(m_reader, kernel.unit, profile, m_options.force_target,
+                        ImageRequester{m_label, kernel.canonical_name, device}, choice));
+  std::span<const std::byte> bytes;
+  KILN_TRY(m_images->bytes(choice.image, bytes));
+  const format::TargetView target = m_reader.target(m_reader.image(choice.image).target);
+  // Names in STRINGS are NUL-terminated (the reader checked), so their views are C strings.
+  out.bytes = bytes;
+  out.kind = target.target.kind;
+  out.arch = profile.arch;
+  out.target = target.name.data();
+  out.kernel_name = kernel.canonical_name.data();
+  out.lowered_name = kernel.lowered_name.data();
+  out.description = keep(std::move(choice.description));
+  if (m_options.log) {
+    const std::string line = "kiln: " + m_label + ": " + std::string(kernel.canonical_name) + " on " +
+                             describe_device(device, profile) + ": " + out.description;
+    std::fprintf(stderr, "%s, selected for another loader\n", line.c_str());  // one call: lines do not interleave
+  }
+  return {};
+}
+
+const char* Package::keep(std::string text) {
+  std::lock_guard lock(m_kept_mutex);
+  return m_kept.insert(std::move(text)).first->c_str();
+}
+
+}  // namespace kiln::core

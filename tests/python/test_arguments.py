@@ -1,0 +1,167 @@
+"""Argument packing (kiln._arguments), without a GPU: the packer gets parameter sizes directly."""
+
+import ctypes
+import struct
+
+import pytest
+
+import kiln
+from kiln import _arguments
+
+try:
+    import numpy
+except ImportError:  # numpy is optional for the binding; its tests say so when skipped
+    numpy = None
+
+
+class DeviceArray:
+    """What CuPy arrays, PyTorch tensors and Numba arrays expose."""
+
+    def __init__(self, pointer):
+        self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (pointer, False), "version": 3}
+
+
+def encode(value, size):
+    return _arguments.encode("k", 0, value, size)
+
+
+@pytest.mark.parametrize("value, size, expected", [
+    (7, 4, struct.pack("<i", 7)),
+    (-1, 4, struct.pack("<i", -1)),
+    (0xFFFFFFFF, 4, struct.pack("<I", 0xFFFFFFFF)),      # unsigned range fits too
+    (-128, 1, b"\x80"),
+    (255, 1, b"\xff"),
+    (-2, 2, struct.pack("<h", -2)),
+    (1 << 40, 8, struct.pack("<q", 1 << 40)),
+    (-(1 << 63), 8, struct.pack("<q", -(1 << 63))),
+    (True, 1, b"\x01"),
+])
+def test_ints_take_the_parameter_size(value, size, expected):
+    assert encode(value, size) == expected
+
+
+@pytest.mark.parametrize("value, size", [(256, 1), (-129, 1), (1 << 32, 4), (-(1 << 31) - 1, 4), (1 << 64, 8)])
+def test_an_int_that_does_not_fit_is_refused(value, size):
+    with pytest.raises(kiln.ArgumentMismatchError, match="does not fit the %d-byte parameter 0" % size):
+        encode(value, size)
+
+
+def test_an_int_for_a_struct_sized_parameter_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match="is an integer but parameter 0 takes 12 bytes"):
+        encode(3, 12)
+
+
+@pytest.mark.parametrize("size, fmt", [(4, "<f"), (8, "<d"), (2, "<e")])
+def test_floats_take_the_parameter_size(size, fmt):
+    assert encode(1.5, size) == struct.pack(fmt, 1.5)
+
+
+def test_a_float_too_large_for_float32_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match="does not fit the 4-byte float parameter 0"):
+        encode(1e300, 4)
+
+
+def test_a_float_for_a_one_byte_parameter_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match="is a float but parameter 0 takes 1 bytes"):
+        encode(1.0, 1)
+
+
+def test_device_arrays_pass_their_data_pointer():
+    assert encode(DeviceArray(0x7F0012345600), 8) == struct.pack("<Q", 0x7F0012345600)
+
+
+def test_a_device_array_for_a_four_byte_parameter_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match=r"argument 0 \(.*DeviceArray\) is 8 bytes but parameter 0 "
+                                                         r"takes 4 \(indices from 0\)"):
+        encode(DeviceArray(0x1000), 4)
+
+
+def test_none_is_a_null_pointer():
+    assert encode(None, 8) == bytes(8)
+
+
+def test_ctypes_values_pass_their_bytes():
+    assert encode(ctypes.c_uint16(0xABCD), 2) == struct.pack("<H", 0xABCD)
+    assert encode(ctypes.c_float(2.5), 4) == struct.pack("<f", 2.5)
+    assert encode(ctypes.c_void_p(0x1234), 8) == struct.pack("<Q", 0x1234)
+
+    class Pair(ctypes.Structure):
+        _fields_ = [("first", ctypes.c_int), ("second", ctypes.c_float)]
+    assert encode(Pair(3, 0.5), 8) == struct.pack("<if", 3, 0.5)
+
+
+def test_a_ctypes_value_of_the_wrong_size_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match=r"argument 0 \(ctypes.c_double\) is 8 bytes but parameter 0 "
+                                                         r"takes 4"):
+        encode(ctypes.c_double(1.0), 4)
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
+def test_numpy_scalars_pass_their_bytes():
+    assert encode(numpy.float32(1.25), 4) == struct.pack("<f", 1.25)
+    assert encode(numpy.int16(-3), 2) == struct.pack("<h", -3)
+    assert encode(numpy.uint64(5), 8) == struct.pack("<Q", 5)
+    assert encode(numpy.array(7, dtype=numpy.int32), 4) == struct.pack("<i", 7)  # a 0-d array
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
+def test_a_numpy_float64_for_a_float_parameter_is_refused():
+    # numpy.float64 is a Python float, but it says which C type it is: no silent narrowing.
+    with pytest.raises(kiln.ArgumentMismatchError, match=r"\(numpy.float64\) is 8 bytes but parameter 0 takes 4"):
+        encode(numpy.float64(1.0), 4)
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: host arrays not tested")
+def test_a_host_array_is_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match="is a host array"):
+        encode(numpy.zeros(4, dtype=numpy.float32), 8)
+
+
+def test_other_objects_are_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match=r"argument 0 \(str\) cannot be passed"):
+        encode("text", 8)
+
+
+def test_all_arguments_are_counted():
+    blobs = _arguments.encode_all("saxpy", [4, 8, 8, 4], (2.0, DeviceArray(16), DeviceArray(32), 10))
+    assert blobs == [struct.pack("<f", 2.0), struct.pack("<Q", 16), struct.pack("<Q", 32), struct.pack("<i", 10)]
+
+
+def test_too_few_or_too_many_arguments_are_refused():
+    with pytest.raises(kiln.ArgumentMismatchError, match="kernel 'saxpy' takes 4 arguments, 3 given"):
+        _arguments.encode_all("saxpy", [4, 8, 8, 4], (2.0, None, None))
+    with pytest.raises(kiln.ArgumentMismatchError, match="kernel 'saxpy' takes 4 arguments, 5 given"):
+        _arguments.encode_all("saxpy", [4, 8, 8, 4], (2.0, None, None, 1, 1))
+
+
+def test_the_index_of_a_bad_argument_is_named():
+    with pytest.raises(kiln.ArgumentMismatchError, match="kernel 'saxpy': argument 3 .* parameter 3"):
+        _arguments.encode_all("saxpy", [4, 8, 8, 4], (2.0, None, None, ctypes.c_int64(1)))
+
+
+def test_arguments_must_be_a_tuple_or_list():
+    with pytest.raises(kiln.ArgumentMismatchError, match="the arguments must be a tuple, not int"):
+        _arguments.encode_all("k", [4], 5)
+    assert _arguments.encode_all("k", [4], [5]) == [struct.pack("<i", 5)]
+
+
+def test_unrecorded_parameters_need_typed_arguments():
+    # Without recorded sizes only values that carry their own size can be packed.
+    assert _arguments.encode_all("k", None, (ctypes.c_int8(1), DeviceArray(8))) == [b"\x01", struct.pack("<Q", 8)]
+    with pytest.raises(kiln.ArgumentMismatchError, match="the package does not record the kernel's parameters"):
+        _arguments.encode_all("k", None, (1,))
+    with pytest.raises(kiln.ArgumentMismatchError, match="the package does not record the kernel's parameters"):
+        _arguments.encode_all("k", None, (1.0,))
+
+
+def test_argument_errors_are_type_errors_with_the_runtime_status():
+    with pytest.raises(TypeError) as raised:
+        encode("text", 8)
+    assert raised.value.status_name == "ARGUMENT_MISMATCH" and raised.value.status == 15
+
+
+def test_the_pointer_array_points_at_each_argument():
+    pointers, buffers = _arguments.pointer_array([b"\x01\x02", b"\x03\x04\x05\x06"])
+    assert ctypes.string_at(pointers[0], 2) == b"\x01\x02"
+    assert ctypes.string_at(pointers[1], 4) == b"\x03\x04\x05\x06"
+    assert len(buffers) == 2

@@ -1,0 +1,99 @@
+"""Finding and loading libkiln: importing needs neither libkiln nor libcuda; the first call that
+needs libkiln loads it or says every place it looked; wrong libraries are refused."""
+
+import os
+import shutil
+
+import pytest
+
+from support import BINDING_DIR, run_python
+
+# Runs in a fresh interpreter: prints what the first call raised, and the mapped libraries.
+PROBE = """
+import kiln, sys
+mapped = open("/proc/self/maps").read()
+print("after import: libkiln mapped:", "libkiln" in mapped, "libcuda mapped:", "libcuda" in mapped)
+try:
+    print("version", kiln.runtime_version(), "from", kiln.runtime_library_path())
+except kiln.KilnError as error:
+    print(type(error).__name__ + ":", error)
+"""
+
+
+def copy_binding(directory, with_library=None):
+    """The binding's .py files in directory/kiln, and libkiln.so.0 beside them if given."""
+    target = directory / "kiln"
+    shutil.copytree(BINDING_DIR, target, ignore=shutil.ignore_patterns("__pycache__", "*.so*"))
+    if with_library:
+        shutil.copy(with_library, target / "libkiln.so.0")
+    return target
+
+
+def probe(site, **env):
+    changes = {"PYTHONPATH": str(site), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None}
+    changes.update(env)
+    result = run_python(PROBE, changes)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_import_needs_no_libkiln_and_the_error_names_every_place(tmp_path):
+    binding = copy_binding(tmp_path)
+    output = probe(tmp_path)
+    assert "after import: libkiln mapped: False libcuda mapped: False" in output
+    assert "RuntimeLibraryError: cannot load the Kiln runtime library (libkiln.so.0); looked in: " in output
+    assert "$KILN_LIBRARY (not set)" in output
+    assert "%s (beside the binding): no such file" % (binding / "libkiln.so.0") in output
+    assert "libkiln.so.0 through the dynamic loader's search: " in output
+
+
+def test_an_explicit_library_that_is_missing_is_not_replaced(tmp_path, runtime_library):
+    copy_binding(tmp_path, with_library=runtime_library)  # a usable copy beside it is not used
+    missing = tmp_path / "nowhere" / "libkiln.so.0"
+    output = probe(tmp_path, KILN_LIBRARY=str(missing))
+    assert "RuntimeLibraryError: cannot load the Kiln runtime library" in output
+    assert "$KILN_LIBRARY=%s: " % missing in output
+    assert "beside the binding" not in output
+
+
+def test_the_copy_beside_the_binding_is_used(tmp_path, runtime_library):
+    binding = copy_binding(tmp_path, with_library=runtime_library)
+    output = probe(tmp_path)
+    assert "version %s from %s" % (os.environ["KILN_TEST_VERSION"], binding / "libkiln.so.0") in output
+
+
+def test_a_damaged_copy_beside_the_binding_is_reported(tmp_path):
+    binding = copy_binding(tmp_path)
+    (binding / "libkiln.so.0").write_bytes(b"not a library")
+    output = probe(tmp_path)
+    assert "%s (beside the binding): " % (binding / "libkiln.so.0") in output
+    assert "through the dynamic loader" not in output  # reported, not skipped
+
+
+@pytest.mark.parametrize("variable, expected", [
+    ("KILN_TEST_FAKE_NEWER", "is version 1.0.0; this binding needs 0.2.0 or a later 0.x"),
+    ("KILN_TEST_FAKE_INCOMPLETE", "(version %s) lacks kiln_status_string, kiln_last_error" % os.environ.get("KILN_TEST_VERSION")),
+])
+def test_wrong_libraries_are_refused(tmp_path, variable, expected):
+    fake = os.environ.get(variable)
+    if not fake:
+        pytest.fail("%s is not set: ctest sets it to a fake libkiln (tests/python/fake_runtime.c)" % variable)
+    copy_binding(tmp_path)
+    output = probe(tmp_path, KILN_LIBRARY=fake)
+    assert "RuntimeLibraryError: the Kiln runtime library %s " % os.path.realpath(fake) in output
+    assert expected in output
+
+
+def test_listing_a_package_loads_no_driver(package_path):
+    # With the driver's default name (no KILN_LIBCUDA): on a GPU machine libcuda exists, and
+    # opening, listing and selecting by architecture must still not load it.
+    code = """
+import kiln
+with kiln.open(%r) as package:
+    names = package.kernel_names
+    image = package.image("saxpy", arch=90)
+print("libcuda mapped:", "libcuda" in open("/proc/self/maps").read())
+""" % package_path
+    result = run_python(code, {"KILN_LIBCUDA": None})
+    assert result.returncode == 0, result.stderr
+    assert "libcuda mapped: False" in result.stdout

@@ -1,0 +1,137 @@
+"""wheel_build, wheel_twin_build: build examples/python-wheel with pip against the installed Kiln and
+check what the wheel holds.
+
+    build_wheel.py --example DIR --prefix KILN_PREFIX --work DIR --dist DIR --architectures ARCHS
+                   [--package NAME --distribution NAME]
+
+With --package/--distribution a copy of the example is built under another import package and
+distribution name: a second wheel that carries its own Kiln, for wheel_side_by_side. Checks:
+  - the file name is <distribution>-0.1.0-py3-none-linux_x86_64.whl (no CPython extension);
+  - the wheel holds <package>/... and its .dist-info only: no top-level kiln/, no symbolic link, and
+    one shared library, <package>/_kiln/libkiln.so.0;
+  - that library's NEEDED entries are system libraries only (no libcuda, no CUDA toolkit library),
+    it has no RPATH/RUNPATH, and it is stripped;
+  - kernels.kiln holds saxpy and the instantiations only the Python code asks for.
+"""
+import argparse
+import re
+import shutil
+import stat
+import sys
+import zipfile
+from pathlib import Path
+
+from wheel_support import fail, run, show
+
+# What libkiln may link: the C and C++ runtime and the loader. Anything else (libcuda, libcudart,
+# libnvrtc, libnvJitLink, ...) would tie the wheel to a driver or toolkit being installed.
+ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libdl.so.2",
+                  "libpthread.so.0", "librt.so.1", "ld-linux-x86-64.so.2"}
+PYTHON_ONLY_KERNELS = ("scale<float, 4>", "block_sum<float, 256>")
+
+
+def copy_renamed(example, work, package, distribution):
+    """The example as another project would copy it: its import package and distribution renamed
+    (src/kiln_example -> src/<package>; every kiln_example in CMakeLists.txt and pyproject.toml).
+    The Python files import only relatively, so they need no change."""
+    source = work / "src"
+    shutil.copytree(example, source, ignore=shutil.ignore_patterns("__pycache__"))
+    (source / "src" / "kiln_example").rename(source / "src" / package)
+    for name in ("CMakeLists.txt", "pyproject.toml"):
+        path = source / name
+        text = path.read_text().replace("kiln-example-wheel", distribution)
+        if "kiln_example" not in text:
+            fail(f"{path} names no kiln_example to rename")
+        path.write_text(text.replace("kiln_example", package))
+    return source
+
+
+def build(args, source):
+    shutil.rmtree(args.dist, ignore_errors=True)
+    # --no-build-isolation: the interpreter's own scikit-build-core, nothing downloaded; the build
+    # directory is outside the source tree and fresh.
+    run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
+         "-w", str(args.dist), "-C", f"build-dir={args.work / 'build'}",
+         "-C", f"cmake.define.CMAKE_PREFIX_PATH={args.prefix}",
+         "-C", f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={args.architectures.replace(',', ';')}", str(source)],
+        "pip wheel")
+    wheels = sorted(args.dist.glob("*.whl"))
+    if len(wheels) != 1:
+        fail(f"expected one wheel in {args.dist}, found {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def check_contents(wheel, package, distribution):
+    expected_name = f"{distribution.replace('-', '_')}-0.1.0-py3-none-linux_x86_64.whl"
+    if wheel.name != expected_name:
+        fail(f"the wheel is {wheel.name}, expected {expected_name}")
+    with zipfile.ZipFile(wheel) as archive:
+        entries = archive.infolist()
+    names = [entry.filename for entry in entries]
+    show(f"{wheel.name} holds", "\n".join(names))
+    dist_info = f"{distribution.replace('-', '_')}-0.1.0.dist-info/"
+    strays = [n for n in names if not n.startswith((f"{package}/", dist_info))]
+    if strays:
+        fail(f"files outside {package}/ and {dist_info}: {strays}")
+    links = [e.filename for e in entries if stat.S_ISLNK(e.external_attr >> 16)]
+    if links:
+        fail(f"symbolic links in the wheel: {links}")
+    libraries = [n for n in names if re.search(r"\.so(\.|$)", n)]
+    if libraries != [f"{package}/_kiln/libkiln.so.0"]:
+        fail(f"expected one shared library, {package}/_kiln/libkiln.so.0; found {libraries}")
+    for needed in ("__init__.py", "ops.py", "__main__.py", "kernels.kiln", "_kiln/__init__.py"):
+        if f"{package}/{needed}" not in names:
+            fail(f"the wheel has no {package}/{needed}")
+
+
+def check_library(library):
+    dynamic = run(["readelf", "-d", str(library)], "readelf -d")
+    show(f"readelf -d {library.name}", dynamic)
+    needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
+    if not needed:
+        fail("readelf shows no NEEDED entry at all: not the library expected")
+    foreign = sorted(needed - ALLOWED_NEEDED)
+    if foreign:
+        fail(f"libkiln.so.0 needs {foreign}: only system libraries are allowed ({sorted(ALLOWED_NEEDED)})")
+    if re.search(r"\((RPATH|RUNPATH)\)", dynamic):
+        fail("libkiln.so.0 has an RPATH/RUNPATH; it needs none")
+    # scikit-build-core installs with --strip, and kiln_install_python_runtime strips then.
+    sections = run(["readelf", "-S", str(library)], "readelf -S")
+    if ".debug_info" in sections:
+        fail(f"libkiln.so.0 in the wheel carries debug information ({library.stat().st_size} bytes): not stripped")
+
+
+def check_package_file(kiln, package_file):
+    listing = run([str(kiln), "inspect", str(package_file)], "kiln inspect")
+    show("kiln inspect kernels.kiln", listing)
+    for kernel in ("saxpy",) + PYTHON_ONLY_KERNELS:
+        if kernel not in listing:
+            fail(f"kernels.kiln has no {kernel} (the Python scanner should have found it in ops.py)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for option in ("--example", "--prefix", "--work", "--dist"):
+        parser.add_argument(option, type=Path, required=True)
+    parser.add_argument("--architectures", required=True)
+    parser.add_argument("--package", default="kiln_example")
+    parser.add_argument("--distribution", default="kiln-example-wheel")
+    args = parser.parse_args()
+
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
+    source = args.example
+    if args.package != "kiln_example":
+        source = copy_renamed(args.example, args.work, args.package, args.distribution)
+    wheel = build(args, source)
+    check_contents(wheel, args.package, args.distribution)
+    unpacked = args.work / "unpacked"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(unpacked)
+    check_library(unpacked / args.package / "_kiln" / "libkiln.so.0")
+    check_package_file(args.prefix / "bin" / "kiln", unpacked / args.package / "kernels.kiln")
+    print(f"wheel: {wheel}")
+
+
+if __name__ == "__main__":
+    main()

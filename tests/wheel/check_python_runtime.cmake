@@ -1,0 +1,70 @@
+# wheel_python_runtime: kiln_install_python_runtime() against the installed (and moved) Kiln, in
+# projects that need no compiler (LANGUAGES NONE):
+#   - its errors: no DESTINATION, an unknown argument, no Kiln::runtime, a Kiln::runtime that is not
+#     a shared library, no binding in KILN_PYTHON_BINDING_DIR;
+#   - what it installs: the binding's .py files as installed with Kiln (found relative to
+#     KilnConfig.cmake, so in the moved prefix) and libkiln.so.0, a regular file with the library's
+#     bytes; nothing else; only with its COMPONENT.
+#   cmake -DWORK=... -DPREFIX=... -P check_python_runtime.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/../consumer/consumer_support.cmake)
+kiln_fresh_dir(${WORK})
+
+# Configures a project whose CMakeLists.txt is the code arguments joined; `expect` is OK or a regex
+# the error matches.
+function(configure name expect)
+  string(JOIN "" code ${ARGN})
+  file(WRITE ${WORK}/${name}/CMakeLists.txt "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n${code}\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/${name} -B ${WORK}/${name}/build -G Ninja
+                          -DCMAKE_PREFIX_PATH=${PREFIX}
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  if(expect STREQUAL "OK")
+    if(NOT result EQUAL 0)
+      message(FATAL_ERROR "${name}: configuring failed:\n${output}")
+    endif()
+  elseif(result EQUAL 0)
+    message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${expect}'")
+  else()
+    kiln_expect("${flat}" MATCHES "${expect}" "${name}")
+  endif()
+endfunction()
+
+set(fn "kiln_install_python_runtime\\(\\):")
+set(find "find_package(Kiln 0.1 CONFIG REQUIRED)")
+configure(no_destination "${fn} DESTINATION is required" "${find}\nkiln_install_python_runtime()")
+configure(unknown "${fn} unknown argument\\(s\\) 'DESTINATON mypkg/_kiln'"
+          "${find}\nkiln_install_python_runtime(DESTINATON mypkg/_kiln)")
+configure(no_runtime "${fn} there is no target Kiln::runtime; call find_package\\(Kiln\\) first"
+          "include(${PREFIX}/lib/cmake/Kiln/KilnPython.cmake)\nkiln_install_python_runtime(DESTINATION d)")
+configure(static_runtime "${fn} Kiln::runtime is a STATIC_LIBRARY, not a shared library"
+          "add_library(Kiln::runtime STATIC IMPORTED)\ninclude(${PREFIX}/lib/cmake/Kiln/KilnPython.cmake)\n"
+          "kiln_install_python_runtime(DESTINATION d)")
+configure(no_binding "${fn} Kiln's Python binding is not in '${WORK}/empty' \\(KILN_PYTHON_BINDING_DIR\\)"
+          "${find}\nset(KILN_PYTHON_BINDING_DIR ${WORK}/empty)\nkiln_install_python_runtime(DESTINATION d)")
+
+# The real thing, into a component of its own next to a file of another component.
+configure(install OK "${find}\nkiln_install_python_runtime(DESTINATION mypkg/_kiln COMPONENT python)\n"
+                     "install(FILES CMakeLists.txt DESTINATION other COMPONENT other)")
+kiln_run(ignored ${CMAKE_COMMAND} --install ${WORK}/install/build --prefix ${WORK}/out --component python)
+file(GLOB_RECURSE installed LIST_DIRECTORIES false RELATIVE ${WORK}/out ${WORK}/out/*)
+file(GLOB binding RELATIVE ${PREFIX}/share/kiln/python/kiln ${PREFIX}/share/kiln/python/kiln/*.py)
+if(NOT binding)
+  message(FATAL_ERROR "the installed Kiln has no binding in ${PREFIX}/share/kiln/python/kiln")
+endif()
+list(TRANSFORM binding PREPEND mypkg/_kiln/)
+set(expected ${binding} mypkg/_kiln/libkiln.so.0)
+list(SORT expected)
+list(SORT installed)
+if(NOT installed STREQUAL expected)
+  message(FATAL_ERROR "component python installed:\n  ${installed}\nexpected:\n  ${expected}")
+endif()
+set(library ${WORK}/out/mypkg/_kiln/libkiln.so.0)
+if(IS_SYMLINK ${library})
+  message(FATAL_ERROR "${library} is a symbolic link: a wheel cannot hold one")
+endif()
+file(SHA256 ${library} copied)
+file(SHA256 ${PREFIX}/lib/libkiln.so.0 original)  # follows the soname link to the library
+if(NOT copied STREQUAL original)
+  message(FATAL_ERROR "${library} differs from ${PREFIX}/lib/libkiln.so.0")
+endif()
+message(STATUS "kiln_install_python_runtime(DESTINATION mypkg/_kiln) installed:\n  ${installed}")
