@@ -2,7 +2,8 @@
 # Builds, here (no GPU needed), what scripts/gpu-check.sh runs on a GPU machine, and copies it into
 # one folder that travels there (default .carry/, which git ignores):
 #
-#   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  BUNDLE.txt
+#   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln
+#   python_test.kiln  wheel/kiln_example_wheel-*.whl (the example wheel, every architecture)  BUNDLE.txt
 #
 # The binaries find libkiln.so.0 beside them (their RPATHs start with $ORIGIN) and are stripped. The
 # GPU machine needs only its driver, plus the CUDA toolkit's NVRTC and headers for the benchmark.
@@ -17,7 +18,7 @@ limit_mib=30
 
 cd "$repo"
 cmake --preset default -B "$build" -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target gpu_tests saxpy_example embedded_example runtime_load_bench
+cmake --build "$build" --target gpu_tests saxpy_example embedded_example runtime_load_bench python_test_package all
 
 rm -rf "$carry"
 mkdir -p "$carry"
@@ -26,7 +27,15 @@ install -m 755 "$build/tests/gpu/gpu_tests" "$build/examples/saxpy/saxpy" "$buil
 # The library under its SONAME, the name the binaries ask for.
 install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libkiln.so.0"
 install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
-  "$build/tests/gpu/scan_fixtures.kiln" "$carry/"
+  "$build/tests/gpu/scan_fixtures.kiln" "$build/tests/python/packages/python_test.kiln" "$carry/"
+
+# The example wheel, built as a user builds it (pip wheel against an installed Kiln), for every
+# architecture CUDA 13 supports; the GPU machine installs it offline.
+python=${KILN_PYTHON:-$repo/.venv/bin/python}
+cmake --install "$build" --prefix "$build/bundle-prefix" >/dev/null
+rm -rf "$build/bundle-wheel"
+KILN_PYTHON=$python "$python" -B tests/wheel/build_wheel.py --example examples/python-wheel \
+  --prefix "$build/bundle-prefix" --work "$build/bundle-wheel" --dist "$carry/wheel" --architectures all >/dev/null
 strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench"
 strip --strip-unneeded "$carry/libkiln.so.0"
 
@@ -43,7 +52,7 @@ done
 {
   echo "Kiln GPU bundle, built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -sm) with $(c++ --version | head -n 1)"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ', with uncommitted changes')"
-  find "$carry" -maxdepth 1 -type f ! -name BUNDLE.txt -printf '%10s  %f\n' | sort -k2
+  (cd "$carry" && find . -type f ! -name BUNDLE.txt -printf '%10s  %P\n' | sort -k2)
 } > "$carry/BUNDLE.txt"
 
 size_kib=$(du -sk "$carry" | cut -f1)

@@ -1,14 +1,15 @@
 #!/bin/bash
 # Kiln's checks on a GPU machine, from binaries scripts/gpu-bundle.sh built elsewhere: lists the
 # GPUs, runs the examples (saxpy, finding saxpy.kiln beside it by name; embedded, whose package is
-# linked in), the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), and the
-# runtime load benchmark. Run from the repository root (the benchmark reads the example's kernel
-# sources and bench/runtime_load/run.py from it):
+# linked in), the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), the Python binding's GPU tests,
+# the example wheel installed offline (read-only, empty HOME; its kernels through the binding, CuPy and
+# cuda.core with every compiler refused), and the runtime load and Python first-launch benchmarks.
+# Run from the repository root (the benchmarks and Python tests read their scripts from it):
 #
 #   scripts/gpu-check.sh [CARRY_DIR]         (default .carry; logs in ${OUT:-/tmp/kiln-gpu-out})
 #
 # Environment: KILN_BENCH_RUNS, fresh processes per benchmark case (default 15; 0 skips the
-# benchmark); CUDA_HOME, the toolkit whose NVRTC and headers the benchmark uses (default: the nvcc on
+# benchmarks); KILN_GPU_PYTHON, a Python 3 with CuPy and cuda.core (default python3); CUDA_HOME, the toolkit whose NVRTC and headers the benchmark uses (default: the nvcc on
 # PATH, else /usr/local/cuda).
 # Exit status: 0 every step passed, 1 a step failed, 125 nothing failed but a step found no GPU.
 set -uo pipefail
@@ -20,13 +21,20 @@ runs=${KILN_BENCH_RUNS:-15}
 mkdir -p "$out"
 summary=$out/summary.txt
 
-for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln; do
+for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
+            python_test.kiln; do
   if [ ! -e "$carry/$file" ]; then
     echo "gpu-check: $carry/$file is missing: build the folder with scripts/gpu-bundle.sh first" >&2
     exit 1
   fi
 done
 carry=$(cd "$carry" && pwd)
+python=${KILN_GPU_PYTHON:-python3}
+wheel=$(ls "$carry"/wheel/kiln_example_wheel-*.whl 2>/dev/null | head -n 1)
+if [ -z "$wheel" ]; then
+  echo "gpu-check: $carry/wheel holds no example wheel: build the folder with scripts/gpu-bundle.sh first" >&2
+  exit 1
+fi
 
 if [ -z "${CUDA_HOME:-}" ]; then
   if command -v nvcc >/dev/null; then CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
@@ -57,6 +65,7 @@ step() {
   echo
   nvidia-smi -L 2>&1
   nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv 2>&1
+  "$python" -c 'import sys, cupy; import cuda.core as c; print("Python", sys.version.split()[0], sys.executable, "CuPy", cupy.__version__, "cuda.core", getattr(c, "__version__", "?"))' 2>&1
   echo
 } | tee "$summary"
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
@@ -70,7 +79,26 @@ step gpu_tests gpu_tests.log env KILN_GPU_TEST_PACKAGES="$carry" "$carry/gpu_tes
 # KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
 step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \
   KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*'
+# The binding, from the tree, over the bundled libkiln.
+step python_gpu python_gpu.log env KILN_LIBRARY="$carry/libkiln.so.0" KILN_PYTHON_TEST_PACKAGES="$carry" \
+  PYTHONPATH=runtime/python PYTHONDONTWRITEBYTECODE=1 "$python" tests/python/run_gpu_tests.py -p no:cacheprovider -q -rs
+# The wheel as a user installs it: offline into a fresh venv, read-only, empty HOME (tests/wheel).
+step wheel_offline wheel_offline.log "$python" -B tests/wheel/check_offline.py --wheel "$wheel" --work "$out/wheel-offline"
+# The same wheel beside CuPy and cuda.core (pip --target: the interpreter's own venv stays as it is),
+# read-only, run with every compiler refused and no toolkit on the paths.
+site=$out/wheel-site
+rm -rf "$site" && "$python" -m pip install --quiet --no-index --no-deps --target "$site" "$wheel" && chmod -R a-w "$site"
+interop_home=$(mktemp -d)
+step wheel_interop wheel_interop.log env HOME="$interop_home" PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \
+  "$python" scripts/run-without-compilers.py kiln_example
+echo "HOME after the wheel's run (the driver and CuPy make empty cache directories): $(cd "$interop_home" && find . -mindepth 1 | tr '\n' ' ')" \
+  | tee -a "$out/wheel_interop.log"
+if [ -n "$(find "$interop_home" -type f)" ]; then
+  echo "FAIL wheel_interop: files written to HOME: $(find "$interop_home" -type f)" | tee -a "$summary"; failed=1
+fi
 if [ "$runs" -gt 0 ]; then
+  step python_first_launch python_first_launch.log env PYTHONPATH="$site" PYTHONUNBUFFERED=1 "$python" \
+    bench/python_first_launch/run.py --runs "$runs" --out "$out/python-first-launch.md"
   step runtime_load runtime_load.log env PYTHONUNBUFFERED=1 python3 bench/runtime_load/run.py \
     --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --runs "$runs" \
     --sources examples/saxpy/kernels --cuda-include "$CUDA_HOME/include" \

@@ -8,7 +8,6 @@ once per device, so a RawKernel is made per (kernel, device): call cupy_kernel a
 device. cuda.core takes the bytes directly."""
 
 import os
-import tempfile
 
 from ._errors import MissingModuleError
 from ._image import device_ordinal
@@ -48,6 +47,7 @@ def _cached(package, key, make):
 
 
 def _load_with_cupy(cupy, image):
+    import tempfile  # here, not at the top: it costs milliseconds at import and only this needs it
     descriptor, path = tempfile.mkstemp(prefix="kiln-", suffix="." + image.kind)
     try:
         with os.fdopen(descriptor, "wb") as file:
