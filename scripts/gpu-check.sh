@@ -83,10 +83,12 @@ step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$
 step python_gpu python_gpu.log env KILN_LIBRARY="$carry/libkiln.so.0" KILN_PYTHON_TEST_PACKAGES="$carry" \
   PYTHONPATH=runtime/python PYTHONDONTWRITEBYTECODE=1 "$python" tests/python/run_gpu_tests.py -p no:cacheprovider -q -rs
 # The wheel as a user installs it: offline into a fresh venv, read-only, empty HOME (tests/wheel).
-step wheel_offline wheel_offline.log "$python" -B tests/wheel/check_offline.py --wheel "$wheel" --work "$out/wheel-offline"
+# Work folders outside $out: only logs and reports come back from the GPU machine.
+work=$(mktemp -d)
+step wheel_offline wheel_offline.log "$python" -B tests/wheel/check_offline.py --wheel "$wheel" --work "$work/wheel-offline"
 # The same wheel beside CuPy and cuda.core (pip --target: the interpreter's own venv stays as it is),
 # read-only, run with every compiler refused and no toolkit on the paths.
-site=$out/wheel-site
+site=$work/wheel-site
 rm -rf "$site" && "$python" -m pip install --quiet --no-index --no-deps --target "$site" "$wheel" && chmod -R a-w "$site"
 interop_home=$(mktemp -d)
 step wheel_interop wheel_interop.log env HOME="$interop_home" PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \

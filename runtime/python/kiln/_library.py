@@ -36,9 +36,18 @@ def version_string(version):
 class Runtime:
     """The loaded library with its prototypes set, and where it came from."""
 
-    def __init__(self, library, path):
+    def __init__(self, library, target):
         self.lib = library
-        self.path = path
+        self._target = target
+        self._path = None
+
+    @property
+    def path(self):
+        """The library file loaded. Found out on demand: it costs a dladdr and is needed only for
+        messages and runtime_library_path(), not on the way to a first launch."""
+        if self._path is None:
+            self._path = _loaded_path(self.lib, self._target)
+        return self._path
 
     def error(self, status, package=None):
         """The exception for a failed call: the thread's last message (read at once: the next
@@ -93,23 +102,23 @@ def _load():
         looked.append("%s: %s" % (description, error))
         raise RuntimeLibraryError("cannot load the Kiln runtime library (%s); looked in: %s"
                                   % (LIBRARY_FILE, "; ".join(looked))) from None
-    path = _loaded_path(library, target)
+    runtime = Runtime(library, target)
     # The version first: a library of another major version may lack functions or change them.
     try:
         kiln_version = library.kiln_version
     except AttributeError:
-        raise RuntimeLibraryError("%s is not a Kiln runtime library: it has no kiln_version" % path) from None
+        raise RuntimeLibraryError("%s is not a Kiln runtime library: it has no kiln_version" % runtime.path) from None
     kiln_version.restype, kiln_version.argtypes = ctypes.c_uint32, []
     version = kiln_version()
     if version // 10000 != BINDING_MAJOR or version < MINIMUM_VERSION:
         raise RuntimeLibraryError("the Kiln runtime library %s is version %s; this binding needs %s or a later %d.x"
-                                  % (path, version_string(version), version_string(MINIMUM_VERSION),
+                                  % (runtime.path, version_string(version), version_string(MINIMUM_VERSION),
                                      BINDING_MAJOR))
     missing = _abi.declare(library)
     if missing:
         raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
-                                  % (path, version_string(version), ", ".join(missing)))
-    return Runtime(library, path)
+                                  % (runtime.path, version_string(version), ", ".join(missing)))
+    return runtime
 
 
 def runtime():
