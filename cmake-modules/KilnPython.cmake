@@ -55,7 +55,7 @@ function(kiln_install_python_runtime)
   endif()
   install(DIRECTORY "${binding_dir}/" DESTINATION "${arg_DESTINATION}" ${component}
           FILES_MATCHING PATTERN "*.py" PATTERN "py.typed" PATTERN "__pycache__" EXCLUDE)
-  # TARGET_FILE is the library itself (libkiln.so.0.1.0), never the soname link.
+  # TARGET_FILE is the library itself (libkiln.so.0.2.0), never the soname link.
   install(FILES "$<TARGET_FILE:Kiln::runtime>" DESTINATION "${arg_DESTINATION}" RENAME libkiln.so.0 ${component})
   # Stripped when the install asks for it (cmake --install --strip; scikit-build-core does by default),
   # as install(TARGETS) strips libraries: install(FILES) alone would not, and a RelWithDebInfo libkiln

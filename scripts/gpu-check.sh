@@ -78,7 +78,7 @@ step embedded embedded.log env KILN_LOG=1 "$carry/embedded"
 step gpu_tests gpu_tests.log env KILN_GPU_TEST_PACKAGES="$carry" "$carry/gpu_tests" '--gtest_filter=-ForcedPtx.*'
 # KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
 step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \
-  KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*'
+  KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*:LoaderImage.*'
 # The binding, from the tree, over the bundled libkiln.
 step python_gpu python_gpu.log env KILN_LIBRARY="$carry/libkiln.so.0" KILN_PYTHON_TEST_PACKAGES="$carry" \
   PYTHONPATH=runtime/python PYTHONDONTWRITEBYTECODE=1 "$python" tests/python/run_gpu_tests.py -p no:cacheprovider -q -rs

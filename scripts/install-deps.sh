@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what Kiln needs beyond a Debian 12 machine with g++, CMake, Ninja, GoogleTest and the CUDA 13
 # toolkit at /usr/local/cuda. Idempotent: does nothing when everything is present.
-# Python tools (scikit-build-core to build wheels, pytest for the binding's tests) go into .venv at the
+# Python tools (scikit-build-core to build wheels, pytest and numpy for the binding's tests) go into .venv at the
 # top of the tree, never into the system Python (Debian marks it externally managed).
 set -eu
 
@@ -29,8 +29,8 @@ fi
 
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
-python_tools="scikit-build-core>=0.10 pytest>=8 pip>=23"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest" 2>/dev/null; then
+python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy" 2>/dev/null; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools
