@@ -159,14 +159,7 @@ endfunction()
 # usage requirements included) are added to those; kernel sources are scanned anyway and left out.
 function(_kiln_host_sources files_var include_dirs_var defines_var host_sources scan_targets kernel_sources)
   set(fn "kiln_add_cache()")
-  set(files "")
-  foreach(file IN LISTS host_sources)
-    get_filename_component(path "${file}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    if(NOT EXISTS "${path}")
-      message(FATAL_ERROR "${fn}: HOST_SOURCES file '${file}' does not exist (looked for ${path})")
-    endif()
-    list(APPEND files ${path})
-  endforeach()
+  _kiln_given_files(files HOST_SOURCES "${host_sources}")
   set(include_dirs "")
   set(defines "")
   foreach(target IN LISTS scan_targets)
@@ -194,20 +187,28 @@ function(_kiln_host_sources files_var include_dirs_var defines_var host_sources 
   set(${defines_var} "${defines}" PARENT_SCOPE)
 endfunction()
 
+# The absolute paths of the files given to kiln_add_cache()'s <keyword> (relative to the current
+# source directory, or absolute), each of which must be an existing file.
+function(_kiln_given_files files_var keyword given)
+  set(files "")
+  foreach(file IN LISTS given)
+    get_filename_component(path "${file}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT EXISTS "${path}")
+      message(FATAL_ERROR "kiln_add_cache(): ${keyword} file '${file}' does not exist (looked for ${path})")
+    elseif(IS_DIRECTORY "${path}")
+      message(FATAL_ERROR "kiln_add_cache(): ${keyword} file '${file}' is a directory (${path})")
+    endif()
+    list(APPEND files ${path})
+  endforeach()
+  set(${files_var} "${files}" PARENT_SCOPE)
+endfunction()
+
 # Python files the generator scans, with Python's own parser, for the kernel names they pass to the
 # Kiln binding (kiln build --python-source), and the interpreter to parse them with: the one the
 # project found (Python3_EXECUTABLE, Python_EXECUTABLE, PYTHON_EXECUTABLE; scikit-build-core sets
 # them), else none here, and the generator takes $KILN_PYTHON or python3 on PATH when it runs.
 function(_kiln_python_sources files_var python_var python_sources)
-  set(fn "kiln_add_cache()")
-  set(files "")
-  foreach(file IN LISTS python_sources)
-    get_filename_component(path "${file}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    if(NOT EXISTS "${path}" OR IS_DIRECTORY "${path}")
-      message(FATAL_ERROR "${fn}: PYTHON_SOURCES file '${file}' does not exist (looked for ${path})")
-    endif()
-    list(APPEND files ${path})
-  endforeach()
+  _kiln_given_files(files PYTHON_SOURCES "${python_sources}")
   list(REMOVE_DUPLICATES files)
   set(python "")
   if(files)

@@ -32,8 +32,9 @@ install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$
 # The example wheel, built as a user builds it (pip wheel against an installed Kiln), for every
 # architecture CUDA 13 supports; the GPU machine installs it offline.
 python=${KILN_PYTHON:-$repo/.venv/bin/python}
+# A fresh prefix: a binding file left from an earlier install would be vendored into the wheel.
+rm -rf "$build/bundle-prefix" "$build/bundle-wheel"
 cmake --install "$build" --prefix "$build/bundle-prefix" >/dev/null
-rm -rf "$build/bundle-wheel"
 KILN_PYTHON=$python "$python" -B tests/wheel/build_wheel.py --example examples/python-wheel \
   --prefix "$build/bundle-prefix" --work "$build/bundle-wheel" --dist "$carry/wheel" --architectures all >/dev/null
 strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench"

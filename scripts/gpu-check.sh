@@ -89,7 +89,8 @@ step wheel_offline wheel_offline.log "$python" -B tests/wheel/check_offline.py -
 # The same wheel beside CuPy and cuda.core (pip --target: the interpreter's own venv stays as it is),
 # read-only, run with every compiler refused and no toolkit on the paths.
 site=$work/wheel-site
-rm -rf "$site" && "$python" -m pip install --quiet --no-index --no-deps --target "$site" "$wheel" && chmod -R a-w "$site"
+step wheel_site wheel_site.log "$python" -m pip install --quiet --no-index --no-deps --target "$site" "$wheel"
+[ -d "$site" ] && chmod -R a-w "$site"
 interop_home=$(mktemp -d)
 step wheel_interop wheel_interop.log env HOME="$interop_home" PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \
   "$python" scripts/run-without-compilers.py kiln_example

@@ -29,7 +29,8 @@ fi
 
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
-python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23"
+# pip 23.1 added `pip wheel -C`, the short --config-settings that docs/python.md uses.
+python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy" 2>/dev/null; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"

@@ -51,7 +51,11 @@ def main():
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except SystemExit as exit_request:
         code = exit_request.code
-        status = code if isinstance(code, int) else (0 if code is None else 1)
+        if code is None or isinstance(code, int):
+            status = code or 0
+        else:  # sys.exit("message"): printed and status 1, as Python does for an uncaught one
+            print(code, file=sys.stderr)
+            status = 1
     mapped = _compiler_libraries_mapped()
     if mapped:
         print(f"run-without-compilers: FAIL: compiler libraries were loaded: {', '.join(mapped)}", file=sys.stderr)

@@ -13,23 +13,10 @@ function(write_project dir code)
                                    "find_package(Kiln 0.1 CONFIG REQUIRED COMPONENTS runtime generator)\n${code}\n")
 endfunction()
 
-# Configures `code`; `expect` is OK, or a regex the error must match (line breaks CMake puts into
-# messages are undone first).
+# Configures `code`; `expect` is OK, or a regex the error must match (kiln_expect_configure).
 function(configure name expect code)
   write_project(${WORK}/${name} "${code}")
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/${name} -B ${WORK}/${name}/build -G Ninja
-                          -DCMAKE_PREFIX_PATH=${PREFIX}
-                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
-  if(expect STREQUAL "OK")
-    if(NOT result EQUAL 0)
-      message(FATAL_ERROR "${name}: configuring failed:\n${output}")
-    endif()
-  elseif(result EQUAL 0)
-    message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${expect}'")
-  else()
-    kiln_expect("${flat}" MATCHES "${expect}" "${name}")
-  endif()
+  kiln_expect_configure(${WORK}/${name} "${expect}" -DCMAKE_PREFIX_PATH=${PREFIX})
 endfunction()
 
 # Configures `code`, which makes the cache `name`, and checks the targets it chose.
@@ -61,6 +48,8 @@ configure(host_source_missing "${fn} HOST_SOURCES file 'main.cpp' does not exist
           "kiln_add_cache(c SOURCES kernel.cu HOST_SOURCES main.cpp)")
 configure(python_source_missing "${fn} PYTHON_SOURCES file 'missing.py' does not exist"
           "kiln_add_cache(c SOURCES kernel.cu PYTHON_SOURCES missing.py)")
+configure(python_source_directory "${fn} PYTHON_SOURCES file 'include' is a directory"
+          "kiln_add_cache(c SOURCES kernel.cu PYTHON_SOURCES include)")
 configure(scan_target_missing "${fn} SCAN_TARGETS entry 'app' is not a target"
           "kiln_add_cache(c SOURCES kernel.cu SCAN_TARGETS app)")
 configure(manifest_and_scan_targets "${fn} MANIFEST cannot be combined with SCAN_TARGETS"

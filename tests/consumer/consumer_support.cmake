@@ -21,6 +21,26 @@ function(kiln_expect text mode regex what)
   endif()
 endfunction()
 
+# kiln_expect_configure(<project-dir> <expect> [<cmake-arg>...]): configures the project in
+# <project-dir> into <project-dir>/build with Ninja and the arguments given. `expect` is OK, or a
+# regex the error must match (line breaks CMake puts into messages are undone first); the test fails
+# if configuring fails when OK is expected, or succeeds when an error is.
+function(kiln_expect_configure dir expect)
+  get_filename_component(name ${dir} NAME)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${dir} -B ${dir}/build -G Ninja ${ARGN}
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  if(expect STREQUAL "OK")
+    if(NOT result EQUAL 0)
+      message(FATAL_ERROR "${name}: configuring failed:\n${output}")
+    endif()
+  elseif(result EQUAL 0)
+    message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${expect}'")
+  else()
+    kiln_expect("${flat}" MATCHES "${expect}" "${name}")
+  endif()
+endfunction()
+
 # kiln_fresh_dir(<dir>): an empty directory.
 function(kiln_fresh_dir dir)
   file(REMOVE_RECURSE ${dir})

@@ -42,7 +42,6 @@ def runtime_library():
     return path
 
 
-
 @pytest.fixture(scope="session")
 def gpu():
     """The driver, with device 0's primary context current (GPU tests only: run_gpu_tests.py has

@@ -62,6 +62,17 @@ def test_the_copy_beside_the_binding_is_used(tmp_path, runtime_library):
     assert "version %s from %s" % (os.environ["KILN_TEST_VERSION"], binding / "libkiln.so.0") in output
 
 
+def test_a_copy_found_by_the_loader_is_named_by_its_full_path(tmp_path, runtime_library):
+    copy_binding(tmp_path)
+    library_dir = tmp_path / "lib"
+    library_dir.mkdir()
+    shutil.copy(runtime_library, library_dir / "libkiln.so.0")
+    output = probe(tmp_path, LD_LIBRARY_PATH=str(library_dir))
+    # Not the bare name it was loaded by: the file the loader mapped (dladdr).
+    mapped = os.path.realpath(library_dir / "libkiln.so.0")
+    assert "version %s from %s\n" % (os.environ["KILN_TEST_VERSION"], mapped) in output
+
+
 def test_a_damaged_copy_beside_the_binding_is_reported(tmp_path):
     binding = copy_binding(tmp_path)
     (binding / "libkiln.so.0").write_bytes(b"not a library")
@@ -82,6 +93,14 @@ def test_wrong_libraries_are_refused(tmp_path, variable, expected):
     output = probe(tmp_path, KILN_LIBRARY=fake)
     assert "RuntimeLibraryError: the Kiln runtime library %s " % os.path.realpath(fake) in output
     assert expected in output
+
+
+def test_a_library_that_is_not_kiln_is_refused(tmp_path):
+    with open("/proc/self/maps") as maps:  # the C library this process runs with: a real library, not Kiln
+        libc = next(line.split()[-1] for line in maps if os.path.basename(line.split()[-1]).startswith("libc.so"))
+    copy_binding(tmp_path)
+    output = probe(tmp_path, KILN_LIBRARY=libc)
+    assert "RuntimeLibraryError: %s is not a Kiln runtime library: it has no kiln_version" % libc in output
 
 
 def test_listing_a_package_loads_no_driver(package_path):

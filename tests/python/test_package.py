@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import re
 
 import pytest
 
@@ -71,6 +72,44 @@ def test_a_closed_package_refuses_use(package_path):
         package.kernel_names
     with pytest.raises(kiln.KilnError, match="closed"):
         package.image("saxpy", arch=90)
+
+
+@pytest.mark.parametrize("use", [
+    lambda p: p.kernels, lambda p: p.targets, lambda p: list(p), lambda p: "saxpy" in p,
+    lambda p: p.image("saxpy", 0), lambda p: p.kernel("saxpy"), lambda p: p.global_address("counter"),
+    lambda p: p.preload(),
+], ids=["kernels", "targets", "iter", "contains", "image", "kernel", "global_address", "preload"])
+def test_every_call_on_a_closed_package_is_refused(package_path, use):
+    package = kiln.open(package_path)
+    package.close()
+    with pytest.raises(kiln.InvalidArgumentError, match="package %s is closed" % re.escape(package_path)):
+        use(package)
+
+
+def test_a_kernel_of_a_closed_package_refuses_use(package_path):
+    # Package.kernel needs a GPU; what matters here is only the kernel's link to its package, which
+    # must stop a launch before libkiln sees a kernel the package freed. (Its handle is NULL, so a call
+    # that got through would fail as "kernel is NULL", not crash.)
+    package = kiln.open(package_path)
+    kernel = kiln.Kernel.__new__(kiln.Kernel)
+    kernel._package, kernel._handle, kernel.name, kernel.param_sizes = package, None, "saxpy", [4, 8, 8, 4]
+    package.close()
+    closed = "package %s is closed" % re.escape(package_path)
+    with pytest.raises(kiln.InvalidArgumentError, match=closed):
+        kernel.launch(1, 1, (1.0, None, None, 1))
+    with pytest.raises(kiln.InvalidArgumentError, match=closed):
+        kernel.handle
+
+
+def test_names_and_paths_with_a_nul_are_refused(package, package_path):
+    # C would read them only up to the NUL: "saxpy\0x" would find saxpy, and the path would open.
+    with pytest.raises(kiln.InvalidArgumentError, match="name holds no NUL"):
+        package.image("saxpy\0x", arch=90)
+    with pytest.raises(kiln.InvalidArgumentError, match="name holds no NUL"):
+        package.kernel("saxpy\0x")
+    assert "saxpy\0x" not in package
+    with pytest.raises(kiln.InvalidArgumentError, match="path holds no NUL"):
+        kiln.open(package_path + "\0x")
 
 
 def test_the_with_block_closes(package_path):

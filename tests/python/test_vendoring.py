@@ -28,7 +28,7 @@ def make_read_only(root):
 
 
 CODE = """
-import sys
+import ctypes, sys
 from pkg_a import _kiln as kiln_a
 from pkg_b import _kiln as kiln_b
 assert kiln_a is not kiln_b and kiln_a.Package is not kiln_b.Package
@@ -40,6 +40,8 @@ with kiln_a.open(PACKAGE) as a, kiln_b.open(PACKAGE) as b:
         b.image("no_such_kernel", arch=90)
     except kiln_b.KernelNotFoundError:
         pass  # each copy raises its own classes
+# RTLD_LOCAL: neither copy put its symbols in the process's global namespace, where one could stand in for the other.
+print("global kiln_version:", hasattr(ctypes.CDLL(None), "kiln_version"))
 print("a:", kiln_a.runtime_library_path())
 print("b:", kiln_b.runtime_library_path())
 maps = open("/proc/self/maps").read()
@@ -64,6 +66,7 @@ def test_two_vendored_copies_in_one_process(tmp_path, runtime_library, package_p
         for path in [site, *site.rglob("*")]:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     assert result.returncode == 0, result.stderr
+    assert "global kiln_version: False" in result.stdout
     assert "a: %s" % library_a in result.stdout
     assert "b: %s" % library_b in result.stdout
     assert "mapped: %r" % sorted([str(library_a), str(library_b)]) in result.stdout

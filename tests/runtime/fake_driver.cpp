@@ -81,7 +81,8 @@ CUresult FakeDriver::driver_get_version(int* version) {
 
 CUresult FakeDriver::device_get(driver::CUdevice* device, int ordinal) {
   if (devices.empty()) return driver::k_cuda_error_no_device;
-  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= devices.size()) return driver::k_cuda_error_invalid_value;
+  // As the real driver answers an ordinal it does not have.
+  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= devices.size()) return driver::k_cuda_error_invalid_device;
   *device = ordinal;
   return driver::k_cuda_success;
 }
@@ -246,6 +247,7 @@ std::string FakeDriver::error_name(CUresult result) {
     case driver::k_cuda_error_invalid_value: return "CUDA_ERROR_INVALID_VALUE";
     case driver::k_cuda_error_out_of_memory: return "CUDA_ERROR_OUT_OF_MEMORY";
     case driver::k_cuda_error_no_device: return "CUDA_ERROR_NO_DEVICE";
+    case driver::k_cuda_error_invalid_device: return "CUDA_ERROR_INVALID_DEVICE";
     case driver::k_cuda_error_invalid_image: return "CUDA_ERROR_INVALID_IMAGE";
     case driver::k_cuda_error_invalid_context: return "CUDA_ERROR_INVALID_CONTEXT";
     case driver::k_cuda_error_no_binary_for_gpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";

@@ -2,14 +2,15 @@
 // destroyed, raw images in place, PTX NUL-terminated, damaged images refused, and many threads at once.
 #include "runtime_fixture.hpp"
 
+#include "format/package_reader.hpp"
+
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
+#include <span>
 
 namespace kiln::testing {
 namespace {
@@ -43,13 +44,24 @@ void expect_image(const kiln::Image& image, const std::string& text, bool padded
   }
 }
 
+// Overwrites every stored image in `package`: any later read of one fails its checksum.
+void damage_every_stored_image(Bytes& package) {
+  format::PackageReader reader;
+  ASSERT_EQ(reader.open(package).message, "");
+  for (std::uint32_t i = 0; i < reader.image_count(); ++i) {
+    const std::span<const std::byte> stored = reader.stored_image(i);
+    std::fill_n(package.begin() + (stored.data() - package.data()), stored.size(), std::byte{0xff});
+  }
+}
+
 TEST_F(RuntimeTest, CompressedImagesAreDecodedOnceAndShared) {
-  const Bytes bytes = two_unit_package(/*compressible=*/true);
+  Bytes bytes = two_unit_package(/*compressible=*/true);
   kiln::Package package = kiln::Package::open_memory(bytes.data(), bytes.size(), KILN_OPEN_BORROW);
   const kiln::Image image = package.image("ka");
   expect_image(image, image_text("a.cu", "sm_90"), true);
   EXPECT_FALSE(inside(image.data, bytes));  // decoded: not the stored bytes
   EXPECT_TRUE(aligned(image.data));
+  damage_every_stored_image(bytes);  // what follows must not read them again
   EXPECT_EQ(package.image("ka").data, image.data);        // decoded once
   EXPECT_EQ(package.image_for_arch("ka", 90).data, image.data);
   package.kernel("ka");                                    // the driver gets the same decoded image
@@ -118,11 +130,7 @@ TEST_F(RuntimeTest, PtxWithoutItsNulIsACorruptImage) {
 
 TEST_F(RuntimeTest, OnlyTheChosenImageIsCheckedAndADamagedOneIsRefused) {
   Bytes bytes = single_kernel_package({"sm_80", "sm_90"});
-  const std::string text = image_text("ops.cu", "sm_90");
-  auto at = std::search(bytes.begin(), bytes.end(), reinterpret_cast<const std::byte*>(text.data()),
-                        reinterpret_cast<const std::byte*>(text.data() + text.size()));
-  ASSERT_NE(at, bytes.end());
-  *at = std::byte{'J'};  // BLOBS is checked lazily: the package still opens
+  damage_image(bytes, "ops.cu", "sm_90");
   kiln::Package package = open(bytes);
   EXPECT_THAT(error_of([&] { package.image("k"); }, KILN_STATUS_IMAGE_CORRUPT), HasSubstr("ops.cu [sm_90]"));
   EXPECT_EQ(error_of([&] { package.image("k"); }, KILN_STATUS_IMAGE_CORRUPT),  // failures are not kept
@@ -170,34 +178,19 @@ TEST_F(RuntimeTest, ConcurrentSelectionsDecodeEachImageOnceAndAgree) {
   fake->devices = {FakeDevice{80}, FakeDevice{90}};
   kiln::Package package = open(two_unit_package(/*compressible=*/true));
   std::mutex mutex;
-  std::map<std::string, std::set<const std::byte*>> seen;  // "a.cu sm_90" -> every data pointer seen
-  std::atomic<bool> go{false};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < k_threads; ++t) {
-    threads.emplace_back([&, t] {
-      fake->make_current(t % 2);
-      while (!go.load()) std::this_thread::yield();
-      for (int i = 0; i < k_iterations; ++i) {
-        try {
-          const std::string name = (i + t) % 2 ? "ka" : "kb";
-          kiln::Image image;
-          switch ((i + t) % 3) {
-            case 0: image = package.image(name); break;
-            case 1: image = package.image_for_arch(name, t % 2 ? 90 : 80); break;
-            default: image = package.image(name, (t + 1) % 2); package.kernel(name); break;
-          }
-          std::lock_guard lock(mutex);
-          seen[std::string(image.kernel_name) + " " + std::string(image.target)].insert(image.data);
-        } catch (const kiln::Error&) {
-          ++failures;
-        }
-      }
-    });
-  }
-  go = true;
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
+  std::map<std::string, std::set<const std::byte*>> seen;  // "ka sm_90" -> every data pointer seen
+  const int failures = run_concurrently(k_threads, k_iterations, [&](int t, int i) {
+    const std::string name = (i + t) % 2 ? "ka" : "kb";
+    kiln::Image image;
+    switch ((i + t) % 3) {
+      case 0: image = package.image(name); break;
+      case 1: image = package.image_for_arch(name, t % 2 ? 90 : 80); break;
+      default: image = package.image(name, (t + 1) % 2); package.kernel(name); break;
+    }
+    std::lock_guard lock(mutex);
+    seen[std::string(image.kernel_name) + " " + std::string(image.target)].insert(image.data);
+  });
+  EXPECT_EQ(failures, 0);
   ASSERT_EQ(seen.size(), 4u);  // ka and kb, each for sm_80 and sm_90
   for (const auto& [image, pointers] : seen) EXPECT_EQ(pointers.size(), 1u) << image;
   std::vector<std::string> loads = fake->loads();

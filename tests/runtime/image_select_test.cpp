@@ -150,7 +150,7 @@ TEST_F(RuntimeTest, SelectImageUsesTheCurrentDeviceOrTheOneAskedFor) {
 TEST_F(RuntimeTest, SelectImageRefusesDevicesTheDriverDoesNotHave) {
   kiln::Package package = open(single_kernel_package({"sm_90"}));
   EXPECT_EQ(error_of([&] { package.image("k", 1); }, KILN_STATUS_INVALID_ARGUMENT),
-            "app.kiln: kernel 'k': there is no CUDA device 1: cuDeviceGet: CUDA_ERROR_INVALID_VALUE (1)");
+            "app.kiln: kernel 'k': there is no CUDA device 1: cuDeviceGet: CUDA_ERROR_INVALID_DEVICE (101)");
   EXPECT_EQ(error_of([&] { package.image("k", -2); }, KILN_STATUS_INVALID_ARGUMENT),
             "app.kiln: kernel 'k': device -2 is not a CUDA device ordinal (0, 1, ...) or KILN_CURRENT_DEVICE (-1)");
   fake->devices.clear();
@@ -236,6 +236,10 @@ TEST_F(RuntimeTest, TheDriverVersionBoundsThePtxChosenForAnArchitecture) {
   kiln::Package built_by_13_1 = open(build_package(spec));
   EXPECT_EQ(built_by_13_1.image_for_arch("k", 90).target, "compute_80");
   error_of([&] { built_by_13_1.image_for_arch("k", 90, 13000); }, KILN_STATUS_NO_IMAGE_FOR_DEVICE);
+  // An nvrtc.version that is not a CUDA version ("13.1.0") counts for nothing: 13.0 it is.
+  spec.metadata = {{"nvrtc.version", "13.1.0"}};
+  kiln::Package unreadable_version = open(build_package(spec));
+  error_of([&] { unreadable_version.image_for_arch("k", 90); }, KILN_STATUS_NO_IMAGE_FOR_DEVICE);
 }
 
 TEST_F(RuntimeTest, ArchitecturesAndDriverVersionsOutOfRangeAreRefused) {

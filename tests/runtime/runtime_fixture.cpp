@@ -2,9 +2,12 @@
 
 #include "core/driver_access.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <thread>
 
 namespace kiln::testing {
 
@@ -85,6 +88,14 @@ std::string error_of(const std::function<void()>& call, kiln_status expected) {
   return "";
 }
 
+void damage_image(Bytes& package, std::string_view unit, std::string_view target) {
+  const std::string text = image_text(unit, target);
+  auto at = std::search(package.begin(), package.end(), reinterpret_cast<const std::byte*>(text.data()),
+                        reinterpret_cast<const std::byte*>(text.data() + text.size()));
+  ASSERT_NE(at, package.end()) << "no stored image " << text;
+  *at = std::byte{'J'};
+}
+
 void RuntimeTest::SetUp() {
   ::unsetenv("KILN_FORCE_TARGET");
   ::unsetenv("KILN_LOG");
@@ -99,6 +110,30 @@ void RuntimeTest::TearDown() {
 
 kiln::Package RuntimeTest::open(const Bytes& bytes, const char* label) {
   return kiln::Package::open_memory(bytes.data(), bytes.size(), KILN_OPEN_COPY, label);
+}
+
+int RuntimeTest::run_concurrently(int threads, int iterations,
+                                  const std::function<void(int thread, int iteration)>& body) {
+  const int devices = static_cast<int>(fake->devices.size());
+  std::atomic<bool> go{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      fake->make_current(devices > 0 ? t % devices : -1);
+      while (!go.load()) std::this_thread::yield();
+      for (int i = 0; i < iterations; ++i) {
+        try {
+          body(t, i);
+        } catch (const kiln::Error&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  go = true;
+  for (std::thread& t : running) t.join();
+  return failures.load();
 }
 
 }  // namespace kiln::testing

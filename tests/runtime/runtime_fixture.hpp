@@ -60,6 +60,10 @@ Bytes build_package(const PackageSpec& spec);
 // One unit "ops.cu" built for `targets`, holding one kernel "k" with no parameters.
 Bytes single_kernel_package(const std::vector<std::string>& targets, std::uint32_t ptx_version = 90);
 
+// Changes the first byte of the stored (uncompressed) image of `unit` for `target` in `package`, so
+// that the package still opens (BLOBS is checked lazily) and that image fails its checksum.
+void damage_image(Bytes& package, std::string_view unit, std::string_view target);
+
 // Runs `call`, expects a kiln::Error with `expected`, and returns its message.
 std::string error_of(const std::function<void()>& call, kiln_status expected);
 
@@ -70,6 +74,11 @@ protected:
 
   // Opens a copy of `bytes` through the C++ interface.
   static kiln::Package open(const Bytes& bytes, const char* label = "app.kiln");
+
+  // Runs `body(thread, iteration)` `iterations` times on each of `threads` threads, started together;
+  // thread t makes fake device t % fake->devices.size() current first. Returns how many calls threw
+  // kiln::Error.
+  int run_concurrently(int threads, int iterations, const std::function<void(int thread, int iteration)>& body);
 
   std::shared_ptr<FakeDriver> fake = std::make_shared<FakeDriver>();
 };

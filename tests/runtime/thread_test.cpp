@@ -4,8 +4,6 @@
 #include "runtime_fixture.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 namespace kiln::testing {
 namespace {
@@ -22,29 +20,13 @@ TEST_F(RuntimeTest, ConcurrentRequestsAndLaunchesLoadEachImageOnce) {
   kiln::Package package = open(build_package(spec));
   const std::vector<std::string> names = {"ka", "kb", "kc", "kd"};
 
-  std::atomic<bool> go{false};
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < k_threads; ++t) {
-    threads.emplace_back([&, t] {
-      fake->make_current(t % 2);
-      while (!go.load()) std::this_thread::yield();
-      for (int i = 0; i < k_iterations; ++i) {
-        try {
-          const kiln::Kernel kernel = package.kernel(names[static_cast<std::size_t>(i + t) % names.size()]);
-          int value = i;
-          // Every third launch asks for 64 KiB (every kernel on both devices): the attribute race too.
-          kernel.launch(1, 32, i % 3 == 0 ? 64 * 1024 : 0, nullptr, value);
-        } catch (const kiln::Error&) {
-          ++failures;
-        }
-      }
-    });
-  }
-  go = true;
-  for (std::thread& t : threads) t.join();
-
-  EXPECT_EQ(failures.load(), 0);
+  const int failures = run_concurrently(k_threads, k_iterations, [&](int t, int i) {
+    const kiln::Kernel kernel = package.kernel(names[static_cast<std::size_t>(i + t) % names.size()]);
+    int value = i;
+    // Every third launch asks for 64 KiB (every kernel on both devices): the attribute race too.
+    kernel.launch(1, 32, i % 3 == 0 ? 64 * 1024 : 0, nullptr, value);
+  });
+  EXPECT_EQ(failures, 0);
   std::vector<std::string> loads = fake->loads();
   std::sort(loads.begin(), loads.end());
   EXPECT_EQ(loads, (std::vector<std::string>{image_text("a.cu", "sm_80"), image_text("a.cu", "sm_90"),

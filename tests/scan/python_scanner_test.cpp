@@ -198,6 +198,11 @@ TEST(PythonScanErrors, AnInterpreterThatDoesNotAnswerShowsItsLastLines) {
                      "\"<string>\", line 1\nSyntaxError: bad input");
 }
 
+TEST(PythonScanErrors, AProgramThatIsNotPythonAndPrintsNothing) {
+  EXPECT_EQ(error_of({0, ""}), "cannot scan a.py, b.py for requests to the Kiln runtime: the Python interpreter "
+                               "'python3' (PATH) did not run Kiln's scanner (exit code 0): it printed nothing");
+}
+
 TEST(PythonScanErrors, AnOldPython) {
   EXPECT_EQ(error_of({0, "KILN-PYTHON-SCAN {\"python\": \"3.6.9\", \"unsupported\": \"Python 3.8 or later is needed\", "
                          "\"files\": []}\n"}),

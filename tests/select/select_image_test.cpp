@@ -157,6 +157,17 @@ TEST(MaxPtxVersion, FollowsTheDriversCudaVersion) {
   EXPECT_EQ(max_ptx_version_for_driver(0), 0u);
 }
 
+TEST(CudaVersion, ParsesMajorDotOneDigitMinor) {
+  EXPECT_EQ(parse_cuda_version("13.0"), 13000);
+  EXPECT_EQ(parse_cuda_version("13.1"), 13010);
+  EXPECT_EQ(parse_cuda_version("12.8"), 12080);
+  EXPECT_EQ(parse_cuda_version("999.9"), 999090);
+  for (const char* bad : {"", "13", "13.", ".1", "13.10", "13.1.0", "-13.0", "+13.0", "13.-", "13.x", "1000.0",
+                          "99999999999.0", " 13.0", "13.0 "}) {
+    EXPECT_EQ(parse_cuda_version(bad), std::nullopt) << bad;
+  }
+}
+
 TEST(Family, SameMajorAndAtLeastTheMinor) {
   EXPECT_TRUE(in_family(100, 103));
   EXPECT_TRUE(in_family(120, 121));

@@ -14,6 +14,7 @@ distribution name: a second wheel that carries its own Kiln, for wheel_side_by_s
   - kernels.kiln holds saxpy and the instantiations only the Python code asks for.
 """
 import argparse
+import importlib.util
 import re
 import shutil
 import stat
@@ -46,14 +47,25 @@ def copy_renamed(example, work, package, distribution):
     return source
 
 
+def check_tools():
+    """pip and scikit-build-core in this interpreter, which builds with its own: without them pip
+    fails with a long traceback or a usage message that does not say what is missing."""
+    missing = [name for module, name in (("pip", "pip"), ("scikit_build_core", "scikit-build-core"))
+               if importlib.util.find_spec(module) is None]
+    if missing:
+        fail(f"{sys.executable} has no {' and no '.join(missing)}: the wheel tests build with this "
+             "interpreter's own (set KILN_PYTHON; scripts/install-deps.sh makes .venv with them)")
+
+
 def build(args, source):
     shutil.rmtree(args.dist, ignore_errors=True)
     # --no-build-isolation: the interpreter's own scikit-build-core, nothing downloaded; the build
-    # directory is outside the source tree and fresh.
+    # directory is outside the source tree and fresh. --config-settings, not -C: pip before 23.1
+    # (Debian 12's venvs start with 23.0) knows only the long form.
+    settings = [f"build-dir={args.work / 'build'}", f"cmake.define.CMAKE_PREFIX_PATH={args.prefix}",
+                f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={args.architectures.replace(',', ';')}"]
     run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
-         "-w", str(args.dist), "-C", f"build-dir={args.work / 'build'}",
-         "-C", f"cmake.define.CMAKE_PREFIX_PATH={args.prefix}",
-         "-C", f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={args.architectures.replace(',', ';')}", str(source)],
+         "-w", str(args.dist), *(f"--config-settings={setting}" for setting in settings), str(source)],
         "pip wheel")
     wheels = sorted(args.dist.glob("*.whl"))
     if len(wheels) != 1:
@@ -117,6 +129,7 @@ def main():
     parser.add_argument("--package", default="kiln_example")
     parser.add_argument("--distribution", default="kiln-example-wheel")
     args = parser.parse_args()
+    check_tools()
 
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)

@@ -10,23 +10,11 @@ include(${CMAKE_CURRENT_LIST_DIR}/../consumer/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
 
 # Configures a project whose CMakeLists.txt is the code arguments joined; `expect` is OK or a regex
-# the error matches.
+# the error matches (kiln_expect_configure).
 function(configure name expect)
   string(JOIN "" code ${ARGN})
   file(WRITE ${WORK}/${name}/CMakeLists.txt "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n${code}\n")
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/${name} -B ${WORK}/${name}/build -G Ninja
-                          -DCMAKE_PREFIX_PATH=${PREFIX}
-                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
-  if(expect STREQUAL "OK")
-    if(NOT result EQUAL 0)
-      message(FATAL_ERROR "${name}: configuring failed:\n${output}")
-    endif()
-  elseif(result EQUAL 0)
-    message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${expect}'")
-  else()
-    kiln_expect("${flat}" MATCHES "${expect}" "${name}")
-  endif()
+  kiln_expect_configure(${WORK}/${name} "${expect}" -DCMAKE_PREFIX_PATH=${PREFIX})
 endfunction()
 
 set(fn "kiln_install_python_runtime\\(\\):")

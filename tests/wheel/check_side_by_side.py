@@ -18,11 +18,13 @@ from pathlib import Path
 from wheel_support import fail, make_venv, pip_install, run, show
 
 PROBE = r"""
+import os
 import kiln_example, kiln_twin
 print("modules", kiln_example.kiln is not kiln_twin.kiln)
 print("example", "|".join(kiln_example.package().kernel_names))
 print("twin", "|".join(kiln_twin.package().kernel_names))
-mapped = sorted({line.split()[-1] for line in open("/proc/self/maps") if "libkiln" in line})
+mapped = sorted({path for path in (line.split()[-1] for line in open("/proc/self/maps") if "/" in line)
+                 if os.path.basename(path).startswith("libkiln")})
 print("libkiln", " ".join(mapped))
 """
 

@@ -10,7 +10,10 @@ def fail(message):
 
 def run_status(command, **kwargs):
     """Runs `command`; returns its exit status and its stdout and stderr together."""
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    try:
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    except FileNotFoundError:
+        fail(f"cannot run {command[0]}: no such program")
     return result.returncode, result.stdout
 
 

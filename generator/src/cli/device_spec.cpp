@@ -1,21 +1,8 @@
 #include "cli/device_spec.hpp"
 
-#include <charconv>
 #include <regex>
 
 namespace kiln::cli {
-
-namespace {
-
-// "13.0" -> 13000, as cuDriverGetVersion reports it.
-std::optional<int> parse_cuda_version(const std::string& text) {
-  static const std::regex version(R"((\d+)\.(\d))");
-  std::smatch m;
-  if (!std::regex_match(text, m, version)) return std::nullopt;
-  return std::stoi(m[1].str()) * 1000 + std::stoi(m[2].str()) * 10;
-}
-
-}  // namespace
 
 Result<select::DeviceProfile> parse_device_spec(const std::string& device, bool integrated, const std::string& driver,
                                                 const format::PackageReader& package) {
@@ -32,7 +19,7 @@ Result<select::DeviceProfile> parse_device_spec(const std::string& device, bool 
   profile.integrated = integrated;
   std::string driver_text = driver;
   if (driver_text.empty()) driver_text = std::string(package.metadata_value("nvrtc.version").value_or("13.0"));
-  const std::optional<int> driver_version = parse_cuda_version(driver_text);
+  const std::optional<int> driver_version = select::parse_cuda_version(driver_text);
   if (!driver_version) return Error{"--driver '" + driver_text + "' is not a CUDA version such as 12.8"};
   profile.max_ptx_version = select::max_ptx_version_for_driver(*driver_version);
   return profile;

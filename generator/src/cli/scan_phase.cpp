@@ -66,8 +66,8 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
   return in;
 }
 
-// A --host-source path relative to the manifest directory when it lies inside it (locations then
-// read like the manifest's own paths), else absolute.
+// A --host-source or --python-source path relative to the manifest directory when it lies inside it
+// (locations then read like the manifest's own paths), else absolute.
 fs::path relative_to_root(const fs::path& given, const fs::path& root) {
   const fs::path absolute = fs::absolute(given).lexically_normal();
   const fs::path relative = absolute.lexically_relative(root);

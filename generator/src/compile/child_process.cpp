@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <system_error>
 
 extern char** environ;
 
@@ -74,5 +77,17 @@ public:
 }  // namespace
 
 std::unique_ptr<ChildRunner> make_child_runner() { return std::make_unique<SpawnRunner>(); }
+
+std::filesystem::path find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
 
 }  // namespace kiln::compile

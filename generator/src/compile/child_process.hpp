@@ -4,6 +4,7 @@
 
 #include "util/result.hpp"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,11 +19,15 @@ struct ChildOutput {
 class ChildRunner {
 public:
   virtual ~ChildRunner() = default;
-  // argv[0] is the program's path (no PATH lookup). The child inherits the current directory and
-  // environment. Fails only when the child cannot be started.
+  // argv[0] is the program's path (no PATH lookup: find_on_path below does that). The child inherits
+  // the current directory and environment. Fails only when the child cannot be started.
   virtual Result<ChildOutput> run(const std::vector<std::string>& argv) = 0;
 };
 
 std::unique_ptr<ChildRunner> make_child_runner();
+
+// A program's path from its name, as the shell finds it: the first executable regular file `name`
+// in $PATH's directories (an empty entry is the current directory), or an empty path.
+std::filesystem::path find_on_path(const std::string& name);
 
 }  // namespace kiln::compile

@@ -1,11 +1,12 @@
 #include "compile/toolkit.hpp"
 
+#include "compile/child_process.hpp"
+
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 #include <system_error>
 
 #ifndef KILN_DEFAULT_CUDA_ROOT
@@ -24,19 +25,11 @@ bool is_toolkit_root(const fs::path& root) {
 }
 
 fs::path nvcc_on_path_root() {
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::error_code ec;
-    fs::path nvcc = fs::path(dir) / "nvcc";
-    if (!dir.empty() && fs::exists(nvcc, ec)) {
-      fs::path resolved = fs::canonical(nvcc, ec);
-      return ec ? fs::path(dir).parent_path() : resolved.parent_path().parent_path();
-    }
-  }
-  return {};
+  const fs::path nvcc = find_on_path("nvcc");
+  if (nvcc.empty()) return {};
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(nvcc, ec);
+  return ec ? nvcc.parent_path().parent_path() : resolved.parent_path().parent_path();
 }
 
 }  // namespace

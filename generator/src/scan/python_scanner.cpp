@@ -98,9 +98,11 @@ Result<std::vector<ScanResult>> scan_python_sources(const std::vector<PythonSour
                  (why == std::string::npos ? ": " + message : message.substr(why))};
   }
   const std::optional<std::string> answer = answer_of(ran->output);
-  if (!answer || ran->exit_code != 0)
+  if (!answer || ran->exit_code != 0) {
+    const std::string said = tail(ran->output);
     return Error{what + "the Python interpreter " + python.describe() + " did not run Kiln's scanner (exit code " +
-                 std::to_string(ran->exit_code) + "): " + tail(ran->output)};
+                 std::to_string(ran->exit_code) + "): " + (said.empty() ? "it printed nothing" : said)};
+  }
   try {
     const json j = json::parse(*answer);
     const std::string version = j.at("python").get<std::string>();

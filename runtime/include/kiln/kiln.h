@@ -190,7 +190,8 @@ typedef struct kiln_image {
 
 /* The index (for kiln_package_kernel_name and _lowered_name) of the kernel with any name the package
  * records for it, found as kiln_package_get_kernel finds it. An unknown name is
- * KILN_STATUS_KERNEL_NOT_FOUND, whose message lists the nearest names. No driver needed. */
+ * KILN_STATUS_KERNEL_NOT_FOUND, whose message lists the nearest names; *index is 0 after a failure.
+ * No driver needed. */
 KILN_API kiln_status kiln_package_find_kernel(const kiln_package* package, const char* name, size_t* index);
 
 /* The image kiln_package_get_kernel would load for `kernel_name` on CUDA device ordinal `device`
@@ -200,8 +201,9 @@ KILN_API kiln_status kiln_package_find_kernel(const kiln_package* package, const
  * Errors: a NULL argument or struct_size below this header's sizeof(kiln_image):
  * KILN_STATUS_INVALID_ARGUMENT; an unknown kernel: KERNEL_NOT_FOUND (nearest names listed); no
  * usable driver: NO_DRIVER; a device ordinal the driver does not have, or below -1: INVALID_ARGUMENT;
- * no device at all: NO_DEVICE; no image of the kernel's unit runs on the device:
- * NO_IMAGE_FOR_DEVICE; the chosen image fails its checksum or does not decode: IMAGE_CORRUPT.
+ * no device at all: NO_DEVICE; a driver query that fails: DRIVER_ERROR; no image of the kernel's unit
+ * runs on the device: NO_IMAGE_FOR_DEVICE; the chosen image fails its checksum, does not decode, or
+ * is PTX without its NUL: IMAGE_CORRUPT.
  * After any other failure every field after struct_size is 0/NULL (a short struct is not written). */
 KILN_API kiln_status kiln_package_select_image(kiln_package* package, const char* kernel_name, int device,
                                                kiln_image* out);
@@ -211,7 +213,8 @@ KILN_API kiln_status kiln_package_select_image(kiln_package* package, const char
  * `driver_version` (cuDriverGetVersion form, 13000 for CUDA 13.0; it bounds the PTX ISA accepted;
  * 0: the newest this runtime knows, CUDA 13.0, or the CUDA version that built the package if newer).
  * No driver needed. Errors as kiln_package_select_image's, less the driver's and the device's, and
- * INVALID_ARGUMENT for a compute capability or driver version out of range (a version 1 to 999). */
+ * INVALID_ARGUMENT for a compute capability or driver version out of range (a version below 0, or 1
+ * to 999). */
 KILN_API kiln_status kiln_package_select_image_for_arch(kiln_package* package, const char* kernel_name,
                                                         uint32_t compute_capability, int driver_version,
                                                         kiln_image* out);

@@ -86,9 +86,7 @@ class _Argument:
 def encode(kernel, index, value, size):
     """The bytes of argument `index` for a parameter of `size` bytes (None: not recorded)."""
     argument = _Argument(kernel, index, value)
-    pointer = None if value is not None else 0
-    if pointer is None:
-        pointer = _device_pointer(value)
+    pointer = 0 if value is None else _device_pointer(value)
     if pointer is not None:
         return argument.sized(pointer.to_bytes(_POINTER_SIZE, "little"), size)
     data = _own_bytes(value)

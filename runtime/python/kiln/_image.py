@@ -49,33 +49,59 @@ class Image:
                                                           len(self.data))
 
 
-_TARGET = re.compile(r"^(?:sm|compute)_(\d+)[af]?$")
-_DOTTED = re.compile(r"^(\d+)\.(\d)$")
+# ASCII digits only: str.isdigit and a Unicode \d also take "²" (which int() refuses) and "٩٠".
+_TARGET = re.compile(r"(?:sm|compute)_([0-9]+)[af]?", re.ASCII)
+_NUMBER = re.compile(r"[0-9]+", re.ASCII)
+_DOTTED = re.compile(r"([0-9]+)\.([0-9])", re.ASCII)
+# The C types these reach: ctypes wraps a larger value silently (2**32 + 90 to 90), so it is refused here.
+_UINT32_MAX = 0xFFFFFFFF
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 
 
-def compute_capability(arch):
-    """major * 10 + minor from 90, "90", "sm_90", "sm_90a", "compute_90", "9.0" or (9, 0)."""
+def _arch_value(arch):
+    """major * 10 + minor as `arch` spells it, or None."""
     if isinstance(arch, (tuple, list)) and len(arch) == 2:
         try:
             major, minor = operator.index(arch[0]), operator.index(arch[1])
         except TypeError:
-            major = minor = -1
-        if major >= 1 and 0 <= minor <= 9:
-            return major * 10 + minor
-    elif isinstance(arch, int) and not isinstance(arch, bool):
-        if arch >= 10:
-            return arch
-    elif isinstance(arch, str):
+            return None
+        return major * 10 + minor if major >= 1 and 0 <= minor <= 9 else None
+    if isinstance(arch, int) and not isinstance(arch, bool):
+        return arch
+    if isinstance(arch, str):
         text = arch.strip()
-        match = _TARGET.match(text)
-        if match or text.isdigit():
-            value = int(match.group(1) if match else text)
-            if value >= 10:
-                return value
-        match = _DOTTED.match(text)
+        match = _TARGET.fullmatch(text)
+        if match:
+            return int(match.group(1))
+        if _NUMBER.fullmatch(text):
+            return int(text)
+        match = _DOTTED.fullmatch(text)
         if match:
             return int(match.group(1)) * 10 + int(match.group(2))
-    raise InvalidArgumentError("cannot read an architecture from %r: give 90, \"sm_90\", \"9.0\" or (9, 0)" % (arch,))
+    return None
+
+
+def compute_capability(arch):
+    """major * 10 + minor from 90, "90", "sm_90", "sm_90a", "compute_90", "9.0" or (9, 0). Refuses
+    what cannot be one (below 10, or too large for a uint32_t); the runtime refuses the rest of what
+    is out of range (above 999), naming the kernel."""
+    value = _arch_value(arch)
+    if value is None or not 10 <= value <= _UINT32_MAX:
+        raise InvalidArgumentError("cannot read an architecture from %r: give 90, \"sm_90\", \"9.0\" or (9, 0)"
+                                   % (arch,))
+    return value
+
+
+def checked_driver_version(version):
+    """`version` as kiln_package_select_image_for_arch takes it: an int (whose form the runtime checks)."""
+    try:
+        number = None if isinstance(version, bool) else operator.index(version)
+    except TypeError:
+        number = None
+    if number is None or not _INT_MIN <= number <= _INT_MAX:
+        raise InvalidArgumentError("driver_version must be an int in cuDriverGetVersion's form (13000 for CUDA 13.0) "
+                                   "or 0, not %r" % (version,))
+    return number
 
 
 def device_ordinal(device):
@@ -83,15 +109,22 @@ def device_ordinal(device):
     (CuPy's .id, cuda.core's .device_id)."""
     if device is None:
         return _abi.KILN_CURRENT_DEVICE
-    for attribute in ("device_id", "id"):
-        value = getattr(device, attribute, None)
-        if isinstance(value, int):
-            return value
-    try:
-        ordinal = operator.index(device)
-    except TypeError:
-        raise InvalidArgumentError("not a CUDA device: %r (give an ordinal or a CuPy/cuda.core device)"
-                                   % (device,)) from None
+    ordinal = None
+    if not isinstance(device, bool):
+        for attribute in ("device_id", "id"):
+            value = getattr(device, attribute, None)
+            if isinstance(value, int):
+                ordinal = value
+                break
+        else:
+            try:
+                ordinal = operator.index(device)
+            except TypeError:
+                pass
+    if ordinal is None:
+        raise InvalidArgumentError("not a CUDA device: %r (give an ordinal or a CuPy/cuda.core device)" % (device,))
     if ordinal < 0:
         raise InvalidArgumentError("no CUDA device %d: ordinals start at 0" % ordinal)
+    if ordinal > _INT_MAX:
+        raise InvalidArgumentError("no CUDA device %d: an ordinal is a C int" % ordinal)
     return ordinal

@@ -64,15 +64,19 @@ class Runtime:
             raise self.error(status, package)
 
 
+class _DlInfo(ctypes.Structure):
+    """dladdr's Dl_info (<dlfcn.h>)."""
+
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+
 def _loaded_path(library, fallback):
     """The file the loader actually mapped (for a library found by the loader's search)."""
-    class DlInfo(ctypes.Structure):
-        _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
-                    ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
     try:
         dladdr = ctypes.CDLL(None).dladdr
-        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
-        info = DlInfo()
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        info = _DlInfo()
         symbol = ctypes.cast(library.kiln_version, ctypes.c_void_p)
         if dladdr(symbol, ctypes.byref(info)) and info.fname:
             return os.path.realpath(os.fsdecode(info.fname))

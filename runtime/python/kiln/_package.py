@@ -6,7 +6,7 @@ import threading
 
 from . import _abi, _interop, _library
 from ._errors import STATUS, InvalidArgumentError
-from ._image import Image, KernelInfo, compute_capability, device_ordinal
+from ._image import Image, KernelInfo, checked_driver_version, compute_capability, device_ordinal
 from ._kernel import Kernel
 
 
@@ -16,6 +16,8 @@ _KERNEL_NOT_FOUND = STATUS["KERNEL_NOT_FOUND"]
 def _name_bytes(name):
     if not isinstance(name, str):
         raise TypeError("a kernel or variable name must be a str, not %s" % type(name).__name__)
+    if "\0" in name:  # C would read the name only up to it: "saxpy\0x" would find saxpy
+        raise InvalidArgumentError("a kernel or variable name holds no NUL character: %r" % name)
     return name.encode("utf-8")
 
 
@@ -38,8 +40,11 @@ class Package:
         """Maps the package file at `path` (a str or os.PathLike) read-only."""
         runtime = _library.runtime()
         path = os.fspath(path)
+        encoded = os.fsencode(path)
+        if b"\0" in encoded:  # as open() refuses it: C would open the path up to the NUL
+            raise InvalidArgumentError("a package path holds no NUL character: %r" % (path,))
         handle = ctypes.c_void_p()
-        runtime.check(runtime.lib.kiln_package_open_file(os.fsencode(path), ctypes.byref(handle)))
+        runtime.check(runtime.lib.kiln_package_open_file(encoded, ctypes.byref(handle)))
         return cls(handle.value, runtime, os.fsdecode(path))
 
     @classmethod
@@ -115,7 +120,7 @@ class Package:
 
     def __contains__(self, name):
         """Whether the package holds a kernel by this name (any spelling it records)."""
-        return isinstance(name, str) and self._find(name, raise_missing=False) is not None
+        return isinstance(name, str) and "\0" not in name and self._find(name, raise_missing=False) is not None
 
     def _find(self, name, raise_missing=True):
         """The kernel's index, as kiln_package_get_kernel would find it."""
@@ -142,8 +147,12 @@ class Package:
             if device is not None:
                 raise InvalidArgumentError("Package.image: give a device or an arch, not both")
             status = runtime.lib.kiln_package_select_image_for_arch(
-                handle, _name_bytes(name), compute_capability(arch), int(driver_version), ctypes.byref(out))
+                handle, _name_bytes(name), compute_capability(arch), checked_driver_version(driver_version),
+                ctypes.byref(out))
         else:
+            if driver_version != 0:
+                raise InvalidArgumentError("Package.image: driver_version goes with arch (for a device, the "
+                                           "driver's own version is used)")
             status = runtime.lib.kiln_package_select_image(handle, _name_bytes(name), device_ordinal(device),
                                                            ctypes.byref(out))
         runtime.check(status, handle)
@@ -155,14 +164,14 @@ class Package:
         """The kernel `name`, loaded for the current context's device (device 0's primary context
         is made current if none is)."""
         runtime, handle = self._live()
-        index = self._find(name)  # an unknown name fails here, with the nearest names, before the driver
-        lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, index).decode("utf-8", "replace")
         out = ctypes.c_void_p()
+        # An unknown name fails here with the nearest names, before the driver is needed.
         runtime.check(runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out)), handle)
         with self._lock:
             kernel = self._kernels.get(out.value)
             if kernel is None:
-                kernel = self._kernels[out.value] = Kernel(self, out.value, lowered)
+                lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, self._find(name))
+                kernel = self._kernels[out.value] = Kernel(self, out.value, lowered.decode("utf-8", "replace"))
         return kernel
 
     def global_address(self, name):

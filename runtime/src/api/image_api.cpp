@@ -2,6 +2,7 @@
 // it, for loaders other than Kiln's.
 #include "api/abi_guard.hpp"
 
+#include <cstddef>
 #include <cstring>
 
 using kiln::api::from_handle;
@@ -11,9 +12,11 @@ using kiln::core::Status;
 
 namespace {
 
-// The size of kiln_image in Kiln 0.1. Fields are only ever appended: a caller built against a later
-// header passes a larger struct_size, and only this prefix is written.
-constexpr std::size_t k_image_size_v1 = sizeof(kiln_image);
+// The size of kiln_image as Kiln 0.2 introduced it, frozen: fields are only ever appended, so a caller
+// built against a later header passes a larger struct_size and only this prefix is written, and a
+// later Kiln still takes this size from callers built against this header.
+constexpr std::size_t k_image_size_v1 = offsetof(kiln_image, description) + sizeof(kiln_image::description);
+static_assert(k_image_size_v1 == sizeof(kiln_image), "kiln_image grew: fill new fields only if struct_size holds them");
 
 // Checks `out` and clears every field after struct_size, so that they are 0/NULL after a failure.
 Status prepare(const char* function, kiln_image* out) {
@@ -40,6 +43,25 @@ void fill(const kiln::core::SelectedImage& image, kiln_image* out) {
   out->description = image.description;
 }
 
+// What both select entry points share: check `out` (clearing it) and the arguments, find the kernel,
+// let `choose` pick its image, and fill `out`.
+template <class Choose>
+kiln_status select_into(kiln_package* package, const char* function, const char* kernel_name, kiln_image* out,
+                        Choose&& choose) noexcept {
+  kiln::core::Package* p = from_handle(package);
+  return guarded(p, function, [&]() -> Status {
+    KILN_TRY(prepare(function, out));
+    if (!p) return null_argument(function, "package");
+    if (!kernel_name) return null_argument(function, "kernel_name");
+    std::uint32_t index = 0;
+    KILN_TRY(p->find_kernel(kernel_name, index));
+    kiln::core::SelectedImage image;
+    KILN_TRY(choose(*p, index, image));
+    fill(image, out);
+    return {};
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -60,35 +82,19 @@ KILN_API kiln_status kiln_package_find_kernel(const kiln_package* package, const
 
 KILN_API kiln_status kiln_package_select_image(kiln_package* package, const char* kernel_name, int device,
                                                kiln_image* out) {
-  kiln::core::Package* p = from_handle(package);
-  return guarded(p, "kiln_package_select_image", [&]() -> Status {
-    KILN_TRY(prepare("kiln_package_select_image", out));
-    if (!package) return null_argument("kiln_package_select_image", "package");
-    if (!kernel_name) return null_argument("kiln_package_select_image", "kernel_name");
-    std::uint32_t index = 0;
-    KILN_TRY(p->find_kernel(kernel_name, index));
-    kiln::core::SelectedImage image;
-    KILN_TRY(p->select_image(index, device, image));
-    fill(image, out);
-    return {};
-  });
+  return select_into(package, "kiln_package_select_image", kernel_name, out,
+                     [&](kiln::core::Package& p, std::uint32_t index, kiln::core::SelectedImage& image) {
+                       return p.select_image(index, device, image);
+                     });
 }
 
 KILN_API kiln_status kiln_package_select_image_for_arch(kiln_package* package, const char* kernel_name,
                                                         uint32_t compute_capability, int driver_version,
                                                         kiln_image* out) {
-  kiln::core::Package* p = from_handle(package);
-  return guarded(p, "kiln_package_select_image_for_arch", [&]() -> Status {
-    KILN_TRY(prepare("kiln_package_select_image_for_arch", out));
-    if (!package) return null_argument("kiln_package_select_image_for_arch", "package");
-    if (!kernel_name) return null_argument("kiln_package_select_image_for_arch", "kernel_name");
-    std::uint32_t index = 0;
-    KILN_TRY(p->find_kernel(kernel_name, index));
-    kiln::core::SelectedImage image;
-    KILN_TRY(p->select_image_for_arch(index, compute_capability, driver_version, image));
-    fill(image, out);
-    return {};
-  });
+  return select_into(package, "kiln_package_select_image_for_arch", kernel_name, out,
+                     [&](kiln::core::Package& p, std::uint32_t index, kiln::core::SelectedImage& image) {
+                       return p.select_image_for_arch(index, compute_capability, driver_version, image);
+                     });
 }
 
 }  // extern "C"

@@ -11,9 +11,6 @@ namespace {
 
 using driver::CUresult;
 
-// CUDA_ERROR_INVALID_DEVICE: cuDeviceGet's answer for an ordinal the system does not have.
-constexpr CUresult k_cuda_error_invalid_device = 101;
-
 Status driver_failure(driver::DriverApi& driver, const char* call, CUresult result, const std::string& what = "") {
   // No device is a status of its own: the program may fall back to the CPU on it.
   const kiln_status code = result == driver::k_cuda_error_no_device ? KILN_STATUS_NO_DEVICE : KILN_STATUS_DRIVER_ERROR;
@@ -58,7 +55,9 @@ Status device_for_ordinal(driver::DriverApi& driver, int ordinal, driver::CUdevi
     ordinal = 0;  // no context: device 0, as the CUDA runtime would pick, but none is created
   }
   const CUresult r = driver.device_get(&device, ordinal);
-  if (r == driver::k_cuda_error_invalid_value || r == k_cuda_error_invalid_device) {
+  // cuDeviceGet answers an ordinal the system does not have with CUDA_ERROR_INVALID_DEVICE (its
+  // documented answers include INVALID_VALUE too).
+  if (r == driver::k_cuda_error_invalid_value || r == driver::k_cuda_error_invalid_device) {
     return fail(KILN_STATUS_INVALID_ARGUMENT, "there is no CUDA device " + std::to_string(ordinal) +
                                                   ": cuDeviceGet: " + describe_result(driver, r));
   }

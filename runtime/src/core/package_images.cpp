@@ -4,7 +4,6 @@
 #include "core/package.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 namespace kiln::core {
@@ -13,18 +12,6 @@ namespace {
 
 // The newest CUDA version this runtime knows (cuDriverGetVersion form): its constants are cuda.h 13.0's.
 constexpr int k_newest_known_driver = 13000;
-
-// "13.1" -> 13010, as cuDriverGetVersion reports it; 0 for anything else.
-int cuda_version(std::string_view text) {
-  const std::size_t dot = text.find('.');
-  if (dot == std::string_view::npos) return 0;
-  int major = 0, minor = 0;
-  const char* end = text.data() + text.size();
-  const auto m = std::from_chars(text.data(), text.data() + dot, major);
-  const auto n = std::from_chars(text.data() + dot + 1, end, minor);
-  if (m.ec != std::errc() || m.ptr != text.data() + dot || n.ec != std::errc() || n.ptr != end || minor > 9) return 0;
-  return major * 1000 + minor * 10;
-}
 
 }  // namespace
 
@@ -57,7 +44,8 @@ Status Package::select_image_for_arch(std::uint32_t index, std::uint32_t arch, i
   if (driver_version == 0) {
     // A driver new enough for the package: the newest this runtime knows, or the CUDA version of the
     // NVRTC that built the package (its PTX ISA), whichever is newer.
-    const int built_with = cuda_version(m_reader.metadata_value("nvrtc.version").value_or(""));
+    const int built_with = select::parse_cuda_version(m_reader.metadata_value("nvrtc.version").value_or(""))
+                               .value_or(0);
     driver_version = std::max(k_newest_known_driver, built_with);
   }
   select::DeviceProfile profile;

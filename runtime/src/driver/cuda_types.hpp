@@ -29,6 +29,7 @@ inline constexpr CUresult k_cuda_error_not_initialized = 3;
 inline constexpr CUresult k_cuda_error_stub_library = 34;
 inline constexpr CUresult k_cuda_error_call_requires_newer_driver = 36;
 inline constexpr CUresult k_cuda_error_no_device = 100;
+inline constexpr CUresult k_cuda_error_invalid_device = 101;
 inline constexpr CUresult k_cuda_error_invalid_image = 200;
 inline constexpr CUresult k_cuda_error_invalid_context = 201;
 inline constexpr CUresult k_cuda_error_no_binary_for_gpu = 209;

@@ -1,5 +1,6 @@
 #include "select/select_image.hpp"
 
+#include <charconv>
 #include <string>
 
 namespace kiln::select {
@@ -105,6 +106,20 @@ std::uint32_t max_ptx_version_for_driver(int driver_version) {
     return static_cast<std::uint32_t>(80 + isa_minor);
   }
   return static_cast<std::uint32_t>(major >= 11 ? 70 : 60);  // older than Kiln's own PTX in any case
+}
+
+std::optional<int> parse_cuda_version(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  if (dot == 0 || dot == std::string_view::npos || dot + 2 != text.size()) return std::nullopt;
+  const char minor = text[dot + 1];
+  int major = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + dot, major);
+  // from_chars takes a leading '-'; 999 keeps major * 1000 an int.
+  if (text[0] == '-' || error != std::errc() || end != text.data() + dot || major > 999 || minor < '0' ||
+      minor > '9') {
+    return std::nullopt;
+  }
+  return major * 1000 + (minor - '0') * 10;
 }
 
 std::string describe(const Candidate& candidate, Rule rule) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace kiln::select {
 
@@ -53,6 +54,10 @@ Selection select_image(const DeviceProfile& device, std::span<const Candidate> c
 // The PTX ISA a driver of `driver_version` (cuDriverGetVersion: 13000 = 13.0) accepts, major * 10 +
 // minor: CUDA 13.x -> 9.x, 12.x -> 8.x (12.5 and 12.6 share 8.5, 12.7 -> 8.6, 12.8 -> 8.7, 12.9 -> 8.8).
 std::uint32_t max_ptx_version_for_driver(int driver_version);
+
+// A CUDA version as a package's nvrtc.version and `kiln inspect --driver` spell it ("13.0", "12.8": a
+// one-digit minor) in cuDriverGetVersion form (13000, 12080); nullopt for anything else.
+std::optional<int> parse_cuda_version(std::string_view text);
 
 // A device in the family of an 'f' target: same major, minor at least the target's.
 bool in_family(std::uint16_t target_arch, std::uint16_t device_arch);
