@@ -3,7 +3,7 @@
 #
 #   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
 #                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
-#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [OUTPUT file.kiln])
+#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [STRICT] [OUTPUT file.kiln])
 #   target_link_libraries(app PRIVATE <name>)
 #   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
 #
@@ -19,7 +19,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
 
 function(kiln_add_cache name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED" "MANIFEST;OUTPUT"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED;STRICT" "MANIFEST;OUTPUT"
     "SOURCES;HOST_SOURCES;SCAN_TARGETS;PYTHON_SOURCES;TARGETS;ARCHITECTURES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
   if(arg_UNPARSED_ARGUMENTS)
@@ -105,6 +105,9 @@ function(kiln_add_cache name)
   endif()
   if(KILN_CUDA_ROOT)
     list(APPEND generator_args --cuda-root ${KILN_CUDA_ROOT})
+  endif()
+  if(arg_STRICT)
+    list(APPEND generator_args --strict)   # what the scan cannot see fails the build
   endif()
   if(arg_MANIFEST)
     get_filename_component(manifest "${arg_MANIFEST}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})

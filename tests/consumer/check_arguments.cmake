@@ -130,3 +130,12 @@ string(FIND "${ninja}" "--python-source ${WORK}/scanning/ops.py --python ${PYTHO
 if(passed EQUAL -1)
   message(FATAL_ERROR "by_python: kiln build does not get --python-source ops.py --python ${PYTHON}")
 endif()
+
+# STRICT: what the scan cannot see fails the build (kiln build --strict); without it, a warning.
+configure(strict OK "kiln_add_cache(strict SOURCES kernel.cu TARGETS sm_80 STRICT)\nkiln_add_cache(lenient SOURCES kernel.cu TARGETS sm_80)")
+file(READ ${WORK}/strict/build/build.ninja ninja)
+string(REGEX MATCH "-o [^ \n]*/strict\\.kiln [^\n]*--strict" strict_command "${ninja}")
+string(REGEX MATCH "-o [^ \n]*/lenient\\.kiln [^\n]*--strict" lenient_command "${ninja}")
+if(NOT strict_command OR lenient_command)
+  message(FATAL_ERROR "STRICT: kiln build gets --strict for 'strict' only")
+endif()

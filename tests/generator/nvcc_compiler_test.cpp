@@ -28,16 +28,22 @@ CompileJob job() {
   return j;
 }
 
-TEST(NvccArguments, CubinPtxAndReproducibleNames) {
+TEST(NvccArguments, LtoIrForNvJitLinkAndReproducibleNames) {
   CompileJob j = job();
-  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.cubin", "/s/o.d"),
-            (Strings{"/opt/cuda/bin/nvcc", "-cubin", "-arch=sm_80", "-o", "/s/o.cubin", "-MD", "-MF", "/s/o.d",
-                     "-frandom-seed=kernels/a.cu", "-Xcicc", "--orig_src_path_name=kernels/a.cu", "-Iinclude", "-DN=4",
-                     "kernels/a.cu"}));
+  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d"),
+            (Strings{"/opt/cuda/bin/nvcc", "-fatbin", "-dc", "-gencode", "arch=compute_80,code=lto_80", "-o",
+                     "/s/o.fatbin", "-MD", "-MF", "/s/o.d", "-frandom-seed=kernels/a.cu", "-Xcicc",
+                     "--orig_src_path_name=kernels/a.cu", "-Iinclude", "-DN=4", "kernels/a.cu"}));
+  // Variants keep their suffix; PTX targets compile to the LTO-IR their link turns into PTX.
+  j.target = "sm_90a";
+  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d")[4], "arch=compute_90a,code=lto_90a");
   j.target = "compute_90a";
+  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d")[4], "arch=compute_90a,code=lto_90a");
+  // Family PTX comes from nvcc directly (nvJitLink would drop the suffix).
+  j.target = "compute_100f";
   const Strings ptx = nvcc_arguments(j, "/s/src/kernels/a.cu", "/s/o.ptx", "/s/o.d");
   EXPECT_EQ(ptx[1], "-ptx");
-  EXPECT_EQ(ptx[2], "-arch=compute_90a");
+  EXPECT_EQ(ptx[2], "-arch=compute_100f");
   // The copy finds the source's neighbours through a relative -iquote (keeps __FILE__ relative).
   EXPECT_NE(std::find(ptx.begin(), ptx.end(), "-iquote,kernels"), ptx.end());
   EXPECT_EQ(ptx.back(), "/s/src/kernels/a.cu");
@@ -127,21 +133,28 @@ TEST_F(NvccCompile, ErrorsPointAtTheSourceFromTheUsersDirectory) {
 }
 
 TEST_F(NvccCompile, ImageAndTheProjectsOwnHeaders) {
+  m_job.target = "compute_100f";   // nvcc's own PTX: no link step, which a stand-in cannot feed
   m_nvcc.m_headers = (m_dir / "p/kernels/local.cuh").string() + " /usr/include/stdio.h " +
                      (m_dir / "cuda/bin/../include/cuda_runtime.h").string();
   const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
   ASSERT_TRUE(out.ok) << out.log;
-  EXPECT_EQ(out.image.size(), 5u);
+  EXPECT_EQ(out.image.size(), 6u) << "the PTX with its NUL";
   EXPECT_EQ(m_nvcc.m_argv.back(), "kernels/a.cu") << "without name expressions the source itself compiles";
   EXPECT_EQ(out.headers, (Strings{(m_dir / "p/kernels/local.cuh").string(), (m_dir / "cuda/include/cuda_runtime.h").string()}));
   EXPECT_FALSE(fs::exists(m_job.work_dir)) << "the work directory is cleaned up";
+}
+
+TEST_F(NvccCompile, WhatIsNotLtoIrFailsTheLinkNamingTheSourceAndTarget) {
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("p/kernels/a.cu: error: linking for sm_80 failed"), std::string::npos) << out.log;
 }
 
 TEST_F(NvccCompile, MissingNvccSaysWhereItLooked) {
   m_job.nvcc = m_dir / "nowhere/nvcc";
   const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
   EXPECT_FALSE(out.ok);
-  EXPECT_NE(out.log.find("p/kernels/a.cu: error: this source has host code, so nvcc compiles it, and there is no nvcc at"),
+  EXPECT_NE(out.log.find("p/kernels/a.cu: error: nvcc compiles this source, and there is no nvcc at"),
             std::string::npos)
       << out.log;
 }

@@ -29,7 +29,7 @@ ScanResult sample() {
   r.instantiations = {{"reduce::block_sum", "reduce::block_sum<float, 256>", FoundBy::launch, {"k.cu", 40, 3}},
                       {"reduce::block_sum", "reduce::block_sum<int, 64>", FoundBy::runtime_request, {"h.cpp", 1, 2}}};
   r.requests = {{RuntimeRequest::What::variable, "table", {"h.cpp", 5, 6}}};
-  r.variables = {{"tables::coeffs", Variable::Kind::managed, "float[64]", {"k.cu", 1, 1}}};
+  r.variables = {{"tables::coeffs", Variable::Kind::managed, "float[64]", true, {"k.cu", 1, 1}}};
   r.headers = {{"/usr/include/x.h", 0xfedcba9876543210ull}, {"a.cuh", 1}};
   r.diagnostics = {{Diagnostic::Severity::warning, {"k.cu", 7, 1}, "careful"}};
   r.has_host_code = true;

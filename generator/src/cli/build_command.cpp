@@ -1,7 +1,7 @@
 // kiln build: manifest -> plan -> compile (worker processes) -> assemble -> package file + depfile.
 #include "cli/command.hpp"
+#include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/progress.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/target_override.hpp"
 #include "compile/job_runner.hpp"
@@ -84,6 +84,8 @@ public:
     app.add_option("--python", m_python,
                    "The Python interpreter that reads Python sources (default: $KILN_PYTHON, else python3 on PATH)");
     app.add_option("--scan-cache", m_scan_cache, "The scan cache directory (default: <output>.scan-cache)");
+    app.add_flag("--strict", m_strict,
+                 "Fail instead of warning when the scan cannot read a file or has anything to say");
     app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
   }
 
@@ -110,19 +112,14 @@ public:
 
     Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
-    for (const std::string& warning : plan->warnings) std::cerr << warning << "\n";
 
     std::unique_ptr<compile::JobRunner> runner =
         jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path());
-    Progress progress(m_verbose);
-    const std::vector<compile::CompileOutput> outputs = runner->run(
-        plan->jobs, [&](std::size_t done, std::size_t total, const compile::CompileJob& job,
-                        const compile::CompileOutput& out) { progress.finished(done, total, job, out); });
-    progress.close();
-    if (report_diagnostics(*plan, outputs)) return k_exit_failed;
+    const std::optional<std::vector<compile::CompileOutput>> outputs = compile_plan(*plan, *runner, m_verbose);
+    if (!outputs) return k_exit_failed;
 
     Result<package::AssembledPackage> assembled =
-        package::assemble(*manifest, *plan, outputs, *toolkit, {prefix, k_version});
+        package::assemble(*manifest, *plan, *outputs, *toolkit, {prefix, k_version});
     if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
     // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
@@ -146,8 +143,8 @@ public:
 
 private:
   // Scans every source (through the cache), prints what the scanner and discovery have to say, and
-  // returns what the units must build; nothing, with the exit code, when a source does not parse or
-  // the Python interpreter cannot run.
+  // returns what the units must build; nothing, with the exit code, when the Python interpreter cannot
+  // run, or with --strict when they have anything to say. A file that does not parse is a warning.
   std::optional<plan::Discovery> scan_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                                               const ScanPhaseSettings& settings, int& exit_code) {
     const auto start = std::chrono::steady_clock::now();
@@ -156,7 +153,6 @@ private:
       exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
       return std::nullopt;
     }
-    for (const std::string& message : scans.messages) std::cerr << message << "\n";
     if (m_verbose) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const std::string python =
@@ -166,37 +162,25 @@ private:
       std::fprintf(stderr, "scan: %zu cached, %zu scanned, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
                    scans.scanned, scans.resolved, python.c_str(), seconds);
     }
-    if (scans.failed) {
-      exit_code = fail(k_exit_failed, "a source does not parse; no package written");
-      return std::nullopt;
-    }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) m_scanned_hosts.push_back((root / host.path).lexically_normal());
     plan::Discovery discovery =
         plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                        {settings.display_prefix, toolkit.root, root});
-    for (const std::string& warning : discovery.warnings) std::cerr << warning << "\n";
+    std::vector<plan::Finding> findings = std::move(scans.findings);
+    findings.insert(findings.end(), discovery.findings.begin(), discovery.findings.end());
+    for (const plan::Finding& finding : findings) std::cerr << plan::render(finding, m_strict) << "\n";
+    if (m_strict && !findings.empty()) {
+      exit_code = fail(k_exit_failed, std::to_string(findings.size()) + (findings.size() == 1 ? " finding" : " findings") +
+                                          " of the scan with --strict; no package written");
+      return std::nullopt;
+    }
     return discovery;
   }
 
   static int fail(int code, const std::string& message) {
     std::cerr << "kiln: error: " << message << "\n";
     return code;
-  }
-
-  // Prints each distinct log once (a warning repeats for every target) and returns whether any
-  // compile failed.
-  static bool report_diagnostics(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs) {
-    std::set<std::string> printed;
-    std::size_t failed = 0;
-    for (const compile::CompileOutput& out : outputs) {
-      if (!out.ok) ++failed;
-      if (!out.log.empty() && printed.insert(out.log).second) std::cerr << out.log << "\n";
-    }
-    if (failed == 0) return false;
-    std::cerr << "kiln: error: " << failed << " of " << plan.jobs.size()
-              << " compiles failed; no package written\n";
-    return true;
   }
 
   std::string m_manifest = "kiln.toml";
@@ -211,6 +195,7 @@ private:
   fs::path m_scan_cache;
   std::vector<fs::path> m_scanned_hosts;   // host and Python sources, absolute, for the depfile
   int m_jobs = 0;
+  bool m_strict = false;
   bool m_verbose = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
@@ -136,11 +137,37 @@ bool may_name_template(const scan::RuntimeRequest& request, const ScanResult& sc
   return false;
 }
 
-void report(const plan::ScannedFile& file, const std::string& prefix, ScanPhaseOutput& out) {
+enum class FileKind { kernel_source, host_source, python_source };
+
+// What a file whose scan failed no longer contributes, for its one warning.
+std::string lost_discovery(FileKind kind) {
+  switch (kind) {
+    case FileKind::kernel_source:
+      return "the scan cannot read this source, so what it would find here is lost: kernel template "
+             "instantiations launched or taken the address of here, requests to the Kiln runtime here and "
+             "the variables declared here (only the manifest's 'variables' keep their names). Its compiler "
+             "still decides which kernels it holds";
+    case FileKind::host_source:
+      return "the scan cannot read this host source, so the requests to the Kiln runtime in it are not discovered";
+    case FileKind::python_source:
+      return "the scan cannot read this Python source, so the requests to the Kiln binding in it are not discovered";
+  }
+  return {};
+}
+
+void report(const plan::ScannedFile& file, FileKind kind, const std::string& prefix, ScanPhaseOutput& out) {
+  if (!file.result.ok()) {
+    const auto first = std::find_if(file.result.diagnostics.begin(), file.result.diagnostics.end(),
+                                    [](const scan::Diagnostic& d) { return d.severity == scan::Diagnostic::Severity::error; });
+    const std::string parser = kind == FileKind::python_source ? "Python's" : "clang's";
+    out.findings.push_back({display({}, file.path, prefix),
+                            lost_discovery(kind) + "; " + parser + " first error: " +
+                                display(first->location, file.path, prefix) + ": " + first->message});
+    ++out.unreadable;
+    return;
+  }
   for (const scan::Diagnostic& d : file.result.diagnostics)
-    out.messages.push_back(display(d.location, file.path, prefix) +
-                           (d.severity == scan::Diagnostic::Severity::error ? ": error: " : ": warning: ") + d.message);
-  out.failed = out.failed || !file.result.ok();
+    out.findings.push_back({display(d.location, file.path, prefix), d.message});
 }
 
 // The manifest's python_sources and the --python-source files, each once, read by one Python run.
@@ -203,14 +230,13 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
 
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     plan::ScannedFile file{inputs[i].file.generic_string(), std::move(results[i])};
-    report(file, settings.display_prefix, out);
+    report(file, i < kernel_count ? FileKind::kernel_source : FileKind::host_source, settings.display_prefix, out);
     (i < kernel_count ? out.kernel_sources : out.host_sources).push_back(std::move(file));
   }
   for (plan::ScannedFile& file : python) {
-    report(file, settings.display_prefix, out);
+    report(file, FileKind::python_source, settings.display_prefix, out);
     out.host_sources.push_back(std::move(file));
   }
-  if (out.failed) return out;
 
   // Requests in one file for kernel templates of another kernel source: that source resolves them.
   std::vector<std::vector<scan::RuntimeRequest>> foreign(kernel_count);
@@ -246,7 +272,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
                                  resolutions[k].instantiations.end());
     plan::ScannedFile resolved{out.kernel_sources[k].path, {}};
     resolved.result.diagnostics = resolutions[k].diagnostics;
-    report(resolved, settings.display_prefix, out);
+    report(resolved, FileKind::kernel_source, settings.display_prefix, out);
     result.diagnostics.insert(result.diagnostics.end(), resolutions[k].diagnostics.begin(),
                               resolutions[k].diagnostics.end());
   }

@@ -7,6 +7,7 @@
 #include "compile/toolkit.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/discovery.hpp"
+#include "plan/finding.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -26,8 +27,10 @@ struct ScanPhaseSettings {
 struct ScanPhaseOutput {
   std::vector<plan::ScannedFile> kernel_sources;   // one per [[source]], in manifest order
   std::vector<plan::ScannedFile> host_sources;     // C/C++/CUDA host sources, then Python sources
-  std::vector<std::string> messages;               // the scanner's diagnostics: "file:line:col: warning: ..."
-  bool failed = false;                             // a file did not parse (messages say why)
+  // The scanner's warnings, and one per file it could not read (what discovery is lost there). A file
+  // that does not parse never stops the build: its compiler decides.
+  std::vector<plan::Finding> findings;
+  std::size_t unreadable = 0;                      // files whose scan failed
   std::string environment_error;                   // no file was at fault: the Python interpreter cannot run
   std::size_t cached = 0;                          // files whose scan came from the cache
   std::size_t scanned = 0;                         // files clang parsed

@@ -14,7 +14,8 @@
 namespace kiln::compile {
 
 // NVRTC compiles device-only sources in-process. Sources with host code (cuda_runtime.h, <<<>>>,
-// printf in host functions) are beyond NVRTC: nvcc, run as a child process, compiles their device side.
+// printf in host functions), or that NVRTC rejects (a C++ standard header), go to nvcc, run as a
+// child process, which compiles their device side. Both give LTO-IR that nvJitLink links.
 enum class Compiler { nvrtc, nvcc };
 
 // Where a name expression came from (a manifest line, a launch, a runtime request): nvcc's errors
@@ -38,8 +39,11 @@ struct CompileJob {
   Compiler compiler = Compiler::nvrtc;
   std::vector<Origin> expression_origins;      // parallel to name_expressions, or empty
   // Symbols nvJitLink must keep besides `variables` (-variables-used): __managed__ variables, which
-  // NVRTC refuses as name expressions, by their symbol names.
+  // NVRTC refuses as name expressions, and for nvcc every variable whose symbol is known.
   std::vector<std::string> keep_symbols;
+  // nvcc jobs: whether nvJitLink may drop the variables not in keep_symbols (every variable the host
+  // may ask for has a known symbol); otherwise every variable is kept.
+  bool trim_variables = true;
   std::filesystem::path nvcc;                  // nvcc jobs: the nvcc to run
   std::vector<std::string> nvcc_options;       // nvcc jobs: -I, -D and the user options nvcc shares
   std::filesystem::path work_dir;              // nvcc jobs: a directory for this job alone (absolute)

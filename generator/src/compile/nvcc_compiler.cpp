@@ -1,6 +1,7 @@
 #include "compile/nvcc_compiler.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "compile/lto_link.hpp"
 #include "format/target.hpp"
 
 #include <chrono>
@@ -71,6 +72,11 @@ std::vector<std::byte> to_image(const std::string& bytes, bool ptx) {
   return image;
 }
 
+// nvJitLink 13.0 writes ".target sm_XY" for compute_XYf PTX (nvrtc_compiler.cpp): nvcc writes it.
+bool direct_ptx(const format::Target& target) {
+  return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
+}
+
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   if (from.empty()) return;
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -99,11 +105,21 @@ std::string instantiation_wrapper(std::string_view source_text, const CompileJob
 std::vector<std::string> nvcc_arguments(const CompileJob& job, const fs::path& input, const fs::path& output,
                                         const fs::path& deps) {
   const std::optional<format::Target> target = format::parse_target(job.target);
-  const bool ptx = target && target->kind == format::TargetKind::ptx;
-  std::vector<std::string> args = {job.nvcc.string(), ptx ? "-ptx" : "-cubin", "-arch=" + job.target,
-                                   "-o", output.string(), "-MD", "-MF", deps.string(),
-                                   // Fixed names and seeds: see the header.
-                                   "-frandom-seed=" + job.source, "-Xcicc", "--orig_src_path_name=" + job.source};
+  std::vector<std::string> args = {job.nvcc.string()};
+  if (target && direct_ptx(*target)) {
+    args.insert(args.end(), {"-ptx", "-arch=" + job.target});
+  } else if (target) {
+    // compute_XY and sm_XY both compile to lto_XY; the link makes PTX or a cubin of it.
+    format::Target virtual_arch = *target;
+    virtual_arch.kind = format::TargetKind::ptx;
+    format::Target lto = *target;
+    lto.kind = format::TargetKind::sass;
+    args.insert(args.end(), {"-fatbin", "-dc", "-gencode",
+                             "arch=" + virtual_arch.name() + ",code=lto_" + lto.name().substr(3)});
+  }
+  args.insert(args.end(), {"-o", output.string(), "-MD", "-MF", deps.string(),
+                           // Fixed names and seeds: see the header.
+                           "-frandom-seed=" + job.source, "-Xcicc", "--orig_src_path_name=" + job.source});
   if (input != fs::path(job.source)) {
     // The copy in work_dir still finds the source's neighbours first for #include "...". A relative
     // directory keeps __FILE__ in those headers relative, as when the source itself is compiled.
@@ -150,13 +166,13 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
   if (!target) return out;
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
-    out.log = where + ": error: this source has host code, so nvcc compiles it, and there is no nvcc at " +
-              job.nvcc.string();
+    out.log = where + ": error: nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
+              " (nvcc compiles sources with host code, and those NVRTC cannot compile)";
     return out;
   }
   fs::create_directories(job.work_dir, ec);
-  const bool ptx = target->kind == format::TargetKind::ptx;
-  const fs::path output = job.work_dir / (ptx ? "image.ptx" : "image.cubin");
+  const bool ptx = direct_ptx(*target);
+  const fs::path output = job.work_dir / (ptx ? "image.ptx" : "image.fatbin");
   const fs::path deps = job.work_dir / "image.d";
   fs::path input = job.source;  // relative: nvcc runs in the manifest directory
   if (!job.name_expressions.empty()) {
@@ -184,10 +200,15 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
   }
   const std::optional<std::string> image = read_text(output);
   if (!image || image->empty()) {
-    out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " + (ptx ? "PTX" : "cubin");
+    out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " + (ptx ? "PTX" : "LTO-IR");
     return out;
   }
-  out.image = to_image(*image, ptx);
+  if (ptx) {
+    out.image = to_image(*image, true);
+  } else {
+    const std::vector<std::byte> fatbin = to_image(*image, false);
+    if (!link_lto(job, *target, {fatbin, LinkInput::fatbin, job.keep_symbols, job.trim_variables}, out)) return out;
+  }
   if (const std::optional<std::string> text = read_text(deps)) out.headers = project_headers(job, depfile_prerequisites(*text));
   fs::remove_all(job.work_dir, ec);
   out.ok = true;

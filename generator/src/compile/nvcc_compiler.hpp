@@ -1,6 +1,8 @@
-// Compiles the device side of a source with host code for one target by running nvcc: `-cubin
-// -arch=sm_XY` or `-ptx -arch=compute_XY`. nvcc needs a host compiler for this (it preprocesses with
-// it); the package it feeds never does.
+// Compiles the device side of a source for one target by running nvcc, then links it like NVRTC's
+// output: `nvcc -fatbin -dc -gencode arch=compute_XY,code=lto_XY` writes LTO-IR, and nvJitLink
+// (lto_link.hpp) turns it into a trimmed cubin, or PTX for compute_XY. Family PTX (compute_XYf) comes
+// from `nvcc -ptx` directly, as NVRTC's does. nvcc needs a host compiler for this (it preprocesses
+// with it); the package it feeds never does.
 //
 // Reproducibility: nvcc names internal-linkage symbols after a module ID that cicc derives from the
 // source's absolute path, so a copy of the tree elsewhere would get other symbol names. Kiln passes

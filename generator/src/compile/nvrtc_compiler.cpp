@@ -1,10 +1,10 @@
 #include "compile/nvrtc_compiler.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "compile/lto_link.hpp"
 #include "compile/time_trace.hpp"
 #include "format/target.hpp"
 
-#include <nvJitLink.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -25,11 +25,6 @@ struct ProgramDeleter {
 };
 using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
 
-struct LinkerDeleter {
-  void operator()(nvJitLinkHandle h) const { nvJitLinkDestroy(&h); }
-};
-using Linker = std::unique_ptr<std::remove_pointer_t<nvJitLinkHandle>, LinkerDeleter>;
-
 std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<const char*> out;
   out.reserve(strings.size());
@@ -45,17 +40,6 @@ std::string program_log(nvrtcProgram program) {
   return log;
 }
 
-std::string linker_log(nvJitLinkHandle linker) {
-  std::size_t size = 0;
-  std::string log;
-  if (nvJitLinkGetErrorLogSize(linker, &size) == NVJITLINK_SUCCESS && size > 1) {
-    std::string part(size, '\0');
-    nvJitLinkGetErrorLog(linker, part.data());
-    log += part.c_str();
-  }
-  return log;
-}
-
 std::vector<std::byte> to_bytes(const std::string& text, bool keep_nul) {
   std::vector<std::byte> out(text.size() + (keep_nul ? 1 : 0), std::byte{0});
   std::memcpy(out.data(), text.data(), text.size());
@@ -66,54 +50,6 @@ std::vector<std::byte> to_bytes(const std::string& text, bool keep_nul) {
 // with nvJitLink 13.0). NVRTC's own PTX keeps it, so family PTX comes straight from NVRTC, untrimmed.
 bool ptx_from_nvrtc(const format::Target& target) {
   return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
-}
-
-std::string link_arch(const format::Target& target) {
-  format::Target as_sass = target;
-  as_sass.kind = format::TargetKind::sass;
-  return "-arch=" + as_sass.name();
-}
-
-bool link(const CompileJob& job, const format::Target& target, const std::vector<char>& ltoir,
-          const std::vector<LoweredName>& variables, CompileOutput& out) {
-  std::vector<std::string> options = {link_arch(target), "-lto", "-optimize-unused-variables"};
-  // Unlisted variables lose their symbols even when kernels use them, so every variable the host
-  // may ask for is named here.
-  for (const LoweredName& v : variables) options.push_back("-variables-used=" + v.lowered);
-  for (const std::string& symbol : job.keep_symbols) options.push_back("-variables-used=" + symbol);
-  if (target.kind == format::TargetKind::ptx) options.push_back("-ptx");
-  options.insert(options.end(), job.link_options.begin(), job.link_options.end());
-  const std::vector<const char*> argv = c_strings(options);
-
-  nvJitLinkHandle raw = nullptr;
-  // nvJitLinkCreate takes char** but does not modify the strings.
-  if (nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()), const_cast<const char**>(argv.data())) !=
-      NVJITLINK_SUCCESS) {
-    out.log = job.display_prefix + job.source + ": error: nvJitLink rejected the link options for " +
-              job.target;
-    return false;
-  }
-  Linker linker(raw);
-  nvJitLinkResult result = nvJitLinkAddData(raw, NVJITLINK_INPUT_LTOIR, ltoir.data(), ltoir.size(),
-                                            job.source.c_str());
-  if (result == NVJITLINK_SUCCESS) result = nvJitLinkComplete(raw);
-  if (result != NVJITLINK_SUCCESS) {
-    out.log += (out.log.empty() ? "" : "\n") + job.display_prefix + job.source +
-               ": error: linking for " + job.target + " failed:\n" + linker_log(raw);
-    return false;
-  }
-  std::size_t size = 0;
-  if (target.kind == format::TargetKind::ptx) {
-    if (nvJitLinkGetLinkedPtxSize(raw, &size) != NVJITLINK_SUCCESS) return false;
-    std::string ptx(size, '\0');
-    nvJitLinkGetLinkedPtx(raw, ptx.data());
-    out.image = to_bytes(ptx.c_str(), /*keep_nul=*/true);
-  } else {
-    if (nvJitLinkGetLinkedCubinSize(raw, &size) != NVJITLINK_SUCCESS) return false;
-    out.image.resize(size);
-    nvJitLinkGetLinkedCubin(raw, out.image.data());
-  }
-  return true;
 }
 
 std::optional<std::string> read_text(const std::filesystem::path& path) {
@@ -236,9 +172,11 @@ CompileOutput compile_job(const CompileJob& job) {
   } else {
     std::size_t size = 0;
     nvrtcGetLTOIRSize(raw, &size);
-    std::vector<char> ltoir(size);
-    nvrtcGetLTOIR(raw, ltoir.data());
-    if (!link(job, *target, ltoir, variables, out)) return out;
+    std::vector<std::byte> ltoir(size);
+    nvrtcGetLTOIR(raw, reinterpret_cast<char*>(ltoir.data()));
+    LinkRequest request{ltoir, LinkInput::ltoir, job.keep_symbols, true};
+    for (const LoweredName& v : variables) request.keep_symbols.push_back(v.lowered);
+    if (!link_lto(job, *target, request, out)) return out;
   }
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -28,8 +28,23 @@ std::string strip_signature(std::string_view demangled) {
 
 namespace {
 
+// nvcc's relocatable (-dc) output names an internal-linkage symbol after its module:
+// "__nv_static_<N>_<N characters>_<the symbol>". The symbol itself is what the name means.
+std::string_view without_module_prefix(std::string_view lowered) {
+  constexpr std::string_view prefix = "__nv_static_";
+  if (!lowered.starts_with(prefix)) return lowered;
+  std::string_view rest = lowered.substr(prefix.size());
+  std::size_t length = 0, digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9' && digits < 6)
+    length = length * 10 + static_cast<std::size_t>(rest[digits++] - '0');
+  if (digits == 0 || rest.size() < digits + 1 + length + 1 || rest[digits] != '_' || rest[digits + 1 + length] != '_')
+    return lowered;
+  return rest.substr(digits + 1 + length + 1);
+}
+
 // The whole demangled signature, or nothing for extern "C" names and names that do not demangle.
 std::optional<std::string> demangle(std::string_view lowered) {
+  lowered = without_module_prefix(lowered);
   if (lowered.substr(0, 2) != "_Z") return std::nullopt;
   int status = 0;
   const std::string name(lowered);

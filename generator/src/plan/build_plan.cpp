@@ -1,6 +1,7 @@
 #include "plan/build_plan.hpp"
 
 #include "format/names.hpp"
+#include "plan/discovery.hpp"
 #include "format/target.hpp"
 
 #include <algorithm>
@@ -34,6 +35,13 @@ PlannedName& add_unique(std::vector<PlannedName>& names, PlannedName name) {
   return names.emplace_back(std::move(name));
 }
 
+// nvcc compiles `unit`: say which of the user's options it goes without.
+void warn_dropped(BuildPlan& plan, const PlannedUnit& unit) {
+  for (const std::string& o : unit.nvcc_dropped)
+    plan.warnings.push_back(plan.settings.display_prefix + unit.source + ": warning: option '" + o +
+                            "' is NVRTC's alone; nvcc compiles this source without it");
+}
+
 // The manifest's names first, in its order, then what scanning found.
 PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& manifest_file,
                      const Discovery& discovery) {
@@ -41,16 +49,21 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   unit.source = source.path;
   unit.manifest_line = source.line;
   const compile::Origin entry{manifest_file, source.line};
-  for (const std::string& e : source.instantiations) add_unique(unit.kernels, {e, NameOrigin::manifest, entry, "", false, ""});
-  for (const std::string& v : source.variables) add_unique(unit.variables, {v, NameOrigin::manifest, entry, "", false, ""});
+  for (const std::string& e : source.instantiations)
+    add_unique(unit.kernels, {e, NameOrigin::manifest, entry, "", false, false, ""});
+  for (const std::string& v : source.variables)
+    add_unique(unit.variables, {v, NameOrigin::manifest, entry, "", false, false, ""});
   const auto found = discovery.sources.find(source.path);
+  unit.nvcc_fallback = true;
   if (found == discovery.sources.end()) return unit;
+  unit.scan_failed = found->second.scan_failed;
   if (found->second.has_host_code) unit.compiler = compile::Compiler::nvcc;
   for (const PlannedName& k : found->second.kernels) add_unique(unit.kernels, k);
   for (const PlannedName& v : found->second.variables) {
     // A variable the manifest lists is still __managed__ if the scanner says so.
     PlannedName& kept = add_unique(unit.variables, v);
     kept.managed = kept.managed || v.managed;
+    kept.internal_linkage = kept.internal_linkage || v.internal_linkage;
     if (kept.symbol.empty()) kept.symbol = v.symbol;
   }
   return unit;
@@ -113,79 +126,113 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
   for (const format::Target& t : targets) plan.targets.push_back(t.name());
+  plan.root = std::filesystem::absolute(manifest.root).lexically_normal();
+  plan.nvcc = toolkit.root / "bin" / "nvcc";
+  plan.manifest_file = manifest.path.filename().string();
+  plan.settings = settings;
 
   plan.include_dirs = manifest.include_dirs;
   if (manifest.toolkit_includes) {
     plan.include_dirs.push_back("<cuda>/include/cccl");
     plan.include_dirs.push_back("<cuda>/include");
   }
-  std::vector<std::string> shared;  // as the compiler sees them
+  std::vector<std::string> paths_and_macros;  // as the compilers see them; nvcc and NVRTC share these as is
   for (const std::string& dir : plan.include_dirs) {
-    shared.push_back("-I" + toolkit.expand(dir).string());
+    paths_and_macros.push_back("-I" + toolkit.expand(dir).string());
     plan.package_options.push_back("-I" + dir);
   }
   for (const std::string& define : manifest.defines) {
-    shared.push_back("-D" + define);
+    paths_and_macros.push_back("-D" + define);
     plan.package_options.push_back("-D" + define);
   }
-  const std::vector<std::string> paths_and_macros = shared;  // what nvcc shares with NVRTC as is
-  shared.insert(shared.end(), manifest.options.begin(), manifest.options.end());
   plan.package_options.insert(plan.package_options.end(), manifest.options.begin(), manifest.options.end());
 
   std::vector<const manifest::SourceEntry*> sources;
   for (const manifest::SourceEntry& s : manifest.sources) sources.push_back(&s);
   std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->path < b->path; });
 
-  std::size_t index = 0;
-  const std::string manifest_file = manifest.path.filename().string();
   for (const manifest::SourceEntry* source : sources) {
     plan.sources.push_back(source->path);
-    const PlannedUnit& unit = plan.units.emplace_back(unit_for(*source, manifest_file, discovery));
-    std::vector<std::string> options = shared;
-    for (const std::string& define : source->defines) options.push_back("-D" + define);
-    options.insert(options.end(), source->options.begin(), source->options.end());
-    std::vector<std::string> all_user_options = manifest.options;
-    all_user_options.insert(all_user_options.end(), source->options.begin(), source->options.end());
-    std::vector<std::string> nvcc_options = paths_and_macros;
-    if (unit.compiler == compile::Compiler::nvcc) {
-      for (const std::string& define : source->defines) nvcc_options.push_back("-D" + define);
-      std::vector<std::string> dropped;
-      for (std::string& o : nvcc_options_for(all_user_options, dropped)) nvcc_options.push_back(std::move(o));
-      for (const std::string& o : dropped)
-        plan.warnings.push_back(settings.display_prefix + source->path + ": warning: option '" + o +
-                                "' is NVRTC's alone; nvcc compiles this source (it has host code) without it");
-    }
-    for (const std::string& target : plan.targets) {
-      compile::CompileJob job;
-      job.root = std::filesystem::absolute(manifest.root).lexically_normal();
-      job.source = source->path;
-      job.display_prefix = settings.display_prefix;
-      job.manifest_location = settings.display_prefix + manifest.path.filename().string() + ":" +
-                              std::to_string(source->line);
-      job.target = target;
-      for (const PlannedName& k : unit.kernels) {
-        job.name_expressions.push_back(k.expression);
-        job.expression_origins.push_back(k.where);
-      }
-      // nvcc's whole-program cubins keep every variable; NVRTC's trimmed ones only those named.
-      for (const PlannedName& v : unit.variables) {
-        if (!v.managed) job.variables.push_back(v.expression);
-        else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
-      }
-      job.nvrtc_options = options;
-      job.link_options = link_options_for(all_user_options);
-      job.trace_file = settings.scratch_dir / ("trace-" + std::to_string(index));
-      job.compiler = unit.compiler;
-      if (unit.compiler == compile::Compiler::nvcc) {
-        job.nvcc = toolkit.root / "bin" / "nvcc";
-        job.nvcc_options = nvcc_options;
-        job.work_dir = settings.scratch_dir / ("nvcc-" + std::to_string(index));
-      }
-      ++index;
-      plan.jobs.push_back(std::move(job));
-    }
+    PlannedUnit& unit = plan.units.emplace_back(unit_for(*source, plan.manifest_file, discovery));
+    std::vector<std::string> user_options = manifest.options;
+    user_options.insert(user_options.end(), source->options.begin(), source->options.end());
+    // NVRTC: the manifest's paths, macros and options, then the source's macros and options, in order.
+    unit.nvrtc_options = paths_and_macros;
+    unit.nvrtc_options.insert(unit.nvrtc_options.end(), manifest.options.begin(), manifest.options.end());
+    for (const std::string& define : source->defines) unit.nvrtc_options.push_back("-D" + define);
+    unit.nvrtc_options.insert(unit.nvrtc_options.end(), source->options.begin(), source->options.end());
+    std::vector<std::string> shared = paths_and_macros;
+    for (const std::string& define : source->defines) shared.push_back("-D" + define);
+    unit.link_options = link_options_for(user_options);
+    std::vector<std::string> dropped;
+    unit.nvcc_options = shared;
+    for (std::string& o : nvcc_options_for(user_options, dropped)) unit.nvcc_options.push_back(std::move(o));
+    unit.nvcc_dropped = std::move(dropped);
+    if (unit.compiler == compile::Compiler::nvcc) warn_dropped(plan, unit);
+    for (compile::CompileJob& job : make_jobs(plan, plan.units.size() - 1)) plan.jobs.push_back(std::move(job));
   }
   return plan;
+}
+
+std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit_index) {
+  const PlannedUnit& unit = plan.units[unit_index];
+  std::vector<compile::CompileJob> jobs;
+  for (std::size_t t = 0; t < plan.targets.size(); ++t) {
+    const std::size_t index = unit_index * plan.targets.size() + t;   // unique per job: scratch names
+    compile::CompileJob job;
+    job.root = plan.root;
+    job.source = unit.source;
+    job.display_prefix = plan.settings.display_prefix;
+    job.manifest_location = plan.settings.display_prefix + plan.manifest_file + ":" + std::to_string(unit.manifest_line);
+    job.target = plan.targets[t];
+    for (const PlannedName& k : unit.kernels) {
+      job.name_expressions.push_back(k.expression);
+      job.expression_origins.push_back(k.where);
+    }
+    for (const PlannedName& v : unit.variables) {
+      if (!v.managed) job.variables.push_back(v.expression);
+      else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
+    }
+    job.nvrtc_options = unit.nvrtc_options;
+    job.link_options = unit.link_options;
+    job.trace_file = plan.settings.scratch_dir / ("trace-" + std::to_string(index));
+    job.compiler = unit.compiler;
+    if (unit.compiler == compile::Compiler::nvcc) {
+      // nvcc names no variable for Kiln: every one the host may ask for is kept by its symbol, and
+      // where one is unknown (internal linkage, or a scan that failed), every variable is kept.
+      job.keep_symbols.clear();
+      job.trim_variables = !unit.scan_failed;
+      for (const PlannedName& v : unit.variables) {
+        const std::string symbol = v.internal_linkage ? "" : v.symbol.empty() ? variable_symbol(v.expression) : v.symbol;
+        if (symbol.empty()) job.trim_variables = false;
+        else job.keep_symbols.push_back(symbol);
+      }
+      job.nvcc = plan.nvcc;
+      job.nvcc_options = unit.nvcc_options;
+      job.work_dir = plan.settings.scratch_dir / ("nvcc-" + std::to_string(index));
+    }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
+                                                       const std::vector<compile::CompileOutput>& outputs) {
+  std::vector<std::size_t> switched;
+  const std::size_t target_count = plan.targets.size();
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    PlannedUnit& unit = plan.units[u];
+    if (unit.compiler != compile::Compiler::nvrtc || !unit.nvcc_fallback) continue;
+    bool rejected = false;
+    for (std::size_t t = 0; t < target_count; ++t) rejected = rejected || !outputs[u * target_count + t].ok;
+    if (!rejected) continue;
+    unit.compiler = compile::Compiler::nvcc;
+    warn_dropped(plan, unit);
+    std::vector<compile::CompileJob> jobs = make_jobs(plan, u);
+    for (std::size_t t = 0; t < target_count; ++t) plan.jobs[u * target_count + t] = std::move(jobs[t]);
+    switched.push_back(u);
+  }
+  return switched;
 }
 
 }  // namespace kiln::plan

@@ -1,5 +1,5 @@
-// From a manifest to compile jobs: one per (source, target), with the options NVRTC and nvJitLink
-// get. Plain data in, plain data out; nothing is compiled here.
+// From a manifest to compile jobs: one per (source, target), with the options NVRTC, nvcc and
+// nvJitLink get. Plain data in, plain data out; nothing is compiled here.
 #pragma once
 
 #include "compile/compile_job.hpp"
@@ -13,6 +13,11 @@
 
 namespace kiln::plan {
 
+struct PlanSettings {
+  std::string display_prefix;                   // how the manifest directory looks from the user's cwd
+  std::filesystem::path scratch_dir;            // absolute; time traces go here
+};
+
 struct BuildPlan {
   std::vector<std::string> targets;             // sorted in package order
   std::vector<std::string> sources;             // sorted by path; unit i is sources[i]
@@ -21,11 +26,11 @@ struct BuildPlan {
   std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
   std::vector<PlannedUnit> units;               // units[i] is sources[i]: its names and compiler
   std::vector<std::string> warnings;            // complete lines, e.g. options nvcc has no use for
-};
-
-struct PlanSettings {
-  std::string display_prefix;                   // how the manifest directory looks from the user's cwd
-  std::filesystem::path scratch_dir;            // absolute; time traces go here
+  // What make_jobs needs to build a unit's jobs again for another compiler.
+  std::filesystem::path root;                   // the manifest directory, absolute
+  std::filesystem::path nvcc;                   // the toolkit's nvcc
+  std::string manifest_file;                    // "kiln.toml", for messages
+  PlanSettings settings;
 };
 
 // Fails on a target the toolkit's NVRTC does not support, naming it and what is supported. Each
@@ -33,6 +38,14 @@ struct PlanSettings {
 // code compiles with nvcc.
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                             const PlanSettings& settings, const Discovery& discovery = {});
+
+// Unit `unit`'s jobs, one per target in target order, for the unit's current compiler.
+std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit);
+
+// The units whose NVRTC compile failed and that nvcc may compile instead (nvcc_fallback), switched
+// to nvcc in `plan` (their jobs replaced); returns their indices. `outputs[i]` is `plan.jobs[i]`'s.
+std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
+                                                       const std::vector<compile::CompileOutput>& outputs);
 
 // The user's NVRTC options that nvJitLink must repeat, since with -dlto code generation happens at
 // link time: -lineinfo, -G, -use_fast_math, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount.

@@ -63,10 +63,14 @@ public:
   }
 
 private:
-  std::string display(const scan::Location& location) const {
+  std::string where(const scan::Location& location) const {
     std::string file = location.file;
     if (!file.empty() && file.front() != '/' && file.front() != '<') file = m_settings.display_prefix + file;
     return file + ":" + std::to_string(location.line) + (location.column > 0 ? ":" + std::to_string(location.column) : "");
+  }
+
+  void warn(const scan::Location& location, std::string message) {
+    m_out.findings.push_back({where(location), std::move(message)});
   }
 
   bool is_toolkit_file(const std::string& file) const {
@@ -78,12 +82,13 @@ private:
 
   void add_source(const ScannedFile& file) {
     SourceDiscovery& found = m_out.sources[file.path];
+    found.scan_failed = !file.result.ok();
     found.has_host_code = file.result.has_host_code;
     for (const scan::Instantiation& inst : file.result.instantiations) {
       m_instantiated.insert(name_key(inst.kernel));
       // A request the scanner resolved is added with its request, under the spelling it was written in.
       if (inst.found_by == scan::FoundBy::runtime_request) continue;
-      found.kernels.push_back({inst.name_expression, NameOrigin::discovered, origin_of(inst.location), "", false, ""});
+      found.kernels.push_back({inst.name_expression, NameOrigin::discovered, origin_of(inst.location), "", false, false, ""});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;
@@ -95,7 +100,7 @@ private:
 
   PlannedName variable_name(const scan::Variable& v, NameOrigin origin, std::string expression,
                             const scan::Location& where) {
-    PlannedName name{std::move(expression), origin, origin_of(where), "", false, ""};
+    PlannedName name{std::move(expression), origin, origin_of(where), "", false, v.internal_linkage, ""};
     if (v.kind == scan::Variable::Kind::managed) {
       name.managed = true;
       name.symbol = variable_symbol(v.qualified_name);
@@ -165,16 +170,16 @@ private:
       });
     }
     if (!unit) {
-      m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for kernel '" + request.name +
-                               "' names no kernel of the kernel sources; the package will not have it");
+      warn(request.location, "the runtime request for kernel '" + request.name +
+                                 "' names no kernel of the kernel sources" + unscanned_note() +
+                                 "; the package will not have it under this name");
       return;
     }
     if (canonical.empty() && names_template) {
       // A template the scanner could not instantiate as written: building it would only fail.
       if (!explained)
-        m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for kernel '" +
-                                 request.name + "' names a kernel template but no instantiation of it; the package "
-                                 "will not have it");
+        warn(request.location, "the runtime request for kernel '" + request.name +
+                                   "' names a kernel template but no instantiation of it; the package will not have it");
       return;
     }
     m_instantiated.insert(key);
@@ -182,8 +187,8 @@ private:
     // Both spellings become names of the kernel: the canonical one as the scanner resolved it, the
     // written one so that the runtime finds the kernel exactly as the host code asks.
     if (!canonical.empty() && format::normalize_name(canonical) != format::normalize_name(request.name))
-      kernels.push_back({canonical, NameOrigin::discovered, origin_of(request.location), "", false, ""});
-    kernels.push_back({request.name, NameOrigin::request, origin_of(request.location), canonical, false, ""});
+      kernels.push_back({canonical, NameOrigin::discovered, origin_of(request.location), "", false, false, ""});
+    kernels.push_back({request.name, NameOrigin::request, origin_of(request.location), canonical, false, false, ""});
   }
 
   void add_variable_request(const scan::RuntimeRequest& request) {
@@ -194,8 +199,9 @@ private:
       return std::nullopt;
     });
     if (!unit) {
-      m_out.warnings.push_back(display(request.location) + ": warning: the runtime request for variable '" +
-                               request.name + "' names no variable of the kernel sources; the package will not have it");
+      warn(request.location, "the runtime request for variable '" + request.name +
+                                 "' names no variable of the kernel sources" + unscanned_note() +
+                                 "; the package will not have it under this name");
       return;
     }
     const scan::Variable* variable = nullptr;
@@ -205,15 +211,22 @@ private:
         variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location));
   }
 
+  // Where a kernel source could not be scanned, a request may name one of its kernels all the same.
+  std::string unscanned_note() const {
+    std::size_t failed = 0;
+    for (const ScannedFile& file : m_kernel_sources) failed += file.result.ok() ? 0 : 1;
+    return failed == 0 ? "" : " that the scan could read (" + std::to_string(failed) + " could not be scanned)";
+  }
+
   // A template that nothing instantiates compiles to nothing: say so instead of dropping it silently.
   void warn_uninstantiated() {
     std::set<std::tuple<std::string, std::string, int>> warned;
     for (const scan::Kernel* k : m_templates) {
       const std::string key = name_key(k->qualified_name);
       if (m_instantiated.count(key) || !warned.emplace(key, k->location.file, k->location.line).second) continue;
-      m_out.warnings.push_back(display(k->location) + ": warning: kernel template '" + k->qualified_name +
-                               "' is never instantiated: no launch, explicit instantiation, manifest entry or "
-                               "runtime request names one, so the package has none of it");
+      warn(k->location, "kernel template '" + k->qualified_name +
+                            "' is never instantiated: no launch, explicit instantiation, manifest entry or "
+                            "runtime request names one, so the package has none of it");
     }
   }
 

@@ -18,7 +18,7 @@ namespace kiln::plan {
 
 struct ScannedFile {
   std::string path;            // as scanned: relative to the manifest directory, or absolute
-  scan::ScanResult result;     // a successful scan
+  scan::ScanResult result;     // a failed scan holds its errors and nothing else
 };
 
 struct DiscoverySettings {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "compile/compile_job.hpp"
+#include "plan/finding.hpp"
 
 #include <map>
 #include <string>
@@ -26,6 +27,7 @@ struct PlannedName {
   // units match symbols by it when the written spelling does not demangle alike.
   std::string canonical;
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
+  bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
   std::string symbol;            // managed variables in NVRTC units: the symbol nvJitLink keeps
 };
 
@@ -33,12 +35,23 @@ struct PlannedUnit {
   std::string source;
   int manifest_line = 0;
   compile::Compiler compiler = compile::Compiler::nvrtc;
+  // An NVRTC unit that nvcc compiles instead when NVRTC rejects it (a header NVRTC cannot open,
+  // host code the scan did not see): the compiler of record decides, not the route guessed here.
+  bool nvcc_fallback = false;
+  bool scan_failed = false;             // its kernels come from the images alone
   std::vector<PlannedName> kernels;     // each becomes a name of the kernel it resolves to
   std::vector<PlannedName> variables;   // kept through trimming and recorded by name
+  std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them
+  std::vector<std::string> nvcc_options;    // the same for nvcc
+  std::vector<std::string> link_options;    // the user's options nvJitLink repeats
+  std::vector<std::string> nvcc_dropped;    // the user's options nvcc has no use for
 };
 
 // What scanning added to each source, before the manifest's own names are merged in.
 struct SourceDiscovery {
+  // The scan failed: nothing below was discovered, and the compiler alone decides which kernels the
+  // unit holds (the manifest's names are still built).
+  bool scan_failed = false;
   bool has_host_code = false;
   std::vector<PlannedName> kernels;
   std::vector<PlannedName> variables;
@@ -46,7 +59,7 @@ struct SourceDiscovery {
 
 struct Discovery {
   std::map<std::string, SourceDiscovery> sources;   // by source path as in the manifest
-  std::vector<std::string> warnings;                // complete lines: "kernels/a.cu:4:1: warning: ..."
+  std::vector<Finding> findings;                    // requests that name nothing, templates never instantiated
 };
 
 }  // namespace kiln::plan

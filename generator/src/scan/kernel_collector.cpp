@@ -183,7 +183,7 @@ private:
     if (!m_facts.is_user(shown.getLocation())) return;
     m_output.found.variables.push_back({qualified_name(shown), kind,
                                         shown.getType().getAsString(m_context.getPrintingPolicy()),
-                                        m_facts.location(shown.getLocation())});
+                                        !shown.hasExternalFormalLinkage(), m_facts.location(shown.getLocation())});
   }
 
   void read_probe(const clang::VarDecl& vd) {

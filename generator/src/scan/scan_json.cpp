@@ -178,7 +178,8 @@ json to_json(const ScanResult& result) {
   json variables = json::array();
   for (const Variable& v : result.variables)
     variables.push_back({{"qualified_name", v.qualified_name}, {"kind", name_of(k_variable_kinds, v.kind)},
-                         {"type", v.type}, {"location", location_json(v.location)}});
+                         {"type", v.type}, {"internal_linkage", v.internal_linkage},
+                         {"location", location_json(v.location)}});
   json headers = json::array();
   for (const Header& h : result.headers) headers.push_back({{"path", h.path}, {"hash", hex(h.content_hash)}});
   json diagnostics = json::array();
@@ -229,6 +230,7 @@ Result<ScanResult> from_json(const json& j) {
     v.qualified_name = r.string(e, p, "qualified_name");
     v.kind = r.enumeration(e, p, "kind", k_variable_kinds);
     v.type = r.string(e, p, "type");
+    v.internal_linkage = r.boolean(e, p, "internal_linkage");
     v.location = r.location(e, p);
     out.variables.push_back(std::move(v));
   });

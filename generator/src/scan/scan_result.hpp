@@ -71,6 +71,7 @@ struct Variable {
   std::string qualified_name;              // "tables::coeffs"
   Kind kind = Kind::device;
   std::string type;                        // "float[64]"
+  bool internal_linkage = false;           // static, or in an anonymous namespace: nvcc's symbol is its own
   Location location;
 };
 

@@ -1,0 +1,112 @@
+// kiln build on sources the scanner cannot read but the compilers accept: the build goes on, the
+// kernels come from the compiled images, one warning per file says what discovery was lost, and
+// --strict turns that warning into an error. A source NVRTC rejects goes to nvcc.
+//
+// `#error` under __clang__ stands for everything clang 19 refuses where nvcc does not: only the
+// scanner defines __clang__ (NVRTC does not, nor does nvcc's host compiler, g++).
+#include "format/package_reader.hpp"
+#include "kiln_runner.hpp"
+#include "package/kernel_names.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Names = std::set<std::string>;
+
+constexpr int k_failed = 1;
+constexpr const char* k_clang_refuses = "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n";
+
+fs::path write_project(const ScratchDir& dir, const std::string& source, const std::string& manifest_extra = "") {
+  const fs::path p = dir.path() / "p";
+  write_text(p / "kiln.toml", "targets = [\"sm_80\", \"compute_80\"]\n[[source]]\npath = \"kernels/k.cu\"\n" + manifest_extra);
+  write_text(p / "kernels/k.cu", source);
+  return p;
+}
+
+Names kernels_of(const fs::path& package) {
+  const std::vector<std::byte> bytes = read_bytes(package);
+  format::PackageReader reader;
+  if (reader.open(bytes)) throw std::runtime_error("cannot open " + package.string());
+  Names names;
+  for (std::uint32_t i = 0; i < reader.kernel_count(); ++i)
+    names.insert(package::canonical_kernel_name(reader.kernel(i).lowered_name));
+  return names;
+}
+
+TEST(BuildUnscannable, TheCompilerDecidesWhichKernelsADeviceSourceHolds) {
+  ScratchDir dir;
+  write_project(dir, std::string(k_clang_refuses) +
+                         "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
+                         "template __global__ void scale<float>(float*, float);\n"
+                         "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/k.cu: warning: the scan cannot read this source, so what it would find here is lost"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("clang's first error: p/kernels/k.cu:2:2: \"clang cannot read this file\""), std::string::npos)
+      << r.err;
+  const std::string warning = "warning: the scan cannot read";
+  EXPECT_EQ(r.err.find(warning), r.err.rfind(warning)) << "one warning per source";
+  EXPECT_EQ(kernels_of(dir.path() / "out.kiln"), (Names{"fill", "scale<float>"}));
+  EXPECT_EQ(run_kiln({"verify", "out.kiln"}, dir.path()).exit_code, 0);
+}
+
+TEST(BuildUnscannable, StrictMakesTheLostDiscoveryAnErrorAndWritesNothing) {
+  ScratchDir dir;
+  write_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "--strict"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/kernels/k.cu: error: the scan cannot read this source"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kiln: error: 1 finding of the scan with --strict; no package written"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
+}
+
+TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {
+  ScratchDir dir;
+  write_project(dir, "template <typename T> __global__ void never(T* x) { x[0] = T(); }\n"
+                     "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  ASSERT_EQ(run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path()).exit_code, 0);
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "strict.kiln", "--strict"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/kernels/k.cu:1:39: error: kernel template 'never' is never instantiated"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "strict.kiln"));
+}
+
+TEST(BuildUnscannable, ASourceWithHostCodeTheScanCannotSeeGoesToNvcc) {
+  ScratchDir dir;
+  write_project(dir, std::string(k_clang_refuses) +
+                         "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
+                         "void run(float* x) { scale<float><<<1, 1>>>(x, 2.0f); }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "-v"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/k.cu: note: NVRTC cannot compile it ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("), so nvcc did"), std::string::npos) << r.err;
+  // The launch instantiates the template: nvcc found it, not the scan.
+  EXPECT_EQ(kernels_of(dir.path() / "out.kiln"), (Names{"scale<float>"}));
+  EXPECT_EQ(run_kiln({"verify", "out.kiln"}, dir.path()).exit_code, 0);
+}
+
+TEST(BuildUnscannable, AHostSourceTheScanCannotReadLosesItsRequestsOnly) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n",
+                                   "");
+  write_text(p / "kiln.toml", "targets = [\"sm_80\"]\nhost_sources = [\"app.cpp\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
+  write_text(p / "app.cpp", "int main() { return undeclared(); }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("p/app.cpp: warning: the scan cannot read this host source, so the requests to the Kiln "
+                       "runtime in it are not discovered; clang's first error: p/app.cpp:1:21: use of undeclared "
+                       "identifier 'undeclared'"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(kernels_of(dir.path() / "out.kiln"), Names{"fill"});
+}
+
+}  // namespace
+}  // namespace kiln::test
