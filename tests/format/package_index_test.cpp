@@ -131,8 +131,10 @@ TEST(PackageIndex, SectionPlacement) {
 TEST(PackageIndex, RequiredAndDuplicateSections) {
   expect_corrupt(change_section(SectionKind::kernels, [](TocEntry& e) { e.kind = 200; }),
                  "no KERNELS section");
-  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 12; }),
+  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 13; }),
                  "no BLOBS section");
+  expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
+                 "two KERNEL_TARGETS sections");
   expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 9; }),
                  "two SOURCES sections");
 }

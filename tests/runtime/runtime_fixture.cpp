@@ -51,6 +51,7 @@ Bytes build_package(const PackageSpec& spec) {
     kernel.canonical_name = k.name;
     kernel.unit_source = k.unit;
     kernel.names = k.aliases;
+    kernel.targets = k.targets;
     if (k.params_known) {
       kernel.flags |= format::k_kernel_params_known;
       std::uint32_t offset = 0;

@@ -36,6 +36,7 @@ struct KernelSpec {
   KernelSpec& with_lowered(std::string l) { lowered = std::move(l); return *this; }
   KernelSpec& with_aliases(std::vector<std::string> a) { aliases = std::move(a); return *this; }
   KernelSpec& without_params() { params_known = false; return *this; }
+  KernelSpec& only_in(std::vector<std::string> t) { targets = std::move(t); return *this; }
 
   std::string name;                      // canonical name; also the lowered name unless `lowered` is set
   std::string unit;
@@ -43,6 +44,7 @@ struct KernelSpec {
   bool params_known = true;
   std::string lowered;
   std::vector<std::string> aliases;
+  std::vector<std::string> targets;      // the images that hold it; empty: every image of its unit
 };
 
 struct PackageSpec {

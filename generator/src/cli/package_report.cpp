@@ -39,26 +39,24 @@ const char* rule_name(select::Rule rule) {
   return "unknown";
 }
 
-// The image each unit's kernels would load on `device`, by unit index.
-std::vector<json> unit_selections(const format::PackageReader& reader, const select::DeviceProfile& device) {
-  std::vector<json> out;
-  for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
-    const format::UnitView unit = reader.unit(u);
-    std::vector<select::Candidate> candidates;
-    for (std::uint32_t i = 0; i < unit.image_count; ++i) {
-      const format::ImageView image = reader.image(unit.first_image + i);
-      candidates.push_back({reader.target(image.target).target, image.ptx_version});
-    }
-    const select::Selection s = select::select_image(device, candidates);
-    if (s.choice) {
-      out.push_back({{"target", candidates[s.choice->index].target.name()},
-                     {"rule", rule_name(s.choice->rule)},
-                     {"why", select::describe(candidates[s.choice->index], s.choice->rule)}});
-    } else {
-      out.push_back({{"target", nullptr}, {"rule", nullptr}, {"why", s.failure.reason}});
-    }
+// The image a kernel of `unit` would load on `device`: among the unit's images, or for a kernel that
+// only some hold (`kernel`), among those.
+json selection(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
+               std::optional<std::uint32_t> kernel = std::nullopt) {
+  const format::UnitView unit = reader.unit(unit_index);
+  std::vector<select::Candidate> candidates;
+  for (std::uint32_t i = 0; i < unit.image_count; ++i) {
+    const format::ImageView image = reader.image(unit.first_image + i);
+    if (kernel && !reader.kernel_in_target(*kernel, image.target)) continue;
+    candidates.push_back({reader.target(image.target).target, image.ptx_version});
   }
-  return out;
+  const select::Selection s = select::select_image(device, candidates);
+  if (s.choice)
+    return {{"target", candidates[s.choice->index].target.name()},
+            {"rule", rule_name(s.choice->rule)},
+            {"why", select::describe(candidates[s.choice->index], s.choice->rule)}};
+  return {{"target", nullptr}, {"rule", nullptr},
+          {"why", kernel ? "only some images hold this kernel: " + s.failure.reason : s.failure.reason}};
 }
 
 }  // namespace
@@ -99,7 +97,8 @@ json package_report(const format::PackageReader& reader, const std::string& path
   std::vector<std::vector<std::string>> names(reader.kernel_count());
   for (std::uint32_t i = 0; i < reader.name_count(); ++i)
     names[reader.name(i).kernel].emplace_back(reader.name(i).name);
-  const std::vector<json> selections = device ? unit_selections(reader, *device) : std::vector<json>{};
+  std::vector<json> selections;   // by unit, for the kernels every image of it holds
+  for (std::uint32_t u = 0; device && u < reader.unit_count(); ++u) selections.push_back(selection(reader, u, *device));
   json kernels = json::array();
   for (std::uint32_t k = 0; k < reader.kernel_count(); ++k) {
     const format::KernelView kernel = reader.kernel(k);
@@ -113,7 +112,12 @@ json package_report(const format::PackageReader& reader, const std::string& path
                   {"template", (kernel.flags & format::k_kernel_template) != 0},
                   {"params", (kernel.flags & format::k_kernel_params_known) ? params : json(nullptr)},
                   {"names", names[k]}};
-    if (device) entry["loads"] = selections[kernel.unit];
+    json held = json::array();
+    for (const std::uint32_t t : reader.kernel_targets(k)) held.push_back(std::string(reader.target(t).name));
+    entry["targets"] = held;
+    entry["in_every_image"] = reader.kernel_in_every_image(k);
+    if (device)
+      entry["loads"] = reader.kernel_in_every_image(k) ? selections[kernel.unit] : selection(reader, kernel.unit, *device, k);
     kernels.push_back(entry);
   }
   report["kernels"] = kernels;

@@ -85,6 +85,7 @@ std::string render_report(const json& r) {
   out += fmt::format("\nkernels ({})\n", r["kernels"].size());
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> aliases;   // printed under each kernel's row, outside the table's columns
+  std::vector<std::string> held;      // likewise: the targets that hold a kernel not every image holds
   for (const json& k : r["kernels"]) {
     std::vector<std::string> row = {k["name"].get<std::string>(), k["unit"].get<std::string>(), params_text(k["params"])};
     if (k.contains("loads"))
@@ -96,13 +97,18 @@ std::string render_report(const json& r) {
     for (const json& n : k["names"])
       if (n.get<std::string>() != shown) also += (also.empty() ? "" : ", ") + n.get<std::string>();
     aliases.push_back(also);
+    std::string only;
+    if (k.contains("in_every_image") && !k["in_every_image"].get<bool>())
+      for (const json& t : k["targets"]) only += (only.empty() ? "" : " ") + t.get<std::string>();
+    held.push_back(only);
   }
   const std::string kernel_table = table(rows);
   std::size_t line_start = 0;
-  for (const std::string& also : aliases) {
+  for (std::size_t i = 0; i < aliases.size(); ++i) {
     const std::size_t line_end = kernel_table.find('\n', line_start) + 1;
     out += kernel_table.substr(line_start, line_end - line_start);
-    if (!also.empty()) out += "      also: " + also + "\n";
+    if (!aliases[i].empty()) out += "      also: " + aliases[i] + "\n";
+    if (!held[i].empty()) out += "      only in: " + held[i] + "\n";
     line_start = line_end;
   }
 

@@ -1,6 +1,7 @@
 // kiln verify: every checksum, every image decodes, each cubin's ELF header agrees with its recorded
 // target, each PTX image with its .target, and every kernel of a unit is a kernel symbol in each of
-// the unit's images. Exit 0 when all hold, 1 when any does not (each problem is printed).
+// the unit's images that the package says holds it. Exit 0 when all hold, 1 when any does not (each
+// problem is printed).
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
@@ -25,10 +26,12 @@ public:
   }
 
 private:
-  std::set<std::string> unit_kernels(std::uint32_t unit) const {
+  // The kernels the package says the image of `unit` for `target` holds.
+  std::set<std::string> image_kernels(std::uint32_t unit, std::uint32_t target) const {
     std::set<std::string> names;
     for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k)
-      if (m_reader.kernel(k).unit == unit) names.emplace(m_reader.kernel(k).lowered_name);
+      if (m_reader.kernel(k).unit == unit && m_reader.kernel_in_target(k, target))
+        names.emplace(m_reader.kernel(k).lowered_name);
     return names;
   }
 
@@ -65,7 +68,7 @@ private:
         m_problems.push_back(label + ": PTX .target is " + ptx->target + ", expected " + expected.name());
       for (const image::PtxEntry& e : ptx->entries) symbols.insert(e.name);
     }
-    for (const std::string& kernel : unit_kernels(image.unit))
+    for (const std::string& kernel : image_kernels(image.unit, image.target))
       if (!symbols.count(kernel)) m_problems.push_back(label + ": kernel " + kernel + " is not in the image");
   }
 

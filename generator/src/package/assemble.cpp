@@ -134,6 +134,7 @@ private:
         k.kernel.flags |= format::k_kernel_params_known;
         k.kernel.params = kernel.params;
       }
+      if (kernel.targets.size() != m_plan.targets.size()) k.kernel.targets = kernel.targets;
       claim(k.kernel.canonical_name, name, display, false);
       claim(name, name, display, false);
       add_names(unit, resolved, name, display);

@@ -81,37 +81,25 @@ Result<ImageKernels> read_image(const std::string& label, const format::Target& 
 
 Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitImage>& images) {
   UnitContents unit;
-  std::string first_target;
+  std::map<std::string, std::string> params_from;   // kernel -> the target its parameters came from
   for (const UnitImage& image : images) {
     const std::optional<format::Target> target = format::parse_target(image.target);
     if (!target) return Error{where + ": unknown target " + image.target};
     const std::string label = where + " [" + image.target + "]";
     Result<ImageKernels> found = read_image(label, *target, image.bytes, unit, image.target);
     if (!found) return found.error();
-    if (first_target.empty()) {
-      first_target = image.target;
-      unit.kernels = found->kernels;
-    } else {
-      // Every image must hold the same kernels: the runtime picks one image per device, and a kernel
-      // missing from it would fail only on some GPUs.
-      for (const auto& [name, kernel] : unit.kernels)
-        if (!found->kernels.count(name))
-          return Error{where + ": kernel " + name + " is in the " + first_target + " image but not in the " +
-                       image.target + " image (is it guarded by __CUDA_ARCH__?)"};
-      for (const auto& [name, kernel] : found->kernels) {
-        auto it = unit.kernels.find(name);
-        if (it == unit.kernels.end())
-          return Error{where + ": kernel " + name + " is in the " + image.target + " image but not in the " +
-                       first_target + " image (is it guarded by __CUDA_ARCH__?)"};
-        if (!kernel.params_known) continue;
-        if (!it->second.params_known) {
-          it->second.params = kernel.params;
-          it->second.params_known = true;
-        } else if (!same_params(it->second.params, kernel.params)) {
-          return Error{where + ": kernel " + name + " has different parameters in the " + first_target +
-                       " and " + image.target + " images"};
-        }
-        it->second.weak = it->second.weak || kernel.weak;
+    for (const auto& [name, kernel] : found->kernels) {
+      UnitKernel& known = unit.kernels[name];
+      known.targets.push_back(image.target);
+      known.weak = known.weak || kernel.weak;
+      if (!kernel.params_known) continue;
+      if (!known.params_known) {
+        known.params = kernel.params;
+        known.params_known = true;
+        params_from[name] = image.target;
+      } else if (!same_params(known.params, kernel.params)) {
+        return Error{where + ": kernel " + name + " has different parameters in the " + params_from[name] +
+                     " and " + image.target + " images"};
       }
     }
     // Variables: the first image that declares one gives its kind and size (cubins and PTX agree).

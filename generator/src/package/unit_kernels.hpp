@@ -1,5 +1,7 @@
-// What one compile unit holds, read from its images: kernels with their parameters, and variable
-// symbols. Every image of a unit must hold the same kernels with the same parameters.
+// What one compile unit holds, read from its images: kernels with their parameters and the targets
+// whose images hold them, and variable symbols. A kernel may be missing from some images (guarded by
+// __CUDA_ARCH__, or CUB's kernels in namespaces versioned per SM); where images hold it, they must
+// agree on its parameters.
 #pragma once
 
 #include "format/layout.hpp"
@@ -23,6 +25,7 @@ struct UnitKernel {
   bool weak = false;                       // a template instantiation
   bool params_known = false;
   std::vector<format::ParamRecord> params;
+  std::vector<std::string> targets;        // the targets whose images hold it, in image order
 };
 
 struct UnitVariable {

@@ -56,6 +56,9 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
     }
   }
 
+  // A kernel in every image (nearly all) takes the unit's choice; one that some images lack
+  // chooses among those that hold it.
+  const bool partial = requester.kernel && !reader.kernel_in_every_image(*requester.kernel);
   // Candidates in image order; `images[i]` is the IMAGES index of candidate i.
   std::vector<select::Candidate> candidates;
   std::vector<std::uint32_t> images;
@@ -63,8 +66,19 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
     const format::ImageView image = reader.image(unit.first_image + i);
     const format::Target target = reader.target(image.target).target;
     if (forced_target && !(target == *forced_target)) continue;
+    if (partial && !reader.kernel_in_target(*requester.kernel, image.target)) continue;
     candidates.push_back(select::Candidate{target, image.ptx_version});
     images.push_back(image.index);
+  }
+  if (partial && candidates.empty()) {
+    std::string held;
+    for (const std::uint32_t t : reader.kernel_targets(*requester.kernel))
+      held += (held.empty() ? "" : ", ") + std::string(reader.target(t).name);
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
+                prefix() + "only the " + held + (held.find(',') == std::string::npos ? " image holds" : " images hold") +
+                    " this kernel (its source builds it for some targets only: __CUDA_ARCH__, or a toolkit "
+                    "kernel versioned per SM)" +
+                    (force_target.empty() ? "" : ", and KILN_FORCE_TARGET=" + std::string(force_target) + " allows none of them"));
   }
   if (forced_target && candidates.empty()) {
     return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix() + "KILN_FORCE_TARGET=" + std::string(force_target) + " but " +
@@ -73,6 +87,13 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   }
 
   const select::Selection selection = select::select_image(device, candidates, forced_kind);
+  if (!selection.choice && partial) {
+    std::string held;
+    for (const select::Candidate& c : candidates) held += (held.empty() ? "" : ", ") + c.target.name();
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
+                prefix() + "no image this device can load holds this kernel (its source builds it for some targets "
+                           "only); the images that hold it are " + held + ": " + selection.failure.reason);
+  }
   if (!selection.choice) {
     // With a forced value the reason lists only what the force left, so say so first.
     const std::string forced = force_target.empty() ? "" : "with KILN_FORCE_TARGET=" + std::string(force_target) + ", ";

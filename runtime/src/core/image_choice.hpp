@@ -8,6 +8,7 @@
 #include "select/select_image.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,11 +35,16 @@ struct ImageRequester {
   std::string_view label;      // the package
   std::string_view subject;    // "kernel 'saxpy'", "variable 'table'"
   driver::CUdevice device = 0;
+  // A kernel that only some images of its unit hold: only those are chosen from. Unset for a
+  // variable or a whole unit.
+  std::optional<std::uint32_t> kernel;
 };
 
 // Picks the image of `unit` for `device`; failures start with the requester. A forced
 // kind ("ptx", "sass") only allows that kind; a forced target allows only that target (still subject
-// to the rules: a forced sm_90 does not run on 8.0), and its absence is NO_IMAGE_FOR_DEVICE.
+// to the rules: a forced sm_90 does not run on 8.0), and its absence is NO_IMAGE_FOR_DEVICE. For a
+// kernel some images lack, the best image that holds it; none is NO_IMAGE_FOR_DEVICE naming the
+// targets that hold it.
 Status choose_image(const format::PackageReader& reader, std::uint32_t unit, const select::DeviceProfile& device,
                     std::string_view force_target, const ImageRequester& requester, ImageChoice& out);
 

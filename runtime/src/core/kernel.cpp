@@ -53,7 +53,7 @@ Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, drive
   // Resolved without the kernel's lock (the library load has its own): racing threads get the same
   // library and the same CUkernel, and the first to insert wins.
   UnitLibrary unit;
-  KILN_TRY(m_package.library_for(driver, m_view.unit, device, m_view.canonical_name, unit));
+  KILN_TRY(m_package.library_for(driver, m_view.unit, device, m_view.canonical_name, unit, m_view.index));
   driver::CUkernel kernel = nullptr;
   const CUresult r = driver.library_get_kernel(&kernel, unit.library, m_view.lowered_name.data());
   if (r != driver::k_cuda_success || !kernel) {

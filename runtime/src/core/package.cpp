@@ -100,11 +100,11 @@ std::string Package::jit_log_suffix(std::uint32_t image) const {
 std::string Package::image_name(std::uint32_t image) const { return m_libraries->image_name(image); }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
-                            std::string_view subject, UnitLibrary& out) {
+                            std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel) {
   KILN_TRY(m_devices.profile(driver, device, out.profile));
   ImageChoice choice;
-  KILN_TRY(choose_image(m_reader, unit, out.profile, m_options.force_target, ImageRequester{m_label, subject, device},
-                        choice));
+  KILN_TRY(choose_image(m_reader, unit, out.profile, m_options.force_target,
+                        ImageRequester{m_label, subject, device, kernel}, choice));
   LoadRequest request;
   request.image = choice.image;
   request.subject = subject;

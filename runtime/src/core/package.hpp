@@ -85,8 +85,9 @@ public:
   // For kernels: the driver (acquired on the first call), the current device, and the library a
   // unit loaded for a device (choosing and loading the image on first use).
   Status current(driver::DriverApi*& driver, driver::CUdevice& device);
+  // `kernel`: the kernel that asks, whose images may be fewer than the unit's.
   Status library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
-                     std::string_view subject, UnitLibrary& out);
+                     std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel = std::nullopt);
   DeviceCache& devices() { return m_devices; }
   std::string image_name(std::uint32_t image) const;   // "kernels/ops.cu [sm_90]"
   // "\nJIT log:\n..." from loading `image`, or "" (see LibraryCache::jit_log).

@@ -62,7 +62,7 @@ Status Package::select_for(std::uint32_t index, driver::CUdevice device, const s
   const format::KernelView kernel = m_reader.kernel(index);
   ImageChoice choice;
   KILN_TRY(choose_image(m_reader, kernel.unit, profile, m_options.force_target,
-                        ImageRequester{m_label, kernel.canonical_name, device}, choice));
+                        ImageRequester{m_label, kernel.canonical_name, device, index}, choice));
   std::span<const std::byte> bytes;
   KILN_TRY(m_images->bytes(choice.image, bytes));
   const format::TargetView target = m_reader.target(m_reader.image(choice.image).target);

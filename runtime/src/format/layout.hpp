@@ -15,6 +15,8 @@
 // Written to disk: never renumber an enum value or move a field. A new minor version may append
 // sections (readers skip kinds they do not know) and use reserved fields that are zero in v1.0;
 // anything else needs a new major version, which older readers refuse.
+//
+// 1.1 added KERNEL_TARGETS: kernels that only some images of their unit hold.
 #pragma once
 
 #include <array>
@@ -26,7 +28,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 0;
+inline constexpr std::uint16_t k_version_minor = 1;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -59,6 +61,8 @@ enum class SectionKind : std::uint32_t {
   sources = 9,    // SourceRecord[], sorted by path
   metadata = 10,  // MetadataRecord[], sorted by key
   blobs = 11,     // image bytes; each image starts at a multiple of k_blob_alignment
+  // Since 1.1, optional (a 1.0 file has none; a 1.0 reader skips it):
+  kernel_targets = 12,  // KernelTargetRecord[], sorted by (kernel, target)
 };
 
 // TocEntry.flags bits. Written to disk.
@@ -135,6 +139,15 @@ struct KernelRecord {                    // 32 bytes
   std::uint32_t flags;                   // KernelFlags
 };
 static_assert(sizeof(KernelRecord) == 32);
+
+// A kernel that only some images of its unit hold (its source guards it with __CUDA_ARCH__, or it
+// lives in a namespace versioned per SM, as CUB's do) has one record per target whose image holds
+// it. A kernel with no record is in every image of its unit, as in 1.0.
+struct KernelTargetRecord {              // 8 bytes
+  std::uint32_t kernel;                  // index into KERNELS
+  std::uint32_t target;                  // index into TARGETS: the kernel's unit has an image for it
+};
+static_assert(sizeof(KernelTargetRecord) == 8);
 
 struct ParamRecord {                     // 8 bytes: one kernel parameter, from the cubin's .nv.info
   std::uint32_t offset;                  // byte offset in the parameter buffer

@@ -143,7 +143,8 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
 // record sizes. Unknown kinds are skipped, but their checksums are checked like any other's.
 ReadError read_sections(const FileHeader& header, std::span<const std::byte> bytes,
                         std::span<const std::byte> toc, detail::Tables& tables) {
-  std::array<std::optional<std::span<const std::byte>>, std::size(detail::k_required_kinds) + 1>
+  std::array<std::optional<std::span<const std::byte>>,
+             std::size(detail::k_required_kinds) + std::size(detail::k_optional_kinds) + 1>
       found;
   for (std::uint32_t i = 0; i < header.section_count; ++i) {
     const auto entry = detail::load_record<TocEntry>(toc, i);
@@ -190,6 +191,9 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   tables.variables = records(SectionKind::variables);
   tables.sources = records(SectionKind::sources);
   tables.metadata = records(SectionKind::metadata);
+  if (found[static_cast<std::uint32_t>(SectionKind::kernel_targets)]) {
+    tables.kernel_targets = records(SectionKind::kernel_targets);
+  }
   return {};
 }
 
@@ -242,6 +246,7 @@ ReadError PackageReader::open(std::span<const std::byte> bytes, std::string labe
   m_variables = table(t.variables);
   m_sources = table(t.sources);
   m_metadata = table(t.metadata);
+  m_kernel_targets = table(t.kernel_targets);
   return {};
 }
 

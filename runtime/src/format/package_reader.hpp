@@ -118,6 +118,13 @@ public:
   MetadataView metadata(std::uint32_t i) const;
   std::optional<std::string_view> metadata_value(std::string_view key) const;
 
+  // Whether the image of kernel `kernel`'s unit for target `target` holds the kernel: always for a
+  // kernel in every image (every kernel of a 1.0 file), else as KERNEL_TARGETS says.
+  bool kernel_in_target(std::uint32_t kernel, std::uint32_t target) const;
+  bool kernel_in_every_image(std::uint32_t kernel) const;
+  // The targets (indices into TARGETS) whose images hold the kernel, in target order.
+  std::vector<std::uint32_t> kernel_targets(std::uint32_t kernel) const;
+
   // Binary searches. The name is normalized first, so any spelling the package records works.
   std::optional<std::uint32_t> find_kernel(std::string_view name) const;
   std::optional<std::uint32_t> find_variable(std::string_view name) const;
@@ -148,6 +155,7 @@ private:
   std::uint16_t m_minor = 0;
   std::span<const std::byte> m_strings;
   Table m_targets, m_units, m_images, m_kernels, m_params, m_names, m_variables, m_sources, m_metadata;
+  Table m_kernel_targets;   // KERNEL_TARGETS (1.1), or empty
   std::span<const std::byte> m_blobs;
 };
 

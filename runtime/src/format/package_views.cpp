@@ -137,6 +137,69 @@ std::optional<std::string_view> PackageReader::metadata_value(std::string_view k
   return metadata(*found).value;
 }
 
+namespace {
+
+// The first KERNEL_TARGETS record of `kernel` or later (the table is sorted by kernel, then target).
+template <class Table>
+std::uint32_t first_target_record(const Table& table, std::uint32_t kernel) {
+  std::uint32_t low = 0;
+  std::uint32_t high = table.count;
+  while (low < high) {
+    const std::uint32_t mid = low + (high - low) / 2;
+    if (record_at<KernelTargetRecord>(table, mid).kernel < kernel) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+}  // namespace
+
+bool PackageReader::kernel_in_every_image(std::uint32_t kernel) const {
+  const std::uint32_t at = first_target_record(m_kernel_targets, kernel);
+  return at == m_kernel_targets.count || record_at<KernelTargetRecord>(m_kernel_targets, at).kernel != kernel;
+}
+
+bool PackageReader::kernel_in_target(std::uint32_t kernel, std::uint32_t target) const {
+  if (kernel_in_every_image(kernel)) {
+    return true;
+  }
+  for (std::uint32_t at = first_target_record(m_kernel_targets, kernel); at < m_kernel_targets.count; ++at) {
+    const auto r = record_at<KernelTargetRecord>(m_kernel_targets, at);
+    if (r.kernel != kernel) {
+      break;
+    }
+    if (r.target == target) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) const {
+  std::vector<std::uint32_t> targets;
+  if (kernel >= m_kernels.count) {
+    return targets;
+  }
+  if (kernel_in_every_image(kernel)) {
+    const UnitView u = unit(this->kernel(kernel).unit);
+    for (std::uint32_t i = 0; i < u.image_count; ++i) {
+      targets.push_back(image(u.first_image + i).target);
+    }
+    return targets;
+  }
+  for (std::uint32_t at = first_target_record(m_kernel_targets, kernel); at < m_kernel_targets.count; ++at) {
+    const auto r = record_at<KernelTargetRecord>(m_kernel_targets, at);
+    if (r.kernel != kernel) {
+      break;
+    }
+    targets.push_back(r.target);
+  }
+  return targets;
+}
+
 std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) const {
   const std::string key = normalize_name(name);
   const auto found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });

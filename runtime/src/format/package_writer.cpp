@@ -67,7 +67,7 @@ private:
 
 // Every section but STRINGS and BLOBS, as record arrays, plus the image bytes.
 struct Sections {
-  Bytes targets, units, images, kernels, params, names, variables, sources, metadata, blobs;
+  Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, blobs;
 };
 
 // Images go into BLOBS in IMAGES order, each 16-byte aligned; zstd only where it saves bytes.
@@ -129,6 +129,11 @@ void encode_records(const detail::WritePlan& plan, StringTable& strings, Section
     }
     first_param += count;
   }
+  for (std::uint32_t k = 0; k < plan.kernels.size(); ++k) {
+    for (const std::uint32_t target : plan.kernels[k].targets) {
+      detail::append_record(out.kernel_targets, KernelTargetRecord{k, target});
+    }
+  }
   for (const detail::PlannedName& name : plan.names) {
     detail::append_record(out.names, NameRecord{strings.intern(name.name), name.kernel});
   }
@@ -173,6 +178,9 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
   place_known(SectionKind::variables, s.variables);
   place_known(SectionKind::sources, s.sources);
   place_known(SectionKind::metadata, s.metadata);
+  if (options.version_minor >= 1) {
+    place_known(SectionKind::kernel_targets, s.kernel_targets);
+  }
   for (const ExtraSection& extra : options.extra_sections) {
     place(extra.kind, extra.bytes, 0);
   }
@@ -209,7 +217,7 @@ WriteResult write_package(const PackageContents& contents, const WriteOptions& o
     }
   }
   detail::WritePlan plan;
-  if (result.error = detail::plan_package(contents, plan); !result.error.empty()) {
+  if (result.error = detail::plan_package(contents, options.version_minor >= 1, plan); !result.error.empty()) {
     return result;
   }
   StringTable strings;

@@ -29,6 +29,9 @@ struct PackageKernel {
   std::uint32_t flags = 0;               // KernelFlags
   std::vector<ParamRecord> params;       // meaningful when flags has k_kernel_params_known
   std::vector<std::string> names;        // every name it can be asked for; normalized by the writer
+  // The targets whose image of the unit holds the kernel, when not every image does (a kernel
+  // guarded by __CUDA_ARCH__, CUB's per-SM namespaces); empty: every image holds it.
+  std::vector<std::string> targets;
 };
 
 struct PackageVariable {
@@ -62,7 +65,8 @@ struct ExtraSection {                    // for tests of forward compatibility: 
 struct WriteOptions {
   bool compress = true;                  // zstd an image when that makes it smaller
   int compression_level = 19;
-  std::uint16_t version_minor = k_version_minor;   // tests write newer minors
+  // Tests write newer minors, and 1.0 files (no KERNEL_TARGETS: every kernel must be in every image).
+  std::uint16_t version_minor = k_version_minor;
   std::vector<ExtraSection> extra_sections;
 };
 
@@ -73,7 +77,7 @@ struct WriteResult {
 
 // Fails (WriteResult::error) when the contents break an invariant the reader relies on: an unknown
 // target or unit, two images of one unit for one target, one name claimed by two kernels, a lowered
-// name given twice, a variable name given twice.
+// name given twice, a variable name given twice, a kernel target its unit has no image for.
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options = {});
 
 }  // namespace kiln::format

@@ -47,9 +47,12 @@ inline constexpr SectionKind k_required_kinds[] = {
     SectionKind::sources, SectionKind::metadata, SectionKind::blobs,
 };
 
+// Sections a file may lack: those a newer minor version added.
+inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets};
+
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&
-         kind <= static_cast<std::uint32_t>(SectionKind::blobs);
+         kind <= static_cast<std::uint32_t>(SectionKind::kernel_targets);
 }
 
 // Bytes per record, or 0 for the sections that are not record arrays (STRINGS, BLOBS, unknown).
@@ -73,6 +76,8 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
       return sizeof(SourceRecord);
     case SectionKind::metadata:
       return sizeof(MetadataRecord);
+    case SectionKind::kernel_targets:
+      return sizeof(KernelTargetRecord);
     default:
       return 0;
   }
@@ -80,9 +85,9 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
 
 // "KERNELS", or "kind 200" for a kind this version does not know; used in messages.
 inline std::string section_name(std::uint32_t kind) {
-  static constexpr std::string_view k_names[] = {"STRINGS", "TARGETS",  "UNITS", "IMAGES",
-                                                 "KERNELS", "PARAMS",   "NAMES", "VARIABLES",
-                                                 "SOURCES", "METADATA", "BLOBS"};
+  static constexpr std::string_view k_names[] = {"STRINGS",  "TARGETS", "UNITS",         "IMAGES",
+                                                 "KERNELS",  "PARAMS",  "NAMES",         "VARIABLES",
+                                                 "SOURCES",  "METADATA", "BLOBS",        "KERNEL_TARGETS"};
   if (is_known_kind(kind)) {
     return std::string(k_names[kind - 1]);
   }

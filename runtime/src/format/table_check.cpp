@@ -28,8 +28,8 @@ public:
     if (m_t.strings.empty() || m_t.strings[0] != std::byte{0}) {
       return "STRINGS section does not start with a NUL byte";
     }
-    if (check_targets() && check_images() && check_units() && check_kernels() && check_names() &&
-        check_variables() && check_sources() && check_metadata()) {
+    if (check_targets() && check_images() && check_units() && check_kernels() && check_kernel_targets() &&
+        check_names() && check_variables() && check_sources() && check_metadata()) {
       return {};
     }
     return m_error;
@@ -182,6 +182,37 @@ private:
                     "parameters [" + std::to_string(r.first_param) + ", +" +
                         std::to_string(r.param_count) + ") lie outside PARAMS (" +
                         std::to_string(m_t.params.count) + " records)");
+      }
+    }
+    return true;
+  }
+
+  // Sorted by (kernel, target) without duplicates, and each target one the kernel's unit has an
+  // image for: a reader may then load that image for the kernel.
+  bool check_kernel_targets() {
+    const auto kind = SectionKind::kernel_targets;
+    for (std::uint32_t i = 0; i < m_t.kernel_targets.count; ++i) {
+      const auto r = load_record<KernelTargetRecord>(m_t.kernel_targets.bytes, i);
+      if (!index(kind, i, "kernel", r.kernel, m_t.kernels, SectionKind::kernels) ||
+          !index(kind, i, "target", r.target, m_t.targets, SectionKind::targets)) {
+        return false;
+      }
+      if (i > 0) {
+        const auto previous = load_record<KernelTargetRecord>(m_t.kernel_targets.bytes, i - 1);
+        if (previous.kernel > r.kernel || (previous.kernel == r.kernel && previous.target >= r.target)) {
+          return fail(kind, i, "out of order or a duplicate (the table is sorted by kernel, then target)");
+        }
+      }
+      const auto kernel = load_record<KernelRecord>(m_t.kernels.bytes, r.kernel);
+      const auto unit = load_record<UnitRecord>(m_t.units.bytes, kernel.unit);
+      bool imaged = false;
+      for (std::uint32_t j = unit.first_image; j < unit.first_image + unit.image_count && !imaged; ++j) {
+        imaged = load_record<ImageRecord>(m_t.images.bytes, j).target == r.target;
+      }
+      if (!imaged) {
+        return fail(kind, i,
+                    "target " + std::to_string(r.target) + " has no image in unit " + std::to_string(kernel.unit) +
+                        ", the unit of kernel " + std::to_string(r.kernel));
       }
     }
     return true;

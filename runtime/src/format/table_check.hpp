@@ -21,6 +21,7 @@ struct Tables {
   std::span<const std::byte> strings;
   std::span<const std::byte> blobs;
   RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
+  RecordTable kernel_targets;  // empty in a 1.0 file
 };
 
 // The string a StrRef names, or "" when it is out of bounds (check_tables refuses such files, so

@@ -102,7 +102,7 @@ std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
       return "kernel " + kernel.lowered_name + " names unit " + quoted(kernel.unit_source) +
              ", which is not in the package";
     }
-    plan.kernels.push_back({&kernel, *unit});
+    plan.kernels.push_back({&kernel, *unit, {}});
   }
   std::sort(plan.kernels.begin(), plan.kernels.end(), [](const auto& a, const auto& b) {
     return a.kernel->lowered_name < b.kernel->lowered_name;
@@ -115,6 +115,37 @@ std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
       return "kernel " + a.lowered_name + " is given twice (" + units.first + " and " +
              units.second + ")";
     }
+  }
+  return {};
+}
+
+// Which images hold each kernel that not every image of its unit holds.
+std::string plan_kernel_targets(WritePlan& plan, bool allowed) {
+  for (PlannedKernel& planned : plan.kernels) {
+    const PackageKernel& kernel = *planned.kernel;
+    if (kernel.targets.empty()) {
+      continue;
+    }
+    if (!allowed) {
+      return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
+             ") is not in every image of its unit, which format 1.0 cannot record";
+    }
+    for (const std::string& text : kernel.targets) {
+      const std::optional<Target> target = parse_target(text);
+      const auto it = target ? std::lower_bound(plan.targets.begin(), plan.targets.end(), *target) : plan.targets.end();
+      const auto index = static_cast<std::uint32_t>(it - plan.targets.begin());
+      const bool imaged = it != plan.targets.end() && *it == *target &&
+                          std::any_of(plan.images.begin(), plan.images.end(), [&](const PlannedImage& image) {
+                            return image.unit == planned.unit && image.target == index;
+                          });
+      if (!imaged) {
+        return "kernel " + kernel.lowered_name + " is said to be in the " + quoted(text) + " image of unit " +
+               quoted(kernel.unit_source) + ", which has none";
+      }
+      planned.targets.push_back(index);
+    }
+    std::sort(planned.targets.begin(), planned.targets.end());
+    planned.targets.erase(std::unique(planned.targets.begin(), planned.targets.end()), planned.targets.end());
   }
   return {};
 }
@@ -231,25 +262,29 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
 
 }  // namespace
 
-std::string plan_package(const PackageContents& contents, WritePlan& plan) {
+std::string plan_package(const PackageContents& contents, bool kernel_targets, WritePlan& plan) {
   plan = WritePlan{};
   std::string error;
   if (!(error = plan_targets(contents, plan)).empty() ||
       !(error = plan_units(contents, plan)).empty() ||
-      !(error = plan_kernels(contents, plan)).empty() || !(error = plan_names(plan)).empty() ||
+      !(error = plan_kernels(contents, plan)).empty() ||
+      !(error = plan_kernel_targets(plan, kernel_targets)).empty() || !(error = plan_names(plan)).empty() ||
       !(error = plan_variables(contents, plan)).empty() ||
       !(error = plan_sources_and_metadata(contents, plan)).empty()) {
     return error;
   }
   // Records refer to each other by 32-bit index.
   std::uint64_t params = 0;
+  std::uint64_t kernel_target_records = 0;
   for (const PlannedKernel& k : plan.kernels) {
     params += (k.kernel->flags & k_kernel_params_known) != 0 ? k.kernel->params.size() : 0;
+    kernel_target_records += k.targets.size();
   }
   const std::uint64_t largest =
       std::max({std::uint64_t{plan.units.size()}, std::uint64_t{plan.images.size()},
                 std::uint64_t{plan.names.size()}, std::uint64_t{plan.variables.size()},
-                std::uint64_t{plan.sources.size()}, std::uint64_t{plan.metadata.size()}, params});
+                std::uint64_t{plan.sources.size()}, std::uint64_t{plan.metadata.size()}, params,
+                kernel_target_records});
   if (largest > std::numeric_limits<std::uint32_t>::max()) {
     return "the package has more than 2^32 - 1 records in one table";
   }

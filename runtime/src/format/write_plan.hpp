@@ -22,6 +22,7 @@ struct PlannedImage {
 struct PlannedKernel {
   const PackageKernel* kernel;
   std::uint32_t unit;
+  std::vector<std::uint32_t> targets;   // sorted indices into WritePlan::targets; empty: every image
 };
 
 struct PlannedName {
@@ -51,6 +52,8 @@ struct WritePlan {
 
 // Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
 // names the offending target, unit, kernel or name.
-std::string plan_package(const PackageContents& contents, WritePlan& plan);
+// `kernel_targets`: whether the file can say which images hold a kernel (1.1 and later); without
+// it a kernel that names targets is an error.
+std::string plan_package(const PackageContents& contents, bool kernel_targets, WritePlan& plan);
 
 }  // namespace kiln::format::detail
