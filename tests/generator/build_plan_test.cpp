@@ -28,13 +28,6 @@ manifest::Manifest manifest_with(Strings targets) {
   return m;
 }
 
-TEST(LinkOptions, CodeGenerationOptionsReachTheLinker) {
-  EXPECT_EQ(link_options_for({"-lineinfo", "--use_fast_math", "-DX", "-fmad=false", "--maxrregcount=32", "-G"}),
-            (Strings{"-lineinfo", "-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-fma=false",
-                     "-maxrregcount=32", "-g"}));
-  EXPECT_TRUE(link_options_for({"-std=c++20", "-Iinclude"}).empty());
-}
-
 TEST(MakePlan, OneJobPerSourceAndTargetSourcesSorted) {
   const Result<BuildPlan> plan = make_plan(manifest_with({"compute_80", "sm_90a", "sm_80"}), toolkit(), {"p/", "/s"});
   ASSERT_TRUE(plan) << plan.error().message;
@@ -47,9 +40,10 @@ TEST(MakePlan, OneJobPerSourceAndTargetSourcesSorted) {
   const compile::CompileJob& b = plan->jobs[3];
   EXPECT_EQ(b.name_expressions, Strings{"k<int>"});
   EXPECT_EQ(b.variables, Strings{"table"});
+  // Options in NVRTC's long spelling; nvJitLink's booleans as digits.
   EXPECT_EQ(b.nvrtc_options, (Strings{"-Iinclude", "-I/opt/cuda/include/cccl", "-I/opt/cuda/include", "-DN=4",
-                                      "-use_fast_math", "-DB", "-lineinfo"}));
-  EXPECT_EQ(b.link_options, (Strings{"-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-lineinfo"}));
+                                      "--use_fast_math", "-DB", "--generate-line-info"}));
+  EXPECT_EQ(b.link_options, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1", "-lineinfo"}));
   // Recorded options hold tokens, never the toolkit's absolute path.
   EXPECT_EQ(plan->package_options,
             (Strings{"-Iinclude", "-I<cuda>/include/cccl", "-I<cuda>/include", "-DN=4", "-use_fast_math"}));

@@ -128,7 +128,7 @@ TEST_F(DiscoveryTest, PlanMergesManifestNamesFirstAndPicksTheCompiler) {
   toolkit.root = "/opt/cuda";
   toolkit.supported_archs = {80};
   m_manifest.targets = {"sm_80"};
-  m_manifest.options = {"-std=c++20", "-default-device"};
+  m_manifest.options = {"-std=c++20", "--restrict"};
   const Result<BuildPlan> plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->units.size(), 2u);
@@ -147,10 +147,43 @@ TEST_F(DiscoveryTest, PlanMergesManifestNamesFirstAndPicksTheCompiler) {
   const compile::CompileJob& b = plan->jobs[1];
   EXPECT_EQ(b.compiler, compile::Compiler::nvcc);
   EXPECT_EQ(b.nvcc, "/opt/cuda/bin/nvcc");
-  EXPECT_EQ(b.nvcc_options, (Strings{"-I/opt/cuda/include/cccl", "-I/opt/cuda/include", "-std=c++20"}));
+  EXPECT_EQ(b.nvcc_options, (Strings{"-I/opt/cuda/include/cccl", "-I/opt/cuda/include", "--std=c++20", "--restrict"}));
   EXPECT_EQ(b.work_dir, "/s/nvcc-1");
-  ASSERT_EQ(plan->warnings.size(), 1u);
-  EXPECT_NE(plan->warnings[0].find("p/b.cu: warning: option '-default-device' is NVRTC's alone"), std::string::npos);
+  EXPECT_EQ(a.nvrtc_options, (Strings{"-I/opt/cuda/include/cccl", "-I/opt/cuda/include", "--std=c++20", "--restrict"}));
+  EXPECT_TRUE(plan->warnings.empty());
+  // The device-only unit goes to nvcc if NVRTC rejects it; the other compiles with nvcc anyway.
+  EXPECT_TRUE(plan->units[0].nvcc_fallback);
+}
+
+TEST_F(DiscoveryTest, OptionsOneCompilerLacksDecideTheCompiler) {
+  compile::Toolkit toolkit;
+  toolkit.root = "/opt/cuda";
+  toolkit.supported_archs = {80};
+  m_manifest.targets = {"sm_80"};
+  // NVRTC lacks --extended-lambda: the device-only a.cu compiles with nvcc too.
+  m_manifest.sources[0].options = {"--extended-lambda"};
+  Result<BuildPlan> plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->units[0].compiler, compile::Compiler::nvcc);
+  EXPECT_EQ(plan->jobs[0].nvcc_options.back(), "--extended-lambda");
+  // nvcc lacks -default-device: a device-only unit keeps NVRTC without the fallback...
+  m_manifest.sources[0].options = {"-default-device"};
+  plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->units[0].compiler, compile::Compiler::nvrtc);
+  EXPECT_FALSE(plan->units[0].nvcc_fallback);
+  // ...and a unit with host code cannot take it.
+  m_manifest.sources[0].options = {};
+  m_manifest.sources[1].options = {"-default-device"};
+  plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message, "p/b.cu: this source has host code, so nvcc compiles it, and option "
+                                  "'-default-device' is NVRTC's alone");
+  m_manifest.sources[1].options = {"--extended-lambda", "-default-device"};
+  plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message, "p/b.cu: option '--extended-lambda' is nvcc's alone and '-default-device' NVRTC's "
+                                  "alone: no compiler takes both");
 }
 
 TEST_F(DiscoveryTest, ManagedVariablesOfNvrtcUnitsAreKeptBySymbol) {
@@ -180,14 +213,6 @@ TEST(TemplateName, TheNameBeforeTheArguments) {
   EXPECT_EQ(template_name(" plain "), "plain");
 }
 
-TEST(NvccOptions, SharedOptionsPassAndTheRestAreNamed) {
-  Strings dropped;
-  EXPECT_EQ(nvcc_options_for({"--std=c++20", "-use_fast_math", "-lineinfo", "--device-debug", "-ftz=true",
-                              "-fmad=false", "--maxrregcount=32", "-default-device", "-dopt=on"},
-                             dropped),
-            (Strings{"-std=c++20", "-use_fast_math", "-lineinfo", "-G", "-ftz=true", "-fmad=false", "-maxrregcount=32"}));
-  EXPECT_EQ(dropped, (Strings{"-default-device", "-dopt=on"}));
-}
 
 }  // namespace
 }  // namespace kiln::plan

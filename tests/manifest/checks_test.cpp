@@ -40,16 +40,6 @@ TEST(ManifestChecks, Defines) {
   EXPECT_TRUE(check_define(""));
 }
 
-TEST(ManifestChecks, OptionsMatchByNameNotPrefix) {
-  EXPECT_TRUE(check_option("-arch=sm_90"));
-  EXPECT_TRUE(check_option("--arch=sm_90"));
-  EXPECT_TRUE(check_option("-o"));
-  EXPECT_TRUE(check_option("-I/usr/include"));
-  EXPECT_FALSE(check_option("-archive"));
-  EXPECT_FALSE(check_option("-opt-info"));
-  EXPECT_FALSE(check_option("arch"));  // not an option at all; NVRTC will say so
-}
-
 TEST(ManifestChecks, CanonicalTarget) {
   EXPECT_EQ(canonical_target("sm_90a"), "sm_90a");
   EXPECT_EQ(canonical_target("compute_100f"), "compute_100f");

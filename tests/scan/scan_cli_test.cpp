@@ -131,3 +131,38 @@ TEST(ScanCli, UsageErrors) {
 
 }  // namespace
 }  // namespace kiln::test
+
+namespace kiln::test {
+namespace {
+
+TEST(ScanCli, OptionsThatChangeTheLanguageApplyToTheScan) {
+  // Without -default-device, clang sees a kernel calling a host function.
+  EXPECT_EQ(kiln("scan default_device.cu").exit_code, 1);
+  const KilnRun r = kiln("scan --option=-default-device default_device.cu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default_device.cu (device code only)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("extern \"C\" doubled(float * x)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("only_with_the_macro"), std::string::npos) << r.out;
+  const KilnRun with_macro = kiln("scan --option=-default-device --option=-DKILN_SCAN_OPTION default_device.cu");
+  ASSERT_EQ(with_macro.exit_code, 0) << with_macro.err;
+  EXPECT_NE(with_macro.out.find("only_with_the_macro"), std::string::npos) << with_macro.out;
+}
+
+TEST(ScanCli, HostSourcesFindKilnsHeaderAtAStandardItCanUse) {
+  // No -I for <kiln/kiln.hpp>, and kernels at C++14: the host source is still read at C++17.
+  const KilnRun r = kiln("scan --std c++14 --json reduce_kernels.cu --host requests_host.cpp");
+  EXPECT_EQ(r.err.find("kiln/kiln.hpp' file not found"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["files"][1]["role"], "host");
+  EXPECT_FALSE(j["files"][1]["result"]["requests"].empty()) << r.err;
+}
+
+TEST(ScanCli, AnOptionTheManifestWouldRefuseIsAUsageError) {
+  const KilnRun r = kiln("scan --option=-arch=sm_90 default_device.cu");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("kiln: error: scan: option '-arch=sm_90' is set by Kiln for each target"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace kiln::test

@@ -19,6 +19,11 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
     std::string options;
     for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + o;
     std::fprintf(stderr, "%s (%.2f s)\n  %s:%s\n", line.c_str(), out.seconds, nvcc ? "nvcc" : "nvrtc", options.c_str());
+    if (!job.link_options.empty()) {
+      std::string link;
+      for (const std::string& o : job.link_options) link += " " + o;
+      std::fprintf(stderr, "  nvjitlink:%s\n", link.c_str());
+    }
     return;
   }
   // Rewrite the line in place; a failed compile's line stays so its log follows it.

@@ -4,7 +4,9 @@
 // file does not parse (clang's or Python's errors on stderr).
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/kiln_headers.hpp"
 #include "compile/toolkit.hpp"
+#include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
 #include "scan/scan_json.hpp"
 #include "scan/scanner.hpp"
@@ -97,6 +99,10 @@ public:
     app.add_option("-I", m_include_dirs, "An include directory")->allow_extra_args(false);
     app.add_option("-D", m_defines, "A macro definition: NAME or NAME=VALUE")->allow_extra_args(false);
     app.add_option("--std", m_standard, "The C++ standard (default: c++17, as NVRTC)");
+    app.add_option("--option", m_options,
+                   "A compile option, as the manifest's 'options' takes it (--option=-default-device); those that "
+                   "change the language apply")
+        ->allow_extra_args(false);
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
     app.add_option("--python", m_python,
                    "The Python interpreter that reads .py files (default: $KILN_PYTHON, else python3 on PATH)");
@@ -108,6 +114,12 @@ public:
       std::cerr << "kiln: error: scan: give at least one source\n";
       return k_exit_usage;
     }
+    Result<options::CompilerOptions> translated = options::interpret(m_options);
+    if (!translated) {
+      std::cerr << "kiln: error: scan: " << translated.error().message << "\n";
+      return k_exit_usage;
+    }
+    m_scan_options = translated->scan;
     // Python files first: one interpreter run, and no CUDA toolkit needed when they are all there is.
     std::vector<PythonSource> python;
     std::vector<std::pair<std::string, ScanInput::Role>> others;
@@ -157,15 +169,26 @@ public:
   }
 
 private:
+  // As kiln build scans: kernel sources with the options that change the language, host sources at
+  // a standard Kiln's header can use and with Kiln's own headers on their path.
   ScanInput input(const std::string& file, const fs::path& cuda_root, ScanInput::Role role) const {
     ScanInput in;
     in.file = file;
     in.directory = fs::current_path();
     in.include_dirs = m_include_dirs;
     in.defines = m_defines;
-    in.language_standard = m_standard;
+    in.macro_options = m_scan_options.macros;
+    const std::string standard = m_scan_options.standard.empty() ? m_standard : m_scan_options.standard;
+    in.language_standard = standard;
     in.cuda_root = cuda_root;
     in.role = role;
+    if (role == ScanInput::Role::host) {
+      in.language_standard = options::host_standard(standard);
+      in.include_dirs.push_back(kiln_include_dir());
+    } else {
+      in.pre_includes = m_scan_options.pre_includes;
+      in.default_device = m_scan_options.default_device;
+    }
     return in;
   }
 
@@ -195,6 +218,8 @@ private:
   std::vector<std::string> m_include_dirs;
   std::vector<std::string> m_defines;
   std::string m_standard = "c++17";
+  std::vector<std::string> m_options;
+  options::ScanOptions m_scan_options;
   fs::path m_cuda_root;
   std::string m_python;
   bool m_json = false;

@@ -1,5 +1,7 @@
 #include "cli/scan_phase.hpp"
 
+#include "cli/kiln_headers.hpp"
+#include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
 #include "scan/scan_json.hpp"
@@ -20,30 +22,9 @@ namespace fs = std::filesystem;
 using scan::ScanInput;
 using scan::ScanResult;
 
-// The standard NVRTC would compile with: the last -std= among the options, else its default.
-std::string language_standard(const std::vector<std::string>& options) {
-  std::string standard = "c++17";
-  for (const std::string& option : options) {
-    const std::size_t at = option.find("std=");
-    if (at != std::string::npos && option.find_first_not_of('-') == at) standard = option.substr(at + 4);
-  }
-  return standard;
-}
-
-// Host sources include <kiln/kiln.hpp> to make their requests: Kiln's own headers are on their
-// include path, after the manifest's. An installed kiln finds them at <prefix>/include; one run
-// from its build tree, in the source tree it was built from.
-std::string kiln_include_dir() {
-  std::error_code ec;
-  const fs::path installed = fs::canonical("/proc/self/exe", ec).parent_path().parent_path() / "include";
-  if (!ec && fs::exists(installed / "kiln" / "kiln.hpp", ec)) return installed.string();
-#ifdef KILN_RUNTIME_INCLUDE_DIR
-  return KILN_RUNTIME_INCLUDE_DIR;
-#else
-  return installed.string();
-#endif
-}
-
+// A kernel source is scanned with what changes the language in its compile options (options/): -D,
+// -U, -std, -include, -default-device. A host source, with the manifest's macros, at a standard its
+// C++ can use (options::host_standard), and Kiln's own headers.
 ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEntry* source, const fs::path& file,
                     const compile::Toolkit& toolkit, ScanInput::Role role) {
   ScanInput in;
@@ -55,15 +36,27 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
     in.include_dirs.push_back((toolkit.root / "include").string());
   }
   in.defines = manifest.defines;
-  std::vector<std::string> options = manifest.options;
+  // The manifest checked the options already: a list that does not read gives no scan options.
+  const Result<options::CompilerOptions> top = options::interpret(manifest.options);
   if (source) {
-    in.defines.insert(in.defines.end(), source->defines.begin(), source->defines.end());
+    std::vector<std::string> options = manifest.options;
+    for (const std::string& define : source->defines) options.push_back("-D" + define);
     options.insert(options.end(), source->options.begin(), source->options.end());
+    if (const Result<options::CompilerOptions> all = options::interpret(options)) {
+      in.macro_options = all->scan.macros;
+      in.pre_includes = all->scan.pre_includes;
+      in.default_device = all->scan.default_device;
+      if (!all->scan.standard.empty()) in.language_standard = all->scan.standard;
+    }
+  } else if (top) {
+    in.macro_options = top->scan.macros;
   }
-  in.language_standard = language_standard(options);
   in.cuda_root = toolkit.root;
   in.role = role;
-  if (role == ScanInput::Role::host) in.include_dirs.push_back(kiln_include_dir());
+  if (role == ScanInput::Role::host) {
+    in.language_standard = options::host_standard(top ? top->scan.standard : "");
+    in.include_dirs.push_back(kiln_include_dir());
+  }
   return in;
 }
 

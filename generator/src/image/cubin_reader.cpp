@@ -92,6 +92,26 @@ Status read_kernel_params(const ElfFile& elf, CubinInfo& info) {
   return Ok{};
 }
 
+// Registers per thread, one EIATTR_REGCOUNT record per kernel in the global .nv.info, by symbol
+// table index; `by_index[i]` is the position in info.symbols of symbol i, or -1.
+Status read_register_counts(const ElfFile& elf, const std::vector<int>& by_index, CubinInfo& info) {
+  const ElfSection* section = elf.find_section(".nv.info");
+  if (!section) return Ok{};
+  Result<Bytes> bytes = section->contents();
+  if (!bytes) return Error{".nv.info: " + bytes.error().message};
+  // Informational: a record this reader cannot step over leaves the counts unknown, not the cubin bad.
+  Result<std::vector<CudaAttribute>> attributes = parse_attributes(*bytes);
+  if (!attributes) return Ok{};
+  for (const CudaAttribute& a : *attributes) {
+    if (a.attribute != k_eiattr_regcount || a.format != k_eifmt_sval) continue;
+    const std::optional<std::uint32_t> symbol = load_le<std::uint32_t>(a.payload, 0);
+    const std::optional<std::uint32_t> registers = load_le<std::uint32_t>(a.payload, 4);
+    if (!symbol || !registers || *symbol >= by_index.size() || by_index[*symbol] < 0) continue;
+    info.symbols[static_cast<std::size_t>(by_index[*symbol])].registers = static_cast<int>(*registers);
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<CubinInfo> read_cubin(std::span<const std::byte> bytes, const std::string& label) {
@@ -114,7 +134,10 @@ Result<CubinInfo> read_cubin(std::span<const std::byte> bytes, const std::string
 
   Result<std::vector<ElfSymbol>> symbols = elf.symbols();
   if (!symbols) return fail(symbols.error().message);
-  for (const ElfSymbol& s : *symbols) {
+  // symbols() starts at symbol table index 1 (index 0 is the null symbol).
+  std::vector<int> by_index(symbols->size() + 1, -1);
+  for (std::size_t position = 0; position < symbols->size(); ++position) {
+    const ElfSymbol& s = (*symbols)[position];
     // Undefined symbols (.nv.reservedSmem.offset0) are requests to the driver, not contents.
     if (s.section == 0 || s.name.empty() || s.type == k_stt_section || s.type == k_stt_file) continue;
     CubinSymbol symbol;
@@ -125,9 +148,11 @@ Result<CubinInfo> read_cubin(std::span<const std::byte> bytes, const std::string
     symbol.is_variable = (s.type == k_stt_object || s.type == k_stt_cuda_object) && is_variable_section(symbol.section);
     symbol.is_managed = symbol.is_variable && (s.other & k_sto_cuda_managed) != 0;
     symbol.size = s.size;
+    by_index[position + 1] = static_cast<int>(info.symbols.size());
     info.symbols.push_back(std::move(symbol));
   }
   if (Status s = read_kernel_params(elf, info); !s) return fail(s.error().message);
+  if (Status s = read_register_counts(elf, by_index, info); !s) return fail(s.error().message);
   return info;
 }
 

@@ -1,6 +1,6 @@
 // Reads what the generator and `kiln verify` need from a cubin (a CUDA ELF image) without a GPU:
-// the SM in the header, the target string the toolkit recorded, symbols, and kernel parameters from
-// .nv.info. Facts about the layout: cuda-platform-facts.md section 5.
+// the SM in the header, the target string the toolkit recorded, symbols, and kernel parameters and
+// register counts from .nv.info. Facts about the layout: cuda-platform-facts.md section 5.
 #pragma once
 
 #include "format/layout.hpp"
@@ -23,6 +23,7 @@ struct CubinSymbol {
   bool is_managed = false;     // a variable with st_other & 0x4: __managed__ (it lives in .nv.global)
   std::string section;         // name of the section it is defined in ("" if undefined)
   std::uint64_t size = 0;
+  int registers = 0;           // kernels: registers per thread (EIATTR_REGCOUNT); 0 if not recorded
 };
 
 struct CubinKernelParams {

@@ -30,6 +30,7 @@ inline constexpr std::uint8_t k_eiattr_param_cbank = 0x0a;       // SVAL: u32 sy
 inline constexpr std::uint8_t k_eiattr_kparam_info = 0x17;       // SVAL 12: size = u32 at +8 >> 18
 inline constexpr std::uint8_t k_eiattr_cbank_param_size = 0x19;  // HVAL: parameter block size
 inline constexpr std::uint8_t k_eiattr_kparam_info_v2 = 0x45;    // SVAL 12: size = u16 at +8
+inline constexpr std::uint8_t k_eiattr_regcount = 0x2f;          // .nv.info SVAL 8: u32 symbol, u32 registers
 inline constexpr std::uint8_t k_compat_arch_specific = 0x09;     // .nv.compat BVAL: 1 for an 'a' target
 
 Result<std::vector<CudaAttribute>> parse_attributes(Bytes section);

@@ -13,44 +13,6 @@ bool is_identifier_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' &&
 
 bool is_identifier_char(char c) { return is_identifier_start(c) || (c >= '0' && c <= '9'); }
 
-// Options whose value Kiln derives from the manifest or from its own command line; a second copy
-// from the user would contradict it (two -arch) or break reproducible output (-frandom-seed).
-struct ControlledOption {
-  std::string_view name;  // without leading dashes
-  bool attached_value;    // the value may follow without '=' ("-Iinclude")
-  std::string_view reason;
-};
-
-constexpr std::string_view k_arch_reason = "is set by Kiln for each target; list targets in 'targets'";
-constexpr std::string_view k_link_reason = "is set by Kiln, which chooses the kind of output it compiles to";
-constexpr std::string_view k_trace_reason = "is set by Kiln when it is asked to time the build";
-constexpr std::string_view k_output_reason = "is set by Kiln, which chooses where its outputs go";
-constexpr std::string_view k_include_reason =
-    "is set by Kiln from 'include_dirs', whose paths are relative to the manifest";
-
-constexpr std::array k_controlled = {
-    ControlledOption{"arch", false, k_arch_reason},
-    ControlledOption{"gpu-architecture", false, k_arch_reason},
-    ControlledOption{"dlto", false, k_link_reason},
-    ControlledOption{"dlink-time-opt", false, k_link_reason},
-    ControlledOption{"rdc", false, k_link_reason},
-    ControlledOption{"relocatable-device-code", false, k_link_reason},
-    ControlledOption{"dc", false, k_link_reason},
-    ControlledOption{"device-c", false, k_link_reason},
-    ControlledOption{"dw", false, k_link_reason},
-    ControlledOption{"device-w", false, k_link_reason},
-    ControlledOption{"ewp", false, k_link_reason},
-    ControlledOption{"extensible-whole-program", false, k_link_reason},
-    ControlledOption{"frandom-seed", false,
-                     "is set by Kiln, which fixes the seed so that builds are reproducible"},
-    ControlledOption{"fdevice-time-trace", false, k_trace_reason},
-    ControlledOption{"time", false, k_trace_reason},
-    ControlledOption{"o", false, k_output_reason},
-    ControlledOption{"output-file", false, k_output_reason},
-    ControlledOption{"I", true, k_include_reason},
-    ControlledOption{"include-path", false, k_include_reason},
-};
-
 }  // namespace
 
 const std::string_view k_accepted_targets =
@@ -70,27 +32,6 @@ std::optional<std::string> check_define(std::string_view define) {
   const std::string_view name = define.substr(0, define.find('='));
   if (is_identifier(name)) return std::nullopt;
   return std::string("must be NAME or NAME=VALUE, with NAME an identifier");
-}
-
-std::optional<std::string> check_option(std::string_view option) {
-  // NVRTC accepts "-name", "--name", "-name=value"; a user may also write "-name value" as one string.
-  std::string_view name = option;
-  if (name.starts_with("--")) {
-    name.remove_prefix(2);
-  } else if (name.starts_with('-')) {
-    name.remove_prefix(1);
-  } else {
-    return std::nullopt;
-  }
-  const std::string_view bare = name.substr(0, name.find_first_of("= "));
-  for (const ControlledOption& controlled : k_controlled) {
-    const bool matches =
-        controlled.attached_value ? name.starts_with(controlled.name) : bare == controlled.name;
-    if (matches) {
-      return std::string(controlled.reason);
-    }
-  }
-  return std::nullopt;
 }
 
 std::optional<std::string> canonical_target(std::string_view text) {

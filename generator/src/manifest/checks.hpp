@@ -1,4 +1,4 @@
-// String rules for manifest values (defines, options, targets, key spellings), kept apart from TOML
+// String rules for manifest values (defines, targets, key spellings; options: options/), kept apart from TOML
 // and the file system so each rule can be tested on its own. Internal to kiln_manifest.
 #pragma once
 
@@ -19,10 +19,6 @@ bool is_blank(std::string_view text);
 // Why `define` is not NAME or NAME=VALUE (NAME an identifier), or nothing if it is. The reason
 // completes a sentence: "define 'X' " + reason.
 std::optional<std::string> check_define(std::string_view define);
-
-// Why Kiln refuses to pass `option` to NVRTC (it sets that option itself), or nothing. The reason
-// completes a sentence: "option 'X' " + reason.
-std::optional<std::string> check_option(std::string_view option);
 
 // The canonical spelling of a target ("sm_90a"), or nothing if format::parse_target rejects it.
 std::optional<std::string> canonical_target(std::string_view text);

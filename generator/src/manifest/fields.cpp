@@ -1,6 +1,7 @@
 #include "manifest/fields.hpp"
 
 #include "manifest/checks.hpp"
+#include "options/compiler_options.hpp"
 
 #include <algorithm>
 
@@ -127,15 +128,14 @@ std::vector<std::string> read_defines(const toml::node& value, std::string_view 
 }
 
 std::vector<std::string> read_options(const toml::node& value, std::string_view key, Diagnostics& diags) {
-  std::vector<Located> options = read_string_list(value, key, diags);
-  std::erase_if(options, [&](const Located& option) {
-    const std::optional<std::string> problem = check_option(option.text);
-    if (problem) {
-      diags.error(option.line, "option " + quote(option.text) + " in " + quote(key) + " " + *problem);
-    }
-    return problem.has_value();
-  });
-  return texts(std::move(options));
+  const std::vector<Located> located = read_string_list(value, key, diags);
+  std::vector<std::string> options;
+  for (const Located& option : located) options.push_back(option.text);
+  // Checked as a list: "--maxrregcount", "64" is one option in two strings.
+  for (const options::OptionProblem& problem : options::check_options(options))
+    diags.error(located[problem.index].line,
+                "option " + quote(problem.option) + " in " + quote(key) + " " + problem.message);
+  return options;
 }
 
 }  // namespace kiln::manifest::detail

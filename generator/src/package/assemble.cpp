@@ -179,6 +179,12 @@ private:
         return Error{"name '" + name + "' is claimed by different kernels: " + join(described, " and ")};
       m_out.warnings.push_back("name '" + name + "' is ambiguous and is not recorded; it could mean " +
                                join(described, " or "));
+      // A kernel whose canonical spelling is the ambiguous name goes by its lowered name instead
+      // (two unnamed-namespace kernels of one name, in two units).
+      for (const std::string& lowered : kernels) {
+        format::PackageKernel& kernel = m_kernels.at(lowered).kernel;
+        if (format::normalize_name(kernel.canonical_name) == name) kernel.canonical_name = lowered;
+      }
     }
     return Ok{};
   }

@@ -1,6 +1,7 @@
 #include "plan/build_plan.hpp"
 
 #include "format/names.hpp"
+#include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
 #include "format/target.hpp"
 
@@ -9,17 +10,6 @@
 namespace kiln::plan {
 
 namespace {
-
-// "--ftz=true" and "-ftz=true" are the same option to NVRTC.
-std::string strip_dashes(const std::string& option) {
-  std::size_t i = 0;
-  while (i < option.size() && i < 2 && option[i] == '-') ++i;
-  return option.substr(i);
-}
-
-std::string value_after(const std::string& option, std::string_view name) {
-  return option.substr(name.size() + 1);  // name + '='
-}
 
 std::string join_archs(const std::vector<int>& archs) {
   std::string out;
@@ -35,11 +25,21 @@ PlannedName& add_unique(std::vector<PlannedName>& names, PlannedName name) {
   return names.emplace_back(std::move(name));
 }
 
-// nvcc compiles `unit`: say which of the user's options it goes without.
-void warn_dropped(BuildPlan& plan, const PlannedUnit& unit) {
-  for (const std::string& o : unit.nvcc_dropped)
-    plan.warnings.push_back(plan.settings.display_prefix + unit.source + ": warning: option '" + o +
-                            "' is NVRTC's alone; nvcc compiles this source without it");
+// What the options say about the compiler: one NVRTC lacks (--extended-lambda) sends the unit to
+// nvcc; one nvcc lacks (-default-device) keeps it with NVRTC, without the fallback. Both at once, or
+// the second with host code, cannot compile.
+Status route_by_options(const options::CompilerOptions& options, const std::string& where, PlannedUnit& unit) {
+  if (!options.needs_nvcc.empty() && !options.forbids_nvcc.empty())
+    return Error{where + ": option '" + options.needs_nvcc + "' is nvcc's alone and '" + options.forbids_nvcc +
+                 "' NVRTC's alone: no compiler takes both"};
+  if (!options.forbids_nvcc.empty()) {
+    if (unit.compiler == compile::Compiler::nvcc)
+      return Error{where + ": this source has host code, so nvcc compiles it, and option '" + options.forbids_nvcc +
+                   "' is NVRTC's alone"};
+    unit.nvcc_fallback = false;
+  }
+  if (!options.needs_nvcc.empty()) unit.compiler = compile::Compiler::nvcc;
+  return Ok{};
 }
 
 // The manifest's names first, in its order, then what scanning found.
@@ -70,46 +70,6 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
 }
 
 }  // namespace
-
-std::vector<std::string> nvcc_options_for(const std::vector<std::string>& nvrtc_options,
-                                          std::vector<std::string>& dropped) {
-  std::vector<std::string> nvcc;
-  for (const std::string& option : nvrtc_options) {
-    const std::string o = strip_dashes(option);
-    if (o == "use_fast_math" || o == "G" || o == "device-debug") {
-      nvcc.push_back("-" + (o == "device-debug" ? std::string("G") : o));
-    } else if (o == "lineinfo" || o == "generate-line-info") {
-      nvcc.push_back("-lineinfo");
-    } else if (o.rfind("std=", 0) == 0 || o.rfind("ftz=", 0) == 0 || o.rfind("prec-div=", 0) == 0 ||
-               o.rfind("prec-sqrt=", 0) == 0 || o.rfind("fmad=", 0) == 0 || o.rfind("maxrregcount=", 0) == 0) {
-      nvcc.push_back("-" + o);
-    } else {
-      dropped.push_back(option);
-    }
-  }
-  return nvcc;
-}
-
-std::vector<std::string> link_options_for(const std::vector<std::string>& nvrtc_options) {
-  std::vector<std::string> link;
-  for (const std::string& option : nvrtc_options) {
-    const std::string o = strip_dashes(option);
-    if (o == "lineinfo" || o == "generate-line-info") {
-      link.push_back("-lineinfo");
-    } else if (o == "G" || o == "device-debug") {
-      link.push_back("-g");
-    } else if (o == "use_fast_math") {
-      link.insert(link.end(), {"-ftz=true", "-prec-div=false", "-prec-sqrt=false"});
-    } else if (o.rfind("ftz=", 0) == 0 || o.rfind("prec-div=", 0) == 0 || o.rfind("prec-sqrt=", 0) == 0) {
-      link.push_back("-" + o);
-    } else if (o.rfind("fmad=", 0) == 0) {
-      link.push_back("-fma=" + value_after(o, "fmad"));
-    } else if (o.rfind("maxrregcount=", 0) == 0) {
-      link.push_back("-" + o);
-    }
-  }
-  return link;
-}
 
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                             const PlanSettings& settings, const Discovery& discovery) {
@@ -154,21 +114,18 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (const manifest::SourceEntry* source : sources) {
     plan.sources.push_back(source->path);
     PlannedUnit& unit = plan.units.emplace_back(unit_for(*source, plan.manifest_file, discovery));
+    // The manifest's options, the source's macros, the source's options, in order, for each compiler.
     std::vector<std::string> user_options = manifest.options;
+    for (const std::string& define : source->defines) user_options.push_back("-D" + define);
     user_options.insert(user_options.end(), source->options.begin(), source->options.end());
-    // NVRTC: the manifest's paths, macros and options, then the source's macros and options, in order.
+    Result<options::CompilerOptions> translated = options::interpret(user_options);
+    if (!translated) return Error{settings.display_prefix + source->path + ": " + translated.error().message};
     unit.nvrtc_options = paths_and_macros;
-    unit.nvrtc_options.insert(unit.nvrtc_options.end(), manifest.options.begin(), manifest.options.end());
-    for (const std::string& define : source->defines) unit.nvrtc_options.push_back("-D" + define);
-    unit.nvrtc_options.insert(unit.nvrtc_options.end(), source->options.begin(), source->options.end());
-    std::vector<std::string> shared = paths_and_macros;
-    for (const std::string& define : source->defines) shared.push_back("-D" + define);
-    unit.link_options = link_options_for(user_options);
-    std::vector<std::string> dropped;
-    unit.nvcc_options = shared;
-    for (std::string& o : nvcc_options_for(user_options, dropped)) unit.nvcc_options.push_back(std::move(o));
-    unit.nvcc_dropped = std::move(dropped);
-    if (unit.compiler == compile::Compiler::nvcc) warn_dropped(plan, unit);
+    unit.nvrtc_options.insert(unit.nvrtc_options.end(), translated->nvrtc.begin(), translated->nvrtc.end());
+    unit.nvcc_options = paths_and_macros;
+    unit.nvcc_options.insert(unit.nvcc_options.end(), translated->nvcc.begin(), translated->nvcc.end());
+    unit.link_options = translated->link;
+    if (Status s = route_by_options(*translated, settings.display_prefix + source->path, unit); !s) return s.error();
     for (compile::CompileJob& job : make_jobs(plan, plan.units.size() - 1)) plan.jobs.push_back(std::move(job));
   }
   return plan;
@@ -227,7 +184,6 @@ std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
     for (std::size_t t = 0; t < target_count; ++t) rejected = rejected || !outputs[u * target_count + t].ok;
     if (!rejected) continue;
     unit.compiler = compile::Compiler::nvcc;
-    warn_dropped(plan, unit);
     std::vector<compile::CompileJob> jobs = make_jobs(plan, u);
     for (std::size_t t = 0; t < target_count; ++t) plan.jobs[u * target_count + t] = std::move(jobs[t]);
     switched.push_back(u);

@@ -47,14 +47,4 @@ std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t un
 std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
                                                        const std::vector<compile::CompileOutput>& outputs);
 
-// The user's NVRTC options that nvJitLink must repeat, since with -dlto code generation happens at
-// link time: -lineinfo, -G, -use_fast_math, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount.
-std::vector<std::string> link_options_for(const std::vector<std::string>& nvrtc_options);
-
-// The user's NVRTC options that nvcc takes too, spelled for nvcc (-std, -use_fast_math, -lineinfo,
-// -G, -ftz, -prec-div, -prec-sqrt, -fmad, -maxrregcount). The rest are NVRTC's alone and land in
-// `dropped`.
-std::vector<std::string> nvcc_options_for(const std::vector<std::string>& nvrtc_options,
-                                          std::vector<std::string>& dropped);
-
 }  // namespace kiln::plan

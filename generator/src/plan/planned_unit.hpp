@@ -44,7 +44,6 @@ struct PlannedUnit {
   std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them
   std::vector<std::string> nvcc_options;    // the same for nvcc
   std::vector<std::string> link_options;    // the user's options nvJitLink repeats
-  std::vector<std::string> nvcc_dropped;    // the user's options nvcc has no use for
 };
 
 // What scanning added to each source, before the manifest's own names are merged in.

@@ -57,6 +57,7 @@ const std::vector<VirtualFile>& support_files() {
   static const std::vector<VirtualFile> files = {
       {k_support + "/nvrtc_prelude.h", k_prelude},
       {k_support + "/after_wrapper.h", k_after_wrapper},
+      {k_support + "/default_device.h", "#pragma clang force_cuda_host_device begin\n"},
       // clang 19's CUDA wrapper includes this header, which CUDA 13 removed (fixed in later LLVM).
       {k_support + "/stand-ins/texture_fetch_functions.h", "#pragma clang system_header\n"},
   };
@@ -105,7 +106,14 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
     case ParseMode::c: args.insert(args.end(), {"-x", "c"}); break;
   }
   if (mode != ParseMode::c) args.push_back("-std=" + input.language_standard);
+  const bool cuda_mode = mode == ParseMode::device_prelude || mode == ParseMode::device || mode == ParseMode::host;
+  // NVRTC's -default-device: clang's pragma makes every function after it __host__ __device__, which
+  // lets device code call the unannotated ones, as NVRTC does.
+  if (cuda_mode && input.default_device) args.insert(args.end(), {"-include", k_support + "/default_device.h"});
+  if (cuda_mode)
+    for (const std::string& header : input.pre_includes) args.insert(args.end(), {"-include", header});
   for (const std::string& d : input.defines) args.push_back("-D" + d);
+  args.insert(args.end(), input.macro_options.begin(), input.macro_options.end());
   for (const std::string& i : input.include_dirs) args.push_back("-I" + i);
   if (mode == ParseMode::device || mode == ParseMode::host)
     args.insert(args.end(), {"-isystem", (cuda / "include" / "cccl").string(), "-isystem", (cuda / "include").string()});

@@ -84,6 +84,9 @@ std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeReq
   hasher.add("source", *bytes);
   for (const std::string& dir : input.include_dirs) hasher.add("include_dir", dir);
   for (const std::string& define : input.defines) hasher.add("define", define);
+  for (const std::string& macro : input.macro_options) hasher.add("macro_option", macro);
+  for (const std::string& header : input.pre_includes) hasher.add("pre_include", header);
+  hasher.add("default_device", input.default_device ? "yes" : "no");
   hasher.add("std", input.language_standard);
   hasher.add("cuda_root", input.cuda_root.string());
   const char* resource_dir = std::getenv("KILN_CLANG_RESOURCE_DIR");

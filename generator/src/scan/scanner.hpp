@@ -16,6 +16,10 @@ struct ScanInput {
   std::filesystem::path directory;             // the working directory for relative paths (manifest dir)
   std::vector<std::string> include_dirs;       // as given to NVRTC/nvcc (absolute, or relative to directory)
   std::vector<std::string> defines;            // "N=4", "FAST"
+  // From the compile options (options/compiler_options.hpp), in their order: "-DX=1", "-UY".
+  std::vector<std::string> macro_options;
+  std::vector<std::string> pre_includes;       // -include: headers read before the source
+  bool default_device = false;                 // -default-device: unannotated functions are __device__
   std::string language_standard = "c++17";     // NVRTC's default
   std::filesystem::path cuda_root;             // the toolkit whose headers the source uses
   // kernels: a kernel source (kernels, templates, instantiations, variables, requests);

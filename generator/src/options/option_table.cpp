@@ -1,0 +1,141 @@
+#include "options/option_table.hpp"
+
+#include <array>
+
+namespace kiln::options {
+
+namespace {
+
+constexpr std::string_view k_target = "is set by Kiln for each target; list targets in 'targets'";
+constexpr std::string_view k_output_kind = "is set by Kiln, which chooses the kind of output it compiles to";
+constexpr std::string_view k_timing = "is set by Kiln when it is asked to time the build";
+constexpr std::string_view k_link_time =
+    "has no effect on Kiln's builds: their code is generated when nvJitLink links the LTO-IR, and "
+    "nvJitLink 13.0 has no such option";
+constexpr std::string_view k_pch =
+    "is refused: precompiled headers are files NVRTC writes and reads beside the build, which Kiln's "
+    "parallel, reproducible builds do not manage";
+
+using R = Nvrtc;
+using T = Takes;
+using V = Values;
+using L = Link;
+using N = Nvcc;
+using S = Scan;
+
+constexpr std::array k_table = {
+    // Compilation targets, separate compilation
+    OptionSpec{.name = "gpu-architecture", .short_name = "arch", .takes = T::value, .refused = k_target},
+    OptionSpec{.name = "device-c", .short_name = "dc", .refused = k_output_kind},
+    OptionSpec{.name = "device-w", .short_name = "dw", .refused = k_output_kind},
+    OptionSpec{.name = "relocatable-device-code", .short_name = "rdc", .takes = T::value, .values = V::boolean,
+               .refused = k_output_kind},
+    OptionSpec{.name = "extensible-whole-program", .short_name = "ewp", .refused = k_output_kind},
+    // Debugging
+    OptionSpec{.name = "device-debug", .short_name = "G", .link = L::same, .link_name = "g",
+               .nvcc_name = "device-debug"},
+    OptionSpec{.name = "generate-line-info", .short_name = "lineinfo", .link = L::same, .link_name = "lineinfo"},
+    // Code generation
+    OptionSpec{.name = "dopt", .short_name = "dopt", .takes = T::value, .values = V::on_off, .refused = k_link_time},
+    OptionSpec{.name = "Ofast-compile", .short_name = "Ofc", .takes = T::value, .values = V::fast_compile_level,
+               .refused = k_link_time},
+    OptionSpec{.name = "ptxas-options", .short_name = "Xptxas", .takes = T::value, .nvrtc = R::at_link, .link = L::each,
+               .link_name = "Xptxas", .nvcc = N::needless},
+    OptionSpec{.name = "maxrregcount", .short_name = "maxrregcount", .takes = T::value, .values = V::integer,
+               .link = L::same, .link_name = "maxrregcount"},
+    OptionSpec{.name = "ftz", .short_name = "ftz", .takes = T::value, .values = V::boolean, .link = L::boolean,
+               .link_name = "ftz"},
+    OptionSpec{.name = "prec-sqrt", .short_name = "prec-sqrt", .takes = T::value, .values = V::boolean,
+               .link = L::boolean, .link_name = "prec-sqrt"},
+    OptionSpec{.name = "prec-div", .short_name = "prec-div", .takes = T::value, .values = V::boolean,
+               .link = L::boolean, .link_name = "prec-div"},
+    OptionSpec{.name = "fmad", .short_name = "fmad", .takes = T::value, .values = V::boolean, .link = L::boolean,
+               .link_name = "fma"},
+    OptionSpec{.name = "use_fast_math", .short_name = "use_fast_math", .link = L::fast_math,
+               .scan = S::defines_macro, .scan_macro = "__USE_FAST_MATH__"},
+    OptionSpec{.name = "extra-device-vectorization", .short_name = "extra-device-vectorization",
+               .refused = k_link_time},
+    OptionSpec{.name = "modify-stack-limit", .short_name = "modify-stack-limit", .takes = T::value,
+               .values = V::boolean, .nvcc = N::needless},
+    OptionSpec{.name = "dlink-time-opt", .short_name = "dlto", .refused = k_output_kind},
+    OptionSpec{.name = "gen-opt-lto", .short_name = "gen-opt-lto"},
+    OptionSpec{.name = "optix-ir", .short_name = "optix-ir",
+               .refused = "is refused: Kiln builds cubins and PTX, and OptiX IR is for OptiX to load"},
+    OptionSpec{.name = "jump-table-density", .short_name = "jtd", .takes = T::value, .values = V::integer,
+               .link = L::same, .link_name = "jump-table-density"},
+    OptionSpec{.name = "device-stack-protector", .short_name = "device-stack-protector", .takes = T::optional,
+               .values = V::boolean,
+               .refused = "has no effect on Kiln's builds: their code is generated when nvJitLink links the LTO-IR, "
+                          "and nvJitLink 13.0 refuses the option"},
+    OptionSpec{.name = "no-cache", .short_name = "no-cache", .link = L::same, .link_name = "no-cache",
+               .nvcc = N::needless},
+    OptionSpec{.name = "frandom-seed", .short_name = "frandom-seed", .takes = T::value,
+               .refused = "is set by Kiln, which fixes the seed so that builds are reproducible"},
+    // Preprocessing
+    OptionSpec{.name = "define-macro", .short_name = "D", .takes = T::attached, .scan = S::define},
+    OptionSpec{.name = "undefine-macro", .short_name = "U", .takes = T::attached, .scan = S::undefine},
+    OptionSpec{.name = "include-path", .short_name = "I", .takes = T::attached,
+               .refused = "is set by Kiln from 'include_dirs', whose paths are relative to the manifest"},
+    OptionSpec{.name = "pre-include", .short_name = "include", .takes = T::value, .scan = S::pre_include},
+    OptionSpec{.name = "no-source-include", .short_name = "no-source-include", .nvcc = N::needless},
+    // Language dialect
+    OptionSpec{.name = "std", .short_name = "std", .takes = T::value, .values = V::standard, .scan = S::standard},
+    OptionSpec{.name = "builtin-move-forward", .short_name = "builtin-move-forward", .takes = T::value,
+               .values = V::boolean, .nvcc = N::needless},
+    OptionSpec{.name = "builtin-initializer-list", .short_name = "builtin-initializer-list", .takes = T::value,
+               .values = V::boolean, .nvcc = N::needless},
+    // Precompiled headers
+    OptionSpec{.name = "pch", .short_name = "pch", .refused = k_pch},
+    OptionSpec{.name = "create-pch", .short_name = "create-pch", .takes = T::value, .refused = k_pch},
+    OptionSpec{.name = "use-pch", .short_name = "use-pch", .takes = T::value, .refused = k_pch},
+    OptionSpec{.name = "pch-dir", .short_name = "pch-dir", .takes = T::value, .refused = k_pch},
+    OptionSpec{.name = "pch-verbose", .short_name = "pch-verbose", .takes = T::value, .values = V::boolean,
+               .refused = k_pch},
+    OptionSpec{.name = "pch-messages", .short_name = "pch-messages", .takes = T::value, .values = V::boolean,
+               .refused = k_pch},
+    OptionSpec{.name = "instantiate-templates-in-pch", .short_name = "instantiate-templates-in-pch",
+               .takes = T::value, .values = V::boolean, .refused = k_pch},
+    // Misc.
+    OptionSpec{.name = "disable-warnings", .short_name = "w"},
+    OptionSpec{.name = "restrict", .short_name = "restrict"},
+    OptionSpec{.name = "device-as-default-execution-space", .short_name = "default-device", .nvcc = N::forbidden,
+               .scan = S::default_device},
+    OptionSpec{.name = "device-int128", .short_name = "device-int128", .nvcc = N::needless, .scan = S::defines_macro,
+               .scan_macro = "__CUDACC_RTC_INT128__"},
+    OptionSpec{.name = "device-float128", .short_name = "device-float128", .nvcc = N::needless,
+               .scan = S::defines_macro, .scan_macro = "__CUDACC_RTC_FLOAT128__"},
+    OptionSpec{.name = "optimization-info", .short_name = "opt-info", .takes = T::value,
+               .refused = "has no effect on Kiln's builds: the optimizer whose decisions it reports runs when "
+                          "nvJitLink links the LTO-IR, and nvJitLink 13.0 has no such option"},
+    OptionSpec{.name = "display-error-number", .short_name = "err-no"},
+    OptionSpec{.name = "no-display-error-number", .short_name = "no-err-no"},
+    OptionSpec{.name = "diag-error", .short_name = "diag-error", .takes = T::value},
+    OptionSpec{.name = "diag-suppress", .short_name = "diag-suppress", .takes = T::value},
+    OptionSpec{.name = "diag-warn", .short_name = "diag-warn", .takes = T::value},
+    OptionSpec{.name = "brief-diagnostics", .short_name = "brief-diag", .takes = T::value, .values = V::boolean},
+    OptionSpec{.name = "time", .short_name = "time", .takes = T::value, .refused = k_timing},
+    OptionSpec{.name = "split-compile", .short_name = "split-compile", .takes = T::value, .values = V::integer,
+               .link = L::same, .link_name = "split-compile"},
+    OptionSpec{.name = "fdevice-syntax-only", .short_name = "fdevice-syntax-only",
+               .refused = "is refused: it stops after the front end, so there would be no code to package"},
+    OptionSpec{.name = "minimal", .short_name = "minimal", .nvcc = N::needless},
+    OptionSpec{.name = "fdevice-time-trace", .short_name = "fdevice-time-trace", .takes = T::value,
+               .refused = k_timing},
+    // nvcc's alone: NVRTC 13.0 refuses them, so a unit that gives them compiles with nvcc. clang accepts
+    // what they allow without a flag, so the scan needs none.
+    OptionSpec{.name = "extended-lambda", .short_name = "extended-lambda", .nvrtc = R::lacks},
+    OptionSpec{.name = "expt-extended-lambda", .short_name = "expt-extended-lambda", .nvrtc = R::lacks},
+    OptionSpec{.name = "expt-relaxed-constexpr", .short_name = "expt-relaxed-constexpr", .nvrtc = R::lacks},
+};
+
+}  // namespace
+
+std::span<const OptionSpec> option_table() { return k_table; }
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const OptionSpec& spec : k_table)
+    if (spec.name == name || spec.short_name == name) return &spec;
+  return nullptr;
+}
+
+}  // namespace kiln::options

@@ -1,0 +1,123 @@
+// Reading a manifest's option list: both spellings NVRTC accepts, the forms -D takes, value checks,
+// refusals with their reasons, and what NVRTC, nvJitLink, nvcc and the scanner get.
+#include "options/compiler_options.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kiln::options {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+CompilerOptions interpreted(const Strings& given) {
+  Result<CompilerOptions> r = interpret(given);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : CompilerOptions{};
+}
+
+std::string problem_of(const Strings& given) {
+  const std::vector<OptionProblem> problems = check_options(given);
+  if (problems.size() != 1) return "(" + std::to_string(problems.size()) + " problems)";
+  return "option '" + problems[0].option + "' " + problems[0].message;
+}
+
+TEST(CompilerOptions, BothSpellingsOfAValueGiveTheSameTranslation) {
+  const Strings expected_nvrtc = {"--maxrregcount=64"};
+  for (const Strings& given : {Strings{"--maxrregcount=64"}, Strings{"-maxrregcount=64"}, Strings{"--maxrregcount", "64"},
+                               Strings{"-maxrregcount", "64"}, Strings{"-maxrregcount 64"}}) {
+    const CompilerOptions o = interpreted(given);
+    EXPECT_EQ(o.nvrtc, expected_nvrtc) << given[0];
+    EXPECT_EQ(o.link, Strings{"-maxrregcount=64"}) << given[0];
+    EXPECT_EQ(o.nvcc, Strings{"--maxrregcount=64"}) << given[0];
+  }
+  // Short and long names are one option.
+  EXPECT_EQ(interpreted({"-jtd", "10"}).link, interpreted({"--jump-table-density=10"}).link);
+}
+
+TEST(CompilerOptions, MacrosTakeEveryFormNvrtcAccepts) {
+  for (const Strings& given : {Strings{"-DN=4"}, Strings{"-D N=4"}, Strings{"-D=N=4"}, Strings{"-D", "N=4"},
+                               Strings{"--define-macro=N=4"}, Strings{"--define-macro", "N=4"}}) {
+    const CompilerOptions o = interpreted(given);
+    EXPECT_EQ(o.nvrtc, Strings{"-DN=4"}) << given[0];
+    EXPECT_EQ(o.nvcc, Strings{"-DN=4"}) << given[0];
+    EXPECT_EQ(o.scan.macros, Strings{"-DN=4"}) << given[0];
+  }
+  const CompilerOptions o = interpreted({"-DA", "-U", "A", "--undefine-macro=B"});
+  EXPECT_EQ(o.scan.macros, (Strings{"-DA", "-UA", "-UB"})) << "in order";
+}
+
+TEST(CompilerOptions, NvJitLinkGetsWhatGeneratesCodeInItsOwnSpelling) {
+  const CompilerOptions o = interpreted({"-ftz=true", "--prec-div", "false", "-prec-sqrt=true", "-fmad=false", "-G",
+                                        "-lineinfo", "-Xptxas", "-v,-warn-spills", "-split-compile=2", "-no-cache"});
+  EXPECT_EQ(o.link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=1", "-fma=0", "-g", "-lineinfo", "-Xptxas=-v",
+                             "-Xptxas=-warn-spills", "-split-compile=2", "-no-cache"}));
+  EXPECT_EQ(interpreted({"-use_fast_math"}).link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"}));
+  // ptxas runs at link time: neither NVRTC nor nvcc gets -Xptxas, and either compiler may build the unit.
+  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).nvrtc.empty());
+  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).nvcc.empty());
+  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).needs_nvcc.empty());
+}
+
+TEST(CompilerOptions, TheScannerGetsWhatChangesTheLanguage) {
+  const CompilerOptions o =
+      interpreted({"-std=c++14", "-include", "pre.cuh", "-default-device", "-use_fast_math", "-device-int128", "-std",
+                   "c++20"});
+  EXPECT_EQ(o.scan.standard, "c++20") << "the last -std wins, as with NVRTC";
+  EXPECT_EQ(o.scan.pre_includes, Strings{"pre.cuh"});
+  EXPECT_TRUE(o.scan.default_device);
+  EXPECT_EQ(o.scan.macros, (Strings{"-D__USE_FAST_MATH__", "-D__CUDACC_RTC_INT128__"}));
+}
+
+TEST(CompilerOptions, WhatOnlyOneCompilerTakesDecidesTheCompiler) {
+  const CompilerOptions lambda = interpreted({"--extended-lambda", "--expt-relaxed-constexpr"});
+  EXPECT_EQ(lambda.needs_nvcc, "--extended-lambda");
+  EXPECT_TRUE(lambda.nvrtc.empty()) << "NVRTC 13.0 refuses both";
+  EXPECT_EQ(lambda.nvcc, (Strings{"--extended-lambda", "--expt-relaxed-constexpr"}));
+  const CompilerOptions device = interpreted({"-default-device"});
+  EXPECT_EQ(device.forbids_nvcc, "-default-device");
+  EXPECT_EQ(device.nvrtc, Strings{"--device-as-default-execution-space"});
+  EXPECT_TRUE(device.nvcc.empty());
+  // Options nvcc has no use for are left out for it, with no consequence.
+  EXPECT_TRUE(interpreted({"-builtin-move-forward=false", "-minimal", "-modify-stack-limit", "false"}).nvcc.empty());
+}
+
+TEST(CompilerOptions, RefusedOptionsSayWhy) {
+  EXPECT_EQ(problem_of({"-arch=sm_90"}), "option '-arch=sm_90' is set by Kiln for each target; list targets in 'targets'");
+  EXPECT_EQ(problem_of({"--gpu-architecture", "sm_90"}),
+            "option '--gpu-architecture sm_90' is set by Kiln for each target; list targets in 'targets'");
+  EXPECT_EQ(problem_of({"-arch"}), "option '-arch' is set by Kiln for each target; list targets in 'targets'");
+  EXPECT_EQ(problem_of({"-Iinclude"}),
+            "option '-Iinclude' is set by Kiln from 'include_dirs', whose paths are relative to the manifest");
+  EXPECT_NE(problem_of({"-extra-device-vectorization"}).find("nvJitLink 13.0 has no such option"), std::string::npos);
+  EXPECT_NE(problem_of({"-pch"}).find("precompiled headers"), std::string::npos);
+}
+
+TEST(CompilerOptions, MalformedOptionsAreNamed) {
+  EXPECT_EQ(problem_of({"-ftz=yes"}), "option '-ftz=yes' takes true or false, not 'yes'");
+  EXPECT_EQ(problem_of({"--maxrregcount", "many"}), "option '--maxrregcount many' takes a whole number, not 'many'");
+  EXPECT_EQ(problem_of({"-jtd=200"}), "option '-jtd=200' takes a percentage from 0 to 101, not 200");
+  EXPECT_EQ(problem_of({"-std=c++23"}),
+            "option '-std=c++23' takes c++03, c++11, c++14, c++17 or c++20 (NVRTC 13.0's), not 'c++23'");
+  EXPECT_EQ(problem_of({"-maxrregcount"}),
+            "option '-maxrregcount' needs a value (--maxrregcount=VALUE, or the value as the next string)");
+  EXPECT_EQ(problem_of({"-lineinfo=yes"}), "option '-lineinfo=yes' takes no value");
+  EXPECT_EQ(problem_of({"-O3"}), "option '-O3' is not an option NVRTC 13.0 documents (nor one of nvcc's "
+                                 "--extended-lambda and --expt-relaxed-constexpr); docs/manifest.md lists what Kiln takes");
+  EXPECT_EQ(problem_of({"maxrregcount=4"}), "option 'maxrregcount=4' is not an option (options start with - or --)");
+  // Every problem of a list, each at its own index; a two-string option's value is not an option.
+  const std::vector<OptionProblem> problems = check_options(Strings{"-arch", "sm_90", "-lineinfo", "-O3", "--ftz", "maybe"});
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems[0].index, 0u);
+  EXPECT_EQ(problems[1].index, 3u);
+  EXPECT_EQ(problems[2].index, 4u);
+}
+
+TEST(CompilerOptions, HostSourcesAreScannedAtAStandardKilnsHeaderCanUse) {
+  EXPECT_EQ(host_standard(""), "c++17");
+  EXPECT_EQ(host_standard("c++11"), "c++17");
+  EXPECT_EQ(host_standard("c++14"), "c++17");
+  EXPECT_EQ(host_standard("c++20"), "c++20");
+}
+
+}  // namespace
+}  // namespace kiln::options
