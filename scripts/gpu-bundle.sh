@@ -4,6 +4,8 @@
 #
 #   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln
 #   python_test.kiln  wheel/kiln_example_wheel-*.whl (the example wheel, every architecture)  BUNDLE.txt
+#   fidelity_load_packages, and fidelity_packages.tar.gz when $KILN_FIDELITY_WORK names the work folder of
+#   a bench/fidelity/run.py run (its packages/ are loaded kernel by kernel on the GPU)
 #
 # The binaries find libkiln.so.0 beside them (their RPATHs start with $ORIGIN) and are stripped. The
 # GPU machine needs only its driver, plus the CUDA toolkit's NVRTC and headers for the benchmark.
@@ -18,12 +20,16 @@ limit_mib=30
 
 cd "$repo"
 cmake --preset default -B "$build" -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target gpu_tests saxpy_example embedded_example runtime_load_bench python_test_package all
+cmake --build "$build" --target gpu_tests saxpy_example embedded_example runtime_load_bench python_test_package \
+  fidelity_load_packages all
 
 rm -rf "$carry"
 mkdir -p "$carry"
 install -m 755 "$build/tests/gpu/gpu_tests" "$build/examples/saxpy/saxpy" "$build/examples/embedded/embedded" \
-  "$build/bench/runtime_load/runtime_load_bench" "$carry/"
+  "$build/bench/runtime_load/runtime_load_bench" "$build/bench/fidelity/fidelity_load_packages" "$carry/"
+if [ -n "${KILN_FIDELITY_WORK:-}" ]; then
+  tar -czf "$carry/fidelity_packages.tar.gz" -C "$KILN_FIDELITY_WORK" packages
+fi
 # The library under its SONAME, the name the binaries ask for.
 install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libkiln.so.0"
 install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
@@ -37,11 +43,11 @@ rm -rf "$build/bundle-prefix" "$build/bundle-wheel"
 cmake --install "$build" --prefix "$build/bundle-prefix" >/dev/null
 KILN_PYTHON=$python "$python" -B tests/wheel/build_wheel.py --example examples/python-wheel \
   --prefix "$build/bundle-prefix" --work "$build/bundle-wheel" --dist "$carry/wheel" --architectures all >/dev/null
-strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench"
+strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench" "$carry/fidelity_load_packages"
 strip --strip-unneeded "$carry/libkiln.so.0"
 
 # Every binary must look beside itself first, and find nothing else of Kiln's outside the folder.
-for binary in gpu_tests saxpy embedded runtime_load_bench; do
+for binary in gpu_tests saxpy embedded runtime_load_bench fidelity_load_packages; do
   runpath=$(readelf -d "$carry/$binary" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
   # shellcheck disable=SC2016  # a literal $ORIGIN
   case "$runpath" in

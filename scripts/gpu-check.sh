@@ -3,7 +3,8 @@
 # GPUs, runs the examples (saxpy, finding saxpy.kiln beside it by name; embedded, whose package is
 # linked in), the GPU tests (as found, and with KILN_FORCE_TARGET=ptx), the Python binding's GPU tests,
 # the example wheel installed offline (read-only, empty HOME; its kernels through the binding, CuPy and
-# cuda.core with every compiler refused), and the runtime load and Python first-launch benchmarks.
+# cuda.core with every compiler refused), the runtime load and Python first-launch benchmarks, and,
+# when the bundle holds them, every kernel of the fidelity benchmark's packages.
 # Run from the repository root (the benchmarks and Python tests read their scripts from it):
 #
 #   scripts/gpu-check.sh [CARRY_DIR]         (default .carry; logs in ${OUT:-/tmp/kiln-gpu-out})
@@ -98,6 +99,10 @@ echo "HOME after the wheel's run (the driver and CuPy make empty cache directori
   | tee -a "$out/wheel_interop.log"
 if [ -n "$(find "$interop_home" -type f)" ]; then
   echo "FAIL wheel_interop: files written to HOME: $(find "$interop_home" -type f)" | tee -a "$summary"; failed=1
+fi
+if [ -f "$carry/fidelity_packages.tar.gz" ]; then
+  tar -xzf "$carry/fidelity_packages.tar.gz" -C "$work"
+  step fidelity_load fidelity_load.log "$carry/fidelity_load_packages" "$work"/packages/*.kiln
 fi
 if [ "$runs" -gt 0 ]; then
   step python_first_launch python_first_launch.log env PYTHONPATH="$site" PYTHONUNBUFFERED=1 "$python" \

@@ -16,10 +16,10 @@ std::string first_line_with(const std::string& log, std::string_view what) {
   return log.substr(start, log.find('\n', at) - start);
 }
 
-// Runs `jobs`, reporting progress; outputs in job order.
+// Runs `jobs`, reporting progress; outputs in job order. Failures of `retried` sources are not final.
 std::vector<compile::CompileOutput> run(compile::JobRunner& runner, const std::vector<compile::CompileJob>& jobs,
-                                        bool verbose) {
-  Progress progress(verbose);
+                                        bool verbose, std::set<std::string> retried = {}) {
+  Progress progress(verbose, std::move(retried));
   std::vector<compile::CompileOutput> outputs =
       runner.run(jobs, [&](std::size_t done, std::size_t total, const compile::CompileJob& job,
                            const compile::CompileOutput& out) { progress.finished(done, total, job, out); });
@@ -30,19 +30,20 @@ std::vector<compile::CompileOutput> run(compile::JobRunner& runner, const std::v
 }  // namespace
 
 bool nvrtc_cannot_compile(const std::string& log) {
-  for (const std::string_view sign : {"cannot open source file", "is not allowed in JIT mode", "unrecognized option",
-                                      "not allowed in JIT mode"})
+  for (const std::string_view sign : {"cannot open source file", "not allowed in JIT mode", "unrecognized option"})
     if (log.find(sign) != std::string::npos) return true;
   return false;
 }
 
 std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
                                                                 bool verbose) {
-  std::vector<compile::CompileOutput> outputs = run(runner, plan.jobs, verbose);
+  std::set<std::string> retried;
+  for (const plan::PlannedUnit& unit : plan.units)
+    if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback) retried.insert(unit.source);
+  std::vector<compile::CompileOutput> outputs = run(runner, plan.jobs, verbose, std::move(retried));
   const std::vector<compile::CompileOutput> nvrtc_outputs = outputs;
   const std::size_t target_count = plan.targets.size();
   const std::vector<std::size_t> switched = plan::switch_rejected_units_to_nvcc(plan, outputs);
-  for (const std::string& warning : plan.warnings) std::cerr << warning << "\n";
   if (!switched.empty()) {
     std::vector<compile::CompileJob> retry;
     for (const std::size_t u : switched)

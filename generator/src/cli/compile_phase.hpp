@@ -13,7 +13,7 @@
 namespace kiln::cli {
 
 // The outputs of `plan.jobs` (the plan as updated by the second round), all ok; nothing when a
-// compile failed, after printing why. Warnings are printed either way.
+// compile failed, after printing why. The compilers' warnings are printed either way.
 std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
                                                                 bool verbose);
 

@@ -7,13 +7,17 @@
 
 namespace kiln::cli {
 
-Progress::Progress(bool verbose) : m_terminal(isatty(STDERR_FILENO) == 1), m_verbose(verbose) {}
+Progress::Progress(bool verbose, std::set<std::string> retried)
+    : m_terminal(isatty(STDERR_FILENO) == 1), m_verbose(verbose), m_retried(std::move(retried)) {}
 
 void Progress::finished(std::size_t done, std::size_t total, const compile::CompileJob& job,
                         const compile::CompileOutput& out) {
   if (!m_terminal && !m_verbose) return;
+  const bool retried = !out.ok && m_retried.count(job.source);
+  const bool failed = !out.ok && !retried;
   const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + job.target + " " +
-                           job.display_prefix + job.source + (out.ok ? "" : " FAILED");
+                           job.display_prefix + job.source +
+                           (retried ? " (NVRTC rejected it: nvcc follows)" : failed ? " FAILED" : "");
   if (m_verbose) {
     const bool nvcc = job.compiler == compile::Compiler::nvcc;
     std::string options;
@@ -29,7 +33,7 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
   // Rewrite the line in place; a failed compile's line stays so its log follows it.
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   m_line_open = true;
-  if (!out.ok) {
+  if (failed) {
     std::fputc('\n', stderr);
     m_line_open = false;
   }

@@ -4,6 +4,7 @@
 #include "compile/nvrtc_compiler.hpp"
 #include "util/process_pool.hpp"
 
+#include <chrono>
 #include <system_error>
 
 namespace kiln::compile {
@@ -24,7 +25,10 @@ CompileOutput compile_in(const CompileJob& job) {
               ec.message();
     return out;
   }
+  const auto start = std::chrono::steady_clock::now();
   CompileOutput out = job.compiler == Compiler::nvcc ? compile_with_nvcc(job) : compile_job(job);
+  // A failed compile reports its time too (-v shows how long NVRTC took to give up).
+  if (out.seconds == 0) out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fs::current_path(previous, ec);
   return out;
 }

@@ -25,7 +25,6 @@ struct BuildPlan {
   std::vector<std::string> include_dirs;        // as recorded in the package (<cuda> tokens)
   std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
   std::vector<PlannedUnit> units;               // units[i] is sources[i]: its names and compiler
-  std::vector<std::string> warnings;            // complete lines, e.g. options nvcc has no use for
   // What make_jobs needs to build a unit's jobs again for another compiler.
   std::filesystem::path root;                   // the manifest directory, absolute
   std::filesystem::path nvcc;                   // the toolkit's nvcc

@@ -1,0 +1,3 @@
+// PROTOTYPE (bench/std_headers): a JIT-safe <float.h> for NVRTC.
+#pragma once
+#include <cfloat>

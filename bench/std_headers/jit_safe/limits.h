@@ -1,0 +1,3 @@
+// PROTOTYPE (bench/std_headers): a JIT-safe <limits.h> for NVRTC.
+#pragma once
+#include <climits>
