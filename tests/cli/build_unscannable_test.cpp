@@ -110,3 +110,33 @@ TEST(BuildUnscannable, AHostSourceTheScanCannotReadLosesItsRequestsOnly) {
 
 }  // namespace
 }  // namespace kiln::test
+
+namespace kiln::test {
+namespace {
+
+// nvcc's symbols demangle enumerator arguments by value ("k<(Mode)3>"): the scan gives each
+// instantiation that spelling too, so the names host code writes ("k<Mode::fast, PLAIN_A>") are
+// recorded for nvcc-built units as they are for NVRTC's.
+TEST(BuildNames, EnumeratorArgumentsNameKernelsNvccBuilds) {
+  ScratchDir dir;
+  const fs::path p = dir.path() / "p";
+  write_text(p / "k.cu", "enum class Mode { fast = 3, slow = 7 };\nenum plain_enum { PLAIN_A = 10, PLAIN_B };\n"
+                         "template <Mode M, plain_enum P> __global__ void k(int* x) { x[0] = (int)M + P; }\n"
+                         "void run(int* x) { k<Mode::slow, PLAIN_B><<<1, 1>>>(x); }\n");
+  write_text(p / "app.cpp", "#include <kiln/kiln.hpp>\nvoid f(kiln::Package& p) { p.kernel(\"k<Mode::fast, PLAIN_A>\"); }\n");
+  write_text(p / "kiln.toml", "targets = [\"sm_90\"]\nhost_sources = [\"app.cpp\"]\n[[source]]\npath = \"k.cu\"\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("matches no kernel"), std::string::npos) << r.err;
+  const std::vector<std::byte> bytes = read_bytes(dir.path() / "out.kiln");
+  format::PackageReader reader;
+  ASSERT_FALSE(reader.open(bytes));
+  const auto launched = reader.find_kernel("k<Mode::slow, PLAIN_B>");
+  const auto requested = reader.find_kernel("k<Mode::fast, PLAIN_A>");
+  ASSERT_TRUE(launched && requested);
+  EXPECT_EQ(reader.kernel(*launched).lowered_name, "_Z1kIL4Mode7EL10plain_enum11EEvPi");
+  EXPECT_EQ(reader.kernel(*requested).lowered_name, "_Z1kIL4Mode3EL10plain_enum10EEvPi");
+}
+
+}  // namespace
+}  // namespace kiln::test

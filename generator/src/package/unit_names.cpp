@@ -37,6 +37,7 @@ ResolvedNames from_nvcc(const plan::PlannedUnit& unit, const UnitContents& conte
   for (const plan::PlannedName& k : unit.kernels) {
     std::optional<std::string> symbol = match_symbol(k.expression, kernels);
     if (!symbol && !k.canonical.empty()) symbol = match_symbol(k.canonical, kernels);
+    if (!symbol && !k.symbol_form.empty()) symbol = match_symbol(k.symbol_form, kernels);
     if (symbol) names.kernels[k.expression] = *symbol;
   }
   const std::vector<SymbolName> variables = symbols_of(contents.variables);

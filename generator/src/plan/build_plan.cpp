@@ -50,15 +50,18 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   unit.manifest_line = source.line;
   const compile::Origin entry{manifest_file, source.line};
   for (const std::string& e : source.instantiations)
-    add_unique(unit.kernels, {e, NameOrigin::manifest, entry, "", false, false, ""});
+    add_unique(unit.kernels, {.expression = e, .origin = NameOrigin::manifest, .where = entry});
   for (const std::string& v : source.variables)
-    add_unique(unit.variables, {v, NameOrigin::manifest, entry, "", false, false, ""});
+    add_unique(unit.variables, {.expression = v, .origin = NameOrigin::manifest, .where = entry});
   const auto found = discovery.sources.find(source.path);
   unit.nvcc_fallback = true;
   if (found == discovery.sources.end()) return unit;
   unit.scan_failed = found->second.scan_failed;
   if (found->second.has_host_code) unit.compiler = compile::Compiler::nvcc;
-  for (const PlannedName& k : found->second.kernels) add_unique(unit.kernels, k);
+  for (const PlannedName& k : found->second.kernels) {
+    PlannedName& kept = add_unique(unit.kernels, k);
+    if (kept.symbol_form.empty()) kept.symbol_form = k.symbol_form;   // a manifest entry the scan also found
+  }
   for (const PlannedName& v : found->second.variables) {
     // A variable the manifest lists is still __managed__ if the scanner says so.
     PlannedName& kept = add_unique(unit.variables, v);

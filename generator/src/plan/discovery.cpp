@@ -88,7 +88,10 @@ private:
       m_instantiated.insert(name_key(inst.kernel));
       // A request the scanner resolved is added with its request, under the spelling it was written in.
       if (inst.found_by == scan::FoundBy::runtime_request) continue;
-      found.kernels.push_back({inst.name_expression, NameOrigin::discovered, origin_of(inst.location), "", false, false, ""});
+      found.kernels.push_back({.expression = inst.name_expression,
+                               .origin = NameOrigin::discovered,
+                               .where = origin_of(inst.location),
+                               .symbol_form = inst.symbol_form});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;
@@ -100,7 +103,8 @@ private:
 
   PlannedName variable_name(const scan::Variable& v, NameOrigin origin, std::string expression,
                             const scan::Location& where) {
-    PlannedName name{std::move(expression), origin, origin_of(where), "", false, v.internal_linkage, ""};
+    PlannedName name{.expression = std::move(expression), .origin = origin, .where = origin_of(where),
+                     .internal_linkage = v.internal_linkage};
     if (v.kind == scan::Variable::Kind::managed) {
       name.managed = true;
       name.symbol = variable_symbol(v.qualified_name);
@@ -145,7 +149,7 @@ private:
     // A kernel source that resolved the request (scan_source for its own requests, resolve_requests
     // for other files') holds an instantiation found by runtime_request at the request's place.
     const ScannedFile* unit = nullptr;
-    std::string kernel = template_name(request.name), canonical;
+    std::string kernel = template_name(request.name), canonical, symbol_form;
     bool explained = false;   // the scanner said why the request does not resolve
     for (const ScannedFile& source : m_kernel_sources) {
       for (const scan::Instantiation& inst : source.result.instantiations) {
@@ -153,6 +157,7 @@ private:
           unit = &source;
           kernel = inst.kernel;
           canonical = inst.name_expression;
+          symbol_form = inst.symbol_form;
         }
       }
       for (const scan::Diagnostic& d : source.result.diagnostics) explained = explained || same_place(d.location, request.location);
@@ -187,8 +192,15 @@ private:
     // Both spellings become names of the kernel: the canonical one as the scanner resolved it, the
     // written one so that the runtime finds the kernel exactly as the host code asks.
     if (!canonical.empty() && format::normalize_name(canonical) != format::normalize_name(request.name))
-      kernels.push_back({canonical, NameOrigin::discovered, origin_of(request.location), "", false, false, ""});
-    kernels.push_back({request.name, NameOrigin::request, origin_of(request.location), canonical, false, false, ""});
+      kernels.push_back({.expression = canonical,
+                         .origin = NameOrigin::discovered,
+                         .where = origin_of(request.location),
+                         .symbol_form = symbol_form});
+    kernels.push_back({.expression = request.name,
+                       .origin = NameOrigin::request,
+                       .where = origin_of(request.location),
+                       .canonical = canonical,
+                       .symbol_form = symbol_form});
   }
 
   void add_variable_request(const scan::RuntimeRequest& request) {

@@ -26,6 +26,9 @@ struct PlannedName {
   // A request's canonical expression when the scanner resolved it ("block_sum<float, 256>"): nvcc
   // units match symbols by it when the written spelling does not demangle alike.
   std::string canonical;
+  // How a demangler spells the symbol, where it differs (enumerators by value): nvcc units match
+  // symbols by it when neither spelling above demangles alike.
+  std::string symbol_form;
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
   bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
   std::string symbol;            // managed variables in NVRTC units: the symbol nvJitLink keeps

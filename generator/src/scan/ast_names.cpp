@@ -48,7 +48,9 @@ std::string printed_name(const clang::NamedDecl& decl, const clang::PrintingPoli
 
 class ArgumentPrinter {
 public:
-  explicit ArgumentPrinter(const clang::ASTContext& context) : m_policy(name_policy(context)) {}
+  // `enum_values`: enumerators as "(Enum)value", as a demangler spells them, rather than by name.
+  explicit ArgumentPrinter(const clang::ASTContext& context, bool enum_values = false)
+      : m_policy(name_policy(context)), m_enum_values(enum_values) {}
 
   // Appends the spelling of `arg` (a pack appends each element) to `out`; false if it has none.
   bool print(const clang::TemplateArgument& arg, bool typed, std::vector<std::string>& out) {
@@ -129,6 +131,7 @@ private:
     const std::string number(digits.str());
     const std::string type_name = type.getCanonicalType().getAsString(m_policy);
     if (const auto* e = type->getAs<clang::EnumType>()) {
+      if (m_enum_values) return "(" + type_name + ")" + number;
       for (const clang::EnumConstantDecl* c : e->getDecl()->enumerators())
         if (llvm::APSInt::isSameValue(c->getInitVal(), value)) return printed_name(*c, m_policy);
       return "static_cast<" + type_name + ">(" + number + ")";
@@ -152,8 +155,35 @@ private:
   }
 
   clang::PrintingPolicy m_policy;
+  bool m_enum_values = false;
   std::string m_why_not;
 };
+
+// The name of `specialization` with each argument as `printer` spells it.
+std::optional<std::string> spelled(const clang::FunctionDecl& specialization, ArgumentPrinter& printer,
+                                   std::string& why_not) {
+  const clang::FunctionTemplateDecl* primary = specialization.getPrimaryTemplate();
+  const clang::TemplateArgumentList* args = specialization.getTemplateSpecializationArgs();
+  if (!primary || !args) {
+    why_not = "not a template specialization";
+    return std::nullopt;
+  }
+  const clang::TemplateParameterList* parameters = primary->getTemplateParameters();
+  std::vector<std::string> arguments;
+  for (unsigned i = 0; i < args->size(); ++i) {
+    bool typed = false;
+    if (i < parameters->size())
+      if (const auto* p = llvm::dyn_cast<clang::NonTypeTemplateParmDecl>(parameters->getParam(i)))
+        typed = p->getType()->getContainedDeducedType() != nullptr;
+    if (!printer.print(args->get(i), typed, arguments)) {
+      why_not = printer.why_not();
+      return std::nullopt;
+    }
+  }
+  std::string out = printed_name(*primary, name_policy(specialization.getASTContext())) + "<";
+  for (std::size_t i = 0; i < arguments.size(); ++i) out += (i ? ", " : "") + arguments[i];
+  return out + ">";
+}
 
 }  // namespace
 
@@ -194,28 +224,16 @@ Location SourceFacts::location(clang::SourceLocation loc) const {
 std::string qualified_name(const clang::NamedDecl& decl) { return decl.getQualifiedNameAsString(); }
 
 std::optional<std::string> name_expression(const clang::FunctionDecl& specialization, std::string& why_not) {
-  const clang::FunctionTemplateDecl* primary = specialization.getPrimaryTemplate();
-  const clang::TemplateArgumentList* args = specialization.getTemplateSpecializationArgs();
-  if (!primary || !args) {
-    why_not = "not a template specialization";
-    return std::nullopt;
-  }
   ArgumentPrinter printer(specialization.getASTContext());
-  const clang::TemplateParameterList* parameters = primary->getTemplateParameters();
-  std::vector<std::string> spelled;
-  for (unsigned i = 0; i < args->size(); ++i) {
-    bool typed = false;
-    if (i < parameters->size())
-      if (const auto* p = llvm::dyn_cast<clang::NonTypeTemplateParmDecl>(parameters->getParam(i)))
-        typed = p->getType()->getContainedDeducedType() != nullptr;
-    if (!printer.print(args->get(i), typed, spelled)) {
-      why_not = printer.why_not();
-      return std::nullopt;
-    }
-  }
-  std::string out = printed_name(*primary, name_policy(specialization.getASTContext())) + "<";
-  for (std::size_t i = 0; i < spelled.size(); ++i) out += (i ? ", " : "") + spelled[i];
-  return out + ">";
+  return spelled(specialization, printer, why_not);
+}
+
+std::string symbol_form(const clang::FunctionDecl& specialization) {
+  ArgumentPrinter readable(specialization.getASTContext()), valued(specialization.getASTContext(), true);
+  std::string why_not;
+  const std::optional<std::string> name = spelled(specialization, readable, why_not);
+  const std::optional<std::string> symbol = spelled(specialization, valued, why_not);
+  return name && symbol && *name != *symbol ? *symbol : std::string();
 }
 
 }  // namespace kiln::scan::detail

@@ -46,4 +46,9 @@ std::string qualified_name(const clang::NamedDecl& decl);
 // `why_not`, when an argument cannot be spelled in source (a lambda, a local or unnamed type).
 std::optional<std::string> name_expression(const clang::FunctionDecl& specialization, std::string& why_not);
 
+// The same name as a demangler spells the symbol nvcc gives it, where that differs: enumerator
+// arguments as their value, "k<(Mode)3>" for "k<Mode::fast>". Kiln finds the kernel of an nvcc-built
+// unit by demangling its symbols, so an enumerator alone would match nothing. "" when the same.
+std::string symbol_form(const clang::FunctionDecl& specialization);
+
 }  // namespace kiln::scan::detail

@@ -173,7 +173,8 @@ private:
                                                   "' cannot be named in an NVRTC name expression: " + why_not});
         continue;
       }
-      m_output.found.instantiations.push_back({qualified_name(tmpl), *name, found_by, m_facts.location(where)});
+      m_output.found.instantiations.push_back(
+          {qualified_name(tmpl), *name, found_by, m_facts.location(where), symbol_form(*spec)});
     }
   }
 
@@ -200,6 +201,7 @@ private:
     } else if (const clang::FunctionTemplateDecl* primary = fd->getPrimaryTemplate()) {
       probe.kernel = qualified_name(*primary);
       probe.name_expression = name_expression(*fd, probe.why_not);
+      probe.symbol_form = symbol_form(*fd);
     } else {
       probe.kernel = qualified_name(*fd);
       probe.why_not = "it names a kernel that is not a template";

@@ -34,6 +34,7 @@ struct ProbeResult {
   int index = 0;
   std::string kernel;                        // the template's qualified name
   std::optional<std::string> name_expression;
+  std::string symbol_form;                   // see Instantiation::symbol_form
   std::string why_not;                       // when the instantiation cannot be named
 };
 

@@ -129,7 +129,8 @@ Resolution resolve_requests(const ScanInput& input, const ScanResult& scanned,
           continue;
         }
         for (const RuntimeRequest* r : spelled_by[index])
-          out.instantiations.push_back({p.kernel, *p.name_expression, FoundBy::runtime_request, r->location});
+          out.instantiations.push_back({p.kernel, *p.name_expression, FoundBy::runtime_request, r->location,
+                                        p.symbol_form});
       }
       break;
     }

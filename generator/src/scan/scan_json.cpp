@@ -168,9 +168,11 @@ json to_json(const ScanResult& result) {
     kernels.push_back(std::move(j));
   }
   json instantiations = json::array();
-  for (const Instantiation& i : result.instantiations)
+  for (const Instantiation& i : result.instantiations) {
     instantiations.push_back({{"kernel", i.kernel}, {"name_expression", i.name_expression},
                               {"found_by", to_string(i.found_by)}, {"location", location_json(i.location)}});
+    if (!i.symbol_form.empty()) instantiations.back()["symbol_form"] = i.symbol_form;
+  }
   json requests = json::array();
   for (const RuntimeRequest& r : result.requests)
     requests.push_back({{"what", name_of(k_request_kinds, r.what)}, {"name", r.name},
@@ -220,7 +222,8 @@ Result<ScanResult> from_json(const json& j) {
   });
   r.array(j, "", "instantiations", [&](const json& e, const std::string& p) {
     out.instantiations.push_back({r.string(e, p, "kernel"), r.string(e, p, "name_expression"),
-                                  r.enumeration(e, p, "found_by", k_found_by), r.location(e, p)});
+                                  r.enumeration(e, p, "found_by", k_found_by), r.location(e, p),
+                                  r.optional_string(e, p, "symbol_form").value_or("")});
   });
   r.array(j, "", "requests", [&](const json& e, const std::string& p) {
     out.requests.push_back({r.enumeration(e, p, "what", k_request_kinds), r.string(e, p, "name"), r.location(e, p)});

@@ -56,6 +56,9 @@ struct Instantiation {
   std::string name_expression;             // an NVRTC name expression: "reduce::block_sum<float, 256>"
   FoundBy found_by = FoundBy::launch;
   Location location;                       // where it was found
+  // The name as a demangler spells nvcc's symbol for it, where that differs ("k<(Mode)3>" for
+  // "k<Mode::fast>"): nvcc-built units find the kernel by it. "" when the same.
+  std::string symbol_form;
 };
 
 // A request in host code to the Kiln runtime for a kernel or variable by name.
