@@ -41,7 +41,8 @@ ParseMode host_source_mode(const fs::path& file) {
 
 std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode, const std::string& file) {
   const fs::path cuda = effective_cuda_root(input.cuda_root);
-  std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w",
+  // No error limit: errors the scanner tolerates (tolerated_errors.hpp) must not stop the parse.
+  std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w", "-ferror-limit=0",
                                    "-resource-dir=" + clang_resource_dir().string()};
   switch (mode) {
     case ParseMode::device_prelude:
