@@ -80,6 +80,12 @@ TEST(ScanNvccExtras, OpenMpStandIn) {
   EXPECT_EQ(host.requests[0].name, "add_one<128>");
 }
 
+TEST(ScanNvccExtras, ClusterGroups) {
+  const ScanResult r = scan_fixture("nvcc_clusters.cu");
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(instantiations(r), (Found{{"gather_ranks<2>", k_explicit}}));
+}
+
 // NVRTC defines assert without a header: both the prelude parse and the full one know it.
 TEST(ScanNvccExtras, AssertInIncludeFreeSources) {
   const ScanResult fast = scan_fixture("nvrtc_assert.cu");

@@ -97,6 +97,17 @@ bool expects_closing_parenthesis(const clang::Diagnostic& info) {
          info.getRawArg(0) == static_cast<std::uint64_t>(clang::tok::r_paren) && in_asm_operands(info);
 }
 
+// nvcc's "C" constraint: a compile-time constant string spliced into the asm text
+// (`asm("mov.u32 %0, %1;" : "=r"(r) : "C"(k_name))` with `constexpr char k_name[] = "%laneid";`).
+bool constant_string_constraint(const clang::Diagnostic& info) {
+  if (info.getNumArgs() != 1) return false;
+  const auto kind = info.getArgKind(0);
+  const std::string_view constraint = kind == clang::DiagnosticsEngine::ak_std_string ? info.getArgStdStr(0)
+                                      : kind == clang::DiagnosticsEngine::ak_c_string ? info.getArgCStr(0)
+                                                                                       : "";
+  return constraint == "C";
+}
+
 struct Tolerated {
   unsigned id;
   bool (*applies)(const clang::Diagnostic&);   // nullptr: wherever it occurs
@@ -119,6 +130,10 @@ constexpr Tolerated k_tolerated[] = {
     // `asm("mov.u32 %0, %laneid;" ...)`: nvcc passes an unescaped % through to PTX; clang drops the
     // asm statement.
     {clang::diag::err_asm_invalid_escape, nullptr, "nvcc accepts an unescaped % in an inline asm string"},
+    // An input operand with nvcc's "C" constraint, which clang does not know; clang drops the asm
+    // statement.
+    {clang::diag::err_asm_invalid_input_constraint, constant_string_constraint,
+     "nvcc accepts the \"C\" (constant string) constraint in inline asm"},
     // `int a[n] = {0};` in host code: the host compiler (GCC) accepts initialized variable-length
     // arrays as an extension; clang marks the variable invalid and parses on.
     {clang::diag::err_variable_object_no_init, nullptr,

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <time.h>
 
+// cooperative_groups/details/info.h offers cluster_group (this_cluster()) only to nvcc and NVRTC, or
+// where this macro says the cluster intrinsics exist: clang 19 has them (crt/sm_90_rt.h).
+#define _CG_CLUSTER_INTRINSICS_AVAILABLE 1
+
 // sm_32_intrinsics.h: cache-hinted loads and stores. The wrapper skips that header (it defines __ldg
 // with builtins instead) and clang 19 has no others. One overload per type CUDA 13 declares; the
 // __half and __nv_bfloat16 ones come with cuda_fp16.h/cuda_bf16.h, which parse as they are.
