@@ -86,6 +86,26 @@ TEST(ScanNvccExtras, ClusterGroups) {
   EXPECT_EQ(instantiations(r), (Found{{"gather_ranks<2>", k_explicit}}));
 }
 
+// __NVCC__, __CUDACC__ 1, __CUDACC_VER_MAJOR__, `register` in C++17, __nv_atomic_*; CCCL still parses.
+TEST(ScanNvccExtras, WhatNvccPredefines) {
+  const ScanResult r = scan_fixture("nvcc_predefined.cu");
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << describe(r);
+  EXPECT_EQ(instantiations(r), (Found{{"accumulate<unsigned long long>", k_explicit}}));
+}
+
+// clang's wrapper includes "cuda.h" with quotes: a project's own cuda.h on the include path must
+// not take the toolkit's place there, and the project still gets its own.
+TEST(ScanNvccExtras, ProjectHeaderNamedCudaH) {
+  ScanInput input = fixture_input("own_cuda_h/uses_own_cuda_h.cu");
+  input.include_dirs.push_back("own_cuda_h");
+  const ScanResult r = scan_source(input);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(instantiations(r), (Found{{"count<128>", k_explicit}}));
+  EXPECT_TRUE(reads_header(r, "own_cuda_h/cuda.h"));
+  EXPECT_TRUE(reads_header(r, "/include/cuda.h"));
+}
+
 // NVRTC defines assert without a header: both the prelude parse and the full one know it.
 TEST(ScanNvccExtras, AssertInIncludeFreeSources) {
   const ScanResult fast = scan_fixture("nvrtc_assert.cu");

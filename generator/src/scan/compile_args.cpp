@@ -42,8 +42,9 @@ ParseMode host_source_mode(const fs::path& file) {
 std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode, const std::string& file) {
   const fs::path cuda = effective_cuda_root(input.cuda_root);
   // No error limit: errors the scanner tolerates (tolerated_errors.hpp) must not stop the parse.
+  // -Wno-register: `register` is an error in C++17 unless this is off; nvcc and GCC only warn.
   std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w", "-ferror-limit=0",
-                                   "-resource-dir=" + clang_resource_dir().string()};
+                                   "-Wno-register", "-resource-dir=" + clang_resource_dir().string()};
   switch (mode) {
     case ParseMode::device_prelude:
       args.insert(args.end(), {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
@@ -53,10 +54,13 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
     case ParseMode::host:
       // clang 19 knows GPUs up to sm_90a and CUDA up to 12.5: scan as sm_90. The toolkit's include
       // directories come first (as nvcc and NVRTC use them) so that copies elsewhere never shadow them.
+      // overrides/ comes first for the wrapper's quoted includes; its cuda.h includes the toolkit's
+      // by the path in __KILN_TOOLKIT_CUDA_H.
       args.insert(args.end(), {"-x", "cuda", mode == ParseMode::device ? "--cuda-device-only" : "--cuda-host-only",
                                "--cuda-gpu-arch=sm_90", "-nocudalib", "-Wno-unknown-cuda-version",
                                "--cuda-path=" + cuda.string(), "-idirafter", k_support + "/stand-ins",
-                               "-iquote", k_support + "/overrides", "-include", k_support + "/after_wrapper.h"});
+                               "-iquote", k_support + "/overrides", "-include", k_support + "/after_wrapper.h",
+                               "-D__KILN_TOOLKIT_CUDA_H=\"" + (cuda / "include" / "cuda.h").string() + "\""});
       // clang 19's driver gives the CUDA version to the host side only. Without it the device side
       // takes <<<>>> to mean cudaConfigureCall, which CUDA 12 removed, and every launch in host code
       // is an error there.

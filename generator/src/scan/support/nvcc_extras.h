@@ -1,6 +1,7 @@
-// What nvcc's headers give every CUDA source and clang 19's CUDA wrapper does not, as declarations:
-// the scanner only parses, so nothing here needs a body. Written from the signatures in CUDA 13's
-// headers (named at each group); included after the wrapper on both sides of a CUDA parse.
+// What nvcc gives every CUDA source (through its headers, or predefined) and clang 19's CUDA wrapper
+// does not, as declarations and macros: the scanner only parses, so nothing here needs a body.
+// Written from the signatures in CUDA 13's headers (named at each group); included after the
+// wrapper on both sides of a CUDA parse.
 #pragma clang system_header
 
 // The C and C++ headers nvcc's implicit `-include cuda_runtime.h` reaches (crt/common_functions.h,
@@ -11,6 +12,22 @@
 #include <new>
 #include <stdio.h>
 #include <time.h>
+
+// Predefined by nvcc: __CUDACC__ as 1 (the wrapper defines it empty, so `#if __CUDACC__` fails), the
+// compiler's version, which is the toolkit's, and __NVCC__. Code picks APIs by version
+// (`#if __CUDACC_VER_MAJOR__ >= 13`) and its CUDA path by __NVCC__ (`#ifdef __NVCC__` ... `#else`
+// HIP or CPU). The toolkit's headers test these only to detect nvcc's or NVRTC's front end and use
+// their builtins: the two that do (CCCL's configuration, <nv/target>) are included first, so they
+// keep seeing clang (CCCL needs C++17; below that, it cannot be used at all).
+#if __cplusplus >= 201703L
+#include <cuda/__cccl_config>
+#endif
+#include <nv/target>
+#undef __CUDACC__
+#define __CUDACC__ 1
+#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)
+#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
+#define __NVCC__ 1
 
 // cooperative_groups/details/info.h offers cluster_group (this_cluster()) only to nvcc and NVRTC, or
 // where this macro says the cluster intrinsics exist: clang 19 has them (crt/sm_90_rt.h).
@@ -112,3 +129,38 @@ __host__ long long llmin(long long, long long);
 __host__ long long llmax(long long, long long);
 __host__ unsigned long long ullmin(unsigned long long, unsigned long long);
 __host__ unsigned long long ullmax(unsigned long long, unsigned long long);
+
+// crt/device_functions.h (which the wrapper replaces) names the memory orders and scopes of nvcc's
+// built-in atomics (CUDA 12.8); the __nv_atomic_* functions themselves are nvcc builtins, declared
+// here after the CUDA Programming Guide. The value operand takes the pointee's type, as nvcc
+// converts it.
+enum { __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE, __NV_ATOMIC_RELEASE, __NV_ATOMIC_ACQ_REL,
+       __NV_ATOMIC_SEQ_CST };
+enum { __NV_THREAD_SCOPE_THREAD, __NV_THREAD_SCOPE_BLOCK, __NV_THREAD_SCOPE_CLUSTER, __NV_THREAD_SCOPE_DEVICE,
+       __NV_THREAD_SCOPE_SYSTEM };
+template <class T> struct __kiln_same_type { typedef T type; };
+#define __KILN_VALUE(T) typename __kiln_same_type<T>::type
+#define __KILN_SCOPE int = __NV_THREAD_SCOPE_SYSTEM
+#define __KILN_NV_ATOMIC_RMW(OP)                                                                 \
+  template <class T> __device__ T __nv_atomic_fetch_##OP(T*, __KILN_VALUE(T), int, __KILN_SCOPE); \
+  template <class T> __device__ void __nv_atomic_##OP(T*, __KILN_VALUE(T), int, __KILN_SCOPE);
+__KILN_NV_ATOMIC_RMW(add)
+__KILN_NV_ATOMIC_RMW(sub)
+__KILN_NV_ATOMIC_RMW(min)
+__KILN_NV_ATOMIC_RMW(max)
+__KILN_NV_ATOMIC_RMW(and)
+__KILN_NV_ATOMIC_RMW(or)
+__KILN_NV_ATOMIC_RMW(xor)
+#undef __KILN_NV_ATOMIC_RMW
+template <class T> __device__ void __nv_atomic_load(T*, T*, int, __KILN_SCOPE);
+template <class T> __device__ T __nv_atomic_load_n(T*, int, __KILN_SCOPE);
+template <class T> __device__ void __nv_atomic_store(T*, T*, int, __KILN_SCOPE);
+template <class T> __device__ void __nv_atomic_store_n(T*, __KILN_VALUE(T), int, __KILN_SCOPE);
+template <class T> __device__ void __nv_atomic_exchange(T*, T*, T*, int, __KILN_SCOPE);
+template <class T> __device__ T __nv_atomic_exchange_n(T*, __KILN_VALUE(T), int, __KILN_SCOPE);
+template <class T> __device__ bool __nv_atomic_compare_exchange(T*, T*, T*, bool, int, int, __KILN_SCOPE);
+template <class T>
+__device__ bool __nv_atomic_compare_exchange_n(T*, T*, __KILN_VALUE(T), bool, int, int, __KILN_SCOPE);
+__device__ void __nv_atomic_thread_fence(int, __KILN_SCOPE);
+#undef __KILN_VALUE
+#undef __KILN_SCOPE
