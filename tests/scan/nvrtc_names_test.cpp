@@ -66,7 +66,9 @@ TEST_P(ScanNvrtc, NameExpressionsLower) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ScanNvrtc,
                          testing::Values("namespaces.cu", "functor.cu", "variadic.cu", "defaults.cu",
-                                         "header_template.cu", "nvrtc_style.cu", "nvrtc_sync.cu"),
+                                         "header_template.cu", "nvrtc_style.cu", "nvrtc_sync.cu", "nvrtc_assert.cu",
+                                         "nvrtc_assert_atomic.cu", "nvcc_cache_hints.cu", "nvcc_surfaces.cu",
+                                         "nvcc_lenient_asm.cu", "nvcc_clusters.cu"),
                          [](const testing::TestParamInfo<const char*>& param) {
                            std::string name = param.param;
                            return name.substr(0, name.find('.'));

@@ -14,36 +14,6 @@ namespace {
 
 const std::string k_support = std::string(k_support_dir);
 
-// What NVRTC predefines and include-free sources rely on, for a parse without clang's CUDA wrapper
-// (-nocudainc): the execution-space macros and the builtin variables (threadIdx, blockIdx, ...).
-// Anything else NVRTC provides (__syncthreads, atomicAdd, math functions) makes this parse fail,
-// and the scanner falls back to the full wrapper.
-const std::string k_prelude = R"(#pragma clang system_header
-#define __CUDACC__ 1
-#define __CUDACC_RTC__ 1
-#define __host__ __attribute__((host))
-#define __device__ __attribute__((device))
-#define __global__ __attribute__((global))
-#define __constant__ __attribute__((constant))
-#define __shared__ __attribute__((shared))
-#define __managed__ __attribute__((device, annotate("kiln.managed")))
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
-#define __forceinline__ __inline__ __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
-#define __align__(n) __attribute__((aligned(n)))
-#define __restrict__ __restrict
-#define __grid_constant__
-#include <__clang_cuda_builtin_vars.h>
-)";
-
-// clang 19 ignores __managed__ in CUDA (it knows the attribute only for HIP), so the variable would
-// look like a host one, and a kernel that uses it would not parse. After the wrapper has defined it,
-// redefine it as a device variable (as nvcc treats it) with an annotation the scanner reads.
-const std::string k_after_wrapper = R"(#pragma clang system_header
-#undef __managed__
-#define __managed__ __attribute__((device, annotate("kiln.managed")))
-)";
-
 bool under(const fs::path& path, const fs::path& root) {
   if (root.empty()) return false;
   const fs::path p = path.lexically_normal(), r = root.lexically_normal();
@@ -52,17 +22,6 @@ bool under(const fs::path& path, const fs::path& root) {
 }
 
 }  // namespace
-
-const std::vector<VirtualFile>& support_files() {
-  static const std::vector<VirtualFile> files = {
-      {k_support + "/nvrtc_prelude.h", k_prelude},
-      {k_support + "/after_wrapper.h", k_after_wrapper},
-      {k_support + "/default_device.h", "#pragma clang force_cuda_host_device begin\n"},
-      // clang 19's CUDA wrapper includes this header, which CUDA 13 removed (fixed in later LLVM).
-      {k_support + "/stand-ins/texture_fetch_functions.h", "#pragma clang system_header\n"},
-  };
-  return files;
-}
 
 fs::path clang_resource_dir() {
   if (const char* env = std::getenv("KILN_CLANG_RESOURCE_DIR"); env && *env) return env;
@@ -82,8 +41,10 @@ ParseMode host_source_mode(const fs::path& file) {
 
 std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode, const std::string& file) {
   const fs::path cuda = effective_cuda_root(input.cuda_root);
-  std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w",
-                                   "-resource-dir=" + clang_resource_dir().string()};
+  // No error limit: errors the scanner tolerates (tolerated_errors.hpp) must not stop the parse.
+  // -Wno-register: `register` is an error in C++17 unless this is off; nvcc and GCC only warn.
+  std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w", "-ferror-limit=0",
+                                   "-Wno-register", "-resource-dir=" + clang_resource_dir().string()};
   switch (mode) {
     case ParseMode::device_prelude:
       args.insert(args.end(), {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
@@ -93,10 +54,13 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
     case ParseMode::host:
       // clang 19 knows GPUs up to sm_90a and CUDA up to 12.5: scan as sm_90. The toolkit's include
       // directories come first (as nvcc and NVRTC use them) so that copies elsewhere never shadow them.
+      // overrides/ comes first for the wrapper's quoted includes; its cuda.h includes the toolkit's
+      // by the path in __KILN_TOOLKIT_CUDA_H.
       args.insert(args.end(), {"-x", "cuda", mode == ParseMode::device ? "--cuda-device-only" : "--cuda-host-only",
                                "--cuda-gpu-arch=sm_90", "-nocudalib", "-Wno-unknown-cuda-version",
                                "--cuda-path=" + cuda.string(), "-idirafter", k_support + "/stand-ins",
-                               "-include", k_support + "/after_wrapper.h"});
+                               "-iquote", k_support + "/overrides", "-include", k_support + "/after_wrapper.h",
+                               "-D__KILN_TOOLKIT_CUDA_H=\"" + (cuda / "include" / "cuda.h").string() + "\""});
       // clang 19's driver gives the CUDA version to the host side only. Without it the device side
       // takes <<<>>> to mean cudaConfigureCall, which CUDA 12 removed, and every launch in host code
       // is an error there.
@@ -105,6 +69,9 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
     case ParseMode::cxx: args.insert(args.end(), {"-x", "c++"}); break;
     case ParseMode::c: args.insert(args.end(), {"-x", "c"}); break;
   }
+  // The stand-ins (omp.h among them) are found only where no real header is.
+  if (mode == ParseMode::cxx || mode == ParseMode::c)
+    args.insert(args.end(), {"-idirafter", k_support + "/stand-ins"});
   if (mode != ParseMode::c) args.push_back("-std=" + input.language_standard);
   const bool cuda_mode = mode == ParseMode::device_prelude || mode == ParseMode::device || mode == ParseMode::host;
   // NVRTC's -default-device: clang's pragma makes every function after it __host__ __device__, which

@@ -30,7 +30,10 @@ struct VirtualFile {
 inline constexpr std::string_view k_support_dir = "/__kiln_scan_support__";
 inline constexpr std::string_view k_managed_annotation = "kiln.managed";
 
-// The prelude, the CUDA 13 stand-ins and the post-wrapper header, all under k_support_dir.
+// The headers in support/ (compiled in by CMake, support_files.cpp.in), each at its relative path
+// under k_support_dir: the NVRTC prelude; after_wrapper.h and nvcc_extras.h, -include'd after clang's
+// CUDA wrapper; stand-ins/, searched last (-idirafter) for headers CUDA 13 or clang lack;
+// overrides/, searched first for the wrapper's quoted includes (-iquote).
 const std::vector<VirtualFile>& support_files();
 
 // clang's resource directory: $KILN_CLANG_RESOURCE_DIR, else the one found when Kiln was configured.

@@ -6,6 +6,7 @@
 #include "scan/ast_names.hpp"
 #include "scan/collectors.hpp"
 #include "scan/header_tracker.hpp"
+#include "scan/tolerated_errors.hpp"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Basic/Diagnostic.h>
@@ -21,24 +22,42 @@ namespace kiln::scan::detail {
 
 namespace {
 
-// Keeps errors (with file:line:col) and drops everything else; nothing reaches stderr.
+// As many errors as clang reports by default: the parse has no error limit (compile_args.cpp), so
+// that tolerated errors never stop it, and the limit is applied here instead.
+constexpr std::size_t k_max_errors = 20;
+
+// Keeps errors (with file:line:col) and drops everything else; nothing reaches stderr. An error
+// nvcc accepts (tolerated_errors.hpp) becomes a warning and does not count as an error.
 class ErrorCollector final : public clang::DiagnosticConsumer {
 public:
   ErrorCollector(const ParseJob& job, ParseOutput& output) : m_job(job), m_output(output) {}
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level == clang::DiagnosticsEngine::Note) {
       // "in instantiation of ... requested here" ties an error inside the source to a probe line.
       if (m_in_error && m_output.errors.back().probe_line == 0)
         m_output.errors.back().probe_line = probe_line(where(info));
       return;
     }
-    m_in_error = level >= clang::DiagnosticsEngine::Error;
-    if (!m_in_error) return;
+    m_in_error = false;
+    if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<256> message;
     info.FormatDiagnostic(message);
     const Location location = where(info);
+    const std::string_view why = level == clang::DiagnosticsEngine::Error ? tolerated_error(info) : "";
+    if (!why.empty()) {
+      m_output.found.diagnostics.push_back(
+          {Diagnostic::Severity::warning, location,
+           message.str().str() + " (clang 19 rejects this, the scan goes on: " + std::string(why) + ")"});
+      return;
+    }
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);   // counts the error: the action fails
+    if (m_output.errors.size() >= k_max_errors) {
+      if (m_output.errors.size() == k_max_errors)
+        m_output.errors.push_back({{Diagnostic::Severity::error, {}, "too many errors; the rest are not shown"}, 0});
+      return;
+    }
+    m_in_error = true;
     m_output.errors.push_back({{Diagnostic::Severity::error, location, message.str().str()}, probe_line(location)});
   }
 
@@ -67,8 +86,9 @@ public:
       : m_compiler(compiler), m_facts(facts), m_job(job), m_output(output) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    // After any error the AST is unreliable: report nothing from it.
-    if (m_compiler.getDiagnostics().hasErrorOccurred()) return;
+    // After any error the AST is unreliable: report nothing from it. Tolerated errors are not in
+    // `errors` (their recovery leaves the AST whole).
+    if (!m_output.errors.empty()) return;
     collect_declarations(context, m_facts, m_job, m_output);
     if (m_job.references) collect_references(context, m_facts, m_output);
   }

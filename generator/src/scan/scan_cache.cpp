@@ -37,7 +37,7 @@ namespace {
 
 constexpr std::string_view k_magic = "kiln-scan-cache 1";
 // Bump when the scanner finds something different in the same input, so old entries miss.
-constexpr std::string_view k_scanner_version = "kiln-scan 3";
+constexpr std::string_view k_scanner_version = "kiln-scan 3";   // 2: nvcc extras, tolerated errors; 3: symbol forms
 
 std::string hex64(std::uint64_t value) {
   char text[17];
