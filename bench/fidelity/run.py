@@ -74,7 +74,8 @@ def include_dirs(cb, root, unit):
 def run(argv, cwd, timeout=TIMEOUT):
     start = time.monotonic()
     try:
-        p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        # Compilers echo source lines, and sources are not all UTF-8.
+        p = subprocess.run(argv, cwd=cwd, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout)
         return p.returncode, p.stdout, p.stderr, time.monotonic() - start
     except subprocess.TimeoutExpired:
         return 124, "", f"timed out after {timeout} s", time.monotonic() - start
@@ -107,7 +108,8 @@ def scan(cb, root, unit, args):
     if code == 0:
         found = json.loads(out)["files"][0]["result"]
         names = [k["qualified_name"] for k in found["kernels"] if not k["is_template"]]
-        names += [i["name_expression"] for i in found["instantiations"]]
+        # As a demangler spells nvcc's symbol, where that differs (enumerators by value).
+        names += [i.get("symbol_form") or i["name_expression"] for i in found["instantiations"]]
         result["names"] = sorted(set(names))
     return result
 
@@ -183,11 +185,17 @@ def main():
         tasks += [(cb, root, u) for u in units]
     records = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(one_unit, cb, root, u, args) for cb, root, u in tasks]
+        futures = {pool.submit(one_unit, cb, root, u, args): (cb, root, u) for cb, root, u in tasks}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            records.append(future.result())
+            try:
+                records.append(future.result())
+            except Exception as e:  # a bug here must not lose the other units' results
+                cb, root, u = futures[future]
+                records.append({"codebase": cb["name"], "unit": str(u.relative_to(root)),
+                                "oracle": {"ok": False, "seconds": 0, "error": ""}, "benchmark_error": repr(e)})
             r = records[-1]
-            state = "nvcc refuses" if not r["oracle"]["ok"] else ("built" if r["build"]["ok"] else "BUILD FAILED")
+            state = ("BENCHMARK ERROR " + r["benchmark_error"] if "benchmark_error" in r else "nvcc refuses"
+                     if not r["oracle"]["ok"] else "built" if r["build"]["ok"] else "BUILD FAILED")
             print(f"[{done}/{len(tasks)}] {r['codebase']} {r['unit']}: {state}", file=sys.stderr)
     records.sort(key=lambda r: (r["codebase"], r["unit"]))
     (args.work / "results.json").write_text(json.dumps(records, indent=1))

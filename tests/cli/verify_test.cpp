@@ -90,7 +90,7 @@ TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
   for (std::uint32_t k = 0; k < reader.kernel_count(); ++k) {
     const format::KernelView kernel = reader.kernel(k);
     format::PackageKernel out{std::string(kernel.lowered_name), std::string(kernel.canonical_name),
-                              std::string(reader.unit(kernel.unit).source), kernel.flags, {}, {}, {}};
+                              std::string(reader.unit(kernel.unit).source), kernel.flags, {}, {}};
     for (std::uint32_t p = 0; p < kernel.param_count; ++p) out.params.push_back(kernel.param(p));
     contents.kernels.push_back(std::move(out));
   }

@@ -13,6 +13,7 @@ std::string built_package(const std::string& file) {
   if (file == "gpu.kiln") return KILN_GPU_TEST_FIXTURE_PACKAGE;
   if (file == "scan.kiln") return KILN_GPU_TEST_SCAN_PACKAGE;
   if (file == "scan_fixtures.kiln") return KILN_GPU_TEST_SCAN_FIXTURES_PACKAGE;
+  if (file == "arch.kiln") return KILN_GPU_TEST_ARCH_PACKAGE;
   return {};
 }
 

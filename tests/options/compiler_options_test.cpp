@@ -104,6 +104,8 @@ TEST(CompilerOptions, MalformedOptionsAreNamed) {
   EXPECT_EQ(problem_of({"-O3"}), "option '-O3' is not an option NVRTC 13.0 documents (nor one of nvcc's "
                                  "--extended-lambda and --expt-relaxed-constexpr); docs/manifest.md lists what Kiln takes");
   EXPECT_EQ(problem_of({"maxrregcount=4"}), "option 'maxrregcount=4' is not an option (options start with - or --)");
+  EXPECT_NE(problem_of({"--"}).find("is not an option NVRTC 13.0 documents"), std::string::npos);
+  EXPECT_NE(problem_of({"-"}).find("is not an option NVRTC 13.0 documents"), std::string::npos);
   // Every problem of a list, each at its own index; a two-string option's value is not an option.
   const std::vector<OptionProblem> problems = check_options(Strings{"-arch", "sm_90", "-lineinfo", "-O3", "--ftz", "maybe"});
   ASSERT_EQ(problems.size(), 3u);

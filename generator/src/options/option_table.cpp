@@ -133,6 +133,7 @@ constexpr std::array k_table = {
 std::span<const OptionSpec> option_table() { return k_table; }
 
 const OptionSpec* find_option(std::string_view name) {
+  if (name.empty()) return nullptr;
   for (const OptionSpec& spec : k_table)
     if (spec.name == name || spec.short_name == name) return &spec;
   return nullptr;

@@ -20,18 +20,18 @@ namespace kiln::plan {
 enum class NameOrigin { manifest, discovered, request };
 
 struct PlannedName {
-  std::string expression;        // as NVRTC gets it: "block_sum<float, 256u>"; variables without '&'
+  std::string expression = {};   // as NVRTC gets it: "block_sum<float, 256u>"; variables without '&'
   NameOrigin origin = NameOrigin::manifest;
-  compile::Origin where;         // manifest line, launch, request; file relative to the manifest dir
+  compile::Origin where = {};    // manifest line, launch, request; file relative to the manifest dir
   // A request's canonical expression when the scanner resolved it ("block_sum<float, 256>"): nvcc
   // units match symbols by it when the written spelling does not demangle alike.
-  std::string canonical;
+  std::string canonical = {};
   // How a demangler spells the symbol, where it differs (enumerators by value): nvcc units match
   // symbols by it when neither spelling above demangles alike.
-  std::string symbol_form;
+  std::string symbol_form = {};
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
   bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
-  std::string symbol;            // managed variables in NVRTC units: the symbol nvJitLink keeps
+  std::string symbol = {};       // managed variables in NVRTC units: the symbol nvJitLink keeps
 };
 
 struct PlannedUnit {

@@ -58,7 +58,7 @@ struct Instantiation {
   Location location;                       // where it was found
   // The name as a demangler spells nvcc's symbol for it, where that differs ("k<(Mode)3>" for
   // "k<Mode::fast>"): nvcc-built units find the kernel by it. "" when the same.
-  std::string symbol_form;
+  std::string symbol_form = {};
 };
 
 // A request in host code to the Kiln runtime for a kernel or variable by name.

@@ -31,7 +31,7 @@ struct PackageKernel {
   std::vector<std::string> names;        // every name it can be asked for; normalized by the writer
   // The targets whose image of the unit holds the kernel, when not every image does (a kernel
   // guarded by __CUDA_ARCH__, CUB's per-SM namespaces); empty: every image holds it.
-  std::vector<std::string> targets;
+  std::vector<std::string> targets = {};
 };
 
 struct PackageVariable {
