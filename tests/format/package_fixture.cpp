@@ -20,6 +20,48 @@ Bytes ptx_of(std::string_view text) {
   return out;
 }
 
+Bytes cubin_of(std::string_view body, unsigned sm) {
+  const std::uint64_t table = (64 + body.size() + 7) / 8 * 8;
+  Bytes out(table + 64);
+  const auto put = [&](std::size_t at, auto value) { std::memcpy(out.data() + at, &value, sizeof value); };
+  std::memcpy(out.data(), "\x7f" "ELF\x02\x01\x01\x41\x08", 9);  // ELF64, little-endian, CUDA ABI 8
+  put(16, std::uint16_t{2});               // ET_EXEC
+  put(18, std::uint16_t{190});             // EM_CUDA
+  put(20, std::uint32_t{1});
+  put(40, table);                          // e_shoff
+  put(48, std::uint32_t{0x06000000u | (sm << 8) | 0x04u});
+  put(52, std::uint16_t{64});              // e_ehsize
+  put(58, std::uint16_t{64});              // e_shentsize
+  put(60, std::uint16_t{1});               // e_shnum: the null section
+  std::memcpy(out.data() + 64, body.data(), body.size());
+  return out;
+}
+
+Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections) {
+  Bytes file(sizeof(FileHeader));
+  std::vector<TocEntry> toc;
+  for (const auto& [kind, bytes] : sections) {
+    file.resize((file.size() + 15) / 16 * 16);
+    const std::uint32_t flags = kind == SectionKind::blobs ? k_section_verify_lazily : 0;
+    toc.push_back(TocEntry{static_cast<std::uint32_t>(kind), flags, file.size(), bytes.size(), 0});
+    file.insert(file.end(), bytes.begin(), bytes.end());
+  }
+  file.resize((file.size() + 15) / 16 * 16);
+  FileHeader header{};
+  std::memcpy(header.magic, k_magic.data(), k_magic.size());
+  header.version_major = k_version_major;
+  header.version_minor = 0;
+  header.header_size = sizeof(FileHeader);
+  header.toc_offset = file.size();
+  header.section_count = static_cast<std::uint32_t>(toc.size());
+  file.resize(file.size() + toc.size() * sizeof(TocEntry));
+  header.file_size = file.size();
+  std::memcpy(file.data(), &header, sizeof header);
+  for (std::size_t i = 0; i < toc.size(); ++i) set_toc_entry(file, i, toc[i]);
+  reseal(file);
+  return file;
+}
+
 Bytes random_bytes(std::size_t size, unsigned seed) {
   std::mt19937 random(seed);
   Bytes out(size);

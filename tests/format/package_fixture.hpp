@@ -10,6 +10,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kiln::format::testing {
@@ -18,6 +19,9 @@ using Bytes = std::vector<std::byte>;
 
 Bytes bytes_of(std::string_view text);  // the characters, no terminator
 Bytes ptx_of(std::string_view text);    // the characters and a NUL, as PTX images are stored
+// A minimal well-formed cubin for sm_`sm` (format::check_image accepts it): a 64-bit EM_CUDA ELF
+// header (ABI version 8), `body` at offset 64, then a one-entry section header table.
+Bytes cubin_of(std::string_view body, unsigned sm);
 Bytes random_bytes(std::size_t size, unsigned seed);  // incompressible: stored raw
 Bytes repetitive_bytes(std::size_t size);             // compresses well: stored as zstd
 
@@ -50,6 +54,11 @@ void set_record(Bytes& file, SectionKind kind, std::size_t i, const Record& r) {
 
 void set_header(Bytes& file, const FileHeader& header);
 void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry);
+
+// A file of exactly these sections (kinds 1-11 and any others, in this order), laid out as the
+// writer lays them out, BLOBS flagged verify_lazily, every checksum right: for hostile indexes the
+// writer would never produce.
+Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections);
 
 // Opens `file` and fails the test if that does not work.
 PackageReader open_ok(const Bytes& file);

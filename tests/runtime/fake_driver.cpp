@@ -1,4 +1,5 @@
 #include "fake_driver.hpp"
+#include "runtime_fixture.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -136,7 +137,7 @@ CUresult FakeDriver::primary_ctx_retain(driver::CUcontext* context, driver::CUde
 }
 
 CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) {
-  const std::string text(static_cast<const char*>(image));  // test images are NUL-terminated text
+  const std::string text = image_key(image);  // test images carry a line of text (runtime_fixture.hpp)
   auto failure = load_failures.find(text);
   if (failure != load_failures.end()) {
     if (error_log) *error_log = failure->second.log;

@@ -1,6 +1,9 @@
 #include "runtime_fixture.hpp"
 
+#include "package_fixture.hpp"
+
 #include "core/driver_access.hpp"
+#include "format/target.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,19 +16,26 @@ namespace kiln::testing {
 
 namespace {
 
-Bytes text_image(const std::string& text, bool compressible) {
-  Bytes out(text.size() + 1);
-  std::memcpy(out.data(), text.data(), text.size());
-  // After the NUL, which the fake driver stops at: repetitive bytes make zstd worth it. They end in a
-  // NUL too, as PTX images must (the runtime refuses PTX that does not).
-  if (compressible) {
-    out.resize(out.size() + 4096, std::byte{'x'});
-    out.back() = std::byte{0};
-  }
-  return out;
-}
+std::string as_string(const Bytes& bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
 
 }  // namespace
+
+Bytes test_image(const std::string& text, std::string_view target, bool compressible) {
+  // Repetitive bytes after the text make zstd worth it; the fake driver reads the text only.
+  const std::string padding = compressible ? "\n//" + std::string(4096, 'x') + "\n" : "";
+  if (target.starts_with("compute_")) {
+    return format::testing::ptx_of(text + "\n.version 8.0\n.target " + std::string(target) + "\n" + padding);
+  }
+  const auto parsed = format::parse_target(target);
+  return format::testing::cubin_of(text + '\0' + padding, parsed ? parsed->arch : 0);
+}
+
+std::string image_key(const void* image) {
+  const char* text = static_cast<const char*>(image);
+  if (std::memcmp(text, "\x7f" "ELF", 4) == 0) text += 64;   // a test cubin: the text follows the ELF header
+  return std::string(text, std::strcspn(text, "\n"));
+}
+
 
 std::string image_text(std::string_view unit, std::string_view target) {
   return "img:" + std::string(unit) + ":" + std::string(target);
@@ -40,7 +50,7 @@ Bytes build_package(const PackageSpec& spec) {
     for (const std::string& t : u.targets) {
       targets.insert(t);
       const bool ptx = t.rfind("compute_", 0) == 0;
-      unit.images.push_back({t, text_image(image_text(u.source, t), spec.compressible), ptx ? spec.ptx_version : 0});
+      unit.images.push_back({t, test_image(image_text(u.source, t), t, spec.compressible), ptx ? spec.ptx_version : 0});
     }
     contents.units.push_back(std::move(unit));
   }
@@ -65,7 +75,9 @@ Bytes build_package(const PackageSpec& spec) {
   }
   contents.variables = spec.variables;
   contents.metadata = spec.metadata;
-  format::WriteResult written = format::write_package(contents);
+  format::WriteOptions options;
+  options.compress = spec.compressible;  // test cubins are mostly zeros: zstd would take even small ones
+  format::WriteResult written = format::write_package(contents, options);
   EXPECT_EQ(written.error, "");
   return std::move(written.bytes);
 }

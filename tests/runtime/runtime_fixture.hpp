@@ -24,6 +24,12 @@ using Bytes = std::vector<std::byte>;
 
 // The text of the image of `unit` for `target`: what the fake driver records when it is loaded.
 std::string image_text(std::string_view unit, std::string_view target);
+// The image build_package stores for `text` (image_text) and `target`: a minimal cubin (an ELF
+// header for the target's SM, the text, a section header table) or PTX (the text, .version and
+// .target lines); `compressible` adds repetitive bytes. The fake driver reads the text back.
+Bytes test_image(const std::string& text, std::string_view target, bool compressible);
+// The text of a test image at `image` (what the fake driver records for a load).
+std::string image_key(const void* image);
 
 struct UnitSpec {
   std::string source;

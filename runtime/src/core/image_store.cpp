@@ -1,6 +1,9 @@
 #include "core/image_store.hpp"
 
+#include "format/image_check.hpp"
+
 #include <cstdint>
+#include <new>
 
 namespace kiln::core {
 
@@ -9,9 +12,9 @@ std::string image_name(const format::PackageReader& reader, std::uint32_t image)
   return std::string(reader.unit(view.unit).source) + " [" + std::string(reader.target(view.target).name) + "]";
 }
 
-ImageStore::ImageStore(const format::PackageReader& reader, std::string label)
-    : m_reader(reader), m_label(std::move(label)), m_slots(std::make_unique<Slot[]>(reader.image_count())),
-      m_slot_count(reader.image_count()) {}
+ImageStore::ImageStore(const format::PackageReader& reader, const PackageSource& source, std::string label)
+    : m_reader(reader), m_source(source), m_label(std::move(label)),
+      m_slots(std::make_unique<Slot[]>(reader.image_count())), m_slot_count(reader.image_count()) {}
 
 Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
   if (image >= m_slot_count) {
@@ -22,7 +25,20 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
   if (!slot.ready.load(std::memory_order_acquire)) {
     std::lock_guard lock(slot.mutex);
     if (!slot.ready.load(std::memory_order_relaxed)) {
-      KILN_TRY(produce(image, slot));
+      KILN_TRY(slot.failure);  // a damaged image is damaged for good: not decoded again
+      Status made;
+      try {
+        made = produce(image, slot);
+      } catch (const std::bad_alloc&) {
+        made = fail(KILN_STATUS_OUT_OF_MEMORY, m_label + ": image " + image_name(m_reader, image) + " (" +
+                                                   std::to_string(m_reader.image(image).raw_size) +
+                                                   " bytes) does not fit in memory");
+      }
+      if (!made.ok()) {
+        slot.owned = {};
+        if (made.code != KILN_STATUS_OUT_OF_MEMORY) slot.failure = made;
+        return made;
+      }
       slot.ready.store(true, std::memory_order_release);
     }
   }
@@ -31,20 +47,17 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
 }
 
 Status ImageStore::produce(std::uint32_t image, Slot& slot) const {
+  KILN_TRY(m_source.fetch(m_reader.stored_image(image)));
   std::span<const std::byte> view;
   const format::ReadError read = m_reader.image_bytes(image, slot.owned, view);
   if (read) {
-    slot.owned = {};
     const kiln_status code =
         read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
     return fail(code, read.message);
   }
   const format::ImageView record = m_reader.image(image);
-  if (m_reader.target(record.target).target.kind == format::TargetKind::ptx &&
-      (view.empty() || view.back() != std::byte{0})) {
-    slot.owned = {};
-    return fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) +
-                                               " is PTX without its terminating NUL byte");
+  if (std::string why = format::check_image(view, m_reader.target(record.target).target); !why.empty()) {
+    return fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) + " " + why);
   }
   if (view.data() != slot.owned.data() && reinterpret_cast<std::uintptr_t>(view.data()) % alignof(std::uint64_t) != 0) {
     slot.owned.assign(view.begin(), view.end());

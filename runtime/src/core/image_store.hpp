@@ -3,6 +3,7 @@
 // cuda.core) may keep pointing into them. Safe to use from many threads at once.
 #pragma once
 
+#include "core/package_source.hpp"
 #include "core/status.hpp"
 #include "format/package_reader.hpp"
 
@@ -22,13 +23,14 @@ std::string image_name(const format::PackageReader& reader, std::uint32_t image)
 
 class ImageStore {
 public:
-  ImageStore(const format::PackageReader& reader, std::string label);
+  ImageStore(const format::PackageReader& reader, const PackageSource& source, std::string label);
 
-  // The bytes of `image`: its checksum checked and, if compressed, decoded on the first call; later
-  // calls return the same span. A raw image is a view into the package (mapping or buffer) unless its
-  // address is not 8-byte aligned (a borrowed buffer), when it is copied: ELF loaders want aligned
-  // cubins. PTX must end in its terminating NUL (the format says it does; loaders read to the NUL),
-  // else IMAGE_CORRUPT. Failures are not kept: a later call checks again.
+  // The bytes of `image`: read from the file if the package is one (PackageSource::fetch), its
+  // checksum checked, decoded if compressed, and checked as an image the driver can read
+  // (format::check_image), on the first call; later calls return the same span. A raw image is a
+  // view into the package's bytes unless its address is not 8-byte aligned (a borrowed buffer), when
+  // it is copied: ELF loaders want aligned cubins. A failure is kept and returned again (the bytes
+  // will not change) except OUT_OF_MEMORY, which a later call retries.
   Status bytes(std::uint32_t image, std::span<const std::byte>& out);
 
 private:
@@ -37,10 +39,12 @@ private:
     std::atomic<bool> ready{false};         // `view` is set; published with release
     std::span<const std::byte> view;
     std::vector<std::byte> owned;           // decoded or realigned bytes, when `view` points here
+    Status failure;                         // under `mutex`: the kept failure, if any
   };
   Status produce(std::uint32_t image, Slot& slot) const;
 
   const format::PackageReader& m_reader;
+  const PackageSource& m_source;
   std::string m_label;
   std::unique_ptr<Slot[]> m_slots;          // one per image; never reallocated (the mutexes do not move)
   std::size_t m_slot_count = 0;

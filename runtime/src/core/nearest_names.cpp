@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace kiln::core {
@@ -12,6 +13,24 @@ namespace kiln::core {
 namespace {
 
 constexpr std::size_t k_max_compared = 256;
+// At most this many names are compared, those next to the wanted name in sorted order, so a lookup
+// costs O(log n) plus a fixed amount however many names a package holds.
+constexpr std::uint32_t k_max_candidates = 1024;
+
+// The range [first, last) of `count` sorted names to compare: all of them, or the k_max_candidates
+// around where `key` would be.
+template <class NameAt>
+std::pair<std::uint32_t, std::uint32_t> candidates(std::uint32_t count, std::string_view key, NameAt name_at) {
+  if (count <= k_max_candidates) return {0, count};
+  std::uint32_t low = 0, high = count;
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    if (name_at(middle) < key) low = middle + 1; else high = middle;
+  }
+  const std::uint32_t first = std::min(low > k_max_candidates / 2 ? low - k_max_candidates / 2 : 0u,
+                                       count - k_max_candidates);
+  return {first, first + k_max_candidates};
+}
 
 struct Scored {
   std::size_t distance;
@@ -54,8 +73,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::string nearest_kernel_names(const format::PackageReader& reader, std::string_view wanted, std::size_t count) {
   const std::string key = format::normalize_name(wanted);
   std::vector<Scored> scored;
-  scored.reserve(reader.name_count());
-  for (std::uint32_t i = 0; i < reader.name_count(); ++i) {
+  const auto [first, last] =
+      candidates(reader.name_count(), key, [&](std::uint32_t i) { return reader.name(i).name; });
+  scored.reserve(last - first);
+  for (std::uint32_t i = first; i < last; ++i) {
     const format::NameView name = reader.name(i);
     scored.push_back({edit_distance(key, name.name), i, name.kernel});
   }
@@ -69,8 +90,10 @@ std::string nearest_kernel_names(const format::PackageReader& reader, std::strin
 std::string nearest_variable_names(const format::PackageReader& reader, std::string_view wanted, std::size_t count) {
   const std::string key = format::normalize_name(wanted);
   std::vector<Scored> scored;
-  scored.reserve(reader.variable_count());
-  for (std::uint32_t i = 0; i < reader.variable_count(); ++i) {
+  const auto [first, last] =
+      candidates(reader.variable_count(), key, [&](std::uint32_t i) { return reader.variable(i).name; });
+  scored.reserve(last - first);
+  for (std::uint32_t i = first; i < last; ++i) {
     scored.push_back({edit_distance(key, reader.variable(i).name), i, i});
   }
   std::string out;

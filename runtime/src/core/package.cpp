@@ -33,7 +33,7 @@ Package::~Package() {
 
 Status Package::open_file(const char* path, std::unique_ptr<Package>& out) {
   std::unique_ptr<Package> package(new Package(path));
-  KILN_TRY(package->m_source.map_file(path));
+  KILN_TRY(package->m_source.read_file(path));
   KILN_TRY(package->open_reader());
   out = std::move(package);
   return {};
@@ -55,7 +55,7 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
 Status Package::open_reader() {
   const format::ReadError error = m_reader.open(m_source.bytes(), m_label);
   if (error) return fail(status_of(error.code), error.message);
-  m_images = std::make_unique<ImageStore>(m_reader, m_label);
+  m_images = std::make_unique<ImageStore>(m_reader, m_source, m_label);
   m_libraries = std::make_unique<LibraryCache>(m_reader, *m_images, m_label, m_options.log);
   m_kernels.resize(m_reader.kernel_count());
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first

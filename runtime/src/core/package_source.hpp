@@ -1,12 +1,20 @@
-// The bytes of an open package: a read-only private mapping of a file, a copy of the caller's
-// buffer, or the caller's buffer itself. The reader's views point into these bytes, so they stay
-// put (no reallocation, no remapping) for the package's lifetime.
+// The bytes of an open package: a file read into memory, a copy of the caller's buffer, or the
+// caller's buffer itself. The reader's views point into these bytes, so they stay put (no
+// reallocation, no remapping) for the package's lifetime.
+//
+// A file is read, not mapped: a mapped file that is truncated while open kills the process with
+// SIGBUS, and one rewritten in place (`cp new.kiln app.kiln`) changes under the checked index. Its
+// index (everything but BLOBS) is read at open into an anonymous mapping of the file's size; each
+// image's stored bytes are read into the same place (pread) when it is first asked for, so the
+// untouched pages of BLOBS cost no memory and no time (docs/runtime.md, "Files changed while open").
 #pragma once
 
 #include "core/status.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace kiln::core {
@@ -18,9 +26,14 @@ public:
   PackageSource(const PackageSource&) = delete;
   PackageSource& operator=(const PackageSource&) = delete;
 
-  // Maps `path` with mmap(PROT_READ, MAP_PRIVATE). An empty file is TRUNCATED (there is no header to
-  // map); a directory, a missing file or a non-regular file is IO_ERROR.
-  Status map_file(const char* path);
+  // Opens `path` and reads its index. An empty file is TRUNCATED (there is no header to read); a
+  // directory, a missing file or a non-regular file is IO_ERROR.
+  Status read_file(const char* path);
+  // Makes `range` (a subspan of bytes(): an image's stored bytes) hold the file's bytes: a no-op for
+  // memory, else read from the file once. IO_ERROR naming the file when it has changed since open
+  // (size, time or identity) or no longer holds the range; a change those do not show is caught by
+  // the image's checksum. Calls for ranges that do not overlap may run concurrently.
+  Status fetch(std::span<const std::byte> range) const;
   // Copies `size` bytes: the caller may free its buffer as soon as this returns.
   void copy(const void* data, std::size_t size);
   // Uses the caller's bytes in place; they must outlive this object.
@@ -29,8 +42,18 @@ public:
   std::span<const std::byte> bytes() const { return m_view; }
 
 private:
+  Status read_range(std::uint64_t offset, std::uint64_t size) const;
+
   void* m_map = nullptr;  // non-null: munmap on destruction
   std::size_t m_map_size = 0;
+  int m_fd = -1;          // a file's, kept open to read images; closed on destruction
+  std::string m_path;
+  struct Identity {
+    unsigned long long device, inode, size;
+    long long seconds, nanoseconds;
+    bool operator==(const Identity&) const = default;
+  } m_identity{};
+  std::uint64_t m_lazy_begin = 0, m_lazy_end = 0;  // BLOBS: read on demand
   std::vector<std::byte> m_copy;
   std::span<const std::byte> m_view;
 };

@@ -1,9 +1,12 @@
 #include "image_codec.hpp"
 
+#include "limits.hpp"
+
 #include <zstd.h>
 
 #include <algorithm>
 #include <memory>
+#include <new>
 
 namespace kiln::format::detail {
 namespace {
@@ -14,9 +17,6 @@ struct CCtxDeleter {
 struct DCtxDeleter {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
-
-// The first output buffer: enough for typical ratios, so most images decode without regrowing.
-constexpr std::uint64_t k_initial_output = 64 * 1024;
 
 std::string fail(std::vector<std::byte>& out, std::string why) {
   out.clear();
@@ -58,16 +58,18 @@ std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw
     return fail(out, "its zstd frame holds " + std::to_string(declared) + " bytes, not " +
                          std::to_string(raw_size));
   }
-  if (raw_size >= out.max_size()) {
-    return fail(out, "its size " + std::to_string(raw_size) + " is too large");
+  if (raw_size > k_max_image_size) {
+    return fail(out, "its size " + std::to_string(raw_size) + " exceeds the limit of " +
+                         std::to_string(k_max_image_size) + " bytes");
   }
   const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
   if (!dctx) {
-    return fail(out, "zstd is out of memory");
+    throw std::bad_alloc();
   }
-  // Room for one byte more than expected, so a frame that decodes too long is seen as such.
-  const std::uint64_t limit = raw_size + 1;
-  out.resize(static_cast<std::size_t>(std::min(limit, k_initial_output)));
+  // One buffer of the declared size (bounded by the limits, which the reader applies at open), plus
+  // one byte, so that a frame that decodes too long is seen as such. It never grows: a growing
+  // buffer would hold its old and new contents at once, and cost more than the image.
+  out.resize(static_cast<std::size_t>(raw_size + 1));
   ZSTD_inBuffer in{stored.data(), stored.size(), 0};
   ZSTD_outBuffer sink{out.data(), out.size(), 0};
   for (;;) {
@@ -81,13 +83,9 @@ std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw
       break;  // the frame is complete and its content checksum matched
     }
     if (sink.pos == sink.size) {
-      if (sink.size == limit) {
-        return fail(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
-      }
-      out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit, sink.size * 2)));
-      sink.dst = out.data();
-      sink.size = out.size();
-    } else if (in.pos == in.size || (in.pos == before_in && sink.pos == before_out)) {
+      return fail(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
+    }
+    if (in.pos == in.size || (in.pos == before_in && sink.pos == before_out)) {
       return fail(out, "its zstd frame is incomplete");
     }
   }

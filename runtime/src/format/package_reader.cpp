@@ -212,6 +212,7 @@ ReadError open_package(std::span<const std::byte> bytes, Opened& opened) {
   if (ReadError e = read_sections(header, opened.bytes, toc, opened.tables)) {
     return e;
   }
+  opened.tables.file_size = header.file_size;
   if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {
     return error(ReadErrorCode::corrupt, std::move(problem));
   }

@@ -1,28 +1,24 @@
 #include "table_check.hpp"
 
 #include "record_io.hpp"
+#include "string_index.hpp"
+#include "table_invariants.hpp"
 #include "target.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace kiln::format::detail {
 namespace {
-
-bool string_ok(std::span<const std::byte> strings, StrRef ref) {
-  // offset + length < size, so the terminating NUL is inside the section too.
-  if (ref.offset >= strings.size() || ref.length >= strings.size() - ref.offset) {
-    return false;
-  }
-  const char* first = reinterpret_cast<const char*>(strings.data()) + ref.offset;
-  // An embedded NUL would make the C API (which hands out the pointer) see a shorter string.
-  return first[ref.length] == '\0' && std::memchr(first, '\0', ref.length) == nullptr;
-}
 
 // Walks the tables in dependency order; each check_* returns false after recording the first
 // problem, so run() stops there and the message names the exact record.
 class Checker {
 public:
-  explicit Checker(const Tables& tables) : m_t(tables) {}
+  Checker(const Tables& tables, const StringIndex& strings) : m_t(tables), m_index(strings) {}
 
   std::string run() {
     if (m_t.strings.empty() || m_t.strings[0] != std::byte{0}) {
@@ -43,7 +39,8 @@ private:
   }
 
   bool string(SectionKind kind, std::uint32_t i, StrRef ref, const char* field) {
-    if (string_ok(m_t.strings, ref)) {
+    // An embedded NUL would make the C API (which hands out the pointer) see a shorter string.
+    if (m_index.valid(ref)) {
       return true;
     }
     return fail(kind, i,
@@ -73,6 +70,35 @@ private:
   }
 
   std::string_view str(StrRef ref) const { return string_at(m_t.strings, ref); }
+
+  // Before a sorted table's keys are compared: each is a valid string, and no two share bytes of
+  // STRINGS (end at the same NUL). Kiln stores each distinct string once, so keys of one table
+  // never do; without this, keys that are suffixes of one long string make the order check (and
+  // every later use of the keys) quadratic in the size of STRINGS.
+  template <class Record, class Key>
+  bool separate_keys(SectionKind kind, const RecordTable& table, Key key, const char* field) {
+    std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> ends;  // end, offset, record
+    ends.reserve(table.count);
+    for (std::uint32_t i = 0; i < table.count; ++i) {
+      const StrRef ref = key(load_record<Record>(table.bytes, i));
+      if (!string(kind, i, ref, field)) {
+        return false;
+      }
+      ends.emplace_back(StringIndex::end_of(ref), ref.offset, i);
+    }
+    std::sort(ends.begin(), ends.end());
+    for (std::size_t i = 1; i < ends.size(); ++i) {
+      const auto& [end, offset, record] = ends[i];
+      const auto& [previous_end, previous_offset, previous] = ends[i - 1];
+      // The same reference twice is a duplicate key, which the order check reports as such.
+      if (end == previous_end && offset != previous_offset) {
+        return fail(kind, std::max(record, previous),
+                    std::string(field) + " shares its bytes in STRINGS with record " +
+                        std::to_string(std::min(record, previous)) + "'s");
+      }
+    }
+    return true;
+  }
 
   bool check_targets() {
     const auto kind = SectionKind::targets;
@@ -127,6 +153,9 @@ private:
   // increasing target order (at most one image per target).
   bool check_units() {
     const auto kind = SectionKind::units;
+    if (!separate_keys<UnitRecord>(kind, m_t.units, [](const UnitRecord& r) { return r.source; }, "source")) {
+      return false;
+    }
     std::uint64_t next_image = 0;
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.units.count; ++i) {
@@ -167,6 +196,12 @@ private:
 
   bool check_kernels() {
     const auto kind = SectionKind::kernels;
+    if (!separate_keys<KernelRecord>(kind, m_t.kernels, [](const KernelRecord& r) { return r.lowered_name; },
+                                     "lowered_name") ||
+        !separate_keys<KernelRecord>(kind, m_t.kernels, [](const KernelRecord& r) { return r.canonical_name; },
+                                     "canonical_name")) {
+      return false;
+    }
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.kernels.count; ++i) {
       const auto r = load_record<KernelRecord>(m_t.kernels.bytes, i);
@@ -220,6 +255,9 @@ private:
 
   bool check_names() {
     const auto kind = SectionKind::names;
+    if (!separate_keys<NameRecord>(kind, m_t.names, [](const NameRecord& r) { return r.name; }, "name")) {
+      return false;
+    }
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.names.count; ++i) {
       const auto r = load_record<NameRecord>(m_t.names.bytes, i);
@@ -235,6 +273,9 @@ private:
 
   bool check_variables() {
     const auto kind = SectionKind::variables;
+    if (!separate_keys<VariableRecord>(kind, m_t.variables, [](const VariableRecord& r) { return r.name; }, "name")) {
+      return false;
+    }
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.variables.count; ++i) {
       const auto r = load_record<VariableRecord>(m_t.variables.bytes, i);
@@ -253,6 +294,9 @@ private:
 
   bool check_sources() {
     const auto kind = SectionKind::sources;
+    if (!separate_keys<SourceRecord>(kind, m_t.sources, [](const SourceRecord& r) { return r.path; }, "path")) {
+      return false;
+    }
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.sources.count; ++i) {
       const auto r = load_record<SourceRecord>(m_t.sources.bytes, i);
@@ -269,6 +313,9 @@ private:
 
   bool check_metadata() {
     const auto kind = SectionKind::metadata;
+    if (!separate_keys<MetadataRecord>(kind, m_t.metadata, [](const MetadataRecord& r) { return r.key; }, "key")) {
+      return false;
+    }
     std::string_view previous;
     for (std::uint32_t i = 0; i < m_t.metadata.count; ++i) {
       const auto r = load_record<MetadataRecord>(m_t.metadata.bytes, i);
@@ -282,6 +329,7 @@ private:
   }
 
   const Tables& m_t;
+  const StringIndex& m_index;
   std::string m_error;
 };
 
@@ -296,7 +344,9 @@ std::string_view string_at(std::span<const std::byte> strings, StrRef ref) {
 }
 
 std::string check_tables(const Tables& tables) {
-  return Checker(tables).run();
+  const StringIndex index(tables.strings);
+  std::string problem = Checker(tables, index).run();
+  return problem.empty() ? check_invariants(tables) : problem;
 }
 
 }  // namespace kiln::format::detail

@@ -22,6 +22,7 @@ struct Tables {
   std::span<const std::byte> blobs;
   RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
   RecordTable kernel_targets;  // empty in a 1.0 file
+  std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 
 // The string a StrRef names, or "" when it is out of bounds (check_tables refuses such files, so
@@ -29,7 +30,7 @@ struct Tables {
 std::string_view string_at(std::span<const std::byte> strings, StrRef ref);
 
 // Checks every StrRef, every index into another table, the grouping of IMAGES and the order of
-// every sorted table. Returns "" or a message naming the section and record ("KERNELS record 3:
+// every sorted table, then the invariants of table_invariants.hpp. O(n log n) in the index size. Returns "" or a message naming the section and record ("KERNELS record 3:
 // unit 7 is out of range (2 units)").
 std::string check_tables(const Tables& tables);
 

@@ -1,0 +1,87 @@
+#include "table_invariants.hpp"
+
+#include "limits.hpp"
+#include "names.hpp"
+#include "record_io.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+namespace kiln::format::detail {
+namespace {
+
+std::string record(SectionKind kind, std::uint32_t i) {
+  return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
+}
+
+// Each image decodes to no more than the limits allow, and no two images share stored bytes (the
+// index lies in other sections, which the reader has already kept apart from BLOBS).
+std::string check_images(const Tables& t) {
+  const std::uint64_t ceiling = max_image_size(t.file_size);
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> spans;  // offset, end, image
+  spans.reserve(t.images.count);
+  for (std::uint32_t i = 0; i < t.images.count; ++i) {
+    const auto r = load_record<ImageRecord>(t.images.bytes, i);
+    if (r.raw_size > ceiling) {
+      return record(SectionKind::images, i) + "raw size " + std::to_string(r.raw_size) + " exceeds the limit of " +
+             std::to_string(ceiling) + " bytes (" + std::to_string(k_max_image_ratio) +
+             " times the package's size, at most 2 GiB)";
+    }
+    if (r.stored_size != 0) spans.emplace_back(r.offset, r.offset + r.stored_size, i);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    const auto& [offset, end, image] = spans[i];
+    const auto& [previous_offset, previous_end, previous] = spans[i - 1];
+    if (offset < previous_end) {
+      return record(SectionKind::images, image) + "bytes [" + std::to_string(offset) + ", +" +
+             std::to_string(end - offset) + ") overlap image " + std::to_string(previous) + "'s [" +
+             std::to_string(previous_offset) + ", +" + std::to_string(previous_end - previous_offset) + ")";
+    }
+  }
+  return {};
+}
+
+// The NAMES record for `name` (NAMES is sorted and unique), if any.
+std::optional<NameRecord> find_name(const Tables& t, std::string_view name) {
+  std::uint32_t low = 0;
+  std::uint32_t high = t.names.count;
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    const auto r = load_record<NameRecord>(t.names.bytes, middle);
+    const std::string_view key = string_at(t.strings, r.name);
+    if (key == name) return r;
+    if (key < name) low = middle + 1; else high = middle;
+  }
+  return std::nullopt;
+}
+
+// The spec's "every kernel's normalized lowered name and canonical name are in NAMES": a kernel
+// that its own names do not find could never be asked for. Lowered and canonical names are keys
+// that share no bytes (check_tables), so normalizing them all is linear in STRINGS.
+std::string check_names(const Tables& t) {
+  for (std::uint32_t i = 0; i < t.kernels.count; ++i) {
+    const auto k = load_record<KernelRecord>(t.kernels.bytes, i);
+    for (const auto& [field, ref] : {std::pair{"lowered name", k.lowered_name}, std::pair{"canonical name", k.canonical_name}}) {
+      const std::string name = normalize_name(string_at(t.strings, ref));
+      const std::optional<NameRecord> found = find_name(t, name);
+      if (!found || found->kernel != i) {
+        return record(SectionKind::kernels, i) + "its " + field + " '" + name.substr(0, 200) +
+               (found ? "' belongs to kernel " + std::to_string(found->kernel) + " in NAMES"
+                      : "' is not in NAMES");
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string check_invariants(const Tables& tables) {
+  std::string problem = check_images(tables);
+  return problem.empty() ? check_names(tables) : problem;
+}
+
+}  // namespace kiln::format::detail

@@ -1,0 +1,75 @@
+// A package file changed in place while open (truncated, or overwritten with `cp` as a deployment
+// does): the runtime must neither crash (a mapped file gives SIGBUS) nor serve the new file's images
+// under the old index. Either the old images or an error naming the file.
+#include "runtime_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace kiln::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PackageChanges : public RuntimeTest {
+protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    m_path = fs::temp_directory_path() / ("kiln_changes_" + std::to_string(::getpid()) + ".kiln");
+  }
+  void TearDown() override {
+    fs::remove(m_path);
+    RuntimeTest::TearDown();
+  }
+  // Writes in place (same inode), as `cp` over an existing file does.
+  void write(const Bytes& bytes) {
+    std::ofstream(m_path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  static Bytes package_for(const std::string& unit) {
+    PackageSpec spec;
+    spec.units = {{unit, {"sm_90"}}};
+    spec.kernels = {KernelSpec("k", unit)};
+    return build_package(spec);
+  }
+  fs::path m_path;
+};
+
+TEST_F(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
+  write(package_for("a.cu"));
+  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  fs::resize_file(m_path, 100);
+  const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IO_ERROR);
+  EXPECT_NE(message.find(m_path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("has changed since it was opened"), std::string::npos) << message;
+}
+
+TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
+  write(package_for("a.cu"));
+  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  write(package_for("b.cu"));  // same size and layout: only the image bytes differ
+  kiln_image image = {sizeof image};
+  const kiln_status status = kiln_package_select_image_for_arch(package.get(), "k", 90, 0, &image);
+  if (status == KILN_STATUS_SUCCESS) {
+    EXPECT_EQ(image_key(image.data), image_text("a.cu", "sm_90"));
+  } else {
+    EXPECT_TRUE(status == KILN_STATUS_IO_ERROR || status == KILN_STATUS_IMAGE_CORRUPT) << status;
+    EXPECT_NE(std::string(kiln_last_error()).find(m_path.string()), std::string::npos) << kiln_last_error();
+  }
+}
+
+TEST_F(PackageChanges, ImagesReadBeforeAChangeStayValid) {
+  write(package_for("a.cu"));
+  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  const kiln::Image before = package.image_for_arch("k", 90);
+  fs::resize_file(m_path, 0);
+  const kiln::Image after = package.image_for_arch("k", 90);
+  EXPECT_EQ(after.data, before.data);
+  EXPECT_EQ(image_key(after.data), image_text("a.cu", "sm_90"));
+}
+
+}  // namespace
+}  // namespace kiln::testing
