@@ -1,5 +1,9 @@
 // kiln inspect: tables, JSON, and the image each kernel loads on a given device.
+#include "format/package_writer.hpp"
 #include "kiln_runner.hpp"
+
+#include <chrono>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +98,38 @@ TEST_F(Inspect, TextWithDeviceSaysWhy) {
 TEST_F(Inspect, BadDeviceIsUsageError) {
   EXPECT_EQ(inspect({"--device", "hopper"}).exit_code, 2);
   EXPECT_EQ(inspect({"--device", "sm_90", "--driver", "new"}).exit_code, 2);
+}
+
+// A package whose thousand kernels all name one unit with a 64 KiB source path: printed in full for
+// each, the report was 64 MiB from a 150 KiB file (a 3.9 MB file of that kind took 24 GB). The text
+// and the JSON stay within a budget linear in the package; long strings are shortened past it.
+TEST(InspectBounds, OutputIsLinearInThePackage) {
+  ScratchDir dir;
+  format::PackageContents contents;
+  contents.targets = {"compute_80"};
+  const std::string source = "kernels/" + std::string(64 * 1024, 'a') + ".cu";
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
+  std::vector<std::byte> image(ptx.size() + 1);
+  std::memcpy(image.data(), ptx.data(), ptx.size());
+  contents.units.push_back({source, {{"compute_80", image, 80}}});
+  for (int i = 0; i < 1000; ++i)
+    contents.kernels.push_back({"k" + std::to_string(i), "k" + std::to_string(i), source, format::k_kernel_extern_c, {}, {}});
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(dir.path() / "long.kiln", written.bytes);
+  const std::size_t bound = (1u << 20) + 16 * written.bytes.size();  // the budget, and room for the layout
+
+  for (const std::vector<std::string>& form : {std::vector<std::string>{}, {"--json"}, {"--device", "sm_80"}}) {
+    std::vector<std::string> args = {"inspect", "long.kiln"};
+    args.insert(args.end(), form.begin(), form.end());
+    const auto start = std::chrono::steady_clock::now();
+    const RunResult r = run_kiln(args, dir.path());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LT(r.out.size(), bound) << "package of " << written.bytes.size() << " bytes";
+    EXPECT_LT(seconds, 30.0);
+    EXPECT_NE(r.out.find("... (65547 bytes)"), std::string::npos);  // shortened, its length said
+  }
 }
 
 TEST(InspectErrors, MissingFileAndForeignFileAreBadInput) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace kiln::test {
 namespace {
 
@@ -103,6 +105,50 @@ TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
   EXPECT_NE(r.err.find("kernels/ops.cu [sm_80]: the cubin's ELF header says sm_90"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernels/ops.cu [sm_90a]: the cubin's ELF header says sm_80"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not marked architecture-specific"), std::string::npos) << r.err;
+}
+
+// An image that lacks the package's kernels: the first ten are named, the rest counted, so the
+// report (and the work) stays proportional to the image, not to images x kernels.
+TEST(Verify, KernelsMissingFromAnImageAreNamedThenCounted) {
+  ScratchDir dir;
+  format::PackageContents contents;
+  contents.targets = {"compute_80"};
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
+  std::vector<std::byte> image(ptx.size() + 1);
+  std::memcpy(image.data(), ptx.data(), ptx.size());
+  contents.units.push_back({"k.cu", {{"compute_80", image, 80}}});
+  for (int i = 0; i < 50; ++i)
+    contents.kernels.push_back({"k" + std::to_string(i), "k" + std::to_string(i), "k.cu", format::k_kernel_extern_c, {}, {}});
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(dir.path() / "missing.kiln", written.bytes);
+
+  const RunResult r = run_kiln({"verify", "missing.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("k.cu [compute_80]: kernel k0 is not in the image"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("k.cu [compute_80]: and 40 more kernels are not in the image"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.kiln: 11 problems"), std::string::npos) << r.err;
+}
+
+// Bytes that no driver could read, under right checksums: the runtime's own image check names them.
+TEST(Verify, ImagesTheDriverCannotReadAreNamed) {
+  ScratchDir dir;
+  format::PackageContents contents;
+  contents.targets = {"sm_80", "compute_80"};
+  const std::string text = "not an ELF file, and long enough to hold an ELF header's sixty-four bytes.";
+  std::vector<std::byte> cubin(text.size());
+  std::memcpy(cubin.data(), text.data(), text.size());
+  std::vector<std::byte> ptx(text.size() + 1);
+  std::memcpy(ptx.data(), text.data(), text.size());
+  contents.units.push_back({"k.cu", {{"sm_80", cubin, 0}, {"compute_80", ptx, 80}}});
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(dir.path() / "text.kiln", written.bytes);
+
+  const RunResult r = run_kiln({"verify", "text.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("k.cu [sm_80]: the image is not an ELF file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("k.cu [compute_80]: the image is PTX without a .version directive"), std::string::npos) << r.err;
 }
 
 TEST(Verify, MissingFileIsBadInput) {

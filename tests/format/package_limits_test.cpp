@@ -106,6 +106,35 @@ TEST(PackageLimits, DecodedSizesAreBoundedByThePackage) {
   EXPECT_EQ(max_image_size(std::uint64_t{1} << 40), k_max_image_size);
 }
 
+TEST(PackageLimits, AllImagesTogetherAreBoundedByThePackage) {
+  Bytes file = write_ok(sample_contents());
+  // Each under its own ceiling, together over the package's: a reader that decodes every image
+  // (kiln verify) would otherwise decode (images x 1024) times the file.
+  const std::uint64_t half = max_total_image_size(file.size()) / 2 + 1;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto image = get_record<ImageRecord>(file, SectionKind::images, i);
+    image.raw_size = half;
+    set_record(file, SectionKind::images, i, image);
+  }
+  reseal(file);
+  PackageReader reader;
+  const ReadError e = reader.open(file, "app.kiln");
+  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
+  EXPECT_NE(e.message.find("IMAGES record 1: the images' raw sizes add up to more than"), std::string::npos)
+      << e.message;
+}
+
+TEST(PackageLimits, AtMost256Targets) {
+  PackageContents contents;
+  for (std::uint32_t arch = 100; arch < 100 + k_max_targets; ++arch) contents.targets.push_back("sm_" + std::to_string(arch));
+  open_ok(write_ok(contents));
+  contents.targets.push_back("compute_80");
+  PackageReader reader;
+  const ReadError e = reader.open(write_ok(contents), "app.kiln");
+  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
+  EXPECT_NE(e.message.find("more than 256 targets"), std::string::npos) << e.message;
+}
+
 TEST(ImageCheck, AcceptsWellFormedImages) {
   EXPECT_EQ(check_image(cubin_of("body", 90), *parse_target("sm_90")), "");
   EXPECT_EQ(check_image(cubin_of("body", 90), *parse_target("sm_90a")), "");

@@ -6,6 +6,8 @@
 
 #include <exception>
 #include <iostream>
+#include <new>
+#include <string>
 #include <vector>
 
 namespace kiln::cli {
@@ -40,9 +42,17 @@ int run(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? k_exit_ok : k_exit_usage;
   }
+  std::string running;
   try {
-    for (auto& [sub, command] : subcommands)
-      if (sub->parsed()) return command->run();
+    for (auto& [sub, command] : subcommands) {
+      if (!sub->parsed()) continue;
+      running = sub->get_name();
+      return command->run();
+    }
+  } catch (const std::bad_alloc&) {
+    // Not a bug: an input larger than this machine (or its memory limit) allows.
+    std::cerr << "kiln: error: out of memory: `kiln " << running << "` needs more memory than this process may use\n";
+    return k_exit_environment;
   } catch (const std::exception& e) {
     std::cerr << "kiln: internal error: " << e.what() << "\n";
     return k_exit_internal;

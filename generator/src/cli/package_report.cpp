@@ -1,5 +1,7 @@
 #include "cli/package_report.hpp"
 
+#include "cli/string_budget.hpp"
+
 #include <fmt/format.h>
 
 #include <vector>
@@ -63,13 +65,14 @@ json selection(const format::PackageReader& reader, std::uint32_t unit_index, co
 
 json package_report(const format::PackageReader& reader, const std::string& path, std::uint64_t file_size,
                     const std::optional<select::DeviceProfile>& device) {
+  StringBudget text(file_size);
   json report;
   report["path"] = path;
   report["format"] = fmt::format("{}.{}", reader.version_major(), reader.version_minor());
   report["size"] = file_size;
   json metadata = json::object();
   for (std::uint32_t i = 0; i < reader.metadata_count(); ++i)
-    metadata[std::string(reader.metadata(i).key)] = std::string(reader.metadata(i).value);
+    metadata[text(reader.metadata(i).key)] = text(reader.metadata(i).value);
   report["metadata"] = metadata;
   json targets = json::array();
   for (std::uint32_t i = 0; i < reader.target_count(); ++i) targets.push_back(std::string(reader.target(i).name));
@@ -90,13 +93,13 @@ json package_report(const format::PackageReader& reader, const std::string& path
                         {"checksum", fmt::format("{:016x}", image.checksum)}});
       if (image.ptx_version) images.back()["ptx_isa"] = fmt::format("{}.{}", image.ptx_version / 10, image.ptx_version % 10);
     }
-    units.push_back({{"source", std::string(unit.source)}, {"images", images}});
+    units.push_back({{"source", text(unit.source)}, {"images", images}});
   }
   report["units"] = units;
 
   std::vector<std::vector<std::string>> names(reader.kernel_count());
   for (std::uint32_t i = 0; i < reader.name_count(); ++i)
-    names[reader.name(i).kernel].emplace_back(reader.name(i).name);
+    names[reader.name(i).kernel].push_back(text(reader.name(i).name));
   std::vector<json> selections;   // by unit, for the kernels every image of it holds
   for (std::uint32_t u = 0; device && u < reader.unit_count(); ++u) selections.push_back(selection(reader, u, *device));
   json kernels = json::array();
@@ -105,9 +108,9 @@ json package_report(const format::PackageReader& reader, const std::string& path
     json params = json::array();
     for (std::uint32_t p = 0; p < kernel.param_count; ++p)
       params.push_back({{"offset", kernel.param(p).offset}, {"size", kernel.param(p).size}});
-    json entry = {{"name", std::string(kernel.canonical_name)},
-                  {"lowered_name", std::string(kernel.lowered_name)},
-                  {"unit", std::string(reader.unit(kernel.unit).source)},
+    json entry = {{"name", text(kernel.canonical_name)},
+                  {"lowered_name", text(kernel.lowered_name)},
+                  {"unit", text(reader.unit(kernel.unit).source)},
                   {"extern_c", (kernel.flags & format::k_kernel_extern_c) != 0},
                   {"template", (kernel.flags & format::k_kernel_template) != 0},
                   {"params", (kernel.flags & format::k_kernel_params_known) ? params : json(nullptr)},
@@ -125,18 +128,18 @@ json package_report(const format::PackageReader& reader, const std::string& path
   json variables = json::array();
   for (std::uint32_t i = 0; i < reader.variable_count(); ++i) {
     const format::VariableView v = reader.variable(i);
-    variables.push_back({{"name", std::string(v.name)},
-                         {"lowered_name", std::string(v.lowered_name)},
+    variables.push_back({{"name", text(v.name)},
+                         {"lowered_name", text(v.lowered_name)},
                          {"kind", variable_kind_name(v.kind)},
                          {"size", v.size},
-                         {"unit", std::string(reader.unit(v.unit).source)}});
+                         {"unit", text(reader.unit(v.unit).source)}});
   }
   report["variables"] = variables;
 
   json sources = json::array();
   for (std::uint32_t i = 0; i < reader.source_count(); ++i) {
     const format::SourceView s = reader.source(i);
-    sources.push_back({{"path", std::string(s.path)}, {"role", role_name(s.role)},
+    sources.push_back({{"path", text(s.path)}, {"role", role_name(s.role)},
                        {"hash", fmt::format("{:016x}", s.content_hash)}});
   }
   report["sources"] = sources;

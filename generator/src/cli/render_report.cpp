@@ -20,13 +20,17 @@ std::string human_size(std::uint64_t bytes) {
   return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
-// Columns padded to their widest cell; the last column is not padded.
+// Cells wider than this do not widen their column: one long name would pad every other row to its
+// width (output quadratic in the package); its own row is just not aligned.
+constexpr std::size_t k_max_column_width = 120;
+
+// Columns padded to their widest cell (up to k_max_column_width); the last column is not padded.
 std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ") {
   std::vector<std::size_t> widths;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (widths.size() <= c) widths.push_back(0);
-      widths[c] = std::max(widths[c], row[c].size());
+      if (row[c].size() <= k_max_column_width) widths[c] = std::max(widths[c], row[c].size());
     }
   std::string out;
   for (const auto& row : rows) {

@@ -5,11 +5,14 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
+#include "format/image_check.hpp"
 #include "image/cubin_reader.hpp"
 #include "image/ptx_reader.hpp"
 
 #include <iostream>
+#include <map>
 #include <set>
+#include <string_view>
 
 namespace kiln::cli {
 
@@ -21,18 +24,57 @@ public:
 
   std::vector<std::string> run() {
     if (format::ReadError e = m_reader.verify_all_sections()) m_problems.push_back(e.message);
+    group_kernels();
     for (std::uint32_t i = 0; i < m_reader.image_count(); ++i) verify_image(i);
     return m_problems;
   }
 
 private:
-  // The kernels the package says the image of `unit` for `target` holds.
-  std::set<std::string> image_kernels(std::uint32_t unit, std::uint32_t target) const {
-    std::set<std::string> names;
-    for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k)
-      if (m_reader.kernel(k).unit == unit && m_reader.kernel_in_target(k, target))
-        names.emplace(m_reader.kernel(k).lowered_name);
-    return names;
+  // The lowered names of a unit's kernels: those every image holds, and those only some targets'
+  // images hold, by target. Built once, so that checking an image costs its own symbols, never
+  // (images x kernels): a hostile unit may have thousands of each.
+  struct UnitKernels {
+    std::set<std::string_view> everywhere;
+    std::map<std::uint32_t, std::set<std::string_view>> by_target;
+  };
+
+  void group_kernels() {
+    m_units.resize(m_reader.unit_count());
+    for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k) {
+      const format::KernelView kernel = m_reader.kernel(k);
+      UnitKernels& unit = m_units[kernel.unit];
+      if (m_reader.kernel_in_every_image(k)) {
+        unit.everywhere.insert(kernel.lowered_name);
+        continue;
+      }
+      for (const std::uint32_t target : m_reader.kernel_targets(k)) unit.by_target[target].insert(kernel.lowered_name);
+    }
+  }
+
+  // Every kernel the package says the image holds is among its `symbols`. Costs O(symbols) plus a
+  // few names: at most k_named_missing missing kernels are named, the rest counted.
+  void check_kernels_held(const std::string& label, const format::ImageView& image, const std::set<std::string>& symbols) {
+    const UnitKernels& unit = m_units[image.unit];
+    const auto partial = unit.by_target.find(image.target);
+    const std::size_t held = unit.everywhere.size() + (partial == unit.by_target.end() ? 0 : partial->second.size());
+    std::size_t present = 0;
+    for (const std::string& symbol : symbols)
+      present += unit.everywhere.count(symbol) + (partial == unit.by_target.end() ? 0 : partial->second.count(symbol));
+    if (present == held) return;
+    // Each name looked at is either missing or one of the (at most symbols.size()) present ones.
+    std::size_t named = 0;
+    auto name_missing = [&](const std::set<std::string_view>& names) {
+      for (const std::string_view kernel : names) {
+        if (named == k_named_missing) return;
+        if (symbols.count(std::string(kernel))) continue;
+        m_problems.push_back(label + ": kernel " + std::string(kernel) + " is not in the image");
+        ++named;
+      }
+    };
+    name_missing(unit.everywhere);
+    if (partial != unit.by_target.end()) name_missing(partial->second);
+    if (held - present > named)
+      m_problems.push_back(label + ": and " + std::to_string(held - present - named) + " more kernels are not in the image");
   }
 
   void verify_image(std::uint32_t index) {
@@ -40,8 +82,22 @@ private:
     const format::TargetView target = m_reader.target(image.target);
     const std::string label = std::string(m_reader.unit(image.unit).source) + " [" + std::string(target.name) + "]";
     std::vector<std::byte> bytes;
-    if (format::ReadError e = m_reader.read_image(index, bytes)) {
-      m_problems.push_back(e.message);
+    try {
+      if (format::ReadError e = m_reader.read_image(index, bytes)) {
+        m_problems.push_back(e.message);
+        return;
+      }
+    } catch (const std::bad_alloc&) {
+      // The reader bounds raw_size (docs/package-format.md, Limits); a machine may still lack it.
+      m_problems.push_back(label + ": not enough memory to decode its " + std::to_string(image.raw_size) + " bytes");
+      return;
+    }
+    // The runtime's own check, before anything reads the image as an ELF file or PTX text. A cubin's
+    // SM is compared below, with its variant and -arch, so here it is taken as the cubin says.
+    format::Target as_built = target.target;
+    if (as_built.kind == format::TargetKind::sass && bytes.size() >= 64) as_built.arch = format::cubin_sm(bytes);
+    if (const std::string why = format::check_image(bytes, as_built); !why.empty()) {
+      m_problems.push_back(label + ": the image " + why);
       return;
     }
     std::set<std::string> symbols;
@@ -55,7 +111,6 @@ private:
       for (const image::CubinSymbol& s : cubin->symbols)
         if (s.is_kernel) symbols.insert(s.name);
     } else {
-      if (bytes.empty() || bytes.back() != std::byte{0}) m_problems.push_back(label + ": PTX is not NUL-terminated");
       std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       Result<image::PtxInfo> ptx = image::read_ptx(text, label);
       if (!ptx) {
@@ -68,8 +123,7 @@ private:
         m_problems.push_back(label + ": PTX .target is " + ptx->target + ", expected " + expected.name());
       for (const image::PtxEntry& e : ptx->entries) symbols.insert(e.name);
     }
-    for (const std::string& kernel : image_kernels(image.unit, image.target))
-      if (!symbols.count(kernel)) m_problems.push_back(label + ": kernel " + kernel + " is not in the image");
+    check_kernels_held(label, image, symbols);
   }
 
   void check_cubin(const std::string& label, const format::TargetView& target, const image::CubinInfo& cubin) {
@@ -83,7 +137,9 @@ private:
       m_problems.push_back(label + ": the cubin was built with -arch " + cubin.toolkit_arch);
   }
 
+  static constexpr std::size_t k_named_missing = 10;
   const format::PackageReader& m_reader;
+  std::vector<UnitKernels> m_units;
   std::vector<std::string> m_problems;
 };
 

@@ -1,5 +1,7 @@
 #include "table_check.hpp"
 
+#include "limits.hpp"
+
 #include "record_io.hpp"
 #include "string_index.hpp"
 #include "table_invariants.hpp"
@@ -102,6 +104,9 @@ private:
 
   bool check_targets() {
     const auto kind = SectionKind::targets;
+    if (m_t.targets.count > k_max_targets) {
+      return fail(kind, k_max_targets, "more than " + std::to_string(k_max_targets) + " targets");
+    }
     Target previous;
     for (std::uint32_t i = 0; i < m_t.targets.count; ++i) {
       const auto r = load_record<TargetRecord>(m_t.targets.bytes, i);

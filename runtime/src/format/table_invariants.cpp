@@ -16,18 +16,27 @@ std::string record(SectionKind kind, std::uint32_t i) {
   return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
 }
 
-// Each image decodes to no more than the limits allow, and no two images share stored bytes (the
+// Each image decodes to no more than the limits allow, all of them together to no more than
+// k_max_image_ratio times the package (what bounds a reader that decodes every image: verify, a
+// preload, a fuzzer), and no two images share stored bytes (the
 // index lies in other sections, which the reader has already kept apart from BLOBS).
 std::string check_images(const Tables& t) {
   const std::uint64_t ceiling = max_image_size(t.file_size);
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> spans;  // offset, end, image
   spans.reserve(t.images.count);
+  std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < t.images.count; ++i) {
     const auto r = load_record<ImageRecord>(t.images.bytes, i);
     if (r.raw_size > ceiling) {
       return record(SectionKind::images, i) + "raw size " + std::to_string(r.raw_size) + " exceeds the limit of " +
              std::to_string(ceiling) + " bytes (" + std::to_string(k_max_image_ratio) +
              " times the package's size, at most 2 GiB)";
+    }
+    total += r.raw_size;  // no overflow: each term is at most 2 GiB and there are fewer than 2^32
+    if (total > max_total_image_size(t.file_size)) {
+      return record(SectionKind::images, i) + "the images' raw sizes add up to more than " +
+             std::to_string(max_total_image_size(t.file_size)) + " bytes (" + std::to_string(k_max_image_ratio) +
+             " times the package's size)";
     }
     if (r.stored_size != 0) spans.emplace_back(r.offset, r.offset + r.stored_size, i);
   }

@@ -1,0 +1,74 @@
+// The libFuzzer target over everything a package's bytes reach before a driver does: open (header,
+// table of contents, index checks), every lookup (kernel names, nearest names for an unknown one),
+// and image selection, which checks and decodes the chosen image. A crash, a sanitizer report or a
+// broken promise of kiln.h (checked below with abort) is a finding.
+#include <kiln/kiln.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// Architectures that reach every kind of choice: exact cubins, older-minor cubins, PTX JIT.
+constexpr std::uint32_t k_architectures[] = {50, 75, 80, 86, 89, 90, 100, 120};
+// Bounds the work per input: a package may list many kernels.
+constexpr std::size_t k_max_kernels_tried = 64;
+
+void require(bool promise) {
+  if (!promise) std::abort();
+}
+
+void check_image(const kiln_image& image) {
+  require(image.data != nullptr && image.size > 0);
+  require(reinterpret_cast<std::uintptr_t>(image.data) % 8 == 0);
+  const auto* bytes = static_cast<const unsigned char*>(image.data);
+  if (image.kind == KILN_IMAGE_PTX) {
+    require(bytes[image.size - 1] == '\0');
+  } else {
+    require(image.kind == KILN_IMAGE_CUBIN);
+    require(image.size >= 4 && std::memcmp(bytes, "\x7f" "ELF", 4) == 0);
+  }
+  require(image.target != nullptr && image.kernel_name != nullptr && image.lowered_name != nullptr);
+}
+
+void select_everywhere(kiln_package* package, const char* kernel) {
+  for (std::uint32_t arch : k_architectures) {
+    kiln_image image{};
+    image.struct_size = sizeof image;
+    if (kiln_package_select_image_for_arch(package, kernel, arch, 0, &image) == KILN_STATUS_SUCCESS) {
+      check_image(image);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  kiln_package* package = nullptr;
+  if (kiln_package_open_memory(data, size, KILN_OPEN_COPY, "fuzz input", &package) != KILN_STATUS_SUCCESS) {
+    require(package == nullptr);
+    return 0;
+  }
+  require(package != nullptr);
+  for (std::size_t t = 0; t < kiln_package_target_count(package); ++t) {
+    require(kiln_package_target(package, t) != nullptr);
+  }
+  const std::size_t kernels = kiln_package_kernel_count(package);
+  for (std::size_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) {
+    const char* name = kiln_package_kernel_name(package, k);
+    require(name != nullptr && kiln_package_kernel_lowered_name(package, k) != nullptr);
+    std::size_t found = 0;
+    // Two kernels may share a canonical name only in a file the reader refuses, so the name finds k.
+    require(kiln_package_find_kernel(package, name, &found) == KILN_STATUS_SUCCESS && found == k);
+    select_everywhere(package, name);
+  }
+  require(kiln_package_kernel_name(package, kernels) == nullptr);
+  std::size_t unused = 0;
+  // An unknown name: the nearest-names search over the whole table.
+  require(kiln_package_find_kernel(package, "kiln_fuzz_no_such_kernel<int>", &unused) ==
+          KILN_STATUS_KERNEL_NOT_FOUND);
+  kiln_package_destroy(package);
+  return 0;
+}

@@ -1,0 +1,47 @@
+// Runs the fuzz target once on each file named (or each file in each folder named), for builds
+// without libFuzzer: g++ builds replay the checked-in corpus with it, so every CI run does.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace {
+
+int replay(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "replay: cannot read %s\n", file.c_str());
+    return 1;
+  }
+  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int failures = 0;
+  std::size_t replayed = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::filesystem::path path = argv[i];
+    if (std::filesystem::is_directory(path)) {
+      for (const auto& entry : std::filesystem::directory_iterator(path)) {
+        if (!entry.is_regular_file()) continue;
+        failures += replay(entry.path());
+        ++replayed;
+      }
+    } else {
+      failures += replay(path);
+      ++replayed;
+    }
+  }
+  std::printf("replayed %zu inputs\n", replayed);
+  // An empty corpus would make this test pass without testing anything.
+  return failures == 0 && replayed > 0 ? 0 : 1;
+}
