@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 namespace kiln::test {
 namespace {
 
@@ -12,6 +14,7 @@ namespace fs = std::filesystem;
 constexpr int k_failed = 1;
 constexpr int k_usage = 2;
 constexpr int k_bad_input = 3;
+constexpr int k_environment = 4;
 
 // A one-source project in a scratch directory.
 fs::path write_project(const ScratchDir& dir, const std::string& manifest_extra, const std::string& source) {
@@ -145,6 +148,51 @@ TEST(BuildErrors, BadCommandLineIsUsageError) {
   EXPECT_EQ(run_kiln({"build", "--jobs", "0"}, dir.path()).exit_code, k_usage);
   EXPECT_EQ(run_kiln({"frobnicate"}, dir.path()).exit_code, k_usage);
   EXPECT_EQ(run_kiln({"--version"}, dir.path()).exit_code, 0);
+}
+
+// NVRTC takes a 0xFF byte for the end of the file, even in a comment, and loses the rest silently; the
+// byte is found, named at its line, and nvcc, which reads it, compiles the source instead.
+TEST(BuildErrors, ByteFFInACommentIsNamedAndNvccCompilesTheSource) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "instantiate = [\"scale<float>\"]\n", std::string("// caf\xff\n") + k_good_source);
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "-v"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/k.cu:1:7: error: a 0xFF byte"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("so nvcc did"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no symbol for"), std::string::npos) << r.err;
+}
+
+// An output that cannot be written is an environment error giving the output and the reason.
+TEST(BuildErrors, OutputInAMissingDirectoryGivesTheReasonAndTheOutput) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", k_good_source);
+  const RunResult r = run_kiln({"build", "-o", "missing/out.kiln"}, p);
+  EXPECT_EQ(r.exit_code, k_environment);
+  EXPECT_NE(r.err.find("missing/out.kiln"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, ReadOnlyOutputDirectoryGivesTheReasonAndTheOutput) {
+  if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "", k_good_source);
+  fs::create_directory(p / "ro");
+  fs::permissions(p / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  const RunResult r = run_kiln({"build", "-o", "ro/out.kiln"}, p);
+  fs::permissions(p / "ro", fs::perms::owner_all);
+  EXPECT_EQ(r.exit_code, k_environment);
+  EXPECT_NE(r.err.find("ro/out.kiln"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+}
+
+TEST(BuildErrors, SourceWithoutKernelsIsAWarningNamingIt) {
+  ScratchDir dir;
+  const fs::path p = write_project(dir, "[[source]]\npath = \"kernels/empty.cu\"\n", k_good_source);
+  write_text(p / "kernels/empty.cu", "");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/empty.cu: warning: this source defines no kernel"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("p/kernels/k.cu: warning: this source defines no kernel"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // kiln verify: a sound package passes; a corrupted image, a truncated file, or a cubin recorded
 // under the wrong target is caught and named.
+#include "format/checksum.hpp"
+#include "format/layout.hpp"
 #include "format/package_reader.hpp"
 #include "format/package_writer.hpp"
 #include "kiln_runner.hpp"
@@ -149,6 +151,52 @@ TEST(Verify, ImagesTheDriverCannotReadAreNamed) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("k.cu [sm_80]: the image is not an ELF file"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("k.cu [compute_80]: the image is PTX without a .version directive"), std::string::npos) << r.err;
+}
+
+// Bytes no checksum covers must not exist (or be zero): those after file_size, which readers skip
+// (an embedded copy may be padded), and header bytes between 64 and header_size.
+TEST(Verify, TrailingBytesAreReported) {
+  const auto b = build_basic();
+  std::vector<std::byte> bytes = read_bytes(b->package);
+  bytes.insert(bytes.end(), {std::byte{1}, std::byte{2}, std::byte{3}});
+  write_bytes(b->package, bytes);
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("basic.kiln: 3 bytes after the package's end"), std::string::npos) << r.err;
+}
+
+// The package with `header_size` grown by 16 bytes holding `fill`; every offset and checksum fixed up.
+std::vector<std::byte> grow_header(std::vector<std::byte> bytes, std::byte fill) {
+  format::FileHeader header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  bytes.insert(bytes.begin() + sizeof header, 16, fill);
+  header.header_size += 16;
+  header.file_size += 16;
+  header.toc_offset += 16;
+  for (std::uint32_t i = 0; i < header.section_count; ++i) {
+    format::TocEntry entry;
+    std::byte* at = bytes.data() + header.toc_offset + i * sizeof entry;
+    std::memcpy(&entry, at, sizeof entry);
+    entry.offset += 16;
+    std::memcpy(at, &entry, sizeof entry);
+  }
+  header.toc_checksum = format::checksum(
+      std::span(bytes).subspan(header.toc_offset, header.section_count * sizeof(format::TocEntry)));
+  std::memcpy(bytes.data(), &header, sizeof header);
+  header.header_checksum = format::checksum(std::span(bytes).first(format::k_header_checksum_span));
+  std::memcpy(bytes.data(), &header, sizeof header);
+  return bytes;
+}
+
+TEST(Verify, NonZeroHeaderBytesPast64AreReported) {
+  const auto b = build_basic();
+  const std::vector<std::byte> original = read_bytes(b->package);
+  write_bytes(b->package, grow_header(original, std::byte{0}));
+  EXPECT_EQ(run_kiln({"verify", b->package.string()}, b->dir.path()).exit_code, 0);
+  write_bytes(b->package, grow_header(original, std::byte{0x5a}));
+  const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("basic.kiln: non-zero header byte at offset 64"), std::string::npos) << r.err;
 }
 
 TEST(Verify, MissingFileIsBadInput) {

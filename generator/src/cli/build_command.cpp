@@ -2,6 +2,7 @@
 #include "cli/command.hpp"
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_guard.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/target_override.hpp"
 #include "compile/job_runner.hpp"
@@ -12,6 +13,9 @@
 #include "package/depfile.hpp"
 #include "plan/build_plan.hpp"
 #include "util/file_io.hpp"
+#include "util/scratch_dir.hpp"
+#include "util/scratch_names.hpp"
+#include "util/signal_cleanup.hpp"
 #include "version.hpp"
 
 #include <unistd.h>
@@ -30,26 +34,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The scratch directory for time traces and worker results, next to the output; removed on exit.
-class ScratchDir {
-public:
-  static Result<ScratchDir> create(const fs::path& near) {
-    const fs::path dir = near.parent_path().empty() ? fs::path(".") : near.parent_path();
-    std::string pattern = (dir / ("." + near.filename().string() + ".build-XXXXXX")).string();
-    if (!mkdtemp(pattern.data())) return Error{"cannot create a scratch directory in " + dir.string()};
-    return ScratchDir(fs::absolute(pattern));
-  }
-  ScratchDir(ScratchDir&& other) noexcept : m_path(std::exchange(other.m_path, {})) {}
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!m_path.empty()) fs::remove_all(m_path, ignored);
-  }
-  const fs::path& path() const { return m_path; }
-
-private:
-  explicit ScratchDir(fs::path path) : m_path(std::move(path)) {}
-  fs::path m_path;
-};
+// A source that defines no kernel (an empty file, a wrong path in a copy) adds nothing to the package.
+void warn_about_empty_sources(const manifest::Manifest& manifest, const format::PackageContents& contents,
+                              const std::string& prefix) {
+  std::set<std::string> with_kernels;
+  for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
+  for (const manifest::SourceEntry& source : manifest.sources)
+    if (!with_kernels.count(source.path))
+      std::cerr << prefix << source.path << ": warning: this source defines no kernel; it adds nothing to the package\n";
+}
 
 // How the manifest directory looks from the current directory: "" or "examples/saxpy/".
 std::string display_prefix(const fs::path& root) {
@@ -94,17 +87,24 @@ public:
     Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest, m_root);
     if (!manifest) return fail(k_exit_bad_input, manifest.error().message);
     if (Status s = override_targets(*manifest, m_targets); !s) return fail(k_exit_usage, s.error().message);
+    const fs::path output = m_output.empty() ? fs::path(manifest->name + ".kiln") : m_output;
+    const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
+    const std::string prefix = display_prefix(manifest->root);
+    if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_host_sources, m_python_sources));
+        !s)
+      return fail(k_exit_usage, s.error().message);
     Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
     if (!toolkit) return fail(k_exit_environment, toolkit.error().message);
 
-    const fs::path output = m_output.empty() ? fs::path(manifest->name + ".kiln") : m_output;
-    const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
+    cleanup::install_signal_handlers();
+    remove_stale_scratch(output);
+    remove_stale_scratch(depfile);
     Result<ScratchDir> scratch = ScratchDir::create(output);
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
-    const std::string prefix = display_prefix(manifest->root);
     const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const fs::path cache = m_scan_cache.empty() ? fs::path(output.string() + ".scan-cache") : m_scan_cache;
+    remove_stale_temporaries(cache);
     int scan_exit = k_exit_ok;
     const std::optional<plan::Discovery> discovery =
         scan_sources(*manifest, *toolkit, {cache, scratch->path(), jobs, prefix, m_python}, scan_exit);
@@ -124,6 +124,10 @@ public:
     // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
     for (const std::string& warning : assembled->warnings) std::cerr << "kiln: warning: " << warning << "\n";
+    warn_about_empty_sources(*manifest, assembled->contents, prefix);
+    // Headers are known only now: none may be an output either.
+    if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
+      return fail(k_exit_usage, s.error().message);
 
     format::WriteOptions options;
     options.compress = manifest->compress;

@@ -1,5 +1,7 @@
 #include "cli/compile_phase.hpp"
 
+#include "compile/diagnostics.hpp"
+
 #include <iostream>
 #include <set>
 #include <string_view>
@@ -30,7 +32,8 @@ std::vector<compile::CompileOutput> run(compile::JobRunner& runner, const std::v
 }  // namespace
 
 bool nvrtc_cannot_compile(const std::string& log) {
-  for (const std::string_view sign : {"cannot open source file", "not allowed in JIT mode", "unrecognized option"})
+  for (const std::string_view sign : {std::string_view("cannot open source file"), std::string_view("not allowed in JIT mode"),
+                                     std::string_view("unrecognized option"), compile::k_nvrtc_stops_reading})
     if (log.find(sign) != std::string::npos) return true;
   return false;
 }

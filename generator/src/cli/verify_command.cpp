@@ -1,10 +1,11 @@
-// kiln verify: every checksum, every image decodes, each cubin's ELF header agrees with its recorded
-// target, each PTX image with its .target, and every kernel of a unit is a kernel symbol in each of
-// the unit's images that the package says holds it. Exit 0 when all hold, 1 when any does not (each
-// problem is printed).
+// kiln verify: no bytes after file_size and only zeros in the header past offset 64, every checksum,
+// every image decodes, each cubin's ELF header agrees with its recorded target, each PTX image with
+// its .target, and every kernel of a unit is a kernel symbol in each of the unit's images that the
+// package says holds it. Exit 0 when all hold, 1 when any does not (each problem is printed).
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
+#include "cli/verify_coverage.hpp"
 #include "format/image_check.hpp"
 #include "image/cubin_reader.hpp"
 #include "image/ptx_reader.hpp"
@@ -157,7 +158,9 @@ public:
       return k_exit_bad_input;
     }
     const format::PackageReader& reader = (*file)->reader;
-    const std::vector<std::string> problems = Verifier(reader).run();
+    std::vector<std::string> problems = check_uncovered_bytes((*file)->bytes, m_package);
+    const std::vector<std::string> found = Verifier(reader).run();
+    problems.insert(problems.end(), found.begin(), found.end());
     for (const std::string& p : problems) std::cerr << "kiln: verify: " << p << "\n";
     if (!problems.empty()) {
       std::cerr << "kiln: verify: " << m_package << ": " << problems.size() << " problem"

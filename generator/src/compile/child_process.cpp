@@ -1,7 +1,11 @@
 #include "compile/child_process.hpp"
 
+#include "util/signal_cleanup.hpp"
+
 #include <fcntl.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +38,50 @@ private:
   int m_fd;
 };
 
+// Starts argv[0] with stdout and stderr on `out_fd`; its pid, or -errno. vfork rather than fork: the
+// worker may hold large compiler state, which vfork does not copy (posix_spawn does the same, but
+// cannot ask for PR_SET_PDEATHSIG). The child dies with the thread that started it, so a killed
+// build leaves no compiler running. Until exec it shares our memory: it makes system calls only.
+pid_t spawn(char* const* argv, int out_fd) {
+  sigset_t all, previous;
+  sigfillset(&all);
+  // No handler may run in the child while it shares our memory; it resets them before unblocking.
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  const pid_t parent = getpid();
+  volatile int exec_error = 0;
+  const pid_t pid = vfork();
+  if (pid == 0) {
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &default_action, nullptr);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0) {
+      exec_error = errno;
+      _exit(127);
+    }
+    execve(argv[0], argv, environ);
+    exec_error = errno;
+    _exit(127);
+  }
+  const int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) return -fork_error;
+  if (exec_error != 0) {
+    waitpid(pid, nullptr, 0);
+    return -exec_error;
+  }
+  return pid;
+}
+
+// Registered for SIGINT/SIGTERM cleanup while it runs (signal_cleanup.hpp).
+struct RegisteredChild {
+  explicit RegisteredChild(pid_t pid) : m_pid(pid) { cleanup::add_child(pid); }
+  ~RegisteredChild() { cleanup::remove_child(m_pid); }
+  pid_t m_pid;
+};
+
 class SpawnRunner final : public ChildRunner {
 public:
   Result<ChildOutput> run(const std::vector<std::string>& argv) override {
@@ -42,19 +90,12 @@ public:
     if (pipe2(ends, O_CLOEXEC) != 0) return Error{"cannot create a pipe: " + std::string(std::strerror(errno))};
     Fd read_end(ends[0]), write_end(ends[1]);
 
-    // posix_spawn rather than fork: the worker may hold large compiler state; vfork-like spawning
-    // does not copy it. Both output streams go to one pipe so messages keep their order.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDERR_FILENO);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) return Error{"cannot run " + argv[0] + ": " + std::strerror(spawned)};
+    const pid_t pid = spawn(args.data(), write_end.get());
+    if (pid < 0) return Error{"cannot run " + argv[0] + ": " + std::strerror(-pid)};
+    const RegisteredChild registered(pid);
     write_end.reset();  // the child holds its own copy; EOF comes when it exits
 
     ChildOutput out;

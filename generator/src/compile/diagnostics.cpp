@@ -1,5 +1,6 @@
 #include "compile/diagnostics.hpp"
 
+#include <algorithm>
 #include <regex>
 
 namespace kiln::compile {
@@ -57,6 +58,17 @@ std::string prefix_gcc_locations(std::string_view log, std::string_view display_
   }
   out.append(begin, text.cend());
   return out;
+}
+
+std::string find_nvrtc_end_of_file(std::string_view source, std::string_view where) {
+  const std::size_t at = source.find('\xff');
+  if (at == std::string_view::npos) return "";
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(source.begin(), source.begin() + at, '\n'));
+  const std::size_t line_start = source.rfind('\n', at);
+  const std::size_t column = at - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return std::string(where) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+         ": error: a 0xFF byte, which is not UTF-8 and which NVRTC takes for the end of the file: " +
+         std::string(k_nvrtc_stops_reading) + " and loses the rest";
 }
 
 }  // namespace kiln::compile

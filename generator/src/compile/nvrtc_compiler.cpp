@@ -123,6 +123,11 @@ CompileOutput compile_job(const CompileJob& job) {
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
 
+  // NVRTC would read only part of the source, silently: nvcc compiles it instead (compile_phase.hpp).
+  if (std::string lost = find_nvrtc_end_of_file(*source, where); !lost.empty()) {
+    out.log = std::move(lost);
+    return out;
+  }
   nvrtcProgram raw = nullptr;
   if (nvrtcCreateProgram(&raw, source->c_str(), job.source.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
     out.log = where + ": error: NVRTC could not create a program";

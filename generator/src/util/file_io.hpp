@@ -15,7 +15,9 @@ namespace kiln {
 Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path);
 
 // Writes `bytes` to a temporary file in the destination's directory, flushes it to disk and renames
-// it over `path`. On failure the temporary file is removed and `path` is untouched.
+// it over `path`, then flushes the directory. On failure (the message names `path` and gives the
+// reason) the temporary file is removed and `path` is untouched. The temporary file is
+// .<name>.tmp-<pid>-XXXXXX (scratch_names.hpp), removed on SIGINT/SIGTERM too.
 Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
 }  // namespace kiln

@@ -1,11 +1,14 @@
 #include "util/process_pool.hpp"
 
 #include "util/file_io.hpp"
+#include "util/signal_cleanup.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -32,9 +35,17 @@ bool write_result(const fs::path& path, const std::vector<std::byte>& bytes) {
 pid_t start(std::size_t index, const fs::path& result, const std::function<std::vector<std::byte>(std::size_t)>& work) {
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child: work, write the result, and leave without running the parent's exit handlers.
+  if (pid != 0) {
+    if (pid > 0) cleanup::add_child(pid);
+    return pid;
+  }
+  // Child: die with the parent, even by SIGKILL; if it is already gone, the signal will never come.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  cleanup::forget_after_fork();
+  // Work, write the result, and leave without running the parent's exit handlers.
   const std::vector<std::byte> bytes = work(index);
   _exit(write_result(result, bytes) ? 0 : 1);
 }
@@ -85,6 +96,7 @@ void run_in_processes(std::size_t count, const ProcessPoolSettings& settings,
     if (it == running.end()) continue;
     const std::size_t index = it->second;
     running.erase(it);
+    cleanup::remove_child(pid);
     ++done;
     finished(index, collect(status, result_path(settings, index)));
   }

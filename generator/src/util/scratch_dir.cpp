@@ -1,0 +1,46 @@
+#include "util/scratch_dir.hpp"
+
+#include "util/scratch_names.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+Result<ScratchDir> ScratchDir::create(const fs::path& output) {
+  std::string pattern = scratch_template(output, "build");
+  if (!mkdtemp(pattern.data())) {
+    const fs::path dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+    return Error{"cannot create a scratch directory for " + output.string() + " in " + dir.string() + ": " +
+                 std::strerror(errno)};
+  }
+  // Locked before anything else can see it as abandoned: its pid is ours and alive until then.
+  const int fd = open(pattern.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) try_lock(fd);
+  return ScratchDir(fs::absolute(pattern), fd);
+}
+
+ScratchDir::ScratchDir(fs::path path, int lock_fd)
+    : m_path(std::move(path)), m_lock_fd(lock_fd), m_on_signal(std::make_unique<cleanup::ScopedPath>(m_path)) {}
+
+ScratchDir::ScratchDir(ScratchDir&& other) noexcept
+    : m_path(std::exchange(other.m_path, {})),
+      m_lock_fd(std::exchange(other.m_lock_fd, -1)),
+      m_on_signal(std::move(other.m_on_signal)) {}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  if (!m_path.empty()) fs::remove_all(m_path, ignored);
+  m_on_signal.reset();
+  if (m_lock_fd >= 0) close(m_lock_fd);
+}
+
+}  // namespace kiln

@@ -1,0 +1,43 @@
+// What a build leaves behind when it is interrupted: its scratch directory and temporary files are
+// removed and its worker processes ended on SIGINT, SIGTERM and SIGHUP, after which the signal takes
+// its default action (the exit status still says which signal ended kiln). SIGKILL cannot be caught:
+// workers die with their parent through PR_SET_PDEATHSIG, and the next build of the same output
+// removes what was left (stale_scratch.hpp).
+//
+// The handler only makes system calls (kill, waitpid, openat, getdents64, unlinkat), so it is safe to run
+// whatever the interrupted code was doing. Paths and pids live in fixed slots for the same reason.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+
+namespace kiln::cleanup {
+
+// Installs the handlers (once; later calls do nothing).
+void install_signal_handlers();
+
+// A path (a file, or a directory removed with its contents) to remove if a signal ends the process,
+// while this object lives. Registering more paths than there are slots leaves the rest unregistered.
+class ScopedPath {
+public:
+  explicit ScopedPath(const std::filesystem::path& path);
+  ~ScopedPath();
+  ScopedPath(const ScopedPath&) = delete;
+  ScopedPath& operator=(const ScopedPath&) = delete;
+
+private:
+  int m_slot;
+};
+
+// A child process to kill with SIGKILL, and wait for, before the paths are removed.
+void add_child(pid_t pid);
+void remove_child(pid_t pid);
+
+// In a forked child: forget the parent's paths and children, which are not the child's to remove.
+void forget_after_fork();
+
+// Removes `path` and, for a directory, everything in it, using system calls only.
+void remove_tree(const char* path);
+
+}  // namespace kiln::cleanup
