@@ -169,11 +169,18 @@ def main():
     parser.add_argument("--only", action="append", help="a code base to run (repeatable)")
     parser.add_argument("--limit", type=int, help="at most this many units per code base (for trying it out)")
     parser.add_argument("--out", type=Path, default=REPO / "bench/results/fidelity.md")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the report from --work's results.json again (after a change to the comparison)")
     args = parser.parse_args()
     args.kiln = args.kiln.resolve()
     codebases = [cb for cb in load_codebases() if not args.only or cb["name"] in args.only]
     if args.fetch:
         fetch(codebases, args.corpora)
+        return
+    pins = {cb["name"]: cb for cb in codebases}
+    if args.report_only:
+        records = json.loads((args.work / "results.json").read_text())
+        args.out.write_text(report.markdown(records, pins, args))
         return
     args.work.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(args.work / "packages", ignore_errors=True)
@@ -199,7 +206,6 @@ def main():
             print(f"[{done}/{len(tasks)}] {r['codebase']} {r['unit']}: {state}", file=sys.stderr)
     records.sort(key=lambda r: (r["codebase"], r["unit"]))
     (args.work / "results.json").write_text(json.dumps(records, indent=1))
-    pins = {cb["name"]: cb for cb in codebases}
     text = report.markdown(records, pins, args)
     args.out.write_text(text)
     print(text)

@@ -76,6 +76,9 @@ def _strip_signature(name):
 # nvcc names an internal-linkage entity after its module: "_INTERNAL_3717bd31_11_binbcast_cu_6840010b::op_add".
 # The module ID hashes the path nvcc was given, which differs between the oracle and Kiln.
 _INTERNAL = re.compile(r"_INTERNAL_[0-9a-f]+_\d+_\w*?_[0-9a-f]{8}::")
+# CCCL's versioned inline namespaces ("cub::CUB_300001_SM_900::BlockScanAlgorithm", "cuda::std::__4::"):
+# inline, so the names with and without them are the same entity; the scan writes them as the user does.
+_CCCL_INLINE = re.compile(r"\b(?:(?:CUB|THRUST)_\d+(?:_SM_\d+)*(?:_NS)?|__\d+)::")
 _LITERAL = re.compile(r"\b(\d+)(?:ull|ul|ll|u|l)\b", re.IGNORECASE)
 _CAST = re.compile(r"\((?:char|signed char|unsigned char|short|unsigned short|int|unsigned int|long|"
                    r"unsigned long|long long|unsigned long long|bool)\)(-?\d+)")
@@ -87,6 +90,7 @@ def comparable(name):
     name = _strip_signature(name)
     name = name.replace("(anonymous namespace)::", "").replace("::(anonymous namespace)", "")
     name = _INTERNAL.sub("", name)
+    name = _CCCL_INLINE.sub("", name)
     name = _CAST.sub(r"\1", name)
     name = _LITERAL.sub(r"\1", name)
     name = re.sub(r"\s+", " ", name).strip()
