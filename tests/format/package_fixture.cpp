@@ -42,7 +42,7 @@ Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections) {
   std::vector<TocEntry> toc;
   for (const auto& [kind, bytes] : sections) {
     file.resize((file.size() + 15) / 16 * 16);
-    const std::uint32_t flags = kind == SectionKind::blobs ? k_section_verify_lazily : 0;
+    const std::uint32_t flags = kind == SectionKind::blobs ? std::uint32_t{k_section_verify_lazily} : 0u;
     toc.push_back(TocEntry{static_cast<std::uint32_t>(kind), flags, file.size(), bytes.size(), 0});
     file.insert(file.end(), bytes.begin(), bytes.end());
   }

@@ -22,10 +22,16 @@ void save(const std::filesystem::path& dir, const std::string& name, const Bytes
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
+WriteOptions uncompressed() {
+  WriteOptions options;
+  options.compress = false;
+  return options;
+}
+
 // The sample package with image `i`'s record changed by `edit`, resealed.
 template <class Edit>
 Bytes with_image(std::size_t i, Edit edit) {
-  Bytes file = write_ok(sample_contents(), {.compress = false});
+  Bytes file = write_ok(sample_contents(), uncompressed());
   auto image = get_record<ImageRecord>(file, SectionKind::images, i);
   edit(image, file);
   set_record(file, SectionKind::images, i, image);
@@ -39,7 +45,7 @@ Bytes with_images(const Bytes& cubin, const Bytes& ptx) {
   c.targets = {"sm_90", "compute_90"};
   c.units = {{"k.cu", {{"sm_90", cubin, 0}, {"compute_90", ptx, 90}}}};
   c.kernels = {{"k", "k", "k.cu", k_kernel_extern_c, {}, {}}};
-  return write_ok(c, {.compress = false});
+  return write_ok(c, uncompressed());
 }
 
 // A zstd frame of `size` zero bytes: a few kilobytes that claim (and decode to) `size`.

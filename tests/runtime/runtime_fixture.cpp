@@ -14,12 +14,6 @@
 
 namespace kiln::testing {
 
-namespace {
-
-std::string as_string(const Bytes& bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
-
-}  // namespace
-
 Bytes test_image(const std::string& text, std::string_view target, bool compressible) {
   // Repetitive bytes after the text make zstd worth it; the fake driver reads the text only.
   const std::string padding = compressible ? "\n//" + std::string(4096, 'x') + "\n" : "";
