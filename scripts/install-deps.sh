@@ -6,7 +6,7 @@
 set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev
+          libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
           python3 python3-venv binutils"
 
 missing=""

@@ -54,7 +54,7 @@ TEST(PackageLimits, SuffixesOfOneStringAreRefusedQuickly) {
   const auto start = std::chrono::steady_clock::now();
   PackageReader reader;
   const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_LT(seconds_since(start), 1.0);
+  EXPECT_LT(seconds_since(start), 3.0);  // 28-87 ms here; the old reader took ~10 s
   EXPECT_EQ(e.code, ReadErrorCode::corrupt);
   EXPECT_NE(e.message.find("app.kiln: NAMES record "), std::string::npos) << e.message;
   EXPECT_NE(e.message.find("name shares its bytes in STRINGS with record"), std::string::npos) << e.message;

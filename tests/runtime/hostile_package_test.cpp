@@ -86,7 +86,7 @@ TEST_F(RuntimeTest, AZstdBombIsRefusedAtOpenInBoundedTimeAndMemory) {
   EXPECT_EQ(kiln_package_open_memory(file.data(), file.size(), KILN_OPEN_BORROW, "app.kiln", &package),
             KILN_STATUS_CORRUPT);
   EXPECT_NE(std::string(kiln_last_error()).find("exceeds the limit"), std::string::npos) << kiln_last_error();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 3.0);
   EXPECT_LT(max_rss_kib() - rss_before, 64 * 1024);  // KiB: far below the 2 GiB it claims
 }
 
@@ -95,7 +95,9 @@ TEST_F(RuntimeTest, NearestNamesCostIsBoundedOnALargeTable) {
   contents.targets = {"sm_90"};
   contents.units.push_back({"ops.cu", {{"sm_90", format::testing::cubin_of("img:ops.cu:sm_90", 90), 0}}});
   const std::string stem(240, 'n');
-  for (int i = 0; i < 40000; ++i) {
+  // 100,000 names of ~246 characters: comparing each (the old search) is ~6e9 steps, tens of seconds;
+  // the bounded search compares 1024 neighbours, well under a second (a few under a sanitizer).
+  for (int i = 0; i < 100000; ++i) {
     format::PackageKernel kernel;
     kernel.lowered_name = kernel.canonical_name = stem + std::to_string(100000 + i);
     kernel.unit_source = "ops.cu";
@@ -107,7 +109,7 @@ TEST_F(RuntimeTest, NearestNamesCostIsBoundedOnALargeTable) {
   kiln::Package package = open(file);
   const auto start = std::chrono::steady_clock::now();
   error_of([&] { package.kernel(stem + "x"); }, KILN_STATUS_KERNEL_NOT_FOUND);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
 }
 
 }  // namespace
