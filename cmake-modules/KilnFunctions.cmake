@@ -92,7 +92,7 @@ function(kiln_add_cache name)
 
   _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
                      "${arg_SOURCES}")
-  set(generator_args -o ${output} --depfile ${output}.d --scan-cache ${work_dir}/scan-cache)
+  set(generator_args -o ${output} --depfile ${output}.d --cache-dir ${work_dir}/cache)
   foreach(file IN LISTS host_sources)
     list(APPEND generator_args --host-source ${file})
   endforeach()

@@ -109,7 +109,8 @@ TEST_F(BuildScan, AnUnchangedTreeIsNotRescannedAndAHeaderChangeIs) {
   const RunResult cold = build();
   ASSERT_EQ(cold.exit_code, 0) << cold.err;
   EXPECT_NE(cold.err.find("scan: 0 cached, 3 scanned"), std::string::npos) << cold.err;
-  EXPECT_TRUE(fs::is_directory(m_dir.path() / "scan.kiln.scan-cache")) << "next to the package by default";
+  EXPECT_FALSE(fs::exists(m_dir.path() / "scan.kiln.scan-cache")) << "in the cache directory, not beside the package";
+  EXPECT_TRUE(fs::is_directory(default_cache_dir(m_project))) << "KILN_CACHE_DIR";
   const std::vector<std::byte> first = read_bytes(m_dir.path() / "scan.kiln");
   const RunResult warm = build();
   ASSERT_EQ(warm.exit_code, 0) << warm.err;
@@ -121,6 +122,31 @@ TEST_F(BuildScan, AnUnchangedTreeIsNotRescannedAndAHeaderChangeIs) {
   const RunResult changed = build();
   ASSERT_EQ(changed.exit_code, 0) << changed.err;
   EXPECT_NE(changed.err.find("scan: 1 cached, 2 scanned"), std::string::npos) << changed.err;
+}
+
+TEST_F(BuildScan, AHeaderOfAHostSourceIsAnInputAndARequestAddedThereIsBuilt) {
+  // The host source includes a header without requests; the depfile names it, so a build system
+  // runs kiln again when a request is added there, and that build holds the new kernel.
+  const std::string app = read_text(m_project / "src/app.cpp");
+  write_text(m_project / "src/app.cpp", "#include \"requests.hpp\"\n" + app);
+  write_text(m_project / "src/requests.hpp", "#pragma once\n#include <kiln/kiln.hpp>\n");
+  const RunResult first = build();
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string depfile = read_text(m_dir.path() / "scan.kiln.d");
+  EXPECT_NE(depfile.find((fs::absolute(m_project) / "src/requests.hpp").lexically_normal().generic_string()),
+            std::string::npos)
+      << depfile;
+  EXPECT_EQ(depfile.find("kiln.hpp"), std::string::npos) << "Kiln's own headers are not the project's\n" << depfile;
+
+  write_text(m_project / "src/requests.hpp",
+             "#pragma once\n#include <kiln/kiln.hpp>\n"
+             "inline kiln::Kernel more(const kiln::Package& p) { return p.kernel(\"block_sum<double, 128u>\"); }\n");
+  const RunResult second = build();
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  format::PackageReader reader;
+  const std::vector<std::byte> bytes = read_bytes(m_dir.path() / "scan.kiln");
+  ASSERT_FALSE(reader.open(bytes));
+  EXPECT_TRUE(reader.find_kernel("block_sum<double, 128u>")) << second.err;
 }
 
 TEST_F(BuildScan, CachedAndFreshScansBuildTheSameBytes) {

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -23,9 +25,22 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
+fs::path default_cache_dir(const fs::path& cwd) {
+  // One cache per directory kiln runs in, for the life of the test process: builds of one project
+  // share it (a second build hits), other projects and tests start cold, and nothing reaches the
+  // user's own cache. Destroyed (removed) at exit.
+  static std::map<fs::path, std::unique_ptr<ScratchDir>> caches;
+  std::unique_ptr<ScratchDir>& dir = caches[fs::absolute(cwd).lexically_normal()];
+  if (!dir) dir = std::make_unique<ScratchDir>();
+  return dir->path();
+}
+
 RunResult run_kiln(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
   ScratchDir io;
-  std::string command = "cd " + shell_quote(cwd.string()) + " && " + (env.empty() ? "" : "env ");
+  std::string command = "cd " + shell_quote(cwd.string()) + " && env ";
+  bool cache_given = false;
+  for (const std::string& e : env) cache_given = cache_given || e.starts_with("KILN_CACHE_DIR=");
+  if (!cache_given) command += shell_quote("KILN_CACHE_DIR=" + default_cache_dir(cwd).string()) + " ";
   for (const std::string& e : env) command += shell_quote(e) + " ";
   command += shell_quote(KILN_EXE);
   for (const std::string& a : args) command += " " + shell_quote(a);

@@ -15,9 +15,13 @@ struct RunResult {
 };
 
 // Runs `kiln <args>` in `cwd` (each argument is shell-quoted), with `env` ("NAME=value") added to the
-// environment.
+// environment. Unless `env` sets KILN_CACHE_DIR, it is default_cache_dir(cwd): tests never touch the
+// user's cache.
 RunResult run_kiln(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                    const std::vector<std::string>& env = {});
+
+// The cache of every kiln run in `cwd` that names no other: a scratch directory of its own.
+std::filesystem::path default_cache_dir(const std::filesystem::path& cwd);
 
 // A fresh directory under the system temp directory, removed with its contents when destroyed.
 class ScratchDir {

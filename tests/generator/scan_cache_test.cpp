@@ -1,7 +1,9 @@
-// The scan cache on a real directory: hits while the source, the flags and every header are
-// unchanged, misses otherwise, never trusts a damaged entry, and survives writers racing.
+// The scan cache on a real store: hits while the source, the flags and every header are unchanged,
+// misses otherwise, never trusts a damaged entry, and survives writers racing.
 #include "format/checksum.hpp"
 #include "scan/scan_cache.hpp"
+#include "store/entry_format.hpp"
+#include "store/local_store.hpp"
 #include "util/hasher.hpp"
 
 #include <gtest/gtest.h>
@@ -67,21 +69,29 @@ protected:
     return r;
   }
 
+  // The store's entry files (not its counters, tag or temporary files).
   std::vector<fs::path> entries() const {
     std::vector<fs::path> found;
-    for (const auto& e : fs::directory_iterator(cache_dir())) found.push_back(e.path());
+    for (const auto& e : fs::recursive_directory_iterator(cache_dir()))
+      if (e.is_regular_file() && store::valid_key(e.path().filename().string())) found.push_back(e.path());
     return found;
   }
   fs::path cache_dir() const { return m_root / "cache"; }
 
   fs::path m_root;
+  mutable std::unique_ptr<store::LocalStore> m_store;
+
+  store::Store& store() const {
+    if (!m_store) m_store = std::make_unique<store::LocalStore>(cache_dir(), 0);
+    return *m_store;
+  }
 };
 
 TEST_F(ScanCacheTest, StoredResultIsFoundAgain) {
-  const ScanCache cache(cache_dir());
+  const ScanCache cache(store());
   EXPECT_FALSE(cache.lookup(input()));
   cache.store(input(), result());
-  const std::optional<ScanResult> hit = ScanCache(cache_dir()).lookup(input());
+  const std::optional<ScanResult> hit = ScanCache(store()).lookup(input());
   ASSERT_TRUE(hit);
   ASSERT_EQ(hit->kernels.size(), 1u);
   EXPECT_EQ(hit->kernels[0].qualified_name, "k");
@@ -89,17 +99,17 @@ TEST_F(ScanCacheTest, StoredResultIsFoundAgain) {
 }
 
 TEST_F(ScanCacheTest, AChangedHeaderMisses) {
-  ScanCache(cache_dir()).store(input(), result());
+  ScanCache(store()).store(input(), result());
   write("project/k.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n");
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_FALSE(ScanCache(store()).lookup(input()));
   std::error_code ec;
   fs::remove(m_root / "project/k.cuh", ec);
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input())) << "a header that is gone";
+  EXPECT_FALSE(ScanCache(store()).lookup(input())) << "a header that is gone";
 }
 
 TEST_F(ScanCacheTest, TheSourceAndEveryFlagAreInTheKey) {
-  ScanCache(cache_dir()).store(input(), result());
-  const ScanCache cache(cache_dir());
+  ScanCache(store()).store(input(), result());
+  const ScanCache cache(store());
   ScanInput in = input();
   in.defines = {"N=5"};
   EXPECT_FALSE(cache.lookup(in));
@@ -123,64 +133,65 @@ TEST_F(ScanCacheTest, TheSourceAndEveryFlagAreInTheKey) {
 TEST_F(ScanCacheTest, FailedScansAreNotStored) {
   ScanResult failed = result();
   failed.diagnostics.push_back({Diagnostic::Severity::error, {"k.cu", 1, 1}, "expected ';'"});
-  ScanCache(cache_dir()).store(input(), failed);
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  ScanCache(store()).store(input(), failed);
+  EXPECT_FALSE(ScanCache(store()).lookup(input()));
 }
 
 TEST_F(ScanCacheTest, EntryNamesItsKeyAndWhatWentIntoIt) {
-  ScanCache(cache_dir()).store(input(), result());
+  ScanCache(store()).store(input(), result());
   const std::vector<fs::path> files = entries();
   ASSERT_EQ(files.size(), 1u);
   const std::string text = read(files[0]);
-  EXPECT_EQ(text.rfind("kiln-scan-cache 1\nkey " + files[0].stem().string() + "\nchecksum ", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("kiln-store 1 " + files[0].filename().string() + " ", 0), 0u) << text;
+  EXPECT_NE(text.find("\nkiln-scan-cache 2\ninputs:\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n  define: N=4\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n  file: k.cu\n"), std::string::npos) << text;
 }
 
 TEST_F(ScanCacheTest, DamagedOrMisnamedEntriesMiss) {
-  ScanCache(cache_dir()).store(input(), result());
+  ScanCache(store()).store(input(), result());
   const fs::path entry = entries().at(0);
   const std::string good = read(entry);
   std::string damaged = good;
   damaged[damaged.size() - 5] ^= 0x20;  // inside the JSON payload: the checksum catches it
   write(entry.lexically_relative(m_root).string(), damaged);
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_FALSE(ScanCache(store()).lookup(input()));
   write(entry.lexically_relative(m_root).string(), good.substr(0, good.size() / 2));
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_FALSE(ScanCache(store()).lookup(input()));
   write(entry.lexically_relative(m_root).string(), good);
-  EXPECT_TRUE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_TRUE(ScanCache(store()).lookup(input()));
 }
 
 TEST_F(ScanCacheTest, ParallelWritersLeaveOneValidEntry) {
   // Eight processes store the same key at once while this one reads. The entry exists before they
   // start, so every read must find a whole entry: a torn one fails its checksum and reads as a miss.
-  ScanCache(cache_dir()).store(input(), result());
-  ASSERT_TRUE(ScanCache(cache_dir()).lookup(input()));
+  ScanCache(store()).store(input(), result());
+  ASSERT_TRUE(ScanCache(store()).lookup(input()));
   std::vector<pid_t> children;
   for (int i = 0; i < 8; ++i) {
     const pid_t pid = fork();
     if (pid == 0) {
-      for (int round = 0; round < 20; ++round) ScanCache(cache_dir()).store(input(), result());
+      for (int round = 0; round < 20; ++round) ScanCache(store()).store(input(), result());
       _exit(0);
     }
     children.push_back(pid);
   }
   int valid_reads = 0;
   for (int round = 0; round < 50; ++round)
-    if (ScanCache(cache_dir()).lookup(input())) ++valid_reads;
+    if (ScanCache(store()).lookup(input())) ++valid_reads;
   for (const pid_t pid : children) {
     int status = 0;
     waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  EXPECT_TRUE(ScanCache(cache_dir()).lookup(input()));
+  EXPECT_TRUE(ScanCache(store()).lookup(input()));
   EXPECT_EQ(entries().size(), 1u) << "temporary files are renamed or removed";
   EXPECT_EQ(valid_reads, 50) << "a read found a torn or missing entry while writers replaced it";
 }
 
 TEST_F(ScanCacheTest, ScanGoesThroughTheScannerOnceThenHits) {
   // The real scanner on a two-line source: the second scan is a hit, and so sees the same kernels.
-  const ScanCache cache(cache_dir());
+  const ScanCache cache(store());
   ScanInput in = input();
   in.include_dirs = {};
   in.cuda_root.clear();
@@ -190,11 +201,11 @@ TEST_F(ScanCacheTest, ScanGoesThroughTheScannerOnceThenHits) {
   ASSERT_TRUE(cache.lookup(in));
   EXPECT_EQ(cache.scan(in).kernels.size(), 1u);
   write("project/k.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n");
-  EXPECT_FALSE(ScanCache(cache_dir()).lookup(in));
+  EXPECT_FALSE(ScanCache(store()).lookup(in));
 }
 
 TEST_F(ScanCacheTest, ResolutionsAreCachedByTheirRequests) {
-  const ScanCache cache(cache_dir());
+  const ScanCache cache(store());
   const std::vector<RuntimeRequest> requests = {{RuntimeRequest::What::kernel, "k<float>", {"app.cpp", 3, 5}}};
   EXPECT_FALSE(cache.lookup_resolution(input(), result(), requests));
   // k is no template: nothing resolves, and that answer is cached too.

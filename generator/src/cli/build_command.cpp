@@ -5,6 +5,7 @@
 #include "cli/output_guard.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/target_override.hpp"
+#include "compile/cached_runner.hpp"
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
 #include "format/package_writer.hpp"
@@ -12,6 +13,8 @@
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"
 #include "plan/build_plan.hpp"
+#include "store/cache_settings.hpp"
+#include "store/local_store.hpp"
 #include "util/file_io.hpp"
 #include "util/scratch_dir.hpp"
 #include "util/scratch_names.hpp"
@@ -20,6 +23,9 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -76,7 +82,8 @@ public:
         ->allow_extra_args(false);
     app.add_option("--python", m_python,
                    "The Python interpreter that reads Python sources (default: $KILN_PYTHON, else python3 on PATH)");
-    app.add_option("--scan-cache", m_scan_cache, "The scan cache directory (default: <output>.scan-cache)");
+    app.add_option("--cache-dir,--scan-cache", m_cache_dir,
+                   "The cache directory (default: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
     app.add_flag("--strict", m_strict,
                  "Fail instead of warning when the scan cannot read a file or has anything to say");
     app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
@@ -84,6 +91,8 @@ public:
 
   int run() override {
     const auto start = std::chrono::steady_clock::now();
+    struct timespec build_start {};
+    clock_gettime(CLOCK_REALTIME, &build_start);
     Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest, m_root);
     if (!manifest) return fail(k_exit_bad_input, manifest.error().message);
     if (Status s = override_targets(*manifest, m_targets); !s) return fail(k_exit_usage, s.error().message);
@@ -95,6 +104,8 @@ public:
       return fail(k_exit_usage, s.error().message);
     Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
     if (!toolkit) return fail(k_exit_environment, toolkit.error().message);
+    Result<store::CacheSettings> cache = store::cache_settings(m_cache_dir, store::process_environment());
+    if (!cache) return fail(k_exit_usage, cache.error().message);
 
     cleanup::install_signal_handlers();
     remove_stale_scratch(output);
@@ -103,19 +114,32 @@ public:
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
     const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const fs::path cache = m_scan_cache.empty() ? fs::path(output.string() + ".scan-cache") : m_scan_cache;
-    remove_stale_temporaries(cache);
+    const std::unique_ptr<store::Store> store =
+        cache->enabled ? std::make_unique<store::LocalStore>(cache->directory, cache->max_size) : store::make_null_store();
     int scan_exit = k_exit_ok;
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {cache, scratch->path(), jobs, prefix, m_python}, scan_exit);
+        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, prefix, m_python}, scan_exit);
     if (!discovery) return scan_exit;
 
     Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
 
-    std::unique_ptr<compile::JobRunner> runner =
+    std::unique_ptr<compile::JobRunner> compiler =
         jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path());
+    compile::CacheContext context{toolkit->root,
+                                  compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
+                                                              toolkit->nvjitlink_version(), k_version),
+                                  compile::nvcc_toolchain_identity, build_start, {}};
+    compile::CompileCache compile_cache(*store, std::move(context));
+    compile::CacheCounts counts;
+    // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
+    const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
+      return out.ok || (job.compiler == compile::Compiler::nvrtc && nvrtc_cannot_compile(out.log));
+    };
+    const std::unique_ptr<compile::JobRunner> runner = compile::make_cached_runner(*compiler, compile_cache, keep, counts);
     const std::optional<std::vector<compile::CompileOutput>> outputs = compile_plan(*plan, *runner, m_verbose);
+    store->add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
+    if (m_verbose) std::fprintf(stderr, "compile: %zu cached, %zu compiled\n", counts.hits, counts.misses);
     if (!outputs) return k_exit_failed;
 
     Result<package::AssembledPackage> assembled =
@@ -157,6 +181,7 @@ private:
       exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
       return std::nullopt;
     }
+    settings.store->add_counters({{"scan.hits", scans.cached}, {"scan.misses", scans.scanned}});
     if (m_verbose) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const std::string python =
@@ -167,7 +192,10 @@ private:
                    scans.scanned, scans.resolved, python.c_str(), seconds);
     }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
-    for (const plan::ScannedFile& host : scans.host_sources) m_scanned_hosts.push_back((root / host.path).lexically_normal());
+    for (const plan::ScannedFile& host : scans.host_sources) {
+      m_scanned_hosts.push_back((root / host.path).lexically_normal());
+      add_request_headers(manifest, toolkit, host);
+    }
     plan::Discovery discovery =
         plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                        {settings.display_prefix, toolkit.root, root});
@@ -180,6 +208,31 @@ private:
       return std::nullopt;
     }
     return discovery;
+  }
+
+  // The headers a host source read that can hold a request: the project's own (under the manifest
+  // directory or one of its include directories), not the toolkit's, Kiln's or the system's. A
+  // request added there changes the package, so they are inputs like the host source.
+  void add_request_headers(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                           const plan::ScannedFile& host) {
+    const fs::path root = fs::absolute(manifest.root).lexically_normal();
+    std::vector<fs::path> dirs{root};
+    for (const std::string& dir : manifest.include_dirs) dirs.push_back((root / toolkit.expand(dir)).lexically_normal());
+    const auto inside = [](const fs::path& path, const fs::path& dir) {
+      const fs::path relative = path.lexically_relative(dir);
+      return !relative.empty() && *relative.begin() != "..";
+    };
+    const fs::path cuda = fs::absolute(toolkit.root).lexically_normal();
+    for (const scan::Header& header : host.result.headers) {
+      const fs::path path = (root / header.path).lexically_normal();
+      if (inside(path, cuda)) continue;
+      for (const fs::path& dir : dirs) {
+        if (!inside(path, dir)) continue;
+        if (std::find(m_scanned_hosts.begin(), m_scanned_hosts.end(), path) == m_scanned_hosts.end())
+          m_scanned_hosts.push_back(path);
+        break;
+      }
+    }
   }
 
   static int fail(int code, const std::string& message) {
@@ -196,8 +249,8 @@ private:
   std::vector<fs::path> m_host_sources;
   std::vector<fs::path> m_python_sources;
   std::string m_python;
-  fs::path m_scan_cache;
-  std::vector<fs::path> m_scanned_hosts;   // host and Python sources, absolute, for the depfile
+  fs::path m_cache_dir;
+  std::vector<fs::path> m_scanned_hosts;   // host and Python sources and their headers, absolute, for the depfile
   int m_jobs = 0;
   bool m_strict = false;
   bool m_verbose = false;

@@ -19,6 +19,7 @@ constexpr CommandEntry k_commands[] = {
     {"inspect", "Show what a package holds, and which image a device would load", &make_inspect_command},
     {"verify", "Check every checksum, cubin header and kernel symbol of a package", &make_verify_command},
     {"scan", "List the kernels, instantiations and runtime requests clang finds in CUDA sources", &make_scan_command},
+    {"cache", "Show, clear or trim the compile and scan cache", &make_cache_command},
 };
 
 }  // namespace

@@ -25,5 +25,6 @@ std::unique_ptr<Command> make_build_command();
 std::unique_ptr<Command> make_inspect_command();
 std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_scan_command();
+std::unique_ptr<Command> make_cache_command();
 
 }  // namespace kiln::cli

@@ -207,7 +207,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     if (seen.insert(host).second) inputs.push_back(input_for(manifest, nullptr, host, toolkit, ScanInput::Role::host));
 
   // Lookups are cheap (hashing files) and happen here; only misses are parsed, in parallel.
-  const scan::ScanCache cache(settings.cache_dir);
+  const scan::ScanCache cache(*settings.store);
   std::vector<ScanResult> results(inputs.size());
   std::vector<std::size_t> misses;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -8,6 +8,7 @@
 #include "manifest/manifest.hpp"
 #include "plan/discovery.hpp"
 #include "plan/finding.hpp"
+#include "store/store.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -17,7 +18,7 @@
 namespace kiln::cli {
 
 struct ScanPhaseSettings {
-  std::filesystem::path cache_dir;
+  store::Store* store = nullptr;              // the scan cache's store (a null store with the cache off)
   std::filesystem::path scratch_dir;          // worker results
   int jobs = 1;                               // 1: scan in this process
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd

@@ -1,17 +1,15 @@
-// An entry is one file, <directory>/<key>.scan, where key is the XXH3-128 of everything that decides
-// what the scanner finds before it reads a header:
+// An entry is one value of the store (store/store.hpp), under the XXH3-128 of everything that decides
+// what the scanner finds before it reads a header; the store adds its own checksum and atomic
+// publication. The value:
 //
-//   kiln-scan-cache 1\n                     magic and format version
-//   key <32 hex digits>\n                   the entry's own key (a renamed file is not trusted)
-//   checksum <16 hex digits>\n              XXH3-64 of the payload
+//   kiln-scan-cache 2\n                     magic and format version
 //   inputs:\n                               what went into the key, one "  tag: value" line each
 //   ...                                     (for "why did this miss?"; never read back)
 //   \n
 //   <payload>                               to_json(ScanResult) (scan_json.hpp)
 //
 // The entry is valid while every header in the result still has the content hash the scanner
-// recorded when it read it. Entries are written to a temporary file and renamed into place, so
-// parallel builds never see half an entry; the last writer wins, and every writer writes a valid one.
+// recorded when it read it.
 #include "scan/scan_cache.hpp"
 
 #include "format/checksum.hpp"
@@ -20,7 +18,6 @@
 #include "util/hasher.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -35,15 +32,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view k_magic = "kiln-scan-cache 1";
+constexpr std::string_view k_magic = "kiln-scan-cache 2";
 // Bump when the scanner finds something different in the same input, so old entries miss.
 constexpr std::string_view k_scanner_version = "kiln-scan 3";   // 2: nvcc extras, tolerated errors; 3: symbol forms
-
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 std::string_view as_text(const std::vector<std::byte>& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
@@ -51,7 +42,8 @@ std::string_view as_text(const std::vector<std::byte>& bytes) {
 
 // The kiln executable's size and modification time. A rebuilt or upgraded kiln may scan differently
 // while k_scanner_version stays the same; this makes its entries miss (as ccache's compiler_check).
-// The entry never leaves the build tree, so a local time in its key costs nothing.
+// Scan entries stay in this machine's local store, so a local time in their key costs little (compile
+// keys, which may be shared, use versions instead: compile/compile_key.cpp).
 const std::string& executable_identity() {
   static const std::string identity = [] {
     struct stat info {};
@@ -112,42 +104,30 @@ std::optional<std::string_view> next_line(std::string_view text, std::size_t& at
   return line;
 }
 
-// The payload of an entry file if its header is sound and its checksum matches.
-std::optional<std::string_view> payload_of(std::string_view text, const std::string& key) {
+// The JSON of a value if it starts with the magic line.
+std::optional<std::string_view> payload_of(std::string_view text) {
   std::size_t at = 0;
   if (next_line(text, at) != k_magic) return std::nullopt;
-  if (next_line(text, at) != "key " + key) return std::nullopt;
-  const std::optional<std::string_view> checksum = next_line(text, at);
-  if (!checksum || !checksum->starts_with("checksum ")) return std::nullopt;
-  for (std::optional<std::string_view> line = next_line(text, at); line; line = next_line(text, at)) {
-    if (!line->empty()) continue;
-    const std::string_view payload = text.substr(at);
-    if (checksum->substr(9) != hex64(format::checksum(std::as_bytes(std::span(payload.data(), payload.size())))))
-      return std::nullopt;
-    return payload;
-  }
+  for (std::optional<std::string_view> line = next_line(text, at); line; line = next_line(text, at))
+    if (line->empty()) return text.substr(at);
   return std::nullopt;
 }
 
-void write_entry(const fs::path& directory, const Key& key, const ScanResult& result) {
-  const std::string payload = to_json(result).dump(1) + "\n";
-  std::string text = std::string(k_magic) + "\nkey " + key.hex + "\nchecksum " +
-                     hex64(format::checksum(std::as_bytes(std::span(payload.data(), payload.size())))) + "\ninputs:\n";
+void write_entry(store::Store& store, const Key& key, const ScanResult& result) {
+  std::string text = std::string(k_magic) + "\ninputs:\n";
   for (std::size_t at = 0, end = 0; at < key.inputs.size(); at = end + 1) {
     end = key.inputs.find('\n', at);
     if (end == std::string::npos) end = key.inputs.size();
     text += "  " + key.inputs.substr(at, end - at) + "\n";
   }
-  text += "\n" + payload;
-  std::error_code ec;
-  fs::create_directories(directory, ec);
-  // A cache that cannot be written only costs time: the error is dropped.
-  (void)write_file_atomically(directory / (key.hex + ".scan"), std::as_bytes(std::span(text.data(), text.size())));
+  text += "\n" + to_json(result).dump(1) + "\n";
+  // A cache that cannot be written only costs time: the store drops the error.
+  store.put(key.hex, std::as_bytes(std::span(text.data(), text.size())));
 }
 
 }  // namespace
 
-ScanCache::ScanCache(fs::path directory) : m_directory(std::move(directory)) {}
+ScanCache::ScanCache(store::Store& store) : m_store(store) {}
 
 std::optional<std::uint64_t> ScanCache::header_hash(const fs::path& path) const {
   // Keyed as spelled: clang names some headers through symbolic links ("/../lib/gcc/../../include"),
@@ -161,11 +141,11 @@ std::optional<std::uint64_t> ScanCache::header_hash(const fs::path& path) const 
 }
 
 std::optional<ScanResult> ScanCache::read_valid(const std::string& key, const fs::path& directory) const {
-  Result<std::vector<std::byte>> bytes = read_binary_file(m_directory / (key + ".scan"));
+  const std::optional<std::vector<std::byte>> bytes = m_store.get(key);
   if (!bytes) return std::nullopt;
-  const std::optional<std::string_view> payload = payload_of(as_text(*bytes), key);
+  const std::optional<std::string_view> payload = payload_of(as_text(*bytes));
   if (!payload) return std::nullopt;
-  // The payload passed its checksum; JSON this build cannot read is a miss like any other.
+  // The value passed the store's checksum; JSON this build cannot read is a miss like any other.
   const nlohmann::json json = nlohmann::json::parse(*payload, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return std::nullopt;
   Result<ScanResult> result = from_json(json);
@@ -185,7 +165,7 @@ std::optional<ScanResult> ScanCache::lookup(const ScanInput& input) const {
 
 void ScanCache::store(const ScanInput& input, const ScanResult& result) const {
   if (!result.ok()) return;
-  if (const std::optional<Key> key = make_key(input)) write_entry(m_directory, *key, result);
+  if (const std::optional<Key> key = make_key(input)) write_entry(m_store, *key, result);
 }
 
 ScanResult ScanCache::scan(const ScanInput& input) const {
@@ -195,7 +175,7 @@ ScanResult ScanCache::scan(const ScanInput& input) const {
   const std::optional<Key> before = make_key(input);
   ScanResult result = scan_source(input);
   const std::optional<Key> after = make_key(input);
-  if (result.ok() && before && after && before->hex == after->hex) write_entry(m_directory, *before, result);
+  if (result.ok() && before && after && before->hex == after->hex) write_entry(m_store, *before, result);
   return result;
 }
 
@@ -221,7 +201,7 @@ Resolution ScanCache::resolve(const ScanInput& source, const ScanResult& scanned
     entry.instantiations = resolution.instantiations;
     entry.diagnostics = resolution.diagnostics;
     entry.headers = scanned.headers;
-    write_entry(m_directory, *before, entry);
+    write_entry(m_store, *before, entry);
   }
   return resolution;
 }

@@ -1,10 +1,10 @@
-// Scan results cached by content: the key is the source's bytes and the scan flags; an entry is valid
-// while every header it read has the content it had. Unchanged projects rescan in well under a second.
-// Safe under parallel builds: entries are written to a temporary file and renamed into place.
-// The entry format is described in scan_cache.cpp.
+// Scan results cached by content in the store (store/store.hpp): the key is the source's bytes and
+// the scan flags; an entry is valid while every header it read has the content it had. Unchanged
+// projects rescan in well under a second. The value's format is described in scan_cache.cpp.
 #pragma once
 
 #include "scan/scanner.hpp"
+#include "store/store.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -17,7 +17,7 @@ namespace kiln::scan {
 
 class ScanCache {
 public:
-  explicit ScanCache(std::filesystem::path directory);   // created on first store
+  explicit ScanCache(store::Store& store);
 
   // A cached result for `input` whose headers are all unchanged, or nothing.
   std::optional<ScanResult> lookup(const ScanInput& input) const;
@@ -35,8 +35,6 @@ public:
   Resolution resolve(const ScanInput& source, const ScanResult& scanned,
                      const std::vector<RuntimeRequest>& requests) const;
 
-  const std::filesystem::path& directory() const { return m_directory; }
-
 private:
   // A header's content hash, or nothing if it cannot be read. Remembered for the cache's lifetime
   // (one build): the sources of a project share most headers. Not thread-safe.
@@ -44,7 +42,7 @@ private:
   // The result stored under `key` if its headers are unchanged.
   std::optional<ScanResult> read_valid(const std::string& key, const std::filesystem::path& directory) const;
 
-  std::filesystem::path m_directory;
+  store::Store& m_store;
   mutable std::map<std::string, std::optional<std::uint64_t>> m_header_hashes;
 };
 

@@ -1,0 +1,110 @@
+// kiln cache stats|clear|trim: the user's cache (store/local_store.hpp), wherever KILN_CACHE_DIR,
+// XDG_CACHE_HOME or HOME put it, or --cache-dir. KILN_CACHE=0 turns caching off for builds; these
+// commands still reach the directory.
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "store/cache_settings.hpp"
+#include "store/local_store.hpp"
+#include "store/size_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace kiln::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class CacheCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.require_subcommand(1);
+    app.add_option("--cache-dir", m_cache_dir,
+                   "The cache directory (default: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+    m_stats = app.add_subcommand("stats", "Show the cache's hits, misses and size");
+    m_stats->add_flag("--json", m_json, "Print one JSON object");
+    m_stats->add_option("--cache-dir", m_cache_dir, "The cache directory");
+    m_clear = app.add_subcommand("clear", "Remove every entry and zero the counters");
+    m_clear->add_option("--cache-dir", m_cache_dir, "The cache directory");
+    m_trim = app.add_subcommand("trim", "Remove the least recently used entries down to the maximum size");
+    m_trim->add_option("--max-size", m_max_size, "The size to trim to (default: $KILN_CACHE_MAX_SIZE, else 5G)");
+    m_trim->add_option("--cache-dir", m_cache_dir, "The cache directory");
+  }
+
+  int run() override {
+    Result<store::CacheSettings> settings = store::cache_settings(m_cache_dir, store::process_environment());
+    if (!settings) return fail(k_exit_usage, settings.error().message);
+    if (settings->directory.empty())
+      return fail(k_exit_environment, "no cache directory: set KILN_CACHE_DIR, XDG_CACHE_HOME or HOME, or use --cache-dir");
+    store::LocalStore local(settings->directory, settings->max_size);
+    if (m_stats->parsed()) return stats(local, *settings);
+    if (m_clear->parsed()) {
+      const store::Usage before = local.usage();
+      local.clear();
+      std::printf("cleared %s: removed %llu entries, %s\n", settings->directory.c_str(),
+                  static_cast<unsigned long long>(before.entries), store::format_size(before.bytes).c_str());
+      return k_exit_ok;
+    }
+    std::uint64_t limit = settings->max_size;
+    if (!m_max_size.empty()) {
+      Result<std::uint64_t> parsed = store::parse_size(m_max_size, "--max-size");
+      if (!parsed) return fail(k_exit_usage, parsed.error().message);
+      limit = *parsed;
+    }
+    const store::Usage removed = local.trim(limit);
+    const store::Usage left = local.usage();
+    std::printf("trimmed %s to %s: removed %llu entries, %s; %llu entries, %s remain\n", settings->directory.c_str(),
+                limit ? store::format_size(limit).c_str() : "no limit", static_cast<unsigned long long>(removed.entries),
+                store::format_size(removed.bytes).c_str(), static_cast<unsigned long long>(left.entries),
+                store::format_size(left.bytes).c_str());
+    return k_exit_ok;
+  }
+
+private:
+  int stats(const store::LocalStore& local, const store::CacheSettings& settings) const {
+    store::Counters counters = local.counters();
+    const store::Usage usage = local.usage();
+    if (m_json) {
+      nlohmann::json out{{"directory", settings.directory.string()},
+                         {"enabled", settings.enabled},
+                         {"compile", {{"hits", counters["compile.hits"]}, {"misses", counters["compile.misses"]}}},
+                         {"scan", {{"hits", counters["scan.hits"]}, {"misses", counters["scan.misses"]}}},
+                         {"entries", usage.entries},
+                         {"size", usage.bytes},
+                         {"max_size", settings.max_size}};
+      std::cout << out.dump(2) << "\n";
+      return k_exit_ok;
+    }
+    const auto line = [](const char* name, const std::string& value) { std::printf("%-16s %s\n", name, value.c_str()); };
+    line("cache directory", settings.directory.string() + (settings.enabled ? "" : " (off: KILN_CACHE=0)"));
+    line("compile hits", std::to_string(counters["compile.hits"]));
+    line("compile misses", std::to_string(counters["compile.misses"]));
+    line("scan hits", std::to_string(counters["scan.hits"]));
+    line("scan misses", std::to_string(counters["scan.misses"]));
+    line("entries", std::to_string(usage.entries));
+    line("size", store::format_size(usage.bytes) + " of " +
+                     (settings.max_size ? store::format_size(settings.max_size) : std::string("no limit")));
+    return k_exit_ok;
+  }
+
+  static int fail(int code, const std::string& message) {
+    std::cerr << "kiln: error: " << message << "\n";
+    return code;
+  }
+
+  fs::path m_cache_dir;
+  std::string m_max_size;
+  bool m_json = false;
+  CLI::App* m_stats = nullptr;
+  CLI::App* m_clear = nullptr;
+  CLI::App* m_trim = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_cache_command() { return std::make_unique<CacheCommand>(); }
+
+}  // namespace kiln::cli

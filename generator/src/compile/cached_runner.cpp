@@ -1,0 +1,53 @@
+#include "compile/cached_runner.hpp"
+
+namespace kiln::compile {
+
+namespace {
+
+class CachedRunner final : public JobRunner {
+public:
+  CachedRunner(JobRunner& inner, CompileCache& cache, KeepFn keep, CacheCounts& counts)
+      : m_inner(inner), m_cache(cache), m_keep(std::move(keep)), m_counts(counts) {}
+
+  std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
+    std::vector<CompileOutput> outputs(jobs.size());
+    std::vector<std::size_t> misses;
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (std::optional<CompileOutput> hit = m_cache.lookup(jobs[i])) {
+        outputs[i] = std::move(*hit);
+        ++m_counts.hits;
+        if (progress) progress(++done, jobs.size(), jobs[i], outputs[i]);
+      } else {
+        misses.push_back(i);
+      }
+    }
+    m_counts.misses += misses.size();
+    if (misses.empty()) return outputs;
+    std::vector<CompileJob> todo;
+    for (const std::size_t i : misses) todo.push_back(jobs[i]);
+    const std::vector<CompileOutput> compiled =
+        m_inner.run(todo, [&](std::size_t, std::size_t, const CompileJob& job, const CompileOutput& out) {
+          if (progress) progress(++done, jobs.size(), job, out);
+        });
+    for (std::size_t k = 0; k < misses.size(); ++k) {
+      outputs[misses[k]] = compiled[k];
+      if (m_keep(todo[k], compiled[k])) m_cache.store(todo[k], compiled[k]);
+    }
+    return outputs;
+  }
+
+private:
+  JobRunner& m_inner;
+  CompileCache& m_cache;
+  KeepFn m_keep;
+  CacheCounts& m_counts;
+};
+
+}  // namespace
+
+std::unique_ptr<JobRunner> make_cached_runner(JobRunner& inner, CompileCache& cache, KeepFn keep, CacheCounts& counts) {
+  return std::make_unique<CachedRunner>(inner, cache, std::move(keep), counts);
+}
+
+}  // namespace kiln::compile

@@ -1,0 +1,102 @@
+#include "compile/compile_cache.hpp"
+
+#include "util/byte_stream.hpp"
+#include "util/file_io.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <sys/stat.h>
+
+namespace kiln::compile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t k_entry_version = 1;
+
+std::string message_context(const CompileJob& job) {
+  std::string context = job.display_prefix + "\n" + job.manifest_location + "\n";
+  for (const Origin& o : job.expression_origins) context += o.file + ":" + std::to_string(o.line) + "\n";
+  return context;
+}
+
+fs::path on_disk(const std::string& header, const CompileJob& job) {
+  const fs::path path(header);
+  return path.is_absolute() ? path : job.root / path;
+}
+
+bool changed_since(const fs::path& path, const struct timespec& start) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return true;
+  for (const struct timespec& t : {info.st_mtim, info.st_ctim})
+    if (t.tv_sec > start.tv_sec || (t.tv_sec == start.tv_sec && t.tv_nsec >= start.tv_nsec)) return true;
+  return false;
+}
+
+}  // namespace
+
+CompileCache::CompileCache(store::Store& store, CacheContext context) : m_store(store), m_context(std::move(context)) {}
+
+std::optional<std::uint64_t> CompileCache::content_hash(const std::string& path) {
+  const auto [it, added] = m_hashes.try_emplace(path);
+  if (added) {
+    if (Result<std::vector<std::byte>> bytes = read_binary_file(path)) it->second = XXH3_64bits(bytes->data(), bytes->size());
+  }
+  return it->second;
+}
+
+std::optional<CompileOutput> CompileCache::lookup(const CompileJob& job) {
+  const std::optional<CompileKey> key = compile_key(job, m_context);
+  if (!key) return std::nullopt;
+  const std::optional<std::vector<std::byte>> value = m_store.get(key->hex);
+  if (!value) return std::nullopt;
+  ByteReader in(*value);
+  std::uint64_t version = 0, count = 0;
+  std::string inputs, context;
+  if (!in.u64(version) || version != k_entry_version || !in.str(inputs) || !in.str(context) || !in.u64(count))
+    return std::nullopt;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string token;
+    std::uint64_t hash = 0;
+    if (!in.str(token) || !in.u64(hash)) return std::nullopt;
+    const std::string header = expand_path(token, job.root, m_context.cuda_root);
+    if (content_hash(on_disk(header, job).string()) != hash) return std::nullopt;
+  }
+  std::vector<std::byte> serialized;
+  CompileOutput output;
+  if (!in.blob(serialized) || !in.at_end() || !deserialize(serialized, output)) return std::nullopt;
+  if (!output.log.empty() && context != message_context(job)) return std::nullopt;
+  for (std::string& header : output.headers) header = expand_path(header, job.root, m_context.cuda_root);
+  output.seconds = 0;   // nothing was compiled
+  return output;
+}
+
+void CompileCache::store(const CompileJob& job, const CompileOutput& output) {
+  if (changed_since(job.root / job.source, m_context.build_start)) return;
+  const std::optional<CompileKey> key = compile_key(job, m_context);
+  if (!key) return;
+  ByteWriter out;
+  out.u64(k_entry_version);
+  out.str(key->inputs);
+  out.str(message_context(job));
+  out.u64(output.headers.size());
+  CompileOutput stored = output;
+  for (std::string& header : stored.headers) {
+    const fs::path path = on_disk(header, job);
+    // A header edited during the build may not be what the compiler read.
+    if (changed_since(path, m_context.build_start)) return;
+    const std::optional<std::uint64_t> hash = content_hash(path.string());
+    if (!hash) return;
+    header = tokenize_path(header, job.root, m_context.cuda_root);
+    out.str(header);
+    out.u64(*hash);
+  }
+  const std::vector<std::byte> serialized = serialize(stored);
+  out.bytes(serialized.data(), serialized.size());
+  const std::vector<std::byte> value = out.take();
+  m_store.put(key->hex, value);
+}
+
+}  // namespace kiln::compile

@@ -1,0 +1,156 @@
+#include "store/local_store.hpp"
+
+#include "store/entry_format.hpp"
+#include "store/stats_file.hpp"
+#include "util/file_io.hpp"
+#include "util/scratch_names.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <system_error>
+
+namespace kiln::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_cachedir_tag =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by kiln (ahead-of-time CUDA kernel packages).\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n";
+
+struct Entry {
+  fs::path path;
+  std::uint64_t bytes = 0;
+  struct timespec used {};
+};
+
+// Every entry file of the store, with its size and last use.
+std::vector<Entry> list_entries(const fs::path& directory) {
+  std::vector<Entry> entries;
+  std::error_code ec;
+  for (fs::directory_iterator dir(directory, ec), end; !ec && dir != end; dir.increment(ec)) {
+    const std::string name = dir->path().filename().string();
+    if (name.size() != 2 || !valid_key(name + std::string(30, '0'))) continue;
+    std::error_code inner;
+    for (fs::directory_iterator file(dir->path(), inner), stop; !inner && file != stop; file.increment(inner)) {
+      if (!valid_key(file->path().filename().string())) continue;
+      struct stat info {};
+      if (stat(file->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+      entries.push_back({file->path(), static_cast<std::uint64_t>(info.st_size), info.st_mtim});
+    }
+  }
+  return entries;
+}
+
+bool older(const Entry& a, const Entry& b) {
+  if (a.used.tv_sec != b.used.tv_sec) return a.used.tv_sec < b.used.tv_sec;
+  if (a.used.tv_nsec != b.used.tv_nsec) return a.used.tv_nsec < b.used.tv_nsec;
+  return a.path < b.path;
+}
+
+}  // namespace
+
+LocalStore::LocalStore(fs::path directory, std::uint64_t max_size)
+    : m_directory(std::move(directory)), m_max_size(max_size) {
+  // What killed writers left; those of live builds stay.
+  remove_stale_temporaries(m_directory / "tmp");
+}
+
+fs::path LocalStore::entry_path(std::string_view key) const {
+  return m_directory / std::string(key.substr(0, 2)) / std::string(key);
+}
+
+std::optional<std::vector<std::byte>> LocalStore::get(std::string_view key) {
+  if (!valid_key(key)) return std::nullopt;
+  const fs::path path = entry_path(key);
+  Result<std::vector<std::byte>> file = read_binary_file(path);
+  if (!file) return std::nullopt;
+  const std::optional<std::span<const std::byte>> payload = decode_entry(*file, key);
+  if (!payload) return std::nullopt;   // damaged: a miss, and the caller's put replaces it
+  // Used now: the last to be evicted. Only the modification time, which every file system keeps.
+  const struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
+  utimensat(AT_FDCWD, path.c_str(), times, 0);
+  return std::vector<std::byte>(payload->begin(), payload->end());
+}
+
+void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
+  if (!valid_key(key)) return;
+  std::error_code ec;
+  if (!fs::exists(m_directory / "CACHEDIR.TAG", ec)) {
+    fs::create_directories(m_directory, ec);
+    publish_file(m_directory, m_directory / "CACHEDIR.TAG",
+                 std::as_bytes(std::span(k_cachedir_tag.data(), k_cachedir_tag.size())));
+  }
+  const fs::path path = entry_path(key);
+  struct stat old {};
+  const bool replaced = stat(path.c_str(), &old) == 0;
+  const std::vector<std::byte> bytes = encode_entry(key, value);
+  if (!publish_file(m_directory, path, bytes)) return;
+  bool over = false;
+  update_stats(m_directory, [&](Counters& c) {
+    const std::uint64_t grown = c["size"] + bytes.size();
+    c["size"] = grown - (replaced ? std::min<std::uint64_t>(grown, static_cast<std::uint64_t>(old.st_size)) : 0);
+    if (!replaced) ++c["entries"];
+    over = m_max_size > 0 && c["size"] > m_max_size;
+  });
+  if (over) trim(m_max_size / 10 * 9);
+}
+
+void LocalStore::add_counters(const Counters& counters) {
+  bool any = false;
+  for (const auto& [name, value] : counters) any = any || value != 0;
+  if (!any) return;
+  update_stats(m_directory, [&](Counters& c) {
+    for (const auto& [name, value] : counters) c[name] += value;
+  });
+}
+
+Counters LocalStore::counters() const { return read_stats(m_directory); }
+
+Usage LocalStore::usage() const {
+  Usage usage;
+  for (const Entry& e : list_entries(m_directory)) {
+    ++usage.entries;
+    usage.bytes += e.bytes;
+  }
+  return usage;
+}
+
+Usage LocalStore::trim(std::uint64_t limit) {
+  remove_stale_temporaries(m_directory / "tmp");
+  Usage removed;
+  update_stats(m_directory, [&](Counters& c) {
+    std::vector<Entry> entries = list_entries(m_directory);
+    std::sort(entries.begin(), entries.end(), older);
+    std::uint64_t total = 0;
+    for (const Entry& e : entries) total += e.bytes;
+    for (const Entry& e : entries) {
+      if (limit == 0 || total <= limit) break;
+      std::error_code ec;
+      if (!fs::remove(e.path, ec)) continue;
+      total -= e.bytes;
+      ++removed.entries;
+      removed.bytes += e.bytes;
+    }
+    c["size"] = total;
+    c["entries"] = entries.size() - removed.entries;
+  });
+  return removed;
+}
+
+void LocalStore::clear() {
+  update_stats(m_directory, [&](Counters& c) {
+    for (const Entry& e : list_entries(m_directory)) {
+      std::error_code ec;
+      fs::remove(e.path, ec);
+    }
+    c.clear();
+  });
+  remove_stale_temporaries(m_directory / "tmp");
+}
+
+}  // namespace kiln::store

@@ -1,0 +1,54 @@
+// The store as a directory, one per user by default (cache_settings.hpp), shared by concurrent builds:
+//
+//   <dir>/CACHEDIR.TAG        marks the directory as a cache for backup tools
+//   <dir>/<k0k1>/<key>        an entry (entry_format.hpp), under the first two hex digits of its key
+//   <dir>/tmp/                entries being written (.<key>.tmp-<pid>-XXXXXX), renamed into place
+//   <dir>/stats, stats.lock   counters and the store's size (stats_file.hpp)
+//
+// Publication is atomic (a temporary file renamed over the entry), so readers see a whole entry or
+// none; a writer that is killed leaves only its temporary file, which the next store opened on the
+// directory removes once its owner is gone (its pid runs nothing and its flock is free). A hit sets
+// the entry's modification time: eviction removes the least recently used entries first, when a put
+// takes the store over its maximum size (down to 90% of it) or on `kiln cache trim`.
+#pragma once
+
+#include "store/store.hpp"
+
+#include <cstdint>
+#include <filesystem>
+
+namespace kiln::store {
+
+struct Usage {
+  std::uint64_t entries = 0;
+  std::uint64_t bytes = 0;
+};
+
+class LocalStore final : public Store {
+public:
+  // `max_size` 0: no limit. Nothing is created until the first put.
+  LocalStore(std::filesystem::path directory, std::uint64_t max_size);
+
+  std::optional<std::vector<std::byte>> get(std::string_view key) override;
+  void put(std::string_view key, std::span<const std::byte> value) override;
+  void add_counters(const Counters& counters) override;
+
+  const std::filesystem::path& directory() const { return m_directory; }
+  std::filesystem::path entry_path(std::string_view key) const;
+
+  // The counters and the store's size as recorded (cheap; exact after trim or clear).
+  Counters counters() const;
+  // Counts the entries on disk (walks the directory).
+  Usage usage() const;
+  // Removes least recently used entries until at most `limit` bytes remain (0: remove none), and
+  // temporary files of writers that are gone; records the exact size. Returns what was removed.
+  Usage trim(std::uint64_t limit);
+  // Removes every entry and zeroes the counters.
+  void clear();
+
+private:
+  std::filesystem::path m_directory;
+  std::uint64_t m_max_size;
+};
+
+}  // namespace kiln::store

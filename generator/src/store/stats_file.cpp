@@ -1,0 +1,87 @@
+#include "store/stats_file.hpp"
+
+#include "util/file_io.hpp"
+#include "util/scratch_names.hpp"
+#include "util/signal_cleanup.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace kiln::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_stats_magic = "kiln-cache-stats 1";
+
+}  // namespace
+
+bool publish_file(const fs::path& directory, const fs::path& path, std::span<const std::byte> bytes) {
+  std::error_code ec;
+  fs::create_directories(directory / "tmp", ec);
+  fs::create_directories(path.parent_path(), ec);
+  std::string temp = scratch_template(directory / "tmp" / path.filename(), "tmp");
+  const int fd = mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return false;
+  try_lock(fd);   // a later build sees a live owner; a signal removes the file
+  const cleanup::ScopedPath on_signal(temp);
+  bool ok = true;
+  for (std::size_t written = 0; ok && written < bytes.size();) {
+    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) written += static_cast<std::size_t>(n);
+  }
+  // mkstemp makes 0600 files; a cache shared by a group needs the umask's permissions.
+  const mode_t mask = umask(0);
+  umask(mask);
+  ok = ok && fchmod(fd, 0666 & ~mask) == 0 && rename(temp.c_str(), path.c_str()) == 0;
+  if (!ok) unlink(temp.c_str());
+  close(fd);
+  return ok;
+}
+
+Counters read_stats(const fs::path& directory) {
+  Counters counters;
+  Result<std::vector<std::byte>> bytes = read_binary_file(directory / "stats");
+  if (!bytes) return counters;
+  const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  if (!text.starts_with(std::string(k_stats_magic) + "\n")) return counters;
+  for (std::size_t at = k_stats_magic.size() + 1; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t space = line.find(' ');
+    if (space == std::string_view::npos) continue;
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(line.data() + space + 1, line.data() + line.size(), value);
+    if (ec == std::errc() && ptr == line.data() + line.size()) counters[std::string(line.substr(0, space))] = value;
+  }
+  return counters;
+}
+
+void update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  const int lock = open((directory / "stats.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (lock < 0) return;
+  while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  Counters counters = read_stats(directory);
+  change(counters);
+  std::string text = std::string(k_stats_magic) + "\n";
+  for (const auto& [name, value] : counters) text += name + " " + std::to_string(value) + "\n";
+  publish_file(directory, directory / "stats", std::as_bytes(std::span(text.data(), text.size())));
+  close(lock);   // releases the flock
+}
+
+}  // namespace kiln::store

@@ -1,0 +1,161 @@
+// kiln build through the compile cache (tests/fixtures/projects/basic: 2 units x 3 targets): a second
+// build compiles nothing and writes the same bytes; an option, a target or a header misses exactly
+// the images it decides; concurrent builds share one cache; `kiln cache stats|clear|trim`; KILN_CACHE=0.
+#include "kiln_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <thread>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BuildCache : public ::testing::Test {
+protected:
+  BuildCache() : m_project(m_dir.copy_project("basic")), m_cache(m_dir.path() / "cache") {}
+
+  RunResult build(const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = {}) {
+    std::vector<std::string> args{"build", "-o", "basic.kiln", "-v"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> all{"KILN_CACHE_DIR=" + m_cache.string()};
+    all.insert(all.end(), env.begin(), env.end());
+    return run_kiln(args, m_project, all);
+  }
+  RunResult cache(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+    std::vector<std::string> all{"cache"};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<std::string> vars{"KILN_CACHE_DIR=" + m_cache.string()};
+    vars.insert(vars.end(), env.begin(), env.end());
+    return run_kiln(all, m_project, vars);
+  }
+  static bool says(const RunResult& r, const std::string& text) { return r.err.find(text) != std::string::npos; }
+
+  ScratchDir m_dir;
+  fs::path m_project;
+  fs::path m_cache;
+};
+
+TEST_F(BuildCache, ASecondBuildHitsEveryImageAndWritesTheSameBytes) {
+  const RunResult cold = build();
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_TRUE(says(cold, "compile: 0 cached, 6 compiled")) << cold.err;
+  const std::vector<std::byte> first = read_bytes(m_project / "basic.kiln");
+  const std::string depfile = read_text(m_project / "basic.kiln.d");
+  fs::remove(m_project / "basic.kiln");
+  const RunResult warm = build();
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_TRUE(says(warm, "compile: 6 cached, 0 compiled")) << warm.err;
+  EXPECT_TRUE(says(warm, "scan: 2 cached, 0 scanned")) << warm.err;
+  EXPECT_EQ(read_bytes(m_project / "basic.kiln"), first);
+  EXPECT_EQ(read_text(m_project / "basic.kiln.d"), depfile) << "headers of cached images are inputs too";
+  EXPECT_FALSE(fs::exists(m_project / "basic.kiln.scan-cache")) << "no cache beside the output";
+}
+
+TEST_F(BuildCache, ACopyOfTheTreeElsewhereHitsTheSameEntries) {
+  ASSERT_EQ(build().exit_code, 0);
+  const fs::path other = m_dir.copy_project("basic", "deeper/elsewhere");
+  const RunResult r =
+      run_kiln({"build", "-o", "basic.kiln", "-v"}, other, {"KILN_CACHE_DIR=" + m_cache.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(says(r, "compile: 6 cached, 0 compiled")) << "no absolute path in the key\n" << r.err;
+  EXPECT_EQ(read_bytes(other / "basic.kiln"), read_bytes(m_project / "basic.kiln"));
+}
+
+TEST_F(BuildCache, ATargetAnOptionOrAHeaderMissesWhatItDecides) {
+  ASSERT_EQ(build().exit_code, 0);
+  const RunResult fewer = build({"--targets", "sm_80,sm_86"});
+  ASSERT_EQ(fewer.exit_code, 0) << fewer.err;
+  EXPECT_TRUE(says(fewer, "compile: 2 cached, 2 compiled")) << "sm_86 is new\n" << fewer.err;
+
+  const std::string manifest = read_text(m_project / "kiln.toml");
+  write_text(m_project / "kiln.toml", "options = [\"-DKILN_TEST_OPTION=1\"]\n" + manifest);
+  const RunResult option = build();
+  ASSERT_EQ(option.exit_code, 0) << option.err;
+  EXPECT_TRUE(says(option, "compile: 0 cached, 6 compiled")) << option.err;
+  write_text(m_project / "kiln.toml", manifest);
+  const RunResult back = build();
+  EXPECT_TRUE(says(back, "compile: 6 cached, 0 compiled")) << "the original entries are still there\n" << back.err;
+
+  // include/ops_common.cuh is read by kernels/ops.cu only: its 3 images miss, more.cu's hit.
+  const std::string header = read_text(m_project / "include/ops_common.cuh");
+  write_text(m_project / "include/ops_common.cuh", header + "\n// edited\n");
+  const RunResult edited = build();
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  EXPECT_TRUE(says(edited, "compile: 3 cached, 3 compiled")) << edited.err;
+}
+
+TEST_F(BuildCache, ConcurrentBuildsShareOneCache) {
+  const fs::path a = m_dir.copy_project("basic", "a"), b = m_dir.copy_project("basic", "b");
+  const std::vector<std::string> env{"KILN_CACHE_DIR=" + m_cache.string()};
+  RunResult ra, rb;
+  std::thread ta([&] { ra = run_kiln({"build", "-o", "out.kiln"}, a, env); });
+  std::thread tb([&] { rb = run_kiln({"build", "-o", "out.kiln"}, b, env); });
+  ta.join();
+  tb.join();
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  EXPECT_EQ(read_bytes(a / "out.kiln"), read_bytes(b / "out.kiln"));
+  const RunResult again = build();
+  EXPECT_TRUE(says(again, "compile: 6 cached, 0 compiled")) << again.err;
+  EXPECT_EQ(read_bytes(m_project / "basic.kiln"), read_bytes(a / "out.kiln"));
+}
+
+TEST_F(BuildCache, StatsClearAndTrim) {
+  ASSERT_EQ(build().exit_code, 0);
+  ASSERT_EQ(build().exit_code, 0);
+  const RunResult stats = cache({"stats", "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const nlohmann::json json = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(json["directory"], m_cache.string());
+  EXPECT_EQ(json["compile"]["hits"], 6);
+  EXPECT_EQ(json["compile"]["misses"], 6);
+  EXPECT_EQ(json["scan"]["hits"], 2);
+  EXPECT_EQ(json["scan"]["misses"], 2);
+  EXPECT_EQ(json["entries"], 8) << "6 images and 2 scans";
+  EXPECT_GT(json["size"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(json["max_size"], 5'000'000'000u);
+  const RunResult text = cache({"stats"});
+  EXPECT_NE(text.out.find("compile hits     6\n"), std::string::npos) << text.out;
+
+  const RunResult trimmed = cache({"trim", "--max-size", "1k"});
+  ASSERT_EQ(trimmed.exit_code, 0) << trimmed.err;
+  EXPECT_LT(nlohmann::json::parse(cache({"stats", "--json"}).out)["size"].get<std::uint64_t>(), 1000u);
+  EXPECT_EQ(cache({"trim", "--max-size", "lots"}).exit_code, 2);
+
+  ASSERT_EQ(cache({"clear"}).exit_code, 0);
+  const nlohmann::json cleared = nlohmann::json::parse(cache({"stats", "--json"}).out);
+  EXPECT_EQ(cleared["entries"], 0);
+  EXPECT_EQ(cleared["compile"]["hits"], 0);
+  EXPECT_TRUE(says(build(), "compile: 0 cached, 6 compiled"));
+}
+
+TEST_F(BuildCache, KilnCacheZeroKeepsNothing) {
+  ASSERT_EQ(build({}, {"KILN_CACHE=0"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(m_cache)) << "nothing written";
+  const RunResult again = build({}, {"KILN_CACHE=0"});
+  EXPECT_TRUE(says(again, "compile: 0 cached, 6 compiled")) << again.err;
+  EXPECT_TRUE(says(again, "scan: 0 cached, 2 scanned")) << again.err;
+}
+
+TEST_F(BuildCache, CacheDirAndItsScanCacheAliasOverrideTheVariable) {
+  ASSERT_EQ(build({"--cache-dir", (m_dir.path() / "flag").string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(m_cache));
+  const RunResult alias = build({"--scan-cache", (m_dir.path() / "flag").string()});
+  EXPECT_TRUE(says(alias, "compile: 6 cached, 0 compiled")) << alias.err;
+}
+
+TEST_F(BuildCache, BadVariablesAreNamed) {
+  const RunResult size = build({}, {"KILN_CACHE_MAX_SIZE=5X"});
+  EXPECT_EQ(size.exit_code, 2);
+  EXPECT_TRUE(says(size, "KILN_CACHE_MAX_SIZE: '5X' is not a size")) << size.err;
+  const RunResult on = build({}, {"KILN_CACHE=maybe"});
+  EXPECT_EQ(on.exit_code, 2);
+  EXPECT_TRUE(says(on, "KILN_CACHE=maybe: ")) << on.err;
+}
+
+}  // namespace
+}  // namespace kiln::test

@@ -1,0 +1,65 @@
+// Where the cache is and how large it may grow, from flags and variables; every error names its source.
+#include "store/cache_settings.hpp"
+#include "store/size_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kiln::store {
+namespace {
+
+Environment table(std::map<std::string, std::string> values) {
+  return [values](const char* name) -> std::optional<std::string> {
+    const auto it = values.find(name);
+    return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+}
+
+TEST(SizeSpec, ReadsCcacheSyntax) {
+  EXPECT_EQ(*parse_size("5G", "X"), 5'000'000'000u);
+  EXPECT_EQ(*parse_size("500M", "X"), 500'000'000u);
+  EXPECT_EQ(*parse_size("1.5GiB", "X"), 1610612736u);
+  EXPECT_EQ(*parse_size("64Ki", "X"), 65536u);
+  EXPECT_EQ(*parse_size("2k", "X"), 2000u);
+  EXPECT_EQ(*parse_size("3", "X"), 3'000'000'000u) << "a bare number is in G, as in ccache";
+  EXPECT_EQ(*parse_size("0", "X"), 0u);
+}
+
+TEST(SizeSpec, ErrorsNameTheVariableAndTheText) {
+  for (const char* bad : {"", "G", "5X", "5 G", "1.2.3G", "-1G", "5Gi B", "99999999999T"}) {
+    const Result<std::uint64_t> r = parse_size(bad, "KILN_CACHE_MAX_SIZE");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().message.rfind("KILN_CACHE_MAX_SIZE: '" + std::string(bad) + "' is not a size", 0), 0u)
+        << r.error().message;
+  }
+}
+
+TEST(CacheSettings, DirectoryFromFlagThenVariablesThenHome) {
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}}))->directory, "/h/.cache/kiln");
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}))->directory, "/x/kiln");
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"KILN_CACHE_DIR", "/k"}}))->directory,
+            "/k");
+  EXPECT_EQ(cache_settings("/f", table({{"KILN_CACHE_DIR", "/k"}}))->directory, "/f");
+  const Result<CacheSettings> none = cache_settings("", table({}));
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->enabled) << "no directory: no cache";
+}
+
+TEST(CacheSettings, OnOffAndMaximumSize) {
+  EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}}))->enabled);
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}}))->max_size, k_default_max_size);
+  for (const char* off : {"0", "false", "no", "off"})
+    EXPECT_FALSE(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", off}}))->enabled) << off;
+  EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", "1"}}))->enabled);
+  const Result<CacheSettings> bad = cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", "maybe"}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("KILN_CACHE=maybe: ", 0), 0u) << bad.error().message;
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE_MAX_SIZE", "500M"}}))->max_size, 500'000'000u);
+  const Result<CacheSettings> size = cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE_MAX_SIZE", "lots"}}));
+  ASSERT_FALSE(size);
+  EXPECT_NE(size.error().message.find("KILN_CACHE_MAX_SIZE: 'lots'"), std::string::npos) << size.error().message;
+}
+
+}  // namespace
+}  // namespace kiln::store

@@ -1,0 +1,216 @@
+// The local store on a real directory: entries come back whole or not at all, under concurrent
+// writers (threads and processes) and a writer killed mid-write; a damaged entry is a miss and is
+// replaced; eviction removes the least recently used first.
+#include "store/entry_format.hpp"
+#include "store/local_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+namespace kiln::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string key(int n) {
+  char text[33];
+  std::snprintf(text, sizeof text, "%032x", n * 7919 + 17);
+  return text;
+}
+
+std::vector<std::byte> value(std::size_t size, int seed) {
+  std::vector<std::byte> v(size);
+  for (std::size_t i = 0; i < size; ++i) v[i] = static_cast<std::byte>((i * 31 + static_cast<std::size_t>(seed)) & 0xff);
+  return v;
+}
+
+class LocalStoreTest : public ::testing::Test {
+protected:
+  LocalStoreTest() {
+    static std::atomic<unsigned> counter{0};
+    m_dir = fs::temp_directory_path() / ("kiln-store-test-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(counter++) + "-" + std::to_string(std::random_device{}()));
+  }
+  ~LocalStoreTest() override {
+    std::error_code ignored;
+    fs::remove_all(m_dir, ignored);
+  }
+  std::size_t files_under(const fs::path& dir) const {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file()) ++n;
+    return n;
+  }
+  void set_used(const fs::path& path, int seconds_ago) const {
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {time(nullptr) - seconds_ago, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  }
+  fs::path m_dir;
+};
+
+TEST_F(LocalStoreTest, PutThenGetAndCounters) {
+  LocalStore store(m_dir, 0);
+  EXPECT_FALSE(store.get(key(1)));
+  store.put(key(1), value(1000, 1));
+  EXPECT_EQ(LocalStore(m_dir, 0).get(key(1)), value(1000, 1));
+  EXPECT_TRUE(fs::exists(m_dir / key(1).substr(0, 2) / key(1)));
+  EXPECT_TRUE(fs::exists(m_dir / "CACHEDIR.TAG"));
+  store.add_counters({{"compile.hits", 3}, {"compile.misses", 1}});
+  store.add_counters({{"compile.hits", 2}});
+  const Counters c = LocalStore(m_dir, 0).counters();
+  EXPECT_EQ(c.at("compile.hits"), 5u);
+  EXPECT_EQ(c.at("compile.misses"), 1u);
+  EXPECT_EQ(c.at("entries"), 1u);
+  EXPECT_EQ(c.at("size"), fs::file_size(store.entry_path(key(1))));
+  EXPECT_EQ(store.usage().entries, 1u);
+}
+
+TEST_F(LocalStoreTest, ADamagedEntryIsAMissAndIsReplaced) {
+  LocalStore store(m_dir, 0);
+  store.put(key(2), value(4000, 2));
+  const fs::path path = store.entry_path(key(2));
+  const auto damage = [&](const std::function<void(std::string&)>& how) {
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    how(text);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  };
+  damage([](std::string& t) { t[t.size() - 10] ^= 0x01; });   // a flipped bit in the payload
+  EXPECT_FALSE(store.get(key(2)));
+  store.put(key(2), value(4000, 2));
+  EXPECT_EQ(store.get(key(2)), value(4000, 2)) << "the put replaced the damaged entry";
+  damage([](std::string& t) { t.resize(t.size() / 2); });     // truncated
+  EXPECT_FALSE(store.get(key(2)));
+  damage([](std::string& t) { t.clear(); });                  // empty
+  EXPECT_FALSE(store.get(key(2)));
+  // A sound entry of another key, renamed into this one's place.
+  store.put(key(3), value(10, 3));
+  fs::copy_file(store.entry_path(key(3)), path, fs::copy_options::overwrite_existing);
+  EXPECT_FALSE(store.get(key(2)));
+  EXPECT_FALSE(store.get("not-a-key")) << "nothing outside the key space";
+}
+
+TEST_F(LocalStoreTest, ConcurrentWritersFromThreadsAndProcessesLeaveWholeEntries) {
+  // Four processes and four threads write the same ten keys, each writer its own value (all of one
+  // size), while this thread reads: every read is a miss or one writer's whole value.
+  const std::size_t size = 200'000;
+  const auto writer = [&](int id) {
+    LocalStore store(m_dir, 0);
+    for (int round = 0; round < 15; ++round)
+      for (int k = 0; k < 10; ++k) store.put(key(k), value(size, id));
+  };
+  std::vector<pid_t> children;
+  for (int p = 0; p < 4; ++p) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      writer(p);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 4; t < 8; ++t) threads.emplace_back(writer, t);
+  LocalStore reader(m_dir, 0);
+  int torn = 0;
+  for (int round = 0; round < 200; ++round) {
+    if (const std::optional<std::vector<std::byte>> got = reader.get(key(round % 10))) {
+      bool whole = false;
+      for (int id = 0; id < 8 && !whole; ++id) whole = *got == value(size, id);
+      if (!whole) ++torn;
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  for (const pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(torn, 0);
+  for (int k = 0; k < 10; ++k) EXPECT_TRUE(reader.get(key(k))) << k;
+  EXPECT_EQ(reader.usage().entries, 10u);
+  EXPECT_EQ(files_under(m_dir / "tmp"), 0u) << "every temporary file was renamed";
+}
+
+TEST_F(LocalStoreTest, AKilledWriterLeavesNoVisiblePartialEntry) {
+  // A child writes large entries until it is killed; what it left is whole entries or nothing, and
+  // its temporary file goes when the next store is opened on the directory.
+  const std::size_t size = 8'000'000;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    LocalStore store(m_dir, 0);
+    for (int k = 0;; k = (k + 1) % 50) store.put(key(k), value(size, 9));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  LocalStore store(m_dir, 0);
+  for (int k = 0; k < 50; ++k) {
+    const std::optional<std::vector<std::byte>> got = store.get(key(k));
+    if (got) {
+      EXPECT_EQ(*got, value(size, 9)) << k;
+    }
+  }
+  EXPECT_EQ(files_under(m_dir / "tmp"), 0u) << "the killed writer's temporary file is removed";
+}
+
+TEST_F(LocalStoreTest, EvictionRemovesTheLeastRecentlyUsedFirst) {
+  LocalStore store(m_dir, 0);
+  for (int k = 0; k < 6; ++k) store.put(key(k), value(1000, k));
+  // Written long ago in the order 0..5; then key 0 is used, so it is the most recent.
+  for (int k = 0; k < 6; ++k) set_used(store.entry_path(key(k)), 1000 - k);
+  ASSERT_TRUE(store.get(key(0)));
+  const std::uint64_t entry = fs::file_size(store.entry_path(key(0)));
+  const Usage removed = store.trim(entry * 3);
+  EXPECT_EQ(removed.entries, 3u);
+  for (int k : {1, 2, 3}) EXPECT_FALSE(store.get(key(k))) << k << " was among the least recently used";
+  for (int k : {0, 4, 5}) EXPECT_TRUE(store.get(key(k))) << k;
+  EXPECT_EQ(store.counters().at("size"), entry * 3);
+}
+
+TEST_F(LocalStoreTest, APutOverTheMaximumEvictsDownToNinetyPercent) {
+  const std::uint64_t entry = encode_entry(key(0), value(1000, 0)).size();
+  LocalStore store(m_dir, entry * 4);
+  for (int k = 0; k < 4; ++k) {
+    store.put(key(k), value(1000, k));
+    set_used(store.entry_path(key(k)), 100 - k);
+  }
+  EXPECT_EQ(store.usage().entries, 4u);
+  store.put(key(4), value(1000, 4));   // five entries: over the maximum
+  EXPECT_EQ(store.usage().entries, 3u) << "down to 90% of four entries";
+  EXPECT_FALSE(store.get(key(0)));
+  EXPECT_FALSE(store.get(key(1)));
+  EXPECT_TRUE(store.get(key(4)));
+}
+
+TEST_F(LocalStoreTest, ClearRemovesEntriesAndCounters) {
+  LocalStore store(m_dir, 0);
+  for (int k = 0; k < 3; ++k) store.put(key(k), value(100, k));
+  store.add_counters({{"scan.hits", 2}});
+  store.clear();
+  EXPECT_EQ(store.usage().entries, 0u);
+  EXPECT_EQ(store.counters().count("scan.hits"), 0u);
+  EXPECT_FALSE(store.get(key(0)));
+}
+
+TEST_F(LocalStoreTest, AStoreThatCannotBeWrittenOnlyMisses) {
+  LocalStore store("/proc/kiln-cannot-exist", 0);
+  store.put(key(1), value(10, 1));
+  store.add_counters({{"compile.hits", 1}});
+  EXPECT_FALSE(store.get(key(1)));
+}
+
+}  // namespace
+}  // namespace kiln::store
