@@ -20,12 +20,19 @@ constexpr std::array<Severity, 5> k_severities = {{{"fatal error:", "\033[1;31m"
                                                    {"warning:", "\033[1;35m"},
                                                    {"note:", "\033[1;36m"}}};
 
-// Buffers what std::cerr writes and sends it on a line at a time, coloured. A partial line goes out
-// unchanged on flush (progress lines are written with fprintf, not through here).
+// Buffers what std::cerr writes and sends it on a line at a time, coloured. std::cerr flushes after
+// every `<<` (unitbuf), so a flush keeps a partial line back; it goes out, as it is, only at the end.
+// (Progress lines are written with fprintf, not through here.)
 class ColorBuffer final : public std::streambuf {
 public:
   explicit ColorBuffer(std::streambuf* out) : m_out(out) {}
-  ~ColorBuffer() override { sync(); }
+  ~ColorBuffer() override { finish(); }
+
+  void finish() {
+    if (!m_line.empty()) m_out->sputn(m_line.data(), static_cast<std::streamsize>(m_line.size()));
+    m_line.clear();
+    m_out->pubsync();
+  }
 
 protected:
   int_type overflow(int_type c) override {
@@ -43,11 +50,7 @@ protected:
     for (std::streamsize i = 0; i < n; ++i) overflow(traits_type::to_int_type(s[i]));
     return n;
   }
-  int sync() override {
-    if (!m_line.empty()) m_out->sputn(m_line.data(), static_cast<std::streamsize>(m_line.size()));
-    m_line.clear();
-    return m_out->pubsync();
-  }
+  int sync() override { return m_out->pubsync(); }
 
 private:
   std::streambuf* m_out;
@@ -92,7 +95,7 @@ StderrColor::StderrColor(bool enabled) {
 
 StderrColor::~StderrColor() {
   if (!m_filter) return;
-  std::cerr.flush();
+  static_cast<ColorBuffer*>(m_filter.get())->finish();
   std::cerr.rdbuf(m_original);
 }
 
