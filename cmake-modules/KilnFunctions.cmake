@@ -17,12 +17,40 @@ cmake_policy(VERSION 3.20...3.25)
 
 include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
+
+# A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
+# mean 'sm_90'?)", or "".
+function(_kiln_did_you_mean_target out target)
+  string(TOLOWER "${target}" guess)
+  string(REPLACE "." "" guess "${guess}")
+  if(guess MATCHES "^[0-9]")
+    set(guess "sm_${guess}")
+  endif()
+  string(REGEX REPLACE "^(sm|compute)[-_]?([0-9])" "\\1_\\2" guess "${guess}")
+  set(text "")
+  if(guess MATCHES "^(sm|compute)_[0-9]+[af]?$" AND NOT guess STREQUAL target)
+    set(text " (did you mean '${guess}'?)")
+  endif()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
 
 function(kiln_add_cache name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED;STRICT" "MANIFEST;OUTPUT"
-    "SOURCES;HOST_SOURCES;SCAN_TARGETS;PYTHON_SOURCES;TARGETS;ARCHITECTURES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
+  set(options EMBED STRICT)
+  set(one_value MANIFEST OUTPUT)
+  set(multi_value SOURCES HOST_SOURCES SCAN_TARGETS PYTHON_SOURCES TARGETS ARCHITECTURES INSTANTIATE VARIABLES
+                  INCLUDE_DIRECTORIES DEFINES OPTIONS)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one_value}" "${multi_value}")
   set(fn "kiln_add_cache()")
   if(arg_UNPARSED_ARGUMENTS)
+    # A misspelt keyword (INSTANTIATES) is unparsed itself; the values after it went to the keyword
+    # before it. Name the first word that reads like a keyword, with the keyword it most likely meant.
+    foreach(word IN LISTS arg_UNPARSED_ARGUMENTS)
+      _kiln_did_you_mean(suggestion "${word}" ${options} ${one_value} ${multi_value})
+      if(suggestion OR word MATCHES "^[A-Z_]+$")
+        message(FATAL_ERROR "${fn}: unknown keyword '${word}' for cache '${name}'${suggestion}")
+      endif()
+    endforeach()
     string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
     message(FATAL_ERROR "${fn}: unknown argument(s) '${unknown}' for cache '${name}'")
   endif()
@@ -61,6 +89,20 @@ function(kiln_add_cache name)
   elseif(NOT arg_SOURCES)
     message(FATAL_ERROR "${fn}: cache '${name}' has no SOURCES (or give a MANIFEST)")
   endif()
+  # A missing kernel source fails now, not later in the build as a missing file; one that a custom
+  # command generates (the GENERATED property) may not exist yet.
+  foreach(source IN LISTS arg_SOURCES)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    get_source_file_property(generated "${path}" GENERATED)
+    cmake_path(IS_PREFIX CMAKE_CURRENT_SOURCE_DIR "${path}" NORMALIZE inside)
+    if(NOT inside)
+      continue()   # refused with its own message when the manifest is generated
+    elseif(NOT EXISTS "${path}" AND NOT generated)
+      message(FATAL_ERROR "${fn}: SOURCES file '${source}' of cache '${name}' does not exist (looked for ${path})")
+    elseif(IS_DIRECTORY "${path}")
+      message(FATAL_ERROR "${fn}: SOURCES file '${source}' of cache '${name}' is a directory (${path})")
+    endif()
+  endforeach()
 
   # Targets: TARGETS, else ARCHITECTURES, else (without a manifest of its own) CMAKE_CUDA_ARCHITECTURES,
   # else nothing: the manifest's or the generator's default.
@@ -68,7 +110,8 @@ function(kiln_add_cache name)
   if(arg_TARGETS)
     foreach(target IN LISTS arg_TARGETS)
       if(NOT target MATCHES "^(sm|compute)_[0-9]+[af]?$")
-        message(FATAL_ERROR "${fn}: TARGETS entry '${target}' is not a Kiln target: expected sm_XY, sm_XYa, "
+        _kiln_did_you_mean_target(suggestion "${target}")
+        message(FATAL_ERROR "${fn}: TARGETS entry '${target}' is not a Kiln target${suggestion}: expected sm_XY, sm_XYa, "
                             "sm_XYf, compute_XY, compute_XYa or compute_XYf (for 80-real and the like, use "
                             "ARCHITECTURES)")
       endif()
@@ -127,6 +170,8 @@ function(kiln_add_cache name)
     list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
 
+  # Shown by the build tool with the command, so a failure names the call that asked for it.
+  _kiln_call_site(call_site kiln_add_cache ${name})
   # The generator writes the depfile: every header NVRTC opened, so that Ninja and Makefiles rebuild
   # the package when any of them changes, and only then.
   add_custom_command(
@@ -134,7 +179,7 @@ function(kiln_add_cache name)
     COMMAND Kiln::kiln build ${manifest} ${generator_args}
     DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
     DEPFILE ${output}.d
-    COMMENT "Building Kiln package ${name}"
+    COMMENT "Building Kiln package ${name} (kiln_add_cache at ${call_site})"
     VERBATIM)
   add_custom_target(${name}_package ALL DEPENDS ${output})
 
@@ -232,6 +277,12 @@ function(kiln_install_cache name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "DESTINATION;COMPONENT" "")
   set(fn "kiln_install_cache()")
   if(arg_UNPARSED_ARGUMENTS)
+    foreach(word IN LISTS arg_UNPARSED_ARGUMENTS)
+      _kiln_did_you_mean(suggestion "${word}" DESTINATION COMPONENT)
+      if(suggestion OR word MATCHES "^[A-Z_]+$")
+        message(FATAL_ERROR "${fn}: unknown keyword '${word}' for cache '${name}'${suggestion}")
+      endif()
+    endforeach()
     string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
     message(FATAL_ERROR "${fn}: unknown argument(s) '${unknown}' for cache '${name}'")
   endif()

@@ -46,7 +46,8 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/KilnConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnFunctions.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake
-              ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
               ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake
         DESTINATION ${KILN_INSTALL_CMAKEDIR})

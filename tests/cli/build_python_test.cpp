@@ -131,7 +131,7 @@ TEST_F(BuildPython, AMissingPythonSourceIsAManifestError) {
   fs::remove(m_project / "pkg/ops.py");
   const RunResult r = build();
   EXPECT_EQ(r.exit_code, k_bad_input);
-  EXPECT_NE(r.err.find("kiln.toml:5: Python source path 'pkg/ops.py' does not exist (looked for "), std::string::npos)
+  EXPECT_NE(r.err.find("kiln.toml:5:19: error: Python source path 'pkg/ops.py' does not exist (looked for "), std::string::npos)
       << r.err;
 }
 

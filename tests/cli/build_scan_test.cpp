@@ -213,8 +213,8 @@ TEST_F(BuildScan, AnInstantiationNvccCannotBuildIsReportedAtItsManifestEntry) {
                                       "instantiate = [\"step<NoSuchThing>\"]\n");
   const RunResult r = build();
   EXPECT_EQ(r.exit_code, k_failed);
-  // The [[source]] entry is at line 2.
-  EXPECT_NE(r.err.find("kiln.toml:2: error: identifier \"NoSuchThing\" is undefined"), std::string::npos) << r.err;
+  // The `instantiate` entry is at line 4.
+  EXPECT_NE(r.err.find("kiln.toml:4: error: identifier \"NoSuchThing\" is undefined"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("in the compilation of \"kernels/host_side.cu\""), std::string::npos)
       << "nvcc's input was a copy; messages name the source\n" << r.err;
 }

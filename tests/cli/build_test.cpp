@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 TEST(Build, BundledExampleBuildsForEveryDefaultTargetAndVerifies) {
   ScratchDir dir;
-  const RunResult build = run_kiln({"build", (example_dir("saxpy") / "kiln.toml").string(), "-o", "saxpy.kiln"}, dir.path());
+  const RunResult build = run_kiln({"build", (example_dir("saxpy") / "kiln.toml").string(), "-o", "saxpy.kiln", "--summary"}, dir.path());
   ASSERT_EQ(build.exit_code, 0) << build.err;
   EXPECT_NE(build.err.find("wrote saxpy.kiln: 7 kernels, 2 units x 13 targets"), std::string::npos) << build.err;
 

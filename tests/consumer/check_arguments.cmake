@@ -35,8 +35,20 @@ configure(bad_architecture "${fn} ARCHITECTURES entry '8.0' is not a CUDA archit
           "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 8.0)")
 configure(bad_target "${fn} TARGETS entry '80' is not a Kiln target"
           "kiln_add_cache(c SOURCES kernel.cu TARGETS 80)")
-configure(unknown_argument "${fn} unknown argument\\(s\\) 'SOURCE kernel.cu' for cache 'c'"
+configure(unknown_keyword "${fn} unknown keyword 'SOURCE' for cache 'c' \\(did you mean 'SOURCES'\\?\\)"
           "kiln_add_cache(c SOURCE kernel.cu)")
+configure(misspelt_keyword "${fn} unknown keyword 'INSTANTIATES' for cache 'c' \\(did you mean 'INSTANTIATE'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu INSTANTIATES k<int>)")
+configure(unknown_argument "${fn} unknown argument\\(s\\) 'kernel.cu' for cache 'c'"
+          "kiln_add_cache(c kernel.cu)")
+configure(source_missing "${fn} SOURCES file 'missing.cu' of cache 'c' does not exist"
+          "kiln_add_cache(c SOURCES kernel.cu missing.cu)")
+configure(target_suggested "${fn} TARGETS entry 'sm90' is not a Kiln target \\(did you mean 'sm_90'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm90)")
+configure(target_suggested_dot "${fn} TARGETS entry '9.0a' is not a Kiln target \\(did you mean 'sm_90a'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS 9.0a)")
+configure(install_misspelt "kiln_install_cache\\(\\): unknown keyword 'DESTINATON' for cache 'c' \\(did you mean 'DESTINATION'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu)\nkiln_install_cache(c DESTINATON bin)")
 configure(no_sources "${fn} cache 'c' has no SOURCES" "kiln_add_cache(c TARGETS sm_80)")
 configure(manifest_and_sources "${fn} MANIFEST cannot be combined with SOURCES"
           "kiln_add_cache(c MANIFEST kiln.toml SOURCES kernel.cu)")
@@ -71,6 +83,11 @@ expect_targets(every "" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES al
 expect_targets(follows_cmake "sm_86;sm_90;compute_90"
                "set(CMAKE_CUDA_ARCHITECTURES 86-real 90)\nkiln_add_cache(follows_cmake SOURCES kernel.cu)")
 expect_targets(targets_win "sm_75" "set(CMAKE_CUDA_ARCHITECTURES 90)\nkiln_add_cache(targets_win SOURCES kernel.cu TARGETS sm_75)")
+# The build names the call that asked for the package (ninja shows it with a failure).
+configure(call_site OK "\nkiln_add_cache(call_site SOURCES kernel.cu TARGETS sm_80)")
+file(READ ${WORK}/call_site/build/build.ninja ninja_file)
+kiln_expect("${ninja_file}" MATCHES "Building Kiln package call_site \\(kiln_add_cache at CMakeLists.txt:5\\)"
+            call_site)
 execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
 if(no_gpu)
   configure(native "${fn} ARCHITECTURES native, but this build machine has no GPU"

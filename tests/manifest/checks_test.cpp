@@ -30,6 +30,23 @@ TEST(ManifestChecks, NearestSuggestsOnlyCloseKeys) {
   EXPECT_FALSE(nearest("B", one_letter));  // every one-letter name is one edit from another
 }
 
+TEST(ManifestChecks, TargetSuggestions) {
+  EXPECT_EQ(did_you_mean_target("sm90"), " (did you mean 'sm_90'?)");
+  EXPECT_EQ(did_you_mean_target("9.0a"), " (did you mean 'sm_90a'?)");
+  EXPECT_EQ(did_you_mean_target("sm_90A"), " (did you mean 'sm_90a'?)");
+  EXPECT_EQ(did_you_mean_target("SM_100F"), " (did you mean 'sm_100f'?)");
+  EXPECT_EQ(did_you_mean_target("sm_9.0"), " (did you mean 'sm_90'?)");
+  EXPECT_EQ(did_you_mean_target("compute-90"), " (did you mean 'compute_90'?)");
+  EXPECT_EQ(did_you_mean_target("banana"), "");
+}
+
+TEST(ManifestChecks, PackageNames) {
+  EXPECT_FALSE(check_package_name("saxpy"));
+  EXPECT_FALSE(check_package_name("my.pkg-2+x"));
+  for (const std::string_view bad : {"", ".", "..", "a/b", "a:b", "a\\b", "a\nb"})
+    EXPECT_TRUE(check_package_name(bad)) << bad;
+}
+
 TEST(ManifestChecks, Defines) {
   EXPECT_FALSE(check_define("N"));
   EXPECT_FALSE(check_define("N=4"));

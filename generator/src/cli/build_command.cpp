@@ -1,4 +1,5 @@
 // kiln build: manifest -> plan -> compile (worker processes) -> assemble -> package file + depfile.
+#include "cli/build_report.hpp"
 #include "cli/command.hpp"
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
@@ -41,13 +42,19 @@ namespace fs = std::filesystem;
 namespace {
 
 // A source that defines no kernel (an empty file, a wrong path in a copy) adds nothing to the package.
-void warn_about_empty_sources(const manifest::Manifest& manifest, const format::PackageContents& contents,
-                              const std::string& prefix) {
+std::vector<std::string> empty_source_warnings(const manifest::Manifest& manifest, const format::PackageContents& contents,
+                                               const std::string& prefix) {
   std::set<std::string> with_kernels;
   for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
+  std::vector<std::string> warnings;
   for (const manifest::SourceEntry& source : manifest.sources)
     if (!with_kernels.count(source.path))
-      std::cerr << prefix << source.path << ": warning: this source defines no kernel; it adds nothing to the package\n";
+      warnings.push_back(prefix + source.path + ": warning: this source defines no kernel; it adds nothing to the package");
+  return warnings;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // How the manifest directory looks from the current directory: "" or "examples/saxpy/".
@@ -86,18 +93,46 @@ public:
                    "The cache directory (default: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
     app.add_flag("--strict", m_strict,
                  "Fail instead of warning when the scan cannot read a file or has anything to say");
-    app.add_flag("-v,--verbose", m_verbose, "Show each compile's options");
+    CLI::Option* verbose =
+        app.add_flag("-v,--verbose", m_verbose, "Show each scan and compile, its options, and the summary line");
+    app.add_flag("--summary", m_summary, "Print one line when the package is written (what -v prints last)");
+    app.add_flag("-q,--quiet", m_quiet, "Print errors only: no warnings, no progress")->excludes(verbose);
+    app.add_flag("--json", m_json, "Print what was built as JSON on stdout (diagnostics stay on stderr)");
   }
 
   int run() override {
+    const int code = build();
+    if (code != k_exit_ok && m_json)
+      std::cout << failed_build_report(code, m_facts.output, m_facts.warnings).dump(2) << "\n";
+    return code;
+  }
+
+private:
+  Verbosity verbosity() const {
+    return m_quiet ? Verbosity::quiet : m_verbose ? Verbosity::verbose : Verbosity::normal;
+  }
+
+  // Prints `text` (a whole diagnostic, "file: warning: ...") unless -q, and keeps it for --json.
+  void warn(const std::string& text) {
+    m_facts.warnings.push_back(text);
+    if (!m_quiet) std::cerr << text << "\n";
+  }
+
+  int build() {
     const auto start = std::chrono::steady_clock::now();
     struct timespec build_start {};
     clock_gettime(CLOCK_REALTIME, &build_start);
     Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest, m_root);
-    if (!manifest) return fail(k_exit_bad_input, manifest.error().message);
+    // Already in the compiler's format: "kiln.toml:3:12: error: ...", one per line.
+    if (!manifest) {
+      std::cerr << manifest.error().message << "\n";
+      return k_exit_bad_input;
+    }
     if (Status s = override_targets(*manifest, m_targets); !s) return fail(k_exit_usage, s.error().message);
     const fs::path output = m_output.empty() ? fs::path(manifest->name + ".kiln") : m_output;
     const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
+    m_facts.output = output.string();
+    m_facts.depfile = depfile.string();
     const std::string prefix = display_prefix(manifest->root);
     if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_host_sources, m_python_sources));
         !s)
@@ -117,8 +152,10 @@ public:
     const std::unique_ptr<store::Store> store =
         cache->enabled ? std::make_unique<store::LocalStore>(cache->directory, cache->max_size) : store::make_null_store();
     int scan_exit = k_exit_ok;
+    const auto scan_start = std::chrono::steady_clock::now();
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, prefix, m_python}, scan_exit);
+        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, prefix, m_python, {}}, scan_exit);
+    m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
 
     Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
@@ -137,7 +174,12 @@ public:
       return out.ok || (job.compiler == compile::Compiler::nvrtc && nvrtc_cannot_compile(out.log));
     };
     const std::unique_ptr<compile::JobRunner> runner = compile::make_cached_runner(*compiler, compile_cache, keep, counts);
-    const std::optional<std::vector<compile::CompileOutput>> outputs = compile_plan(*plan, *runner, m_verbose);
+    const auto compile_start = std::chrono::steady_clock::now();
+    std::vector<std::string> compile_warnings;
+    const std::optional<std::vector<compile::CompileOutput>> outputs =
+        compile_plan(*plan, *runner, verbosity(), compile_warnings);
+    m_facts.warnings.insert(m_facts.warnings.end(), compile_warnings.begin(), compile_warnings.end());
+    m_facts.compile_seconds = seconds_since(compile_start);
     store->add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
     if (m_verbose) std::fprintf(stderr, "compile: %zu cached, %zu compiled\n", counts.hits, counts.misses);
     if (!outputs) return k_exit_failed;
@@ -147,8 +189,8 @@ public:
     if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
     // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
-    for (const std::string& warning : assembled->warnings) std::cerr << "kiln: warning: " << warning << "\n";
-    warn_about_empty_sources(*manifest, assembled->contents, prefix);
+    for (const std::string& warning : assembled->warnings) warn("kiln: warning: " + warning);
+    for (const std::string& warning : empty_source_warnings(*manifest, assembled->contents, prefix)) warn(warning);
     // Headers are known only now: none may be an output either.
     if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
       return fail(k_exit_usage, s.error().message);
@@ -162,21 +204,28 @@ public:
     if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(deps))); !s)
       return fail(k_exit_environment, s.error().message);
 
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "kiln: wrote %s: %zu kernels, %zu units x %zu targets, %zu bytes, in %.1f s\n",
-                 output.string().c_str(), assembled->contents.kernels.size(), plan->sources.size(),
-                 plan->targets.size(), written.bytes.size(), seconds);
+    m_facts.kernels = assembled->contents.kernels.size();
+    m_facts.bytes = written.bytes.size();
+    m_facts.total_seconds = seconds_since(start);
+    // Silent on success, as ninja is; the line is for who asks.
+    if (m_verbose || m_summary) std::cerr << summary_line(m_facts, *plan) << "\n";
+    if (m_json) std::cout << build_report(m_facts, *plan, *outputs).dump(2) << "\n";
     return k_exit_ok;
   }
 
-private:
   // Scans every source (through the cache), prints what the scanner and discovery have to say, and
   // returns what the units must build; nothing, with the exit code, when the Python interpreter cannot
   // run, or with --strict when they have anything to say. A file that does not parse is a warning.
   std::optional<plan::Discovery> scan_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                                               const ScanPhaseSettings& settings, int& exit_code) {
     const auto start = std::chrono::steady_clock::now();
-    ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, {m_host_sources, m_python_sources}, settings);
+    Progress progress(verbosity());
+    ScanPhaseSettings with_progress = settings;
+    with_progress.progress = [&](std::size_t done, std::size_t total, const std::string& file) {
+      progress.step(done, total, "scan " + settings.display_prefix + file);
+    };
+    ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, {m_host_sources, m_python_sources}, with_progress);
+    progress.close();
     if (!scans.environment_error.empty()) {
       exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
       return std::nullopt;
@@ -201,7 +250,10 @@ private:
                        {settings.display_prefix, toolkit.root, root});
     std::vector<plan::Finding> findings = std::move(scans.findings);
     findings.insert(findings.end(), discovery.findings.begin(), discovery.findings.end());
-    for (const plan::Finding& finding : findings) std::cerr << plan::render(finding, m_strict) << "\n";
+    for (const plan::Finding& finding : findings) {
+      if (m_strict) std::cerr << plan::render(finding, m_strict) << "\n";   // errors, even with -q
+      else warn(plan::render(finding, m_strict));
+    }
     if (m_strict && !findings.empty()) {
       exit_code = fail(k_exit_failed, std::to_string(findings.size()) + (findings.size() == 1 ? " finding" : " findings") +
                                           " of the scan with --strict; no package written");
@@ -254,6 +306,10 @@ private:
   int m_jobs = 0;
   bool m_strict = false;
   bool m_verbose = false;
+  bool m_summary = false;
+  bool m_quiet = false;
+  bool m_json = false;
+  BuildFacts m_facts;
 };
 
 }  // namespace

@@ -1,10 +1,17 @@
 #include "cli/cli.hpp"
 
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "util/suggest.hpp"
 #include "version.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <exception>
+#include <map>
 #include <iostream>
 #include <new>
 #include <string>
@@ -22,27 +29,21 @@ constexpr CommandEntry k_commands[] = {
     {"cache", "Show, clear or trim the compile and scan cache", &make_cache_command},
 };
 
-}  // namespace
-
-int run(int argc, char** argv) {
-  CLI::App app{"kiln: ahead-of-time CUDA kernel packages"};
-  app.set_version_flag("--version", std::string("kiln ") + k_version);
-  app.require_subcommand(1);
-  app.failure_message(CLI::FailureMessage::simple);  // the error, then "Run with --help": not buried under the help text
-  std::vector<std::unique_ptr<Command>> commands;
-  std::vector<std::pair<CLI::App*, Command*>> subcommands;
+// "kiln biuld": CLI11 would say "A subcommand is required"; name the word and the nearest command.
+// Nothing when argv[1] is an option or a command.
+std::string unknown_command(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return {};
+  const std::string_view word = argv[1];
+  std::vector<std::string_view> names;
   for (const CommandEntry& entry : k_commands) {
-    commands.push_back(entry.make());
-    CLI::App* sub = app.add_subcommand(std::string(entry.name), std::string(entry.summary));
-    commands.back()->configure(*sub);
-    subcommands.emplace_back(sub, commands.back().get());
+    if (entry.name == word) return {};
+    names.push_back(entry.name);
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? k_exit_ok : k_exit_usage;
-  }
+  return "kiln: error: unknown command '" + std::string(word) + "'" + did_you_mean(word, names) +
+         " (kiln --help lists the commands)";
+}
+
+int run_parsed(std::vector<std::pair<CLI::App*, Command*>>& subcommands) {
   std::string running;
   try {
     for (auto& [sub, command] : subcommands) {
@@ -59,6 +60,42 @@ int run(int argc, char** argv) {
     return k_exit_internal;
   }
   return k_exit_usage;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"kiln: ahead-of-time CUDA kernel packages"};
+  app.set_version_flag("--version", std::string("kiln ") + k_version);
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::simple);  // the error, then "Run with --help": not buried under the help text
+  ColorMode color = ColorMode::automatic;
+  app.add_option("--color", color, "Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, ColorMode>{
+          {"auto", ColorMode::automatic}, {"always", ColorMode::always}, {"never", ColorMode::never}}))
+      ->option_text("auto|always|never");
+  std::vector<std::unique_ptr<Command>> commands;
+  std::vector<std::pair<CLI::App*, Command*>> subcommands;
+  for (const CommandEntry& entry : k_commands) {
+    commands.push_back(entry.make());
+    CLI::App* sub = app.add_subcommand(std::string(entry.name), std::string(entry.summary));
+    sub->fallthrough();   // `kiln build --color=never` as well as `kiln --color=never build`
+    commands.back()->configure(*sub);
+    subcommands.emplace_back(sub, commands.back().get());
+  }
+  if (const std::string unknown = unknown_command(argc, argv); !unknown.empty()) {
+    StderrColor colored(use_color(ColorMode::automatic, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
+    std::cerr << unknown << "\n";
+    return k_exit_usage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? k_exit_ok : k_exit_usage;
+  }
+  StderrColor colored(use_color(color, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
+  return run_parsed(subcommands);
 }
 
 }  // namespace kiln::cli

@@ -13,9 +13,11 @@
 namespace kiln::cli {
 
 // The outputs of `plan.jobs` (the plan as updated by the second round), all ok; nothing when a
-// compile failed, after printing why. The compilers' warnings are printed either way.
+// compile failed, after printing why: each failed log is followed by a note naming the targets whose
+// compiles gave it, and the closing error names the failed sources and targets. The compilers'
+// warnings (logs of compiles that succeeded) are printed unless `quiet`, and added to `warnings`.
 std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
-                                                                bool verbose);
+                                                                Verbosity verbosity, std::vector<std::string>& warnings);
 
 // Whether an NVRTC log says that NVRTC cannot compile the source at all (a header it cannot open,
 // host code, an option it lacks) rather than that the source is wrong. When nvcc fails too, its

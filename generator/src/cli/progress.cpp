@@ -7,8 +7,29 @@
 
 namespace kiln::cli {
 
-Progress::Progress(bool verbose, std::set<std::string> retried)
-    : m_terminal(isatty(STDERR_FILENO) == 1), m_verbose(verbose), m_retried(std::move(retried)) {}
+Progress::Progress(Verbosity verbosity, std::set<std::string> retried)
+    : m_terminal(verbosity != Verbosity::quiet && isatty(STDERR_FILENO) == 1),
+      m_verbose(verbosity == Verbosity::verbose),
+      m_retried(std::move(retried)) {}
+
+void Progress::step(std::size_t done, std::size_t total, const std::string& what) {
+  const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what;
+  if (m_verbose) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    return;
+  }
+  if (m_terminal) show(line, false);
+}
+
+void Progress::show(const std::string& line, bool keep) {
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  m_line_open = true;
+  if (keep) {
+    std::fputc('\n', stderr);
+    m_line_open = false;
+  }
+  std::fflush(stderr);
+}
 
 void Progress::finished(std::size_t done, std::size_t total, const compile::CompileJob& job,
                         const compile::CompileOutput& out) {
@@ -31,17 +52,13 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
     return;
   }
   // Rewrite the line in place; a failed compile's line stays so its log follows it.
-  std::fprintf(stderr, "\r\033[K%s", line.c_str());
-  m_line_open = true;
-  if (failed) {
-    std::fputc('\n', stderr);
-    m_line_open = false;
-  }
-  std::fflush(stderr);
+  show(line, failed);
 }
 
 void Progress::close() {
-  if (m_line_open) std::fputc('\n', stderr);
+  // The finished line goes: silence after success, as ninja leaves it.
+  if (m_line_open) std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
   m_line_open = false;
 }
 

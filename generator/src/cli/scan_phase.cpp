@@ -90,10 +90,19 @@ ScanResult failed_result(const std::string& message) {
 
 // Runs `work` for each index in `todo`, in worker processes unless jobs is 1. Results travel as
 // ScanResult JSON; a worker that dies yields a failed result saying so.
+// `name(i)` names the file for progress lines.
 void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& settings, const std::string& prefix,
-             const std::function<ScanResult(std::size_t)>& work, std::vector<ScanResult>& results) {
+             const std::function<ScanResult(std::size_t)>& work, std::vector<ScanResult>& results,
+             const std::function<std::string(std::size_t)>& name) {
+  std::size_t done = 0;
+  const auto finished = [&](std::size_t i) {
+    if (settings.progress) settings.progress(++done, todo.size(), name(i));
+  };
   if (settings.jobs <= 1 || todo.size() <= 1) {
-    for (const std::size_t i : todo) results[i] = work(i);
+    for (const std::size_t i : todo) {
+      results[i] = work(i);
+      finished(i);
+    }
     return;
   }
   run_in_processes(
@@ -105,6 +114,7 @@ void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& sett
                                   : failed_result("the scanner process " + (worker.failure.empty()
                                                                                ? std::string("failed to report its result")
                                                                                : worker.failure));
+        finished(todo[k]);
       });
 }
 
@@ -219,7 +229,8 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     }
   }
   out.scanned = misses.size();
-  run_all(misses, settings, "scan-", [&](std::size_t i) { return cache.scan(inputs[i]); }, results);
+  const auto file_name = [&](std::size_t i) { return inputs[i].file.generic_string(); };
+  run_all(misses, settings, "scan-", [&](std::size_t i) { return cache.scan(inputs[i]); }, results, file_name);
 
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     plan::ScannedFile file{inputs[i].file.generic_string(), std::move(results[i])};
@@ -257,7 +268,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     r.instantiations = std::move(resolution.instantiations);
     r.diagnostics = std::move(resolution.diagnostics);
     return r;
-  }, resolutions);
+  }, resolutions, file_name);
   out.resolved = unresolved.size();
   for (std::size_t k = 0; k < kernel_count; ++k) {
     ScanResult& result = out.kernel_sources[k].result;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct ScanPhaseSettings {
   int jobs = 1;                               // 1: scan in this process
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
   std::string python;                         // --python: the interpreter for Python sources, if given
+  // Called as each file clang parses is done (cache misses only): done, total, the file (relative to
+  // the manifest directory); for progress lines.
+  std::function<void(std::size_t, std::size_t, const std::string&)> progress;
 };
 
 struct ScanPhaseOutput {

@@ -10,6 +10,8 @@
 #include "image/cubin_reader.hpp"
 #include "image/ptx_reader.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <map>
 #include <set>
@@ -149,12 +151,14 @@ public:
   void configure(CLI::App& app) override {
     app.add_option("package", m_package, "The package file")->required();
     app.add_flag("-q,--quiet", m_quiet, "Print problems only");
+    app.add_flag("--json", m_json, "Print the verdict as JSON on stdout (problems stay on stderr too)");
   }
 
   int run() override {
     Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
     if (!file) {
       std::cerr << "kiln: error: " << file.error().message << "\n";
+      if (m_json) std::cout << nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}.dump(2) << "\n";
       return k_exit_bad_input;
     }
     const format::PackageReader& reader = (*file)->reader;
@@ -162,12 +166,21 @@ public:
     const std::vector<std::string> found = Verifier(reader).run();
     problems.insert(problems.end(), found.begin(), found.end());
     for (const std::string& p : problems) std::cerr << "kiln: verify: " << p << "\n";
+    if (m_json)
+      std::cout << nlohmann::json{{"path", m_package},
+                                  {"ok", problems.empty()},
+                                  {"problems", problems},
+                                  {"sections", reader.section_count()},
+                                  {"images", reader.image_count()},
+                                  {"kernels", reader.kernel_count()}}
+                       .dump(2)
+                << "\n";
     if (!problems.empty()) {
       std::cerr << "kiln: verify: " << m_package << ": " << problems.size() << " problem"
                 << (problems.size() == 1 ? "" : "s") << "\n";
       return k_exit_failed;
     }
-    if (!m_quiet)
+    if (!m_quiet && !m_json)
       std::cout << m_package << ": ok (" << reader.section_count() << " sections, " << reader.image_count()
                 << " images, " << reader.kernel_count() << " kernels)\n";
     return k_exit_ok;
@@ -176,6 +189,7 @@ public:
 private:
   std::string m_package;
   bool m_quiet = false;
+  bool m_json = false;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ public:
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       if (std::optional<CompileOutput> hit = m_cache.lookup(jobs[i])) {
         outputs[i] = std::move(*hit);
+        outputs[i].from_cache = true;
         ++m_counts.hits;
         if (progress) progress(++done, jobs.size(), jobs[i], outputs[i]);
       } else {

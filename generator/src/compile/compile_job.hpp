@@ -23,6 +23,7 @@ enum class Compiler { nvrtc, nvcc };
 struct Origin {
   std::string file;
   int line = 0;
+  int column = 0;                              // 0: unknown
 };
 
 struct CompileJob {
@@ -30,6 +31,7 @@ struct CompileJob {
   std::string source;                          // relative to root: the NVRTC program name
   std::string display_prefix;                  // prepended to root-relative paths in messages
   std::string manifest_location;               // "kiln.toml:7": where the source's entry is, for messages
+  std::string manifest_file;                   // the manifest as Origin::file names it (manifest entries)
   std::string target;                          // "sm_90a", "compute_75"
   std::vector<std::string> name_expressions;   // kernels to instantiate: "block_sum<float, 256>"
   std::vector<std::string> variables;          // variables to keep: "coeffs" (asked as "&coeffs")
@@ -61,6 +63,7 @@ struct CompileOutput {
   std::vector<LoweredName> lowered_names;
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
   double seconds = 0;
+  bool from_cache = false;                     // set by the cached runner on a hit; never serialized
 };
 
 // The job's parsed target; nothing, with `out.log` naming the source and the bad string, if it is

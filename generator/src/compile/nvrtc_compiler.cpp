@@ -2,6 +2,7 @@
 
 #include "compile/diagnostics.hpp"
 #include "compile/lto_link.hpp"
+#include "compile/name_errors.hpp"
 #include "compile/time_trace.hpp"
 #include "format/target.hpp"
 
@@ -58,48 +59,6 @@ std::optional<std::string> read_text(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string trim(std::string_view text) {
-  const std::size_t begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string_view::npos) return {};
-  return std::string(text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1));
-}
-
-// NVRTC echoes each bad expression as "#pragma nv_mangled_name EXPR" under its error. Each one is
-// named where it came from: the manifest entry ("an instantiation listed for ... does not compile"),
-// or the launch or runtime request the scanner found it at.
-std::string explain_name_errors(const std::string& log, const CompileJob& job) {
-  constexpr std::string_view pragma = "#pragma nv_mangled_name ";
-  std::vector<std::string> headers;
-  bool manifest_named = false;
-  for (std::size_t at = log.find(pragma); at != std::string::npos; at = log.find(pragma, at + 1)) {
-    const std::size_t start = at + pragma.size();
-    const std::string text = trim(std::string_view(log).substr(start, log.find('\n', start) - start));
-    std::string expression = text;
-    if (expression.starts_with("&")) expression = trim(std::string_view(expression).substr(1));
-    std::optional<Origin> origin;
-    for (std::size_t i = 0; i < job.name_expressions.size() && i < job.expression_origins.size(); ++i)
-      if (job.name_expressions[i] == expression) origin = job.expression_origins[i];
-    const std::string where = origin && origin->line > 0
-                                  ? (origin->file.starts_with("/") ? "" : job.display_prefix) + origin->file + ":" +
-                                        std::to_string(origin->line)
-                                  : job.manifest_location;
-    if (where == job.manifest_location) {
-      if (!manifest_named)
-        headers.push_back(job.manifest_location + ": error: an instantiation listed for " + job.source + " does not compile");
-      manifest_named = true;
-    } else {
-      const std::string header = where + ": error: '" + text + "', found here, does not compile for " + job.source;
-      if (std::find(headers.begin(), headers.end(), header) == headers.end()) headers.push_back(header);
-    }
-  }
-  if (headers.empty())
-    headers.push_back(job.manifest_location + ": error: an instantiation listed for " + job.source + " does not compile");
-  std::string out;
-  for (const std::string& h : headers) out += h + "\n";
-  out.back() = ':';
-  return out + "\n" + log;
 }
 
 }  // namespace

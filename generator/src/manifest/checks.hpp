@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/suggest.hpp"
+
 namespace kiln::manifest::detail {
 
 // [A-Za-z_][A-Za-z0-9_]*
@@ -20,20 +22,22 @@ bool is_blank(std::string_view text);
 // completes a sentence: "define 'X' " + reason.
 std::optional<std::string> check_define(std::string_view define);
 
+// Why `name` cannot name a package, whose file is <name>.kiln (empty, '.' or '..', a '/', '\\' or ':',
+// a control character), completing "package name 'x' " + reason; nothing if it can.
+std::optional<std::string> check_package_name(std::string_view name);
+
 // The canonical spelling of a target ("sm_90a"), or nothing if format::parse_target rejects it.
 std::optional<std::string> canonical_target(std::string_view text);
 
 // What canonical_target accepts, for error messages.
 extern const std::string_view k_accepted_targets;
 
-// Optimal string alignment distance: edits, with a swap of two neighbours counted as one edit, so
-// "tragets" is one edit from "targets".
-std::size_t edit_distance(std::string_view a, std::string_view b);
+// What a misspelt target most likely meant: " (did you mean 'sm_90'?)" for "sm90", or "".
+std::string did_you_mean_target(std::string_view text);
 
-// The candidate a misspelt `word` most likely meant, if one is close enough to suggest.
-std::optional<std::string_view> nearest(std::string_view word, std::span<const std::string_view> candidates);
-
-// " (did you mean 'x'?)" or "".
-std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates);
+// The did-you-mean helpers, under the names the manifest's readers use.
+using kiln::did_you_mean;
+using kiln::edit_distance;
+using kiln::nearest;
 
 }  // namespace kiln::manifest::detail

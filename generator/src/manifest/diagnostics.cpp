@@ -19,7 +19,7 @@ Error Diagnostics::to_error() const {
     text += m_file;
     if (entry.line > 0) text += ':' + std::to_string(entry.line);
     if (entry.column > 0) text += ':' + std::to_string(entry.column);
-    text += ": " + entry.message;
+    text += ": error: " + entry.message;
   }
   return Error{std::move(text)};
 }

@@ -1,8 +1,10 @@
 // Collects every error found in one manifest so the user can fix them all in one go, then turns them
-// into a single Error: one "file:line: message" per line, in the order they occur in the file.
+// into a single Error: one "file:line:col: error: message" per line (as compilers write them, so
+// editors jump there), in the order they occur in the file.
 // Internal to kiln_manifest.
 #pragma once
 
+#include "manifest/manifest.hpp"
 #include "util/result.hpp"
 
 #include <map>
@@ -14,10 +16,12 @@
 
 namespace kiln::manifest::detail {
 
-// A value and the manifest line it came from, so later checks can point at it.
+// A value and where in the manifest it came from, so later checks can point at it.
 struct Located {
   std::string text;
   int line = 0;
+  int column = 0;
+  Position at() const { return {line, column}; }
 };
 
 // 'text', as messages show keys and values.
@@ -43,6 +47,7 @@ public:
 
   // line 0: the error belongs to the whole file (no [[source]] at all).
   void error(int line, std::string message) { error(line, 0, std::move(message)); }
+  void error(Position at, std::string message) { error(at.line, at.column, std::move(message)); }
   void error(int line, int column, std::string message);
 
   bool has_errors() const { return !m_entries.empty(); }

@@ -19,6 +19,12 @@ std::vector<std::string> texts(std::vector<Located> located) {
 
 int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
 int line_of(const toml::key& key) { return static_cast<int>(key.source().begin.line); }
+Position position_of(const toml::node& node) {
+  return {static_cast<int>(node.source().begin.line), static_cast<int>(node.source().begin.column)};
+}
+Position position_of(const toml::key& key) {
+  return {static_cast<int>(key.source().begin.line), static_cast<int>(key.source().begin.column)};
+}
 
 std::string_view describe_type(const toml::node& node) {
   switch (node.type()) {
@@ -47,18 +53,18 @@ void check_keys(const toml::table& table, const KeyRules& rules, Diagnostics& di
     } else {
       message += did_you_mean(name, rules.known);
     }
-    diags.error(line_of(key), std::move(message));
+    diags.error(position_of(key), std::move(message));
   }
 }
 
 std::optional<std::string> read_string(const toml::node& value, std::string_view key, Diagnostics& diags) {
   const auto* string = value.as_string();
   if (string == nullptr) {
-    diags.error(line_of(value), quote(key) + " must be a string, not " + std::string(describe_type(value)));
+    diags.error(position_of(value), quote(key) + " must be a string, not " + std::string(describe_type(value)));
     return std::nullopt;
   }
   if (is_blank(string->get())) {
-    diags.error(line_of(value), quote(key) + " is empty");
+    diags.error(position_of(value), quote(key) + " is empty");
     return std::nullopt;
   }
   return string->get();
@@ -66,7 +72,7 @@ std::optional<std::string> read_string(const toml::node& value, std::string_view
 
 std::optional<bool> read_bool(const toml::node& value, std::string_view key, Diagnostics& diags) {
   if (const auto* boolean = value.as_boolean()) return boolean->get();
-  diags.error(line_of(value),
+  diags.error(position_of(value),
               quote(key) + " must be true or false, not " + std::string(describe_type(value)));
   return std::nullopt;
 }
@@ -75,7 +81,7 @@ std::vector<Located> read_string_list(const toml::node& value, std::string_view 
   std::vector<Located> result;
   const auto* array = value.as_array();
   if (array == nullptr) {
-    diags.error(line_of(value),
+    diags.error(position_of(value),
                 quote(key) + " must be an array of strings, not " + std::string(describe_type(value)));
     return result;
   }
@@ -83,12 +89,12 @@ std::vector<Located> read_string_list(const toml::node& value, std::string_view 
     const toml::node& element = *array->get(i);
     const auto* string = element.as_string();
     if (string == nullptr) {
-      diags.error(line_of(element), quote(key) + " must be an array of strings; element " +
+      diags.error(position_of(element), quote(key) + " must be an array of strings; element " +
                                         std::to_string(i + 1) + " is " + std::string(describe_type(element)));
     } else if (is_blank(string->get())) {
-      diags.error(line_of(element), "empty string in " + quote(key));
+      diags.error(position_of(element), "empty string in " + quote(key));
     } else {
-      result.push_back({string->get(), line_of(element)});
+      result.push_back({string->get(), line_of(element), position_of(element).column});
     }
   }
   return result;
@@ -100,7 +106,7 @@ std::vector<const toml::table*> read_table_list(const toml::node& value, std::st
   const std::string expected = quote(key) + " must be an array of tables (" + std::string(header) + ")";
   const auto* array = value.as_array();
   if (array == nullptr) {
-    diags.error(line_of(value), expected + ", not " + std::string(describe_type(value)));
+    diags.error(position_of(value), expected + ", not " + std::string(describe_type(value)));
     return tables;
   }
   for (std::size_t i = 0; i < array->size(); ++i) {
@@ -108,7 +114,7 @@ std::vector<const toml::table*> read_table_list(const toml::node& value, std::st
     if (const auto* table = element.as_table()) {
       tables.push_back(table);
     } else {
-      diags.error(line_of(element), expected + "; element " + std::to_string(i + 1) + " is " +
+      diags.error(position_of(element), expected + "; element " + std::to_string(i + 1) + " is " +
                                         std::string(describe_type(element)));
     }
   }
@@ -120,7 +126,7 @@ std::vector<std::string> read_defines(const toml::node& value, std::string_view 
   std::erase_if(defines, [&](const Located& define) {
     const std::optional<std::string> problem = check_define(define.text);
     if (problem) {
-      diags.error(define.line, "define " + quote(define.text) + " in " + quote(key) + " " + *problem);
+      diags.error(define.at(), "define " + quote(define.text) + " in " + quote(key) + " " + *problem);
     }
     return problem.has_value();
   });
@@ -133,7 +139,7 @@ std::vector<std::string> read_options(const toml::node& value, std::string_view 
   for (const Located& option : located) options.push_back(option.text);
   // Checked as a list: "--maxrregcount", "64" is one option in two strings.
   for (const options::OptionProblem& problem : options::check_options(options))
-    diags.error(located[problem.index].line,
+    diags.error(located[problem.index].at(),
                 "option " + quote(problem.option) + " in " + quote(key) + " " + problem.message);
   return options;
 }

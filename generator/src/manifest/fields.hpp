@@ -17,6 +17,8 @@ namespace kiln::manifest::detail {
 
 int line_of(const toml::node& node);
 int line_of(const toml::key& key);
+Position position_of(const toml::node& node);
+Position position_of(const toml::key& key);
 
 // "a string", "an integer", "an array", ...: for "'x' must be ..., not <type>".
 std::string_view describe_type(const toml::node& node);

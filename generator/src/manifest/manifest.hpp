@@ -9,11 +9,21 @@
 
 namespace kiln::manifest {
 
+// A place in the manifest (1-based); line 0: the whole file, column 0: the whole line.
+struct Position {
+  int line = 0;
+  int column = 0;
+};
+
 struct SourceEntry {
   std::string path;                          // relative to the manifest directory, '/'-separated
   int line = 0;                              // where the [[source]] entry starts in the manifest
+  int column = 0;
   // Name expressions to build, as written, after expanding cross products ("block_sum<float, 256>").
   std::vector<std::string> instantiations;
+  // Where each came from, parallel to `instantiations`: the `instantiate` entry itself, or the
+  // `kernel` pattern of a [[source.template]]. Errors about an expression point there.
+  std::vector<Position> instantiation_positions;
   // __device__/__constant__ variables the host reads or fills; kept through trimming.
   std::vector<std::string> variables;
   std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"

@@ -45,12 +45,13 @@ std::vector<std::string> read_targets(const toml::node& node, Diagnostics& diags
   for (const Located& target : detail::read_string_list(node, "targets", diags)) {
     const std::optional<std::string> canonical = detail::canonical_target(target.text);
     if (!canonical) {
-      diags.error(target.line, "invalid target " + quote(target.text) + " in 'targets': expected " +
+      diags.error(target.at(), "invalid target " + quote(target.text) + " in 'targets'" +
+                                   detail::did_you_mean_target(target.text) + ": expected " +
                                    std::string(detail::k_accepted_targets));
       continue;
     }
     if (const std::optional<int> first = seen.add(*canonical, target.line)) {
-      diags.error(target.line, "target " + quote(target.text) + " is listed twice in 'targets'" +
+      diags.error(target.at(), "target " + quote(target.text) + " is listed twice in 'targets'" +
                                    detail::FirstSeen::note(*first));
       continue;
     }
@@ -66,7 +67,7 @@ std::vector<std::string> read_include_dirs(const toml::node& node, const fs::pat
     std::optional<std::string> normal = detail::check_include_dir(dir, root, diags);
     if (!normal) continue;
     if (const std::optional<int> first = seen.add(*normal, dir.line)) {
-      diags.error(dir.line, "include directory " + quote(*normal) + " is listed twice" +
+      diags.error(dir.at(), "include directory " + quote(*normal) + " is listed twice" +
                                 detail::FirstSeen::note(*first));
       continue;
     }
@@ -88,7 +89,7 @@ std::vector<SourceEntry> read_sources(const toml::table& document, const fs::pat
       // Compiling one file twice would give two units defining the same kernels.
       if (!entry.path.empty()) {
         if (const std::optional<int> first = seen.add(entry.path, entry.line)) {
-          diags.error(entry.line,
+          diags.error(Position{entry.line, entry.column},
                       "source " + quote(entry.path) + " is listed twice" + detail::FirstSeen::note(*first));
         }
       }
@@ -115,13 +116,13 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
     std::optional<std::string> normal = detail::check_source_path(path, root, diags, noun + " path");
     if (!normal) continue;
     if (const std::optional<int> first = seen.add(*normal, path.line)) {
-      diags.error(path.line, noun + " " + quote(*normal) + " is listed twice" + detail::FirstSeen::note(*first));
+      diags.error(path.at(), noun + " " + quote(*normal) + " is listed twice" + detail::FirstSeen::note(*first));
       continue;
     }
     const auto source = std::find_if(sources.begin(), sources.end(),
                                      [&](const SourceEntry& s) { return s.path == *normal; });
     if (source != sources.end()) {
-      diags.error(path.line, noun + " " + quote(*normal) + " is also a [[source]] (line " +
+      diags.error(path.at(), noun + " " + quote(*normal) + " is also a [[source]] (line " +
                                  std::to_string(source->line) + "); kernel sources are scanned for runtime "
                                  "requests already");
       continue;
@@ -136,7 +137,7 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
   // C stdio rather than iostreams: it reports why a read failed through errno.
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+  if (!file) return Error{"kiln: error: cannot read " + path.string() + ": " + std::strerror(errno)};
   std::string text;
   std::array<char, 65536> buffer;
   std::size_t count = 0;
@@ -144,7 +145,7 @@ Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
     text.append(buffer.data(), count);
   }
   // Reading a directory opens fine on Linux and fails here, with EISDIR.
-  if (std::ferror(file.get())) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+  if (std::ferror(file.get())) return Error{"kiln: error: cannot read " + path.string() + ": " + std::strerror(errno)};
   return parse_manifest(text, path, root);
 }
 
@@ -170,9 +171,15 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
       diags);
   if (const toml::node* name = document.get("name")) {
     manifest.name = detail::read_string(*name, "name", diags).value_or("");
+    const std::optional<std::string> problem =
+        manifest.name.empty() ? std::nullopt : detail::check_package_name(manifest.name);
+    if (problem) diags.error(detail::position_of(*name), "package name " + quote(manifest.name) + " " + *problem);
   } else {
     manifest.name = directory_name(path);
     if (manifest.name.empty()) diags.error(0, "cannot name the package after its directory; set 'name'");
+    else if (const std::optional<std::string> problem = detail::check_package_name(manifest.name))
+      diags.error(0, "the package is named after its directory, and " + quote(manifest.name) + " " + *problem +
+                         "; set 'name'");
   }
   if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, diags);
   if (const toml::node* node = document.get("include_dirs")) {
@@ -200,7 +207,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
         read_scanned_files(*node, {"python_sources", "Python source"}, manifest.root, manifest.sources, diags);
     for (const std::string& file : manifest.python_sources)
       if (std::find(manifest.host_sources.begin(), manifest.host_sources.end(), file) != manifest.host_sources.end())
-        diags.error(detail::line_of(*node), "Python source " + quote(file) + " is also in 'host_sources', "
+        diags.error(detail::position_of(*node), "Python source " + quote(file) + " is also in 'host_sources', "
                                             "whose files are parsed as C or C++");
   }
 

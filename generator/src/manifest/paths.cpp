@@ -35,17 +35,17 @@ std::optional<std::string> check_source_path(const Located& path, const fs::path
                                              std::string_view what) {
   const std::string label = std::string(what) + " ";
   if (fs::path(path.text).is_absolute()) {
-    diags.error(path.line, label + quote(path.text) + " must be relative to the manifest directory");
+    diags.error(path.at(), label + quote(path.text) + " must be relative to the manifest directory");
     return std::nullopt;
   }
   std::string normal = normalize_relative(path.text);
   if (escapes(normal)) {
-    diags.error(path.line, label + quote(path.text) + " is outside the manifest directory");
+    diags.error(path.at(), label + quote(path.text) + " is outside the manifest directory");
     return std::nullopt;
   }
   const fs::path location = root / normal;
   if (const std::optional<std::string> problem = check_exists(location, fs::file_type::regular)) {
-    diags.error(path.line, label + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
+    diags.error(path.at(), label + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
     return std::nullopt;
   }
   return normal;
@@ -58,26 +58,26 @@ std::optional<std::string> check_include_dir(const Located& dir, const fs::path&
     const std::string_view token = text.substr(0, close == std::string_view::npos ? text.size() : close + 1);
     const std::string_view rest = text.substr(token.size());
     if (token != k_cuda_token || !(rest.empty() || rest.starts_with('/'))) {
-      diags.error(dir.line, "unknown token " + quote(token) + " in include directory " + quote(text) +
+      diags.error(dir.at(), "unknown token " + quote(token) + " in include directory " + quote(text) +
                                 " (the only token is '<cuda>', as in '<cuda>/include/cccl')");
       return std::nullopt;
     }
     const std::string normal = rest.empty() ? "." : normalize_relative(rest.substr(1));
     if (escapes(normal)) {
-      diags.error(dir.line, "include directory " + quote(text) + " is outside the CUDA toolkit");
+      diags.error(dir.at(), "include directory " + quote(text) + " is outside the CUDA toolkit");
       return std::nullopt;
     }
     return normal == "." ? std::string(k_cuda_token) : std::string(k_cuda_token) + "/" + normal;
   }
   if (fs::path(text).is_absolute()) {
-    diags.error(dir.line, "include directory " + quote(text) +
+    diags.error(dir.at(), "include directory " + quote(text) +
                               " must be relative to the manifest directory or start with '<cuda>/'");
     return std::nullopt;
   }
   std::string normal = normalize_relative(text);
   const fs::path location = root / normal;
   if (const std::optional<std::string> problem = check_exists(location, fs::file_type::directory)) {
-    diags.error(dir.line, "include directory " + quote(normal) + " " + *problem + " (looked for " +
+    diags.error(dir.at(), "include directory " + quote(normal) + " " + *problem + " (looked for " +
                               location.string() + ")");
     return std::nullopt;
   }

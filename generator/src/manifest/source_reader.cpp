@@ -23,18 +23,24 @@ constexpr std::array<std::string_view, 7> k_top_level_only = {
 // Keeps the first of each name (compared normalized, so "f<int,2>" and "f<int, 2>" are one) and
 // reports the others with both lines: a duplicate is a copy-paste slip or two overlapping templates,
 // and an error says which, where silently dropping it would hide the slip.
-std::vector<std::string> unique_names(const std::vector<Located>& names, std::string_view what,
-                                      std::string_view source_label, Diagnostics& diags) {
+std::vector<Located> unique_names(const std::vector<Located>& names, std::string_view what,
+                                  std::string_view source_label, Diagnostics& diags) {
   FirstSeen seen;
-  std::vector<std::string> result;
+  std::vector<Located> result;
   for (const Located& name : names) {
     if (const std::optional<int> first = seen.add(format::normalize_name(name.text), name.line)) {
-      diags.error(name.line, std::string(what) + " " + quote(name.text) + " is listed twice for " +
+      diags.error(name.at(), std::string(what) + " " + quote(name.text) + " is listed twice for " +
                                  std::string(source_label) + FirstSeen::note(*first));
     } else {
-      result.push_back(name.text);
+      result.push_back(name);
     }
   }
+  return result;
+}
+
+std::vector<std::string> texts(const std::vector<Located>& names) {
+  std::vector<std::string> result;
+  for (const Located& name : names) result.push_back(name.text);
   return result;
 }
 
@@ -56,13 +62,14 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
              diags);
   SourceEntry entry;
   entry.line = line_of(table);
+  entry.column = position_of(table).column;
 
   if (const toml::node* path = table.get("path")) {
     if (std::optional<std::string> text = read_string(*path, "path", diags)) {
-      entry.path = check_source_path(Located{*text, line_of(*path)}, root, diags).value_or("");
+      entry.path = check_source_path(Located{*text, line_of(*path), position_of(*path).column}, root, diags).value_or("");
     }
   } else {
-    diags.error(entry.line, "[[source]] has no 'path'");
+    diags.error(Position{entry.line, entry.column}, "[[source]] has no 'path'");
   }
   // Messages about names name the source; fall back to its line when the path itself was bad.
   const std::string source =
@@ -77,11 +84,14 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
     expressions.insert(expressions.end(), std::make_move_iterator(expanded.begin()),
                        std::make_move_iterator(expanded.end()));
   }
-  entry.instantiations = unique_names(expressions, "name expression", source, diags);
+  for (const Located& name : unique_names(expressions, "name expression", source, diags)) {
+    entry.instantiations.push_back(name.text);
+    entry.instantiation_positions.push_back(name.at());
+  }
 
   if (const toml::node* variables = table.get("variables")) {
     entry.variables =
-        unique_names(read_string_list(*variables, "variables", diags), "variable", source, diags);
+        texts(unique_names(read_string_list(*variables, "variables", diags), "variable", source, diags));
   }
   if (const toml::node* defines = table.get("defines")) {
     entry.defines = read_defines(*defines, "defines", diags);

@@ -32,12 +32,12 @@ std::optional<std::vector<std::string>> read_values(std::string_view name, const
                                                     Diagnostics& diags) {
   const auto* array = node.as_array();
   if (array == nullptr) {
-    diags.error(line_of(node), "placeholder " + quote(name) + " must be an array of values (" +
+    diags.error(position_of(node), "placeholder " + quote(name) + " must be an array of values (" +
                                    std::string(name) + " = [...]), not " + std::string(describe_type(node)));
     return std::nullopt;
   }
   if (array->empty()) {
-    diags.error(line_of(node), "placeholder " + quote(name) + " has no values");
+    diags.error(position_of(node), "placeholder " + quote(name) + " has no values");
     return std::nullopt;
   }
   std::vector<std::string> values;
@@ -47,12 +47,12 @@ std::optional<std::vector<std::string>> read_values(std::string_view name, const
     std::optional<std::string> value = spell(element);
     if (!value) {
       const std::string what = element.is_string() ? "an empty string" : std::string(describe_type(element));
-      diags.error(line_of(element), "placeholder " + quote(name) + ": element " + std::to_string(i + 1) +
+      diags.error(position_of(element), "placeholder " + quote(name) + ": element " + std::to_string(i + 1) +
                                         " is " + what +
                                         "; values must be non-empty strings, integers or booleans");
       usable = false;
     } else if (std::find(values.begin(), values.end(), *value) != values.end()) {
-      diags.error(line_of(element), "placeholder " + quote(name) + " lists " + quote(*value) + " twice");
+      diags.error(position_of(element), "placeholder " + quote(name) + " lists " + quote(*value) + " twice");
       usable = false;
     } else {
       values.push_back(std::move(*value));
@@ -68,7 +68,7 @@ std::vector<Located> read_template(const toml::table& table, Diagnostics& diags)
   const toml::node* kernel = table.get("kernel");
   std::optional<std::string> pattern;
   if (kernel == nullptr) {
-    diags.error(line_of(table), std::string(k_section) + " has no 'kernel' pattern");
+    diags.error(position_of(table), std::string(k_section) + " has no 'kernel' pattern");
   } else {
     pattern = read_string(*kernel, "kernel", diags);
   }
@@ -87,9 +87,9 @@ std::vector<Located> read_template(const toml::table& table, Diagnostics& diags)
       // pattern only the first can be told; the missing 'kernel' has been reported already.
       const std::string unknown = "unknown key " + quote(name) + " in " + std::string(k_section);
       if (nearest(name, k_kernel_key)) {
-        diags.error(line_of(key), unknown + did_you_mean(name, k_kernel_key));
+        diags.error(position_of(key), unknown + did_you_mean(name, k_kernel_key));
       } else if (pattern) {
-        diags.error(line_of(key), unknown + ": it does not occur in the kernel pattern " + quote(*pattern) +
+        diags.error(position_of(key), unknown + ": it does not occur in the kernel pattern " + quote(*pattern) +
                                       did_you_mean(name, candidates));
       }
       usable = false;
@@ -110,7 +110,7 @@ std::vector<Located> read_template(const toml::table& table, Diagnostics& diags)
   std::size_t count = 1;
   for (const auto& arg : args) {
     if (count > k_max_template_expansions / arg.second.size()) {
-      diags.error(line_of(*kernel), "template " + quote(*pattern) + " expands to more than " +
+      diags.error(position_of(*kernel), "template " + quote(*pattern) + " expands to more than " +
                                         std::to_string(k_max_template_expansions) + " expressions");
       return {};
     }
@@ -119,7 +119,7 @@ std::vector<Located> read_template(const toml::table& table, Diagnostics& diags)
 
   std::vector<Located> expressions;
   for (std::string& expression : expand_cross_product(*pattern, args)) {
-    expressions.push_back({std::move(expression), line_of(*kernel)});
+    expressions.push_back({std::move(expression), line_of(*kernel), position_of(*kernel).column});
   }
   return expressions;
 }

@@ -36,8 +36,10 @@ struct VariableOffer {
   bool from_manifest;
 };
 
-std::string where_from(const plan::PlannedName& name) {
-  return name.where.file + (name.where.line > 0 ? ":" + std::to_string(name.where.line) : "");
+// "prefix/file:line" as the user opens it; an absolute file (a generated manifest) without the prefix.
+std::string where_from(const std::string& prefix, const plan::PlannedName& name) {
+  return (name.where.file.starts_with('/') ? "" : prefix) + name.where.file +
+         (name.where.line > 0 ? ":" + std::to_string(name.where.line) : "");
 }
 
 std::string join(const std::vector<std::string>& parts, const char* separator) {
@@ -108,7 +110,7 @@ private:
       if (it != resolved.kernels.end() && contents.kernels.count(it->second)) continue;
       if (k.origin == plan::NameOrigin::manifest)
         return Error{display + ": '" + k.expression + "' is not a kernel in the compiled images"};
-      m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + m_settings.display_prefix + where_from(k) +
+      m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
                                ") matches no kernel in the compiled images; it is not recorded");
     }
     const std::string& source = unit.source;
@@ -199,8 +201,8 @@ private:
         if (from_manifest)
           return Error{display + ": variable '" + v.expression + "' (" + m_manifest.path.string() + ":" +
                        std::to_string(unit.manifest_line) + ") is not in the compiled images"};
-        m_out.warnings.push_back(display + ": variable '" + v.expression + "' (" + m_settings.display_prefix +
-                                 where_from(v) + ") is not in the compiled images; it is not recorded" +
+        m_out.warnings.push_back(display + ": variable '" + v.expression + "' (" + 
+                                 where_from(m_settings.display_prefix, v) + ") is not in the compiled images; it is not recorded" +
                                  (v.managed && v.symbol.empty() ? " (NVRTC cannot keep a __managed__ variable of an "
                                                                   "unnamed namespace)"
                                                                 : ""));

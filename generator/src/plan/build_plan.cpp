@@ -48,9 +48,14 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   PlannedUnit unit;
   unit.source = source.path;
   unit.manifest_line = source.line;
-  const compile::Origin entry{manifest_file, source.line};
-  for (const std::string& e : source.instantiations)
-    add_unique(unit.kernels, {.expression = e, .origin = NameOrigin::manifest, .where = entry});
+  const compile::Origin entry{manifest_file, source.line, source.column};
+  for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
+    // Errors about an expression point at its own `instantiate` entry (or template pattern).
+    compile::Origin at = entry;
+    if (i < source.instantiation_positions.size())
+      at = {manifest_file, source.instantiation_positions[i].line, source.instantiation_positions[i].column};
+    add_unique(unit.kernels, {.expression = source.instantiations[i], .origin = NameOrigin::manifest, .where = at});
+  }
   for (const std::string& v : source.variables)
     add_unique(unit.variables, {.expression = v, .origin = NameOrigin::manifest, .where = entry});
   const auto found = discovery.sources.find(source.path);
@@ -91,7 +96,11 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (const format::Target& t : targets) plan.targets.push_back(t.name());
   plan.root = std::filesystem::absolute(manifest.root).lexically_normal();
   plan.nvcc = toolkit.root / "bin" / "nvcc";
-  plan.manifest_file = manifest.path.filename().string();
+  // Relative to the root when it is inside (the usual kiln.toml), else absolute (a manifest that
+  // kiln_add_cache generated into the build tree, built with --root <source dir>).
+  const std::filesystem::path manifest_path = std::filesystem::absolute(manifest.path).lexically_normal();
+  const std::filesystem::path in_root = manifest_path.lexically_relative(plan.root);
+  plan.manifest_file = !in_root.empty() && *in_root.begin() != ".." ? in_root.generic_string() : manifest_path.string();
   plan.settings = settings;
 
   plan.include_dirs = manifest.include_dirs;
@@ -143,7 +152,9 @@ std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t un
     job.root = plan.root;
     job.source = unit.source;
     job.display_prefix = plan.settings.display_prefix;
-    job.manifest_location = plan.settings.display_prefix + plan.manifest_file + ":" + std::to_string(unit.manifest_line);
+    job.manifest_location = (plan.manifest_file.starts_with('/') ? "" : plan.settings.display_prefix) +
+                            plan.manifest_file + ":" + std::to_string(unit.manifest_line);
+    job.manifest_file = plan.manifest_file;
     job.target = plan.targets[t];
     for (const PlannedName& k : unit.kernels) {
       job.name_expressions.push_back(k.expression);

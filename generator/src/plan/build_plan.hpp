@@ -28,7 +28,7 @@ struct BuildPlan {
   // What make_jobs needs to build a unit's jobs again for another compiler.
   std::filesystem::path root;                   // the manifest directory, absolute
   std::filesystem::path nvcc;                   // the toolkit's nvcc
-  std::string manifest_file;                    // "kiln.toml", for messages
+  std::string manifest_file;                    // "kiln.toml" (relative to root, or absolute), for messages
   PlanSettings settings;
 };
 

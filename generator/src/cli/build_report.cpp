@@ -1,0 +1,42 @@
+#include "cli/build_report.hpp"
+
+#include <cstdio>
+
+namespace kiln::cli {
+
+std::string summary_line(const BuildFacts& facts, const plan::BuildPlan& plan) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", facts.total_seconds);
+  return "kiln: wrote " + facts.output + ": " + std::to_string(facts.kernels) + " kernels, " +
+         std::to_string(plan.sources.size()) + " units x " + std::to_string(plan.targets.size()) + " targets, " +
+         std::to_string(facts.bytes) + " bytes, in " + seconds + " s";
+}
+
+nlohmann::json build_report(const BuildFacts& facts, const plan::BuildPlan& plan,
+                            const std::vector<compile::CompileOutput>& outputs) {
+  nlohmann::json units = nlohmann::json::array();
+  for (std::size_t i = 0; i < plan.jobs.size() && i < outputs.size(); ++i) {
+    const compile::CompileJob& job = plan.jobs[i];
+    if (units.empty() || units.back()["source"] != job.source) {
+      units.push_back({{"source", job.source},
+                       {"compiler", job.compiler == compile::Compiler::nvcc ? "nvcc" : "nvrtc"},
+                       {"images", nlohmann::json::array()}});
+    }
+    units.back()["images"].push_back({{"target", job.target}, {"seconds", outputs[i].seconds}, {"cache", outputs[i].from_cache ? "hit" : "miss"}});
+  }
+  return {{"ok", true},
+          {"output", facts.output},
+          {"depfile", facts.depfile},
+          {"kernels", facts.kernels},
+          {"bytes", facts.bytes},
+          {"targets", plan.targets},
+          {"units", std::move(units)},
+          {"seconds", {{"scan", facts.scan_seconds}, {"compile", facts.compile_seconds}, {"total", facts.total_seconds}}},
+          {"warnings", facts.warnings}};
+}
+
+nlohmann::json failed_build_report(int exit_code, const std::string& output, const std::vector<std::string>& warnings) {
+  return {{"ok", false}, {"exit_code", exit_code}, {"output", output}, {"warnings", warnings}};
+}
+
+}  // namespace kiln::cli

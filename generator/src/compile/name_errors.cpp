@@ -1,0 +1,109 @@
+#include "compile/name_errors.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace kiln::compile {
+
+namespace {
+
+constexpr std::string_view k_map = "__nv_name_map:";
+constexpr std::string_view k_pragma = "#pragma nv_mangled_name ";
+constexpr std::string_view k_parse_echo = "Error in parsing name expression for lowered name lookup";
+
+// One error in the name map: its message, the expression, and the caret's offset in it.
+struct NameError {
+  std::string message;            // "identifier \"flaot\" is undefined"
+  std::string expression;         // as NVRTC echoed it: "mylib::block_sum<flaot, 256>", "&table"
+  std::size_t offset = 0;
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string trimmed(std::string_view text) {
+  const std::size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string_view::npos) return {};
+  return std::string(text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1));
+}
+
+// "file:12:5" for an origin, the column moved `offset` characters into the expression (a manifest
+// string's column is its opening quote).
+std::string location(const Origin& origin, const CompileJob& job, std::size_t offset) {
+  std::string where = (origin.file.starts_with('/') ? "" : job.display_prefix) + origin.file + ":" +
+                      std::to_string(origin.line);
+  if (origin.column > 0) where += ":" + std::to_string(origin.column + 1 + static_cast<int>(offset));
+  return where;
+}
+
+}  // namespace
+
+std::string explain_name_errors(const std::string& log, const CompileJob& job) {
+  const std::vector<std::string> lines = lines_of(log);
+  std::vector<NameError> errors;
+  std::string rest;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t map = lines[i].find(k_map);
+    const std::size_t error = lines[i].find(": error: ");
+    if (map == std::string::npos || error == std::string::npos || map > error) {
+      rest += lines[i] + "\n";
+      continue;
+    }
+    NameError e{lines[i].substr(error + 9), "", 0};
+    // The echo and the caret follow; the block ends at a blank line.
+    for (; i + 1 < lines.size() && !trimmed(lines[i + 1]).empty(); ++i) {
+      const std::string& next = lines[i + 1];
+      if (const std::size_t p = next.find(k_pragma); p != std::string::npos) {
+        e.expression = trimmed(std::string_view(next).substr(p + k_pragma.size()));
+        if (i + 2 < lines.size() && lines[i + 2].find('^') != std::string::npos) {
+          const std::size_t caret = lines[i + 2].find('^'), start = p + k_pragma.size();
+          e.offset = caret >= start ? caret - start : 0;
+        }
+      }
+    }
+    if (i + 1 < lines.size()) ++i;   // the blank line
+    errors.push_back(std::move(e));
+  }
+
+  // An expression with a real error does not need NVRTC's "Error in parsing name expression" echo.
+  std::set<std::string> explained;
+  for (const NameError& e : errors)
+    if (e.message.find(k_parse_echo) == std::string::npos) explained.insert(e.expression);
+  std::string out;
+  for (const NameError& e : errors) {
+    if (e.message.find(k_parse_echo) != std::string::npos && explained.count(e.expression)) continue;
+    const std::string expression = e.expression.starts_with('&') ? trimmed(e.expression.substr(1)) : e.expression;
+    const std::size_t shift = e.expression.size() - expression.size();
+    std::optional<Origin> origin;
+    for (std::size_t k = 0; k < job.name_expressions.size() && k < job.expression_origins.size(); ++k)
+      if (job.name_expressions[k] == expression && job.expression_origins[k].line > 0) origin = job.expression_origins[k];
+    const std::string message = e.message.find(k_parse_echo) != std::string::npos
+                                    ? "'" + expression + "' is not a name expression NVRTC can look up"
+                                    : e.message;
+    if (!origin) {
+      out += job.manifest_location + ": error: " + message + " in '" + expression + "'\n" + job.manifest_location +
+             ": note: an instantiation listed for " + job.source + "\n";
+      continue;
+    }
+    const bool manifest = origin->file == job.manifest_file;
+    const std::string at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
+    const std::string entry = location(*origin, job, 0);
+    out += at + ": error: " + message + " in '" + expression + "'\n";
+    out += (manifest ? entry : at) + ": note: " +
+           (manifest ? "an instantiation listed for " + job.source
+                     : "found here: '" + expression + "' is compiled for " + job.source) +
+           "\n";
+  }
+  out += rest;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace kiln::compile

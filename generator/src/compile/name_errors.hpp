@@ -1,0 +1,19 @@
+// NVRTC reports a bad name expression against a file of its own ("__nv_name_map(2): error: identifier
+// "flaot" is undefined", under "#pragma nv_mangled_name EXPR" and a caret). The user never wrote that
+// file: each such error is moved to where the expression came from (the manifest's `instantiate`
+// entry, line and column, or the launch or runtime request the scanner found), with a note saying
+// what it is. Everything else in the log is left as it is.
+#pragma once
+
+#include "compile/compile_job.hpp"
+
+#include <string>
+
+namespace kiln::compile {
+
+// The NVRTC log (locations already rewritten: "p/__nv_name_map:2: error: ...") with every error in
+// NVRTC's name map moved to the expression's origin. NVRTC's echo "Error in parsing name expression
+// for lowered name lookup" is dropped when the expression has another error to show.
+std::string explain_name_errors(const std::string& log, const CompileJob& job);
+
+}  // namespace kiln::compile
