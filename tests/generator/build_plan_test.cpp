@@ -24,7 +24,7 @@ manifest::Manifest manifest_with(Strings targets) {
   m.include_dirs = {"include"};
   m.defines = {"N=4"};
   m.options = {"-use_fast_math"};
-  m.sources = {{"b.cu", 3, {"k<int>"}, {"table"}, {"B"}, {"-lineinfo"}}, {"a.cu", 9, {}, {}, {}, {}}};
+  m.sources = {{"b.cu", 3, 1, {"k<int>"}, {{3, 15}}, {"table"}, {"B"}, {"-lineinfo"}}, {"a.cu", 9, 1, {}, {}, {}, {}, {}}};
   return m;
 }
 

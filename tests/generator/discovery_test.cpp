@@ -39,7 +39,7 @@ protected:
   DiscoveryTest() {
     m_manifest.path = "/p/kiln.toml";
     m_manifest.root = "/p";
-    m_manifest.sources = {{"a.cu", 3, {"scale<int>"}, {}, {}, {}}, {"b.cu", 6, {}, {}, {}, {}}};
+    m_manifest.sources = {{"a.cu", 3, 1, {"scale<int>"}, {{3, 15}}, {}, {}, {}}, {"b.cu", 6, 1, {}, {}, {}, {}, {}}};
     // a.cu: device-only, templates scale (listed) and block_sum (requested), a launch-free unused one.
     ScanResult& a = m_kernels.emplace_back(ScannedFile{"a.cu", {}}).result;
     a.kernels = {kernel("scale", true, "a.cu", 2), kernel("block_sum", true, "a.cu", 5), kernel("unused", true, "a.cu", 9),
