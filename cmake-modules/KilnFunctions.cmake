@@ -42,9 +42,25 @@ function(kiln_add_cache name)
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one_value}" "${multi_value}")
   set(fn "kiln_add_cache()")
+  # A misspelt keyword (INSTANTIATES) after a list keyword is taken as one of that list's values, and
+  # the values after it too; before any keyword it is unparsed. A value that reads like a keyword
+  # (capitals, close to one) is named with the keyword it most likely meant. DEFINES and OPTIONS
+  # hold capitals of their own (FAST, N=4).
+  foreach(keyword IN LISTS multi_value)
+    if(keyword STREQUAL "DEFINES" OR keyword STREQUAL "OPTIONS")
+      continue()
+    endif()
+    foreach(word IN LISTS arg_${keyword})
+      if(word MATCHES "^[A-Z_]+$")
+        _kiln_did_you_mean(suggestion "${word}" ${options} ${one_value} ${multi_value})
+        if(suggestion)
+          message(FATAL_ERROR "${fn}: unknown keyword '${word}' for cache '${name}'${suggestion}")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
   if(arg_UNPARSED_ARGUMENTS)
-    # A misspelt keyword (INSTANTIATES) is unparsed itself; the values after it went to the keyword
-    # before it. Name the first word that reads like a keyword, with the keyword it most likely meant.
+    # Before any keyword: name the first word that reads like a keyword, with the one it most likely meant.
     foreach(word IN LISTS arg_UNPARSED_ARGUMENTS)
       _kiln_did_you_mean(suggestion "${word}" ${options} ${one_value} ${multi_value})
       if(suggestion OR word MATCHES "^[A-Z_]+$")
