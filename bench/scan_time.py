@@ -15,6 +15,7 @@ Standard library only. Works in a temporary directory; writes into the repositor
 """
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -96,6 +97,8 @@ def measure_case(label, rel, includes, args, kiln, cuda, tool, temp):
 
 
 def main():
+    # Every build here measures compiling: Kiln's compile and scan cache stays out of it.
+    os.environ["KILN_CACHE"] = "0"
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kiln", type=Path, default=REPO / "build" / "bin" / "kiln")
     parser.add_argument("--cuda", type=Path, default=Path("/usr/local/cuda"))

@@ -318,6 +318,8 @@ def machine_description(nvcc: Path, kiln: Path) -> list:
 # ---------------------------------------------------------------------------------------------------
 
 def main() -> None:
+    # Every build here measures compiling: Kiln's compile and scan cache stays out of it.
+    os.environ["KILN_CACHE"] = "0"
     default_kiln = Path("/tmp/build-main/bin/kiln")
     if not default_kiln.exists():
         default_kiln = REPO / "build" / "bin" / "kiln"
