@@ -1,0 +1,37 @@
+# consumer_jobs: kiln_add_cache(... JOB_POOL) puts the kiln build in that Ninja pool, and only what
+# reads a package waits for it: with Ninja, a program's object files compile before the package its
+# link needs, and a new package does not relink it; with EMBED, the object that embeds the package
+# depends on it.
+#   cmake -DWORK=... -DPREFIX=... -P check_jobs.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
+kiln_fresh_dir(${WORK})
+file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/project)
+set(build ${WORK}/project/build)
+kiln_expect_configure(${WORK}/project OK -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX}
+                      -DCMAKE_ASM_COMPILER=${C})
+
+# The kiln edge of `file` is in the pool, and that of `embedded` is not.
+file(READ ${build}/build.ninja ninja)
+string(REGEX MATCH "\nbuild [^\n]*file\\.kiln[ :][^\n]*CUSTOM_COMMAND[^\n]*\n( [^\n]*\n)*" file_edge "${ninja}")
+kiln_expect("${file_edge}" MATCHES "\n  pool = kiln_pool\n" "the kiln build of 'file'")
+string(REGEX MATCH "\nbuild [^\n]*embedded\\.kiln[ :][^\n]*CUSTOM_COMMAND[^\n]*\n( [^\n]*\n)*" embedded_edge "${ninja}")
+kiln_expect("${embedded_edge}" MATCHES "Building Kiln package embedded" "the kiln build of 'embedded'")
+kiln_expect("${embedded_edge}" NOT_MATCHES "pool = " "the kiln build of 'embedded'")
+
+# Nothing is built yet: what would building app's object file run? Not the package.
+kiln_run(plan ${CMAKE_COMMAND} -E chdir ${build} ninja -n CMakeFiles/app.dir/main.cpp.o)
+kiln_expect("${plan}" NOT_MATCHES "Building Kiln package" "app's object file")
+kiln_run(plan ${CMAKE_COMMAND} -E chdir ${build} ninja -n app)
+kiln_expect("${plan}" MATCHES "Building Kiln package file" "app's link")
+# EMBED: the object that embeds the package needs it.
+kiln_run(plan ${CMAKE_COMMAND} -E chdir ${build} ninja -n CMakeFiles/embedded.dir/kiln/embedded/embedded_embed.S.o)
+kiln_expect("${plan}" MATCHES "Building Kiln package embedded" "the object that embeds 'embedded'")
+
+# Built, then the kernel changes: the package is rebuilt, app is not relinked.
+kiln_run(output ${CMAKE_COMMAND} --build ${build})
+file(TOUCH ${WORK}/project/kernel.cu)
+kiln_run(output ${CMAKE_COMMAND} --build ${build} --target app)
+kiln_expect("${output}" MATCHES "Building Kiln package file" "a rebuild after the kernel changed")
+kiln_expect("${output}" NOT_MATCHES "Linking" "a rebuild after the kernel changed")
+kiln_run(output ${CMAKE_COMMAND} -E chdir ${build} ninja -n app)
+kiln_expect("${output}" MATCHES "no work to do" "a no-op build")
