@@ -178,6 +178,11 @@ function(kiln_add_cache name)
   if(arg_JOB_POOL)
     if(CMAKE_GENERATOR MATCHES "Ninja")
       set(job_pool JOB_POOL ${arg_JOB_POOL})
+      # Checked when the top directory is done, so the pool may be defined after the call; else Ninja
+      # would refuse build.ninja ("unknown pool name") at build time, far from the call. EVAL: a
+      # deferred call reads its arguments' variables when it runs, not now.
+      cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL _kiln_check_job_pool
+                                               [[${name}]] [[${arg_JOB_POOL}]] [[${call_site}]])")
     else()
       message(AUTHOR_WARNING "${fn}: JOB_POOL is for the Ninja generators; ${CMAKE_GENERATOR} ignores it "
                              "(its jobserver, make -jN, bounds the kiln builds' compiles)")
@@ -232,6 +237,26 @@ function(kiln_add_cache name)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
                                                KILN_EMBED ${embed})
   endforeach()
+endfunction()
+
+# Fails unless the JOB_POOLS global property defines `pool` (kiln_add_cache's JOB_POOL).
+function(_kiln_check_job_pool name pool call_site)
+  get_property(pools GLOBAL PROPERTY JOB_POOLS)
+  set(names "")
+  foreach(entry IN LISTS pools)
+    string(REGEX REPLACE "=.*" "" defined "${entry}")
+    if(defined STREQUAL pool)
+      return()
+    endif()
+    list(APPEND names "${defined}")
+  endforeach()
+  set(known "")
+  if(names)
+    string(REPLACE ";" ", " known " (the pools are ${names})")
+  endif()
+  message(FATAL_ERROR "kiln_add_cache(): JOB_POOL '${pool}' of cache '${name}' (kiln_add_cache at ${call_site}) "
+                      "is not in the JOB_POOLS global property${known}: define it, set_property(GLOBAL APPEND "
+                      "PROPERTY JOB_POOLS ${pool}=1)")
 endfunction()
 
 # Host code the generator scans for the kernels and variables it asks the runtime for (kiln build

@@ -35,3 +35,17 @@ kiln_expect("${output}" MATCHES "Building Kiln package file" "a rebuild after th
 kiln_expect("${output}" NOT_MATCHES "Linking" "a rebuild after the kernel changed")
 kiln_run(output ${CMAKE_COMMAND} -E chdir ${build} ninja -n app)
 kiln_expect("${output}" MATCHES "no work to do" "a no-op build")
+
+# A pool JOB_POOLS does not define fails at configure time (Ninja would refuse build.ninja), naming
+# the call; one defined after the call is fine.
+file(READ ${WORK}/project/CMakeLists.txt code)
+string(REPLACE "set_property(GLOBAL APPEND PROPERTY JOB_POOLS kiln_pool=1)\n" "" undefined "${code}")
+file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/undefined_pool)
+file(WRITE ${WORK}/undefined_pool/CMakeLists.txt "${undefined}")
+kiln_expect_configure(${WORK}/undefined_pool
+                      "kiln_add_cache\\(\\): JOB_POOL 'kiln_pool' of cache 'file' \\(kiln_add_cache at CMakeLists.txt:4\\) is not in the JOB_POOLS global property: define it"
+                      -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_ASM_COMPILER=${C})
+file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/later_pool)
+file(WRITE ${WORK}/later_pool/CMakeLists.txt "${undefined}set_property(GLOBAL APPEND PROPERTY JOB_POOLS kiln_pool=2)\n")
+kiln_expect_configure(${WORK}/later_pool OK -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX}
+                      -DCMAKE_ASM_COMPILER=${C})
