@@ -188,11 +188,18 @@ function(kiln_add_cache name)
                              "(its jobserver, make -jN, bounds the kiln builds' compiles)")
     endif()
   endif()
+  # Make before 4.4 lends its jobserver only to the recipes it takes for recursive makes, those naming
+  # $(MAKE): this one names it (in a variable kiln ignores), so that kiln build takes its compiles from
+  # `make -jN` rather than warning that the jobserver is closed ([cli.md], Jobserver).
+  set(kiln_command Kiln::kiln)
+  if(CMAKE_GENERATOR MATCHES "Makefiles")
+    set(kiln_command ${CMAKE_COMMAND} -E env "KILN_RECURSIVE_MAKE=$(MAKE)" $<TARGET_FILE:Kiln::kiln>)
+  endif()
   # The generator writes the depfile: every header NVRTC opened, so that Ninja and Makefiles rebuild
   # the package when any of them changes, and only then.
   add_custom_command(
     OUTPUT ${output}
-    COMMAND Kiln::kiln build ${manifest} ${generator_args}
+    COMMAND ${kiln_command} build ${manifest} ${generator_args}
     DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
     DEPFILE ${output}.d
     COMMENT "Building Kiln package ${name} (kiln_add_cache at ${call_site})"

@@ -49,3 +49,22 @@ file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/later_pool)
 file(WRITE ${WORK}/later_pool/CMakeLists.txt "${undefined}set_property(GLOBAL APPEND PROPERTY JOB_POOLS kiln_pool=2)\n")
 kiln_expect_configure(${WORK}/later_pool OK -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX}
                       -DCMAKE_ASM_COMPILER=${C})
+
+# Unix Makefiles: JOB_POOL is ignored with a warning, and the kiln builds take their compiles from
+# `make -jN`'s jobserver, which make < 4.4 lends only to recipes naming $(MAKE): no kiln build may say
+# it found the jobserver closed.
+find_program(MAKE_PROGRAM NAMES gmake make)
+if(MAKE_PROGRAM)
+  file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/makefiles)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/makefiles -B ${WORK}/makefiles/build -G "Unix Makefiles"
+                          -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_ASM_COMPILER=${C}
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  kiln_expect("${result}" MATCHES "^0$" "configuring with Unix Makefiles:\n${output}")
+  kiln_expect("${flat}" MATCHES "JOB_POOL is for the Ninja generators; Unix Makefiles ignores it"
+              "configuring with Unix Makefiles")
+  kiln_run(output ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MFLAGS --unset=MAKELEVEL
+                  ${MAKE_PROGRAM} -C ${WORK}/makefiles/build -j4)
+  kiln_expect("${output}" NOT_MATCHES "jobserver" "make -j4")
+  kiln_expect("${output}" MATCHES "Built target app" "make -j4")
+endif()
