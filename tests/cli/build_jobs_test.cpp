@@ -78,13 +78,16 @@ TEST(BuildJobs, UnderMakeTheJobserverLendsTheSlotsAndGetsEveryOneBack) {
   const std::string makefile =
       "all: a.kiln b.kiln c.kiln\n"
       "a.kiln:\n\t+KILN_CACHE_DIR=cache-a $(KILN) build -v ok/kiln.toml -o $@\n"
-      "b.kiln:\n\t+KILN_CACHE_DIR=cache-b $(KILN) build -v ok/kiln.toml -o $@\n"
-      "c.kiln:\n\t+KILN_CACHE_DIR=cache-c $(KILN) build -v broken/kiln.toml -o $@\n";
+      "b.kiln:\n\t+KILN_CACHE_DIR=cache-b $(KILN) build -v ok/kiln.toml -o $@ -j 2\n"
+      "c.kiln:\n\t+KILN_CACHE_DIR=cache-c KILN_JOBS=3 $(KILN) build -v broken/kiln.toml -o $@\n";
   const MakeRun make = run_make(dir.path(), makefile, "-k -j4");
   EXPECT_NE(make.exit_code, 0) << make.output;
   EXPECT_TRUE(fs::exists(dir.path() / "a.kiln")) << make.output;
   EXPECT_TRUE(fs::exists(dir.path() / "b.kiln")) << make.output;
-  EXPECT_EQ(count(make.output, "jobs: as make's jobserver allows\n"), 3u) << make.output;
+  // -j and KILN_JOBS cap what the jobserver lends.
+  EXPECT_EQ(count(make.output, "jobs: as make's jobserver allows\n"), 1u) << make.output;
+  EXPECT_EQ(count(make.output, "jobs: as make's jobserver allows, at most 2 (-j)\n"), 1u) << make.output;
+  EXPECT_EQ(count(make.output, "jobs: as make's jobserver allows, at most 3 (KILN_JOBS)\n"), 1u) << make.output;
   EXPECT_NE(make.output.find("undefined_name"), std::string::npos) << make.output;
   // Make counts its tokens when it exits and says so when one is missing.
   EXPECT_EQ(make.output.find("INTERNAL"), std::string::npos) << make.output;
