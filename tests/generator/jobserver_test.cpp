@@ -104,7 +104,8 @@ fs::path scratch_dir() {
 }
 
 // Runs `count` workers that each sleep a while, under `jobserver`, and returns the most that ran at once.
-std::size_t most_at_once(std::size_t count, int parallel, Jobserver* jobserver, const std::function<void(std::size_t)>& fail) {
+std::size_t most_at_once(std::size_t count, int parallel, Jobserver* jobserver,
+                         const std::function<void(std::size_t)>& fail) {
   const fs::path scratch = scratch_dir();
   std::map<std::size_t, std::pair<double, double>> spans;
   ProcessPoolSettings settings{parallel, scratch, "t-"};

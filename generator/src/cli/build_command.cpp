@@ -152,6 +152,7 @@ private:
     Result<ScratchDir> scratch = ScratchDir::create(output);
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
+    // Lives until the build returns: its destructor gives back any token still held (job_limit.hpp).
     std::string jobserver_warning;
     const std::unique_ptr<Jobserver> jobserver = Jobserver::from_environment(jobserver_warning);
     if (!jobserver_warning.empty()) warn(jobserver_warning);
@@ -165,7 +166,8 @@ private:
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, jobserver.get(), prefix, m_python, {}}, scan_exit);
+        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, jobserver.get(), prefix, m_python, {}},
+                     scan_exit);
     m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
 
