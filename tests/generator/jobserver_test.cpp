@@ -143,7 +143,10 @@ TEST(Jobserver, WorkersRunOnTokensAndEveryTokenComesBack) {
   FakeMake make("ab");   // make -j3: two tokens in the pipe, one implicit
   std::unique_ptr<Jobserver> jobserver = make.connect();
   const std::size_t most = most_at_once(8, 64, jobserver.get(), [](std::size_t) {});
-  EXPECT_EQ(most, 3u) << "-j 64 is only a cap: the jobserver decides";
+  // At most the tokens plus one; more than one shows the tokens are used (a busy machine may start
+  // workers too late to overlap all three).
+  EXPECT_LE(most, 3u) << "-j 64 is only a cap: the jobserver decides";
+  EXPECT_GT(most, 1u);
   EXPECT_EQ(jobserver->held(), 0);
   EXPECT_EQ(make.tokens(), "ab") << "the bytes read are the bytes given back";
 }
@@ -151,7 +154,7 @@ TEST(Jobserver, WorkersRunOnTokensAndEveryTokenComesBack) {
 TEST(Jobserver, MinusJCapsTheJobserver) {
   FakeMake make("+++++");
   std::unique_ptr<Jobserver> jobserver = make.connect();
-  EXPECT_EQ(most_at_once(6, 2, jobserver.get(), [](std::size_t) {}), 2u);
+  EXPECT_LE(most_at_once(6, 2, jobserver.get(), [](std::size_t) {}), 2u);
   EXPECT_EQ(make.tokens(), "+++++");
 }
 
@@ -183,7 +186,9 @@ TEST(Jobserver, AFifoAsMake44OffersIt) {
   ASSERT_TRUE(auth);
   Result<std::unique_ptr<Jobserver>> jobserver = Jobserver::connect(*auth);
   ASSERT_TRUE(jobserver) << jobserver.error().message;
-  EXPECT_EQ(most_at_once(6, 16, jobserver->get(), [](std::size_t) {}), 3u);
+  const std::size_t most = most_at_once(6, 16, jobserver->get(), [](std::size_t) {});
+  EXPECT_LE(most, 3u);
+  EXPECT_GT(most, 1u);
   jobserver->reset();
   char buffer[8];
   fcntl(keep, F_SETFL, O_NONBLOCK);
