@@ -3,7 +3,8 @@
 #
 #   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
 #                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
-#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [STRICT] [OUTPUT file.kiln])
+#                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [STRICT] [OUTPUT file.kiln]
+#                  [JOB_POOL pool])
 #   target_link_libraries(app PRIVATE <name>)
 #   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
 #
@@ -37,7 +38,7 @@ endfunction()
 
 function(kiln_add_cache name)
   set(options EMBED STRICT)
-  set(one_value MANIFEST OUTPUT)
+  set(one_value MANIFEST OUTPUT JOB_POOL)
   set(multi_value SOURCES HOST_SOURCES SCAN_TARGETS PYTHON_SOURCES TARGETS ARCHITECTURES INSTANTIATE VARIABLES
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one_value}" "${multi_value}")
@@ -70,7 +71,7 @@ function(kiln_add_cache name)
     string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
     message(FATAL_ERROR "${fn}: unknown argument(s) '${unknown}' for cache '${name}'")
   endif()
-  foreach(keyword MANIFEST OUTPUT)
+  foreach(keyword MANIFEST OUTPUT JOB_POOL)
     if(keyword IN_LIST arg_KEYWORDS_MISSING_VALUES)
       message(FATAL_ERROR "${fn}: ${keyword} needs a value")
     endif()
@@ -188,16 +189,57 @@ function(kiln_add_cache name)
 
   # Shown by the build tool with the command, so a failure names the call that asked for it.
   _kiln_call_site(call_site kiln_add_cache ${name})
+  # A Ninja pool (JOB_POOLS) bounds how many kiln builds run at once; other generators have none.
+  set(job_pool "")
+  if(arg_JOB_POOL)
+    if(CMAKE_GENERATOR MATCHES "Ninja")
+      set(job_pool JOB_POOL ${arg_JOB_POOL})
+      # Checked when the top directory is done, so the pool may be defined after the call; else Ninja
+      # would refuse build.ninja ("unknown pool name") at build time, far from the call. EVAL: a
+      # deferred call reads its arguments' variables when it runs, not now.
+      cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL _kiln_check_job_pool
+                                               [[${name}]] [[${arg_JOB_POOL}]] [[${call_site}]])")
+    else()
+      message(AUTHOR_WARNING "${fn}: JOB_POOL is for the Ninja generators; ${CMAKE_GENERATOR} ignores it "
+                             "(its jobserver, make -jN, bounds the kiln builds' compiles)")
+    endif()
+  endif()
+  # Make before 4.4 lends its jobserver only to the recipes it takes for recursive makes, those naming
+  # $(MAKE): this one names it (in a variable kiln ignores), so that kiln build takes its compiles from
+  # `make -jN` rather than warning that the jobserver is closed ([cli.md], Jobserver).
+  set(kiln_command Kiln::kiln)
+  if(CMAKE_GENERATOR MATCHES "Makefiles")
+    set(kiln_command ${CMAKE_COMMAND} -E env "KILN_RECURSIVE_MAKE=$(MAKE)" $<TARGET_FILE:Kiln::kiln>)
+  endif()
   # The generator writes the depfile: every header NVRTC opened, so that Ninja and Makefiles rebuild
   # the package when any of them changes, and only then.
   add_custom_command(
     OUTPUT ${output}
-    COMMAND Kiln::kiln build ${manifest} ${generator_args}
+    COMMAND ${kiln_command} build ${manifest} ${generator_args}
     DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
     DEPFILE ${output}.d
     COMMENT "Building Kiln package ${name} (kiln_add_cache at ${call_site})"
+    ${job_pool}
     VERBATIM)
-  add_custom_target(${name}_package ALL DEPENDS ${output})
+  # Only what reads the package waits for it: the link of a program that links <name> and, with EMBED,
+  # the object that .incbin's it (OBJECT_DEPENDS). A target-level dependency would make Ninja hold back
+  # every object file of those programs until the whole package is built, though they need only
+  # kiln.hpp. The link waits through a stamp written once, not the package itself: the stamp's rule
+  # runs after each package build but leaves the stamp as it was, and Ninja (restat) then spares the
+  # programs a relink (they read the package at run time). Makefile generators build targets one after
+  # another, and EMBED's object library makes the objects of its programs wait anyway (CMake orders
+  # them after their dependencies' generated files): both keep the target-level dependency.
+  set(link_stamp "")
+  if(CMAKE_GENERATOR MATCHES "Ninja" AND NOT arg_EMBED)
+    set(link_stamp ${work_dir}/${name}.link-stamp)
+    file(WRITE ${work_dir}/link-stamp.in "the link of programs that use ${output} waits for it\n")
+    add_custom_command(
+      OUTPUT ${link_stamp}
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${work_dir}/link-stamp.in ${link_stamp}
+      DEPENDS ${output}
+      VERBATIM)
+  endif()
+  add_custom_target(${name}_package ALL DEPENDS ${output} ${link_stamp})
 
   if(arg_EMBED)
     _kiln_add_embedded_library(${name} ${output} ${work_dir})
@@ -205,7 +247,11 @@ function(kiln_add_cache name)
     add_library(${name} INTERFACE)
     target_link_libraries(${name} INTERFACE Kiln::runtime)
   endif()
-  add_dependencies(${name} ${name}_package)
+  if(link_stamp)
+    set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${link_stamp})
+  else()
+    add_dependencies(${name} ${name}_package)
+  endif()
   set(embed FALSE)
   if(arg_EMBED)
     set(embed TRUE)
@@ -214,6 +260,26 @@ function(kiln_add_cache name)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
                                                KILN_EMBED ${embed})
   endforeach()
+endfunction()
+
+# Fails unless the JOB_POOLS global property defines `pool` (kiln_add_cache's JOB_POOL).
+function(_kiln_check_job_pool name pool call_site)
+  get_property(pools GLOBAL PROPERTY JOB_POOLS)
+  set(names "")
+  foreach(entry IN LISTS pools)
+    string(REGEX REPLACE "=.*" "" defined "${entry}")
+    if(defined STREQUAL pool)
+      return()
+    endif()
+    list(APPEND names "${defined}")
+  endforeach()
+  set(known "")
+  if(names)
+    string(REPLACE ";" ", " known " (the pools are ${names})")
+  endif()
+  message(FATAL_ERROR "kiln_add_cache(): JOB_POOL '${pool}' of cache '${name}' (kiln_add_cache at ${call_site}) "
+                      "is not in the JOB_POOLS global property${known}: define it, set_property(GLOBAL APPEND "
+                      "PROPERTY JOB_POOLS ${pool}=1)")
 endfunction()
 
 # Host code the generator scans for the kernels and variables it asks the runtime for (kiln build

@@ -3,6 +3,7 @@
 #include "cli/command.hpp"
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/job_limit.hpp"
 #include "cli/output_guard.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/target_override.hpp"
@@ -17,6 +18,7 @@
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "util/file_io.hpp"
+#include "util/jobserver.hpp"
 #include "util/scratch_dir.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
@@ -72,7 +74,9 @@ public:
     app.add_option("manifest", m_manifest, "The manifest to build")->capture_default_str();
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
     app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
-    app.add_option("-j,--jobs", m_jobs, "Compiles (and scans) to run at once (default: the number of cores)")
+    app.add_option("-j,--jobs", m_jobs,
+                   "Compiles (and scans) to run at once, at most (default: $KILN_JOBS, else as many as make's "
+                   "jobserver allows, else the number of cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
     app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory")
@@ -148,13 +152,22 @@ private:
     Result<ScratchDir> scratch = ScratchDir::create(output);
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
-    const int jobs = m_jobs > 0 ? m_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Lives until the build returns: its destructor gives back any token still held (job_limit.hpp).
+    std::string jobserver_warning;
+    const std::unique_ptr<Jobserver> jobserver = Jobserver::from_environment(jobserver_warning);
+    if (!jobserver_warning.empty()) warn(jobserver_warning);
+    const Result<JobLimit> limit =
+        job_limit(m_jobs, std::getenv("KILN_JOBS"), jobserver != nullptr, std::thread::hardware_concurrency());
+    if (!limit) return fail(k_exit_usage, limit.error().message);
+    if (m_verbose) std::cerr << describe(*limit, jobserver != nullptr) << "\n";
+    const int jobs = limit->jobs;
     const std::unique_ptr<store::Store> store =
         cache->enabled ? std::make_unique<store::LocalStore>(cache->directory, cache->max_size) : store::make_null_store();
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, prefix, m_python, {}}, scan_exit);
+        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, jobserver.get(), prefix, m_python, {}},
+                     scan_exit);
     m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
 
@@ -162,7 +175,7 @@ private:
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
 
     std::unique_ptr<compile::JobRunner> compiler =
-        jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path());
+        jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path(), jobserver.get());
     compile::CacheContext context{toolkit->root,
                                   compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
                                                               toolkit->nvjitlink_version(), k_version),

@@ -106,7 +106,7 @@ void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& sett
     return;
   }
   run_in_processes(
-      todo.size(), {settings.jobs, settings.scratch_dir, prefix},
+      todo.size(), {settings.jobs, settings.scratch_dir, prefix, settings.jobserver},
       [&](std::size_t k) { return to_bytes(work(todo[k])); },
       [&](std::size_t k, WorkerResult worker) {
         std::optional<ScanResult> result = worker.bytes ? from_bytes(*worker.bytes) : std::nullopt;

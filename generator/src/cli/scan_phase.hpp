@@ -16,12 +16,17 @@
 #include <string>
 #include <vector>
 
+namespace kiln {
+class Jobserver;
+}
+
 namespace kiln::cli {
 
 struct ScanPhaseSettings {
   store::Store* store = nullptr;              // the scan cache's store (a null store with the cache off)
   std::filesystem::path scratch_dir;          // worker results
   int jobs = 1;                               // 1: scan in this process
+  Jobserver* jobserver = nullptr;             // make's, when kiln takes part in it
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
   std::string python;                         // --python: the interpreter for Python sources, if given
   // Called as each file clang parses is done (cache misses only): done, total, the file (relative to

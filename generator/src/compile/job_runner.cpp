@@ -47,7 +47,8 @@ public:
 
 class ProcessRunner final : public JobRunner {
 public:
-  ProcessRunner(int parallel, fs::path scratch) : m_settings{parallel, std::move(scratch), "job-"} {}
+  ProcessRunner(int parallel, fs::path scratch, Jobserver* jobserver)
+      : m_settings{parallel, std::move(scratch), "job-", jobserver} {}
 
   std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
     std::vector<CompileOutput> outputs(jobs.size());
@@ -72,8 +73,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<JobRunner> make_process_runner(int parallel, fs::path scratch_dir) {
-  return std::make_unique<ProcessRunner>(parallel, std::move(scratch_dir));
+std::unique_ptr<JobRunner> make_process_runner(int parallel, fs::path scratch_dir, Jobserver* jobserver) {
+  return std::make_unique<ProcessRunner>(parallel, std::move(scratch_dir), jobserver);
 }
 
 std::unique_ptr<JobRunner> make_in_process_runner() { return std::make_unique<InProcessRunner>(); }

@@ -9,6 +9,10 @@
 #include <memory>
 #include <vector>
 
+namespace kiln {
+class Jobserver;
+}
+
 namespace kiln::compile {
 
 // Called in the parent as each job finishes: (jobs finished so far, total, the job, its output).
@@ -21,8 +25,10 @@ public:
   virtual std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) = 0;
 };
 
-// Forks up to `parallel` workers at a time; each writes its output to a file in `scratch_dir`.
-std::unique_ptr<JobRunner> make_process_runner(int parallel, std::filesystem::path scratch_dir);
+// Forks up to `parallel` workers at a time, and with a jobserver no more than it gives tokens for
+// (util/jobserver.hpp); each writes its output to a file in `scratch_dir`.
+std::unique_ptr<JobRunner> make_process_runner(int parallel, std::filesystem::path scratch_dir,
+                                               Jobserver* jobserver = nullptr);
 std::unique_ptr<JobRunner> make_in_process_runner();
 
 }  // namespace kiln::compile

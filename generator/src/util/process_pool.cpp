@@ -1,6 +1,7 @@
 #include "util/process_pool.hpp"
 
 #include "util/file_io.hpp"
+#include "util/jobserver.hpp"
 #include "util/signal_cleanup.hpp"
 
 #include <sys/prctl.h>
@@ -72,12 +73,32 @@ void run_in_processes(std::size_t count, const ProcessPoolSettings& settings,
                       const std::function<std::vector<std::byte>(std::size_t)>& work,
                       const std::function<void(std::size_t, WorkerResult)>& finished) {
   const std::size_t parallel = settings.parallel < 1 ? 1 : static_cast<std::size_t>(settings.parallel);
+  Jobserver* const jobserver = settings.jobserver;
   std::map<pid_t, std::size_t> running;
+  // kiln's own token runs one worker; each further one holds a token from the jobserver.
+  const auto give_back = [&] {
+    if (!jobserver) return;
+    const int needed = running.empty() ? 0 : static_cast<int>(running.size()) - 1;
+    while (jobserver->held() > needed) jobserver->release();
+  };
+  struct Guard {
+    Jobserver* jobserver;
+    ~Guard() {
+      if (jobserver)
+        while (jobserver->held() > 0) jobserver->release();
+    }
+  } guard{jobserver};
   std::size_t next = 0, done = 0;
   while (done < count) {
+    bool starved = false;   // more could run, but the jobserver has no token now
     while (next < count && running.size() < parallel) {
+      if (jobserver && !running.empty() && !jobserver->try_acquire()) {
+        starved = true;
+        break;
+      }
       const pid_t pid = start(next, result_path(settings, next), work);
       if (pid < 0) {
+        give_back();
         finished(next, {std::nullopt, "could not start: " + std::string(std::strerror(errno))});
         ++done;
       } else {
@@ -87,7 +108,12 @@ void run_in_processes(std::size_t count, const ProcessPoolSettings& settings,
     }
     if (running.empty()) continue;
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    // Starved, wait for a worker to end or a token to come, whichever is first.
+    const pid_t pid = waitpid(-1, &status, starved ? WNOHANG : 0);
+    if (pid == 0) {
+      jobserver->wait(50);
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;
@@ -97,6 +123,7 @@ void run_in_processes(std::size_t count, const ProcessPoolSettings& settings,
     const std::size_t index = it->second;
     running.erase(it);
     cleanup::remove_child(pid);
+    give_back();
     ++done;
     finished(index, collect(status, result_path(settings, index)));
   }

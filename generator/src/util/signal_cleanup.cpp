@@ -28,6 +28,9 @@ struct PathSlot {
 PathSlot g_paths[k_path_slots];
 std::atomic<pid_t> g_children[k_child_slots];
 std::atomic<bool> g_installed{false};
+char g_tokens[k_child_slots];
+std::atomic<int> g_token_count{0};
+std::atomic<int> g_token_fd{-1};
 
 struct LinuxDirent64 {
   ino64_t d_ino;
@@ -73,6 +76,9 @@ extern "C" void on_signal(int signal_number) {
     if (const pid_t pid = child.load(); pid > 0) waitpid(pid, nullptr, 0);
   for (PathSlot& slot : g_paths)
     if (slot.state.load() == k_published) remove_tree(slot.path);
+  if (const int fd = g_token_fd.load(); fd >= 0)
+    for (int n = g_token_count.exchange(0); n > 0;)
+      if (write(fd, &g_tokens[n - 1], 1) == 1 || errno != EINTR) --n;
   errno = saved;
   // SA_RESETHAND restored the default action; the signal is blocked until the handler returns, and
   // then ends the process the way it would have without the handler.
@@ -128,7 +134,16 @@ void remove_child(pid_t pid) {
   }
 }
 
+void hold_tokens(int fd, const char* tokens, int count) {
+  if (count > k_child_slots) count = k_child_slots;
+  // Tokens come and go at the end, so the bytes below the old count stay as they were.
+  std::memcpy(g_tokens, tokens, static_cast<std::size_t>(count));
+  g_token_fd.store(fd);
+  g_token_count.store(count);
+}
+
 void forget_after_fork() {
+  g_token_count.store(0);
   for (PathSlot& slot : g_paths) slot.state.store(k_free);
   for (std::atomic<pid_t>& child : g_children) child.store(0);
 }

@@ -34,7 +34,12 @@ private:
 void add_child(pid_t pid);
 void remove_child(pid_t pid);
 
-// In a forked child: forget the parent's paths and children, which are not the child's to remove.
+// Jobserver tokens (util/jobserver.hpp) this process holds, written back to `fd` once the workers
+// are dead, so a make that goes on after kiln is killed keeps its job slots. Called again whenever
+// the tokens change; at most 1024 are kept.
+void hold_tokens(int fd, const char* tokens, int count);
+
+// In a forked child: forget the parent's paths, children and tokens, which are not the child's to remove.
 void forget_after_fork();
 
 // Removes `path` and, for a directory, everything in it, using system calls only.
