@@ -152,7 +152,13 @@ function(kiln_add_cache name)
 
   _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
                      "${arg_SOURCES}")
-  set(generator_args -o ${output} --depfile ${output}.d --cache-dir ${work_dir}/cache)
+  # The user's compile and scan cache (KILN_CACHE_DIR, else ~/.cache/kiln), as ccache works under
+  # CMake: a `kiln build` of the same sources by hand, or another build tree, reuses what this one
+  # compiled. The CMake variable KILN_CACHE_DIR, if set, names another.
+  set(generator_args -o ${output} --depfile ${output}.d)
+  if(KILN_CACHE_DIR)
+    list(APPEND generator_args --cache-dir ${KILN_CACHE_DIR})
+  endif()
   foreach(file IN LISTS host_sources)
     list(APPEND generator_args --host-source ${file})
   endforeach()
