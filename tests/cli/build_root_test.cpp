@@ -57,7 +57,7 @@ TEST(BuildTargets, BadTargetsAreABadCommandLine) {
   const fs::path project = dir.copy_project("basic");
   const RunResult bad = run_kiln({"build", "--targets", "sm_80,sm90"}, project);
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("invalid target 'sm90' in --targets"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("invalid target 'sm90' in --targets (did you mean 'sm_90'?)"), std::string::npos) << bad.err;
   const RunResult twice = run_kiln({"build", "--targets", "sm_80,sm_80"}, project);
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("target 'sm_80' is given twice in --targets"), std::string::npos) << twice.err;

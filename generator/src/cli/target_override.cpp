@@ -1,6 +1,7 @@
 #include "cli/target_override.hpp"
 
 #include "format/target.hpp"
+#include "manifest/checks.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -13,7 +14,8 @@ Status override_targets(manifest::Manifest& manifest, const std::vector<std::str
   for (const std::string& text : targets) {
     const std::optional<format::Target> target = format::parse_target(text);
     if (!target) {
-      return Error{"invalid target '" + text + "' in --targets: expected sm_XY, sm_XYa, sm_XYf, compute_XY, "
+      return Error{"invalid target '" + text + "' in --targets" + manifest::detail::did_you_mean_target(text) +
+                   ": expected sm_XY, sm_XYa, sm_XYf, compute_XY, "
                    "compute_XYa or compute_XYf (XY: the compute capability without the dot, e.g. sm_90a)"};
     }
     const std::string name = target->name();
