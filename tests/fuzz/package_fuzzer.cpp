@@ -1,13 +1,19 @@
 // The libFuzzer target over everything a package's bytes reach before a driver does: open (header,
 // table of contents, index checks), every lookup (kernel names, nearest names for an unknown one),
-// and image selection, which checks and decodes the chosen image. A crash, a sanitizer report or a
-// broken promise of kiln.h (checked below with abort) is a finding.
+// and image selection, which checks and decodes the chosen image; then what `kiln verify` does with
+// the format reader (every section's checksum, every image read and checked). A crash, a sanitizer
+// report or a broken promise (checked below with abort) is a finding.
+#include "format/image_check.hpp"
+#include "format/package_reader.hpp"
+
 #include <kiln/kiln.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <span>
+#include <vector>
 
 namespace {
 
@@ -43,9 +49,24 @@ void select_everywhere(kiln_package* package, const char* kernel) {
   }
 }
 
+// What `kiln verify` asks of the reader: each image of a package the reader opened decodes (the
+// format's limits bound the work to 1024 times the input) and is then checked as the runtime checks it.
+void verify_everything(const std::uint8_t* data, std::size_t size) {
+  kiln::format::PackageReader reader;
+  if (reader.open(std::span(reinterpret_cast<const std::byte*>(data), size), "fuzz input")) return;
+  (void)reader.verify_all_sections();
+  std::vector<std::byte> image;
+  for (std::uint32_t i = 0; i < reader.image_count(); ++i) {
+    if (reader.read_image(i, image)) continue;
+    require(image.size() == reader.image(i).raw_size);
+    (void)kiln::format::check_image(image, reader.target(reader.image(i).target).target);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  verify_everything(data, size);
   kiln_package* package = nullptr;
   if (kiln_package_open_memory(data, size, KILN_OPEN_COPY, "fuzz input", &package) != KILN_STATUS_SUCCESS) {
     require(package == nullptr);
