@@ -3,6 +3,7 @@
 #   bin/kiln                               the generator (not in runtime-only builds)
 #   include/kiln/kiln.h, kiln.hpp
 #   lib/libkiln.so*
+#   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
@@ -20,6 +21,11 @@ set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
 install(TARGETS kiln_runtime EXPORT KilnTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The static runtime for extension modules (one archive, zstd included: see runtime/src/api).
+set_target_properties(kiln_runtime_static PROPERTIES EXPORT_NAME runtime_static)
+install(TARGETS kiln_runtime_static EXPORT KilnTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.h ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)

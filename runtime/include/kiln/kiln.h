@@ -28,7 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__GNUC__)
+/* KILN_STATIC: the runtime is linked statically into this module (Kiln::runtime_static, which
+ * defines it for its users): the entry points are hidden, private to the module. */
+#if defined(__GNUC__) && defined(KILN_STATIC)
+#  define KILN_API __attribute__((visibility("hidden")))
+#elif defined(__GNUC__)
 #  define KILN_API __attribute__((visibility("default")))
 #else
 #  define KILN_API
