@@ -15,6 +15,7 @@ distribution name: a second wheel that carries its own Kiln, for wheel_side_by_s
 """
 import argparse
 import importlib.util
+import os
 import re
 import shutil
 import stat
@@ -62,11 +63,14 @@ def build(args, source):
     # --no-build-isolation: the interpreter's own scikit-build-core, nothing downloaded; the build
     # directory is outside the source tree and fresh. --config-settings, not -C: pip before 23.1
     # (Debian 12's venvs start with 23.0) knows only the long form.
-    settings = [f"build-dir={args.work / 'build'}", f"cmake.define.CMAKE_PREFIX_PATH={args.prefix}",
+    settings = [f"build-dir={args.work / 'build'}",
                 f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={args.architectures.replace(',', ';')}"]
+    # Kiln's prefix through the environment, as docs/python.md says: it adds to the prefixes
+    # scikit-build-core gives CMake, where cmake.define.CMAKE_PREFIX_PATH would replace them.
+    prefixes = os.pathsep.join(p for p in (str(args.prefix), os.environ.get("CMAKE_PREFIX_PATH", "")) if p)
     run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
          "-w", str(args.dist), *(f"--config-settings={setting}" for setting in settings), str(source)],
-        "pip wheel")
+        "pip wheel", env=dict(os.environ, CMAKE_PREFIX_PATH=prefixes))
     wheels = sorted(args.dist.glob("*.whl"))
     if len(wheels) != 1:
         fail(f"expected one wheel in {args.dist}, found {[w.name for w in wheels]}")

@@ -37,7 +37,8 @@ class Package:
 
     @classmethod
     def open(cls, path):
-        """Maps the package file at `path` (a str or os.PathLike) read-only."""
+        """Opens the package file at `path` (a str or os.PathLike): reads its index now and each
+        image when it is first needed, from the file kept open (docs/runtime.md)."""
         runtime = _library.runtime()
         path = os.fspath(path)
         encoded = os.fsencode(path)

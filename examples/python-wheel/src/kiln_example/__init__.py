@@ -12,15 +12,17 @@ nothing is compiled at run time. See ``python -m kiln_example`` for a self-check
     kiln_example.saxpy(2.0, x, y, route="cuda.core")    # a cuda.core Kernel from the same image
 """
 import threading
-from pathlib import Path
+from importlib import resources
 
 from . import _kiln as kiln
 
 __version__ = "0.1.0"
 __all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "scale"]
 
-# The package file the wheel installs beside this module (CMakeLists.txt: install(FILES ... RENAME)).
-PACKAGE_FILE = Path(__file__).with_name("kernels.kiln")
+# The package file the wheel installs in this package (CMakeLists.txt: install(FILES ... RENAME)),
+# found as a resource of the package: importlib.resources also finds it where it is not beside
+# __file__, as in an editable install.
+PACKAGE_FILE = resources.files(__package__) / "kernels.kiln"
 
 _lock = threading.Lock()
 _package = None
@@ -29,13 +31,16 @@ _package = None
 def package():
     """The wheel's Kiln package, opened on first use and kept open.
 
-    Opening maps the file read-only and reads its index: it needs no GPU and no driver, so listing
+    Opening reads the file's index: it needs no GPU and no driver, so listing
     kernels works anywhere; the driver is loaded when a kernel is first asked for.
     """
     global _package
     with _lock:
         if _package is None:
-            _package = kiln.Package.open(PACKAGE_FILE)
+            # as_file gives a file system path (a zipped package would be extracted for the call);
+            # the open package keeps the file open, so it stays readable after the context ends.
+            with resources.as_file(PACKAGE_FILE) as path:
+                _package = kiln.Package.open(path)
         return _package
 
 
