@@ -157,5 +157,18 @@ TEST_F(BuildCache, BadVariablesAreNamed) {
   EXPECT_TRUE(says(on, "KILN_CACHE=maybe: ")) << on.err;
 }
 
+// A cache directory that cannot be written (here: a file in its way, which stops root too) is said
+// once, and the build goes on without it.
+TEST_F(BuildCache, AnUnwritableCacheDirectoryIsAWarningAndTheBuildGoesOn) {
+  write_text(m_dir.path() / "file", "not a directory\n");
+  const std::string blocked = (m_dir.path() / "file" / "cache").string();
+  const RunResult r = build({"--cache-dir", blocked});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(says(r, "kiln: warning: cannot write the cache directory " + blocked + ": Not a directory; "
+                      "building without the cache")) << r.err;
+  EXPECT_TRUE(says(r, "compile: 0 cached, 6 compiled")) << r.err;
+  EXPECT_TRUE(fs::exists(m_project / "basic.kiln"));
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -161,8 +161,15 @@ private:
     if (!limit) return fail(k_exit_usage, limit.error().message);
     if (m_verbose) std::cerr << describe(*limit, jobserver != nullptr) << "\n";
     const int jobs = limit->jobs;
-    const std::unique_ptr<store::Store> store =
-        cache->enabled ? std::make_unique<store::LocalStore>(cache->directory, cache->max_size) : store::make_null_store();
+    std::unique_ptr<store::Store> store = store::make_null_store();
+    if (cache->enabled) {
+      auto local = std::make_unique<store::LocalStore>(cache->directory, cache->max_size);
+      if (const std::string why = local->unwritable_reason(); !why.empty())
+        warn("kiln: warning: cannot write the cache directory " + cache->directory.string() + ": " + why +
+             "; building without the cache");
+      else
+        store = std::move(local);
+    }
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
     const std::optional<plan::Discovery> discovery =

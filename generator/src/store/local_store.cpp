@@ -6,9 +6,12 @@
 #include "util/scratch_names.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 namespace kiln::store {
@@ -58,6 +61,14 @@ LocalStore::LocalStore(fs::path directory, std::uint64_t max_size)
     : m_directory(std::move(directory)), m_max_size(max_size) {
   // What killed writers left; those of live builds stay.
   remove_stale_temporaries(m_directory / "tmp");
+}
+
+std::string LocalStore::unwritable_reason() const {
+  std::error_code ec;
+  fs::create_directories(m_directory / "tmp", ec);
+  if (ec) return ec.message();
+  if (::access((m_directory / "tmp").c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return {};
 }
 
 fs::path LocalStore::entry_path(std::string_view key) const {
