@@ -168,6 +168,15 @@ TEST_F(BuildCache, AnUnwritableCacheDirectoryIsAWarningAndTheBuildGoesOn) {
                       "building without the cache")) << r.err;
   EXPECT_TRUE(says(r, "compile: 0 cached, 6 compiled")) << r.err;
   EXPECT_TRUE(fs::exists(m_project / "basic.kiln"));
+  // The cache commands refuse it, naming it (a missing directory is an empty cache).
+  for (const std::string command : {"stats", "clear", "trim"}) {
+    const RunResult c = cache({command, "--cache-dir", blocked});
+    EXPECT_EQ(c.exit_code, 4) << command << ": " << c.err;
+    EXPECT_TRUE(says(c, "kiln: error: cannot use the cache directory " + blocked + ": Not a directory")) << c.err;
+  }
+  const RunResult file = cache({"stats", "--cache-dir", (m_dir.path() / "file").string()});
+  EXPECT_EQ(file.exit_code, 4) << file.err;
+  EXPECT_TRUE(says(file, "is not a directory")) << file.err;
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <iostream>
 
 namespace kiln::cli {
@@ -39,6 +41,13 @@ public:
     if (!settings) return fail(k_exit_usage, settings.error().message);
     if (settings->directory.empty())
       return fail(k_exit_environment, "no cache directory: set KILN_CACHE_DIR, XDG_CACHE_HOME or HOME, or use --cache-dir");
+    // A missing directory is an empty cache; one that cannot be a directory is the user's mistake.
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(settings->directory, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      return fail(k_exit_environment, "cannot use the cache directory " + settings->directory.string() + ": " + ec.message());
+    if (!ec && !std::filesystem::is_directory(status))
+      return fail(k_exit_environment, "the cache directory " + settings->directory.string() + " is not a directory");
     store::LocalStore local(settings->directory, settings->max_size);
     if (m_stats->parsed()) return stats(local, *settings);
     if (m_clear->parsed()) {
