@@ -142,6 +142,36 @@ TEST(BuildErrorsAtTheirPlace, NameExpressionErrorIsAtItsInstantiateEntry) {
   EXPECT_EQ(r.err.find("Error in parsing name expression"), std::string::npos) << r.err;
 }
 
+// A misspelt template or type: the scan knows the source's kernels, so the error says what was meant,
+// with the namespace the user left out.
+TEST(BuildErrorsAtTheirPlace, MisspeltNamesInAnInstantiationGetADidYouMean) {
+  ScratchDir dir;
+  write_project(dir, k_one_target + "instantiate = [\"scael<float>\", \"scale<flaot>\", \"block_sum<int>\"]\n",
+                std::string(k_source) +
+                    "namespace mylib { template <typename T> __global__ void block_sum(T* x) { x[0] += 1; } }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("p/kiln.toml:4:17: error: identifier \"scael\" is undefined in 'scael<float>' (did you mean "
+                       "'scale'?)"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is undefined in 'scale<flaot>' (did you mean 'float'?)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is undefined in 'block_sum<int>' (did you mean 'mylib::block_sum'?)"), std::string::npos)
+      << r.err;
+}
+
+// A name expression NVRTC resolves to something that is not a kernel (a __device__ function
+// template): reported at its own `instantiate` entry, in the compilers' format.
+TEST(BuildErrorsAtTheirPlace, InstantiationThatIsNoKernelIsAtItsEntry) {
+  ScratchDir dir;
+  write_project(dir, k_one_target + "instantiate = [\"scale<float>\", \"twice<int>\"]\n",
+                std::string(k_source) + "template <typename T> __device__ T twice(T x) { return 2 * x; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("p/kiln.toml:4:33: error: 'twice<int>' is not a kernel in the compiled images of p/kernels/k.cu"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("kiln: error: p/kiln.toml"), std::string::npos) << r.err;
+}
+
 TEST(BuildErrorsAtTheirPlace, CompileFailureNamesItsTargets) {
   ScratchDir dir;
   write_project(dir, "targets = [\"sm_80\", \"sm_90\"]\n[[source]]\npath = \"kernels/k.cu\"\n",

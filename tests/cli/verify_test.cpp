@@ -104,7 +104,11 @@ TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
 
   const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("kernels/ops.cu [sm_80]: the cubin's ELF header says sm_90"), std::string::npos) << r.err;
+  // Every problem in the compilers' format, naming the package first.
+  EXPECT_NE(r.err.find(b->package.string() + ": error: kernels/ops.cu [sm_80]: the cubin's ELF header says sm_90"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" problems found; the package is not sound"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("kiln: verify:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kernels/ops.cu [sm_90a]: the cubin's ELF header says sm_80"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not marked architecture-specific"), std::string::npos) << r.err;
 }
@@ -129,7 +133,7 @@ TEST(Verify, KernelsMissingFromAnImageAreNamedThenCounted) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("k.cu [compute_80]: kernel k0 is not in the image"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("k.cu [compute_80]: and 40 more kernels are not in the image"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("missing.kiln: 11 problems"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.kiln: error: 11 problems found"), std::string::npos) << r.err;
 }
 
 // Bytes that no driver could read, under right checksums: the runtime's own image check names them.
@@ -162,7 +166,7 @@ TEST(Verify, TrailingBytesAreReported) {
   write_bytes(b->package, bytes);
   const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("basic.kiln: 3 bytes after the package's end"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("basic.kiln: error: 3 bytes after the package's end"), std::string::npos) << r.err;
 }
 
 // The package with `header_size` grown by 16 bytes holding `fill`; every offset and checksum fixed up.
@@ -196,7 +200,7 @@ TEST(Verify, NonZeroHeaderBytesPast64AreReported) {
   write_bytes(b->package, grow_header(original, std::byte{0x5a}));
   const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("basic.kiln: non-zero header byte at offset 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("basic.kiln: error: non-zero header byte at offset 64"), std::string::npos) << r.err;
 }
 
 TEST(Verify, MissingFileIsBadInput) {

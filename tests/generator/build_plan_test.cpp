@@ -61,6 +61,19 @@ TEST(MakePlan, UnsupportedTargetNamesWhatIsSupported) {
   EXPECT_NE(plan.error().message.find("'sm_89' is not supported by NVRTC 13.0"), std::string::npos)
       << plan.error().message;
   EXPECT_NE(plan.error().message.find("75 80 86 90 100 120"), std::string::npos);
+  // No position: the targets came from --targets.
+  EXPECT_EQ(plan.error().message.rfind("target 'sm_89' (from --targets): ", 0), 0u) << plan.error().message;
+}
+
+// A target the manifest lists is reported at its element of 'targets', in the compilers' format.
+TEST(MakePlan, UnsupportedManifestTargetIsReportedWhereItIsListed) {
+  manifest::Manifest m = manifest_with({"sm_80", "sm_89"});
+  m.target_positions = {{4, 12}, {4, 21}};
+  const Result<BuildPlan> plan = make_plan(m, toolkit(), {"", "/s"});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message.rfind("/p/kiln.toml:4:21: error: target 'sm_89' is not supported by NVRTC 13.0", 0),
+            0u)
+      << plan.error().message;
 }
 
 }  // namespace

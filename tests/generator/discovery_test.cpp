@@ -176,13 +176,14 @@ TEST_F(DiscoveryTest, OptionsOneCompilerLacksDecideTheCompiler) {
   m_manifest.sources[1].options = {"-default-device"};
   plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message, "p/b.cu: this source has host code, so nvcc compiles it, and option "
-                                  "'-default-device' is NVRTC's alone");
+  // At the source's [[source]] entry (line 6, column 1), as the manifest's own errors are.
+  EXPECT_EQ(plan.error().message, "/p/kiln.toml:6:1: error: source 'b.cu': this source has host code, so nvcc "
+                                  "compiles it, and option '-default-device' is NVRTC's alone");
   m_manifest.sources[1].options = {"--extended-lambda", "-default-device"};
   plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message, "p/b.cu: option '--extended-lambda' is nvcc's alone and '-default-device' NVRTC's "
-                                  "alone: no compiler takes both");
+  EXPECT_EQ(plan.error().message, "/p/kiln.toml:6:1: error: source 'b.cu': option '--extended-lambda' is nvcc's "
+                                  "alone and '-default-device' NVRTC's alone: no compiler takes both");
 }
 
 TEST_F(DiscoveryTest, ManagedVariablesOfNvrtcUnitsAreKeptBySymbol) {

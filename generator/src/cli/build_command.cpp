@@ -17,6 +17,7 @@
 #include "plan/build_plan.hpp"
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 #include "util/jobserver.hpp"
 #include "util/scratch_dir.hpp"
@@ -307,8 +308,9 @@ private:
     }
   }
 
+  // A message that names its place in a file is printed as it is; others are the command's own.
   static int fail(int code, const std::string& message) {
-    std::cerr << "kiln: error: " << message << "\n";
+    std::cerr << (is_diagnostic(message) ? "" : "kiln: error: ") << message << "\n";
     return code;
   }
 

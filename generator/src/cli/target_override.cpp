@@ -25,6 +25,7 @@ Status override_targets(manifest::Manifest& manifest, const std::vector<std::str
     canonical.push_back(name);
   }
   manifest.targets = std::move(canonical);
+  manifest.target_positions.clear();   // errors about them name --targets, not the manifest
   return Ok{};
 }
 

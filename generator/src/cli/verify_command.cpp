@@ -146,6 +146,14 @@ private:
   std::vector<std::string> m_problems;
 };
 
+// "app.kiln: error: ops.cu [sm_90]: ...", the format of every other diagnostic; the reader's own
+// messages name the file already ("app.kiln: section ..."), which is not repeated.
+std::string located_problem(const std::string& package, const std::string& problem) {
+  const std::string prefix = package + ": ";
+  const std::string rest = problem.starts_with(prefix) ? problem.substr(prefix.size()) : problem;
+  return package + ": error: " + rest;
+}
+
 class VerifyCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
@@ -157,7 +165,7 @@ public:
   int run() override {
     Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
     if (!file) {
-      std::cerr << "kiln: error: " << file.error().message << "\n";
+      std::cerr << located_problem(m_package, file.error().message) << "\n";
       if (m_json) std::cout << nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}.dump(2) << "\n";
       return k_exit_bad_input;
     }
@@ -165,7 +173,7 @@ public:
     std::vector<std::string> problems = check_uncovered_bytes((*file)->bytes, m_package);
     const std::vector<std::string> found = Verifier(reader).run();
     problems.insert(problems.end(), found.begin(), found.end());
-    for (const std::string& p : problems) std::cerr << "kiln: verify: " << p << "\n";
+    for (const std::string& p : problems) std::cerr << located_problem(m_package, p) << "\n";
     if (m_json)
       std::cout << nlohmann::json{{"path", m_package},
                                   {"ok", problems.empty()},
@@ -176,8 +184,8 @@ public:
                        .dump(2)
                 << "\n";
     if (!problems.empty()) {
-      std::cerr << "kiln: verify: " << m_package << ": " << problems.size() << " problem"
-                << (problems.size() == 1 ? "" : "s") << "\n";
+      std::cerr << m_package << ": error: " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
+                << " found; the package is not sound\n";
       return k_exit_failed;
     }
     if (!m_quiet && !m_json)

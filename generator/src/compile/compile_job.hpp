@@ -49,6 +49,9 @@ struct CompileJob {
   std::filesystem::path nvcc;                  // nvcc jobs: the nvcc to run
   std::vector<std::string> nvcc_options;       // nvcc jobs: -I, -D and the user options nvcc shares
   std::filesystem::path work_dir;              // nvcc jobs: a directory for this job alone (absolute)
+  // The kernels and kernel templates the scan found in the source ("mylib::block_sum"): what a
+  // misspelt name expression most likely meant. Not an input of the compile (no part of its key).
+  std::vector<std::string> known_kernels;
 };
 
 struct LoweredName {

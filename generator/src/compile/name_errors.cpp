@@ -1,5 +1,7 @@
 #include "compile/name_errors.hpp"
 
+#include "util/suggest.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -41,6 +43,39 @@ std::string location(const Origin& origin, const CompileJob& job, std::size_t of
                       std::to_string(origin.line);
   if (origin.column > 0) where += ":" + std::to_string(origin.column + 1 + static_cast<int>(offset));
   return where;
+}
+
+// The name NVRTC could not find, from its message: identifier "flaot" is undefined.
+std::optional<std::string> undefined_identifier(const std::string& message) {
+  constexpr std::string_view k_head = "identifier \"", k_tail = "\" is undefined";
+  if (!message.starts_with(k_head)) return std::nullopt;
+  const std::size_t end = message.find(k_tail, k_head.size());
+  if (end == std::string::npos) return std::nullopt;
+  return message.substr(k_head.size(), end - k_head.size());
+}
+
+// " (did you mean 'mylib::block_sum'?)" for a misspelt kernel or template, or a built-in type
+// ('flaot'); a kernel named without its namespace is pointed at its qualified name.
+std::string suggestion(const std::string& message, const CompileJob& job) {
+  const std::optional<std::string> word = undefined_identifier(message);
+  if (!word) return {};
+  static constexpr std::string_view k_types[] = {
+      "bool", "char", "short", "int", "long", "float", "double", "unsigned", "signed", "void",
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "size_t", "half", "__half", "__nv_bfloat16", "float2", "float4", "double2", "int2", "int4"};
+  std::vector<std::string_view> candidates(std::begin(k_types), std::end(k_types));
+  for (const std::string& kernel : job.known_kernels) {
+    const std::size_t colons = kernel.rfind("::");
+    const std::string_view unqualified = colons == std::string::npos ? std::string_view(kernel)
+                                                                     : std::string_view(kernel).substr(colons + 2);
+    if (unqualified == *word && kernel != *word) return " (did you mean '" + kernel + "'?)";
+    candidates.push_back(unqualified);
+  }
+  const std::optional<std::string_view> best = nearest(*word, candidates);
+  if (!best) return {};
+  for (const std::string& kernel : job.known_kernels)   // the qualified spelling of a kernel's name
+    if (kernel == *best || kernel.ends_with("::" + std::string(*best))) return " (did you mean '" + kernel + "'?)";
+  return " (did you mean '" + std::string(*best) + "'?)";
 }
 
 }  // namespace
@@ -87,15 +122,17 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
     const std::string message = e.message.find(k_parse_echo) != std::string::npos
                                     ? "'" + expression + "' is not a name expression NVRTC can look up"
                                     : e.message;
+    const std::string hint = suggestion(e.message, job);
     if (!origin) {
-      out += job.manifest_location + ": error: " + message + " in '" + expression + "'\n" + job.manifest_location +
+      out += job.manifest_location + ": error: " + message + " in '" + expression + "'" + hint + "\n" +
+             job.manifest_location +
              ": note: an instantiation listed for " + job.source + "\n";
       continue;
     }
     const bool manifest = origin->file == job.manifest_file;
     const std::string at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
     const std::string entry = location(*origin, job, 0);
-    out += at + ": error: " + message + " in '" + expression + "'\n";
+    out += at + ": error: " + message + " in '" + expression + "'" + hint + "\n";
     out += (manifest ? entry : at) + ": note: " +
            (manifest ? "an instantiation listed for " + job.source
                      : "found here: '" + expression + "' is compiled for " + job.source) +

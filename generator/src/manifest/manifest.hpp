@@ -35,6 +35,7 @@ struct Manifest {
   std::filesystem::path root;                // its directory: every relative path is relative to it
   std::string name;                          // package name; default: the manifest directory's name
   std::vector<std::string> targets;          // validated target strings; empty: the generator's default
+  std::vector<Position> target_positions;    // parallel to `targets` where the manifest lists them, else empty
   std::vector<std::string> include_dirs;     // relative to root, or "<cuda>/..." toolkit tokens
   std::vector<std::string> defines;
   std::vector<std::string> options;          // NVRTC options, e.g. "-use_fast_math", "-std=c++20"

@@ -39,7 +39,7 @@ std::string directory_name(const fs::path& manifest) {
   return error ? std::string() : absolute.lexically_normal().parent_path().filename().string();
 }
 
-std::vector<std::string> read_targets(const toml::node& node, Diagnostics& diags) {
+std::vector<std::string> read_targets(const toml::node& node, std::vector<Position>& positions, Diagnostics& diags) {
   std::vector<std::string> targets;
   detail::FirstSeen seen;
   for (const Located& target : detail::read_string_list(node, "targets", diags)) {
@@ -56,6 +56,7 @@ std::vector<std::string> read_targets(const toml::node& node, Diagnostics& diags
       continue;
     }
     targets.push_back(*canonical);
+    positions.push_back(target.at());
   }
   return targets;
 }
@@ -181,7 +182,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
       diags.error(0, "the package is named after its directory, and " + quote(manifest.name) + " " + *problem +
                          "; set 'name'");
   }
-  if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, diags);
+  if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, manifest.target_positions, diags);
   if (const toml::node* node = document.get("include_dirs")) {
     manifest.include_dirs = read_include_dirs(*node, manifest.root, diags);
   }

@@ -5,6 +5,7 @@
 #include "package/kernel_names.hpp"
 #include "package/unit_kernels.hpp"
 #include "package/unit_names.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 
 #include <algorithm>
@@ -108,8 +109,14 @@ private:
     for (const plan::PlannedName& k : unit.kernels) {
       const auto it = resolved.kernels.find(k.expression);
       if (it != resolved.kernels.end() && contents.kernels.count(it->second)) continue;
-      if (k.origin == plan::NameOrigin::manifest)
-        return Error{display + ": '" + k.expression + "' is not a kernel in the compiled images"};
+      if (k.origin == plan::NameOrigin::manifest) {
+        // At the `instantiate` entry that asked for it, where the user can fix it.
+        const std::string file = (k.where.file.starts_with('/') ? "" : m_settings.display_prefix) + k.where.file;
+        // A manifest string's column is its opening quote; the expression starts after it.
+        const int column = k.where.column > 0 ? k.where.column + 1 : 0;
+        return Error{diagnostic(file, k.where.line, column, "error",
+                                "'" + k.expression + "' is not a kernel in the compiled images of " + display)};
+      }
       m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
                                ") matches no kernel in the compiled images; it is not recorded");
     }

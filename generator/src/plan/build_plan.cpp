@@ -4,6 +4,7 @@
 #include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
 #include "format/target.hpp"
+#include "util/diagnostic.hpp"
 
 #include <algorithm>
 
@@ -28,13 +29,13 @@ PlannedName& add_unique(std::vector<PlannedName>& names, PlannedName name) {
 // What the options say about the compiler: one NVRTC lacks (--extended-lambda) sends the unit to
 // nvcc; one nvcc lacks (-default-device) keeps it with NVRTC, without the fallback. Both at once, or
 // the second with host code, cannot compile.
-Status route_by_options(const options::CompilerOptions& options, const std::string& where, PlannedUnit& unit) {
+Status route_by_options(const options::CompilerOptions& options, PlannedUnit& unit) {
   if (!options.needs_nvcc.empty() && !options.forbids_nvcc.empty())
-    return Error{where + ": option '" + options.needs_nvcc + "' is nvcc's alone and '" + options.forbids_nvcc +
+    return Error{"option '" + options.needs_nvcc + "' is nvcc's alone and '" + options.forbids_nvcc +
                  "' NVRTC's alone: no compiler takes both"};
   if (!options.forbids_nvcc.empty()) {
     if (unit.compiler == compile::Compiler::nvcc)
-      return Error{where + ": this source has host code, so nvcc compiles it, and option '" + options.forbids_nvcc +
+      return Error{"this source has host code, so nvcc compiles it, and option '" + options.forbids_nvcc +
                    "' is NVRTC's alone"};
     unit.nvcc_fallback = false;
   }
@@ -62,6 +63,7 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   unit.nvcc_fallback = true;
   if (found == discovery.sources.end()) return unit;
   unit.scan_failed = found->second.scan_failed;
+  unit.kernel_names = found->second.kernel_names;
   if (found->second.has_host_code) unit.compiler = compile::Compiler::nvcc;
   for (const PlannedName& k : found->second.kernels) {
     PlannedName& kept = add_unique(unit.kernels, k);
@@ -83,12 +85,22 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
                             const PlanSettings& settings, const Discovery& discovery) {
   BuildPlan plan;
   std::vector<format::Target> targets;
-  for (const std::string& name : manifest.targets.empty() ? toolkit.default_targets() : manifest.targets) {
+  const std::vector<std::string> names = manifest.targets.empty() ? toolkit.default_targets() : manifest.targets;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    // Where the target was asked for: its element of 'targets', else --targets or the default.
+    const auto located = [&](const std::string& message) {
+      if (!manifest.targets.empty() && i < manifest.target_positions.size())
+        return Error{diagnostic(manifest.path.string(), manifest.target_positions[i].line,
+                                manifest.target_positions[i].column, "error", message)};
+      return Error{"target '" + name + "' (from " + (manifest.targets.empty() ? "the default targets" : "--targets") +
+                   "): " + message};
+    };
     const std::optional<format::Target> t = format::parse_target(name);
-    if (!t) return Error{manifest.path.string() + ": unknown target '" + name + "'"};
+    if (!t) return located("unknown target '" + name + "'");
     if (!toolkit.supports(t->arch))
-      return Error{manifest.path.string() + ": target '" + name + "' is not supported by NVRTC " +
-                   toolkit.nvrtc_version() + " (it supports " + join_archs(toolkit.supported_archs) + ")"};
+      return located("target '" + name + "' is not supported by NVRTC " + toolkit.nvrtc_version() +
+                     " (it supports " + join_archs(toolkit.supported_archs) + ")");
     targets.push_back(*t);
   }
   std::sort(targets.begin(), targets.end());
@@ -130,14 +142,19 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     std::vector<std::string> user_options = manifest.options;
     for (const std::string& define : source->defines) user_options.push_back("-D" + define);
     user_options.insert(user_options.end(), source->options.begin(), source->options.end());
+    // Errors about a source's options point at its [[source]] entry, as the manifest's own do.
+    const auto at_entry = [&](const std::string& message) {
+      return Error{diagnostic(manifest.path.string(), source->line, source->column, "error",
+                              "source '" + source->path + "': " + message)};
+    };
     Result<options::CompilerOptions> translated = options::interpret(user_options);
-    if (!translated) return Error{settings.display_prefix + source->path + ": " + translated.error().message};
+    if (!translated) return at_entry(translated.error().message);
     unit.nvrtc_options = paths_and_macros;
     unit.nvrtc_options.insert(unit.nvrtc_options.end(), translated->nvrtc.begin(), translated->nvrtc.end());
     unit.nvcc_options = paths_and_macros;
     unit.nvcc_options.insert(unit.nvcc_options.end(), translated->nvcc.begin(), translated->nvcc.end());
     unit.link_options = translated->link;
-    if (Status s = route_by_options(*translated, settings.display_prefix + source->path, unit); !s) return s.error();
+    if (Status s = route_by_options(*translated, unit); !s) return at_entry(s.error().message);
     for (compile::CompileJob& job : make_jobs(plan, plan.units.size() - 1)) plan.jobs.push_back(std::move(job));
   }
   return plan;
@@ -166,6 +183,7 @@ std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t un
     }
     job.nvrtc_options = unit.nvrtc_options;
     job.link_options = unit.link_options;
+    job.known_kernels = unit.kernel_names;
     job.trace_file = plan.settings.scratch_dir / ("trace-" + std::to_string(index));
     job.compiler = unit.compiler;
     if (unit.compiler == compile::Compiler::nvcc) {

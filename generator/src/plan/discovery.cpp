@@ -98,6 +98,8 @@ private:
       found.variables.push_back(variable_name(v, NameOrigin::discovered, expression_for(v.qualified_name), v.location));
     }
     for (const scan::Kernel& k : file.result.kernels)
+      if (!is_toolkit_file(k.location.file)) found.kernel_names.push_back(k.qualified_name);
+    for (const scan::Kernel& k : file.result.kernels)
       if (k.is_template && !is_toolkit_file(k.location.file)) m_templates.push_back(&k);
   }
 

@@ -47,6 +47,7 @@ struct PlannedUnit {
   std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them
   std::vector<std::string> nvcc_options;    // the same for nvcc
   std::vector<std::string> link_options;    // the user's options nvJitLink repeats
+  std::vector<std::string> kernel_names;    // from the scan: for did-you-mean in name errors
 };
 
 // What scanning added to each source, before the manifest's own names are merged in.
@@ -57,6 +58,9 @@ struct SourceDiscovery {
   bool has_host_code = false;
   std::vector<PlannedName> kernels;
   std::vector<PlannedName> variables;
+  // The qualified names of the kernels and kernel templates the source defines: what a misspelt
+  // name expression most likely meant.
+  std::vector<std::string> kernel_names;
 };
 
 struct Discovery {
