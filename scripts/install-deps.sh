@@ -1,13 +1,14 @@
 #!/bin/sh
 # Installs what Kiln needs beyond a Debian 12 machine with g++, CMake, Ninja, GoogleTest and the CUDA 13
 # toolkit at /usr/local/cuda. Idempotent: does nothing when everything is present.
-# Python tools (scikit-build-core to build wheels, pytest and numpy for the binding's tests) go into .venv at the
-# top of the tree, never into the system Python (Debian marks it externally managed).
+# Python tools (scikit-build-core to build wheels, pytest and numpy for the binding's tests, pybind11 for the
+# extension-module consumer test) go into .venv at the top of the tree, never into the system Python
+# (Debian marks it externally managed).
 set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
-          python3 python3-venv binutils"
+          python3 python3-venv python3-dev binutils"
 
 missing=""
 for p in $packages; do
@@ -30,8 +31,8 @@ fi
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
 # pip 23.1 added `pip wheel -C`, the short --config-settings that docs/python.md uses.
-python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy" 2>/dev/null; then
+python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11" 2>/dev/null; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools

@@ -67,6 +67,25 @@ TEST(BuildUnscannable, StrictMakesTheLostDiscoveryAnErrorAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
 }
 
+// Where nobody passes --strict (pip, CI), KILN_STRICT=1 does the same; a build with warnings ends
+// with a line that counts them and says so (pip shows a build's output with -v).
+TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACount) {
+  ScratchDir dir;
+  write_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  const RunResult warned = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path(), {"KILN_STRICT=0"});
+  ASSERT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("kiln: out.kiln: 1 warning (above); with --strict (KILN_STRICT=1) the scan's findings "
+                            "fail the build\n"),
+            std::string::npos) << warned.err;
+  const RunResult strict = run_kiln({"build", "p/kiln.toml", "-o", "strict.kiln"}, dir.path(), {"KILN_STRICT=1"});
+  EXPECT_EQ(strict.exit_code, k_failed);
+  EXPECT_NE(strict.err.find("p/kernels/k.cu: error: the scan cannot read this source"), std::string::npos) << strict.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "strict.kiln"));
+  const RunResult bad = run_kiln({"build", "p/kiln.toml", "-o", "bad.kiln"}, dir.path(), {"KILN_STRICT=maybe"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("kiln: error: KILN_STRICT='maybe': expected 1"), std::string::npos) << bad.err;
+}
+
 TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {
   ScratchDir dir;
   write_project(dir, "template <typename T> __global__ void never(T* x) { x[0] = T(); }\n"

@@ -1,7 +1,8 @@
 # consumer_static: builds the project in static/ against the Kiln in PREFIX: two MODULE libraries
 # (extension modules' stand-ins) that each link Kiln::runtime_static. Checks that neither exports a
 # symbol of Kiln's (nor zstd's), neither needs libkiln.so, and a host program that dlopens both, with
-# RTLD_LOCAL and with RTLD_GLOBAL, sees each read the package with a runtime of its own.
+# RTLD_LOCAL and with RTLD_GLOBAL, sees each read the package with a runtime of its own. ext_b also
+# links the system's static zstd beside the runtime's copy: it links, and both work.
 #   cmake -DWORK=... -DPREFIX=... -DCXX=... -DC=... -P check_static.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
@@ -27,5 +28,6 @@ foreach(mode local global)
     kiln_expect("${output}" MATCHES "${module}: version [0-9]+ kernels 2: (first second|second first)\n"
                 "host ${mode}")
   endforeach()
+  kiln_expect("${output}" MATCHES "own zstd beside the runtime's: ok" "host ${mode}")
   kiln_expect("${output}" MATCHES "separate runtimes" "host ${mode}")
 endforeach()

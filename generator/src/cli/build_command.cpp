@@ -125,6 +125,9 @@ private:
 
   int build() {
     const auto start = std::chrono::steady_clock::now();
+    // KILN_STRICT=1 is --strict for builds a user does not start by hand (pip, CI): a wheel's build
+    // hides kiln's output unless it fails, so a warning there must be able to fail it.
+    if (Status s = strict_from_environment(); !s) return fail(k_exit_usage, s.error().message);
     struct timespec build_start {};
     clock_gettime(CLOCK_REALTIME, &build_start);
     Result<manifest::Manifest> manifest = manifest::read_manifest(m_manifest, m_root);
@@ -230,6 +233,12 @@ private:
     m_facts.total_seconds = seconds_since(start);
     // Silent on success, as ninja is; the line is for who asks.
     if (m_verbose || m_summary) std::cerr << summary_line(m_facts, *plan) << "\n";
+    // Warnings scroll by in a long build log (and pip shows its build's output only with -v): one
+    // last line counts them and says how to make them fail the build.
+    if (!m_quiet && !m_facts.warnings.empty())
+      std::cerr << "kiln: " << output.string() << ": " << m_facts.warnings.size()
+                << (m_facts.warnings.size() == 1 ? " warning" : " warnings")
+                << " (above); with --strict (KILN_STRICT=1) the scan's findings fail the build\n";
     if (m_json) std::cout << build_report(m_facts, *plan, *outputs).dump(2) << "\n";
     return k_exit_ok;
   }
@@ -306,6 +315,16 @@ private:
         break;
       }
     }
+  }
+
+  Status strict_from_environment() {
+    const char* value = std::getenv("KILN_STRICT");
+    if (m_strict || value == nullptr) return Ok{};
+    const std::string text = value;
+    if (text == "1" || text == "true" || text == "yes" || text == "on") m_strict = true;
+    else if (!(text.empty() || text == "0" || text == "false" || text == "no" || text == "off"))
+      return Error{"KILN_STRICT='" + text + "': expected 1 (fail on the scan's findings, as --strict) or 0"};
+    return Ok{};
   }
 
   // A message that names its place in a file is printed as it is; others are the command's own.

@@ -26,11 +26,12 @@ int main(int argc, char** argv) {
 
   open_fn open[2];
   last_error_fn last_error[2];
+  void* handles[2];
   const char* names[2] = {"ext_a", "ext_b"};
   for (int i = 0; i < 2; ++i) {
     char path[4200], symbol[64];
     snprintf(path, sizeof path, "%s/%s.so", dir, names[i]);
-    void* handle = dlopen(path, mode);
+    void* handle = handles[i] = dlopen(path, mode);
     if (!handle) return fail("dlopen", dlerror());
     snprintf(symbol, sizeof symbol, "%s_open", names[i]);
     open[i] = (open_fn)dlsym(handle, symbol);
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
   if (open[0]("/nonexistent/missing.kiln", out, sizeof out) == 0) return fail("ext_a opened a missing file", NULL);
   if (!strstr(last_error[0](), "missing.kiln")) return fail("ext_a's last error", last_error[0]());
   if (strstr(last_error[1](), "missing.kiln")) return fail("ext_b shares ext_a's last error", last_error[1]());
+  /* ext_b links its own static zstd beside the runtime's: both work, neither replaced the other. */
+  typedef int (*own_zstd_fn)(void);
+  own_zstd_fn own_zstd = (own_zstd_fn)dlsym(handles[1], "ext_b_own_zstd");
+  if (!own_zstd) return fail("ext_b_own_zstd is missing", NULL);
+  if (own_zstd() != 0) return fail("ext_b's own zstd round trip failed", NULL);
+  printf("own zstd beside the runtime's: ok\n");
   printf("separate runtimes (%s)\n", global ? "RTLD_GLOBAL" : "RTLD_LOCAL");
   return 0;
 }

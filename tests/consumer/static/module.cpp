@@ -3,10 +3,26 @@
 #include <kiln/kiln.h>
 
 #include <cstdio>
+#include <cstring>
 
 #define KILN_PROBE_JOIN2(a, b) a##b
 #define KILN_PROBE_JOIN(a, b) KILN_PROBE_JOIN2(a, b)
 #define KILN_PROBE_EXPORT extern "C" __attribute__((visibility("default")))
+
+#ifdef PROBE_OWN_ZSTD
+#include <zstd.h>
+
+// A round trip through the module's own zstd (the system's libzstd.a, linked beside the runtime's
+// copy): 0 when the bytes come back.
+KILN_PROBE_EXPORT int KILN_PROBE_JOIN(PROBE_PREFIX, _own_zstd)(void) {
+  char input[4096], packed[8192], unpacked[4096];
+  for (std::size_t i = 0; i < sizeof input; ++i) input[i] = static_cast<char>('a' + i % 7);
+  const std::size_t size = ZSTD_compress(packed, sizeof packed, input, sizeof input, 3);
+  if (ZSTD_isError(size)) return 1;
+  const std::size_t back = ZSTD_decompress(unpacked, sizeof unpacked, packed, size);
+  return ZSTD_isError(back) || back != sizeof input || std::memcmp(input, unpacked, back) != 0 ? 2 : 0;
+}
+#endif
 
 // Opens the package at `path` and writes "version <v> kernels <n>: <names>" into `out`; returns the
 // status (the message into `out` on failure).
