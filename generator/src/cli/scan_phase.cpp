@@ -5,6 +5,7 @@
 #include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
 #include "scan/scan_json.hpp"
+#include "scan/unnamed_namespaces.hpp"
 #include "util/process_pool.hpp"
 
 #include <nlohmann/json.hpp>
@@ -133,10 +134,12 @@ std::string last_component(std::string_view qualified) {
 // Whether `request` may name one of `scanned`'s kernel templates. resolve_requests decides; this
 // keeps requests for other sources out of its key and saves a worker where none can match.
 bool may_name_template(const scan::RuntimeRequest& request, const ScanResult& scanned) {
-  if (request.what != scan::RuntimeRequest::What::kernel || request.name.find('<') == std::string::npos) return false;
-  const std::string name = last_component(plan::template_name(request.name));
+  const std::string written = scan::without_unnamed_namespaces(request.name);   // "<unnamed>::k<1>"
+  if (request.what != scan::RuntimeRequest::What::kernel || written.find('<') == std::string::npos) return false;
+  const std::string name = last_component(plan::template_name(written));
+  // Only a source that defines the template can instantiate it.
   for (const scan::Kernel& k : scanned.kernels)
-    if (k.is_template && last_component(k.qualified_name) == name) return true;
+    if (k.is_template && k.defined && last_component(k.qualified_name) == name) return true;
   return false;
 }
 
