@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace kiln::cli {
 
@@ -141,6 +142,27 @@ bool may_name_template(const scan::RuntimeRequest& request, const ScanResult& sc
   for (const scan::Kernel& k : scanned.kernels)
     if (k.is_template && k.defined && last_component(k.qualified_name) == name) return true;
   return false;
+}
+
+// A request is sent to every kernel source with a template of its last name ("k<float>" to the one
+// that defines ::k and to the one that defines ns::k); a source where it does not resolve says so.
+// Where another source resolved it, that warning is noise: the request is recorded. Where none did,
+// one warning is enough: the first source's, in manifest order.
+void drop_resolved_elsewhere(const std::vector<plan::ScannedFile>& kernel_sources, std::vector<ScanResult>& resolutions) {
+  std::set<std::tuple<std::string, int, int>> resolved;
+  const auto note = [&](const ScanResult& r) {
+    for (const scan::Instantiation& i : r.instantiations)
+      if (i.found_by == scan::FoundBy::runtime_request)
+        resolved.emplace(i.location.file, i.location.line, i.location.column);
+  };
+  for (const plan::ScannedFile& file : kernel_sources) note(file.result);
+  for (const ScanResult& r : resolutions) note(r);
+  std::set<std::tuple<std::string, int, int>> warned;
+  for (ScanResult& r : resolutions)
+    std::erase_if(r.diagnostics, [&](const scan::Diagnostic& d) {
+      const std::tuple<std::string, int, int> at{d.location.file, d.location.line, d.location.column};
+      return resolved.count(at) != 0 || !warned.insert(at).second;
+    });
 }
 
 enum class FileKind { kernel_source, host_source, python_source };
@@ -273,6 +295,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     return r;
   }, resolutions, file_name);
   out.resolved = unresolved.size();
+  drop_resolved_elsewhere(out.kernel_sources, resolutions);
   for (std::size_t k = 0; k < kernel_count; ++k) {
     ScanResult& result = out.kernel_sources[k].result;
     result.instantiations.insert(result.instantiations.end(), resolutions[k].instantiations.begin(),
