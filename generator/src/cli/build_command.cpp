@@ -5,6 +5,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_limit.hpp"
 #include "cli/output_guard.hpp"
+#include "cli/request_coverage.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/target_override.hpp"
 #include "compile/cached_runner.hpp"
@@ -215,6 +216,11 @@ private:
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
     for (const std::string& warning : assembled->warnings) warn("kiln: warning: " + warning);
     for (const std::string& warning : empty_source_warnings(*manifest, assembled->contents, prefix)) warn(warning);
+    // Fewer kernels than asked for is said once, whatever dropped them; --strict refuses the package.
+    if (const std::optional<std::string> short_of = unanswered_names(m_asked, assembled->contents)) {
+      if (m_strict) return fail(k_exit_failed, *short_of + " (--strict); no package written");
+      warn("kiln: warning: " + *short_of);
+    }
     // Headers are known only now: none may be an output either.
     if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
       return fail(k_exit_usage, s.error().message);
@@ -275,6 +281,7 @@ private:
       m_scanned_hosts.push_back((root / host.path).lexically_normal());
       add_request_headers(manifest, toolkit, host);
     }
+    m_asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.display_prefix);
     plan::Discovery discovery =
         plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                        {settings.display_prefix, toolkit.root, root});
@@ -343,6 +350,7 @@ private:
   std::vector<fs::path> m_python_sources;
   std::string m_python;
   fs::path m_cache_dir;
+  std::vector<AskedName> m_asked;           // kernel names the manifest and scanned files ask for
   std::vector<fs::path> m_scanned_hosts;   // host and Python sources and their headers, absolute, for the depfile
   int m_jobs = 0;
   bool m_strict = false;

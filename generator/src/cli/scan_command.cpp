@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -73,8 +74,14 @@ void print_summary(const std::string& file, const ScanResult& r) {
   } else {
     std::cout << file << (r.has_host_code ? " (host code)" : " (device code only)") << "\n";
   }
-  if (!r.kernels.empty()) std::cout << "  kernels:\n";
-  for (const Kernel& k : r.kernels) std::cout << "    " << signature(k) << "  " << where(k.location) << "\n";
+  // A kernel the file only declares is defined elsewhere: listed apart, never as one of the file's.
+  const auto defined = std::count_if(r.kernels.begin(), r.kernels.end(), [](const Kernel& k) { return k.defined; });
+  if (defined > 0) std::cout << "  kernels:\n";
+  for (const Kernel& k : r.kernels)
+    if (k.defined) std::cout << "    " << signature(k) << "  " << where(k.location) << "\n";
+  if (static_cast<std::size_t>(defined) < r.kernels.size()) std::cout << "  declared only (defined elsewhere):\n";
+  for (const Kernel& k : r.kernels)
+    if (!k.defined) std::cout << "    " << signature(k) << "  " << where(k.location) << "\n";
   if (!r.instantiations.empty()) std::cout << "  instantiations:\n";
   for (const Instantiation& i : r.instantiations)
     std::cout << "    " << i.name_expression << "  " << to_string(i.found_by) << "  " << where(i.location) << "\n";

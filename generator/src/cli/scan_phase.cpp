@@ -5,6 +5,7 @@
 #include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
 #include "scan/scan_json.hpp"
+#include "scan/unnamed_namespaces.hpp"
 #include "util/process_pool.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace kiln::cli {
 
@@ -133,11 +135,34 @@ std::string last_component(std::string_view qualified) {
 // Whether `request` may name one of `scanned`'s kernel templates. resolve_requests decides; this
 // keeps requests for other sources out of its key and saves a worker where none can match.
 bool may_name_template(const scan::RuntimeRequest& request, const ScanResult& scanned) {
-  if (request.what != scan::RuntimeRequest::What::kernel || request.name.find('<') == std::string::npos) return false;
-  const std::string name = last_component(plan::template_name(request.name));
+  const std::string written = scan::without_unnamed_namespaces(request.name);   // "<unnamed>::k<1>"
+  if (request.what != scan::RuntimeRequest::What::kernel || written.find('<') == std::string::npos) return false;
+  const std::string name = last_component(plan::template_name(written));
+  // Only a source that defines the template can instantiate it.
   for (const scan::Kernel& k : scanned.kernels)
-    if (k.is_template && last_component(k.qualified_name) == name) return true;
+    if (k.is_template && k.defined && last_component(k.qualified_name) == name) return true;
   return false;
+}
+
+// A request is sent to every kernel source with a template of its last name ("k<float>" to the one
+// that defines ::k and to the one that defines ns::k); a source where it does not resolve says so.
+// Where another source resolved it, that warning is noise: the request is recorded. Where none did,
+// one warning is enough: the first source's, in manifest order.
+void drop_resolved_elsewhere(const std::vector<plan::ScannedFile>& kernel_sources, std::vector<ScanResult>& resolutions) {
+  std::set<std::tuple<std::string, int, int>> resolved;
+  const auto note = [&](const ScanResult& r) {
+    for (const scan::Instantiation& i : r.instantiations)
+      if (i.found_by == scan::FoundBy::runtime_request)
+        resolved.emplace(i.location.file, i.location.line, i.location.column);
+  };
+  for (const plan::ScannedFile& file : kernel_sources) note(file.result);
+  for (const ScanResult& r : resolutions) note(r);
+  std::set<std::tuple<std::string, int, int>> warned;
+  for (ScanResult& r : resolutions)
+    std::erase_if(r.diagnostics, [&](const scan::Diagnostic& d) {
+      const std::tuple<std::string, int, int> at{d.location.file, d.location.line, d.location.column};
+      return resolved.count(at) != 0 || !warned.insert(at).second;
+    });
 }
 
 enum class FileKind { kernel_source, host_source, python_source };
@@ -270,6 +295,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     return r;
   }, resolutions, file_name);
   out.resolved = unresolved.size();
+  drop_resolved_elsewhere(out.kernel_sources, resolutions);
   for (std::size_t k = 0; k < kernel_count; ++k) {
     ScanResult& result = out.kernel_sources[k].result;
     result.instantiations.insert(result.instantiations.end(), resolutions[k].instantiations.begin(),

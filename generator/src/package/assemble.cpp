@@ -157,8 +157,9 @@ private:
                  const std::string& display) {
     for (const plan::PlannedName& k : unit.kernels) {
       auto it = resolved.kernels.find(k.expression);
-      if (it != resolved.kernels.end() && it->second == kernel)
-        claim(k.expression, kernel, display, k.origin == plan::NameOrigin::manifest);
+      if (it == resolved.kernels.end() || it->second != kernel) continue;
+      claim(k.expression, kernel, display, k.origin == plan::NameOrigin::manifest);
+      for (const std::string& written : k.written) claim(written, kernel, display, false);
     }
   }
 
@@ -215,8 +216,12 @@ private:
                                                                 : ""));
         continue;
       }
-      m_variable_offers[format::normalize_name(v.expression)].push_back(
-          {{v.expression, name->second, unit.source, symbol->second.kind, symbol->second.size}, display, from_manifest});
+      // The request's own spelling of an unnamed namespace is one more record of the same symbol.
+      std::vector<std::string> spellings{v.expression};
+      spellings.insert(spellings.end(), v.written.begin(), v.written.end());
+      for (const std::string& spelling : spellings)
+        m_variable_offers[format::normalize_name(spelling)].push_back(
+            {{spelling, name->second, unit.source, symbol->second.kind, symbol->second.size}, display, from_manifest});
     }
     return Ok{};
   }

@@ -1,5 +1,8 @@
 #include "package/name_matching.hpp"
 
+#include "format/names.hpp"
+#include "package/kernel_names.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -255,6 +258,21 @@ std::optional<std::string> match_symbol(std::string_view expression, const std::
     if (found) return found;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> match_mangled(std::string_view mangled, const std::vector<SymbolName>& symbols) {
+  if (mangled.empty()) return std::nullopt;
+  for (const SymbolName& symbol : symbols)
+    if (symbol.lowered == mangled) return symbol.lowered;
+  const std::string wanted = format::normalize_name(canonical_kernel_name(mangled));
+  if (wanted == mangled) return std::nullopt;   // did not demangle: nothing to compare
+  std::optional<std::string> found;
+  for (const SymbolName& symbol : symbols) {
+    if (format::normalize_name(symbol.demangled) != wanted) continue;
+    if (found && *found != symbol.lowered) return std::nullopt;   // two internal-linkage twins
+    found = symbol.lowered;
+  }
+  return found;
 }
 
 }  // namespace kiln::package

@@ -38,4 +38,11 @@ struct SymbolName {
 // one. Nothing when no symbol or several symbols match. A leading '&' (variables) is ignored.
 std::optional<std::string> match_symbol(std::string_view expression, const std::vector<SymbolName>& symbols);
 
+// The lowered name of the one symbol that is `mangled` (clang's mangling of the specialization a
+// request resolved to), else the one whose demangled name equals the demangled `mangled`: clang's
+// and nvcc's manglings differ only where nvcc names an internal-linkage entity after its module,
+// which the demangler prints alike ("(anonymous namespace)::k"). Both sides go through the same
+// demangler, so no spelling is rewritten. Nothing when `mangled` is empty or no single symbol matches.
+std::optional<std::string> match_mangled(std::string_view mangled, const std::vector<SymbolName>& symbols);
+
 }  // namespace kiln::package

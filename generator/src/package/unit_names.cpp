@@ -35,7 +35,9 @@ ResolvedNames from_nvcc(const plan::PlannedUnit& unit, const UnitContents& conte
   ResolvedNames names;
   const std::vector<SymbolName> kernels = symbols_of(contents.kernels);
   for (const plan::PlannedName& k : unit.kernels) {
-    std::optional<std::string> symbol = match_symbol(k.expression, kernels);
+    // clang resolved the spelling to a specialization: its mangling decides, not the spelling.
+    std::optional<std::string> symbol = match_mangled(k.mangled_name, kernels);
+    if (!symbol) symbol = match_symbol(k.expression, kernels);
     if (!symbol && !k.canonical.empty()) symbol = match_symbol(k.canonical, kernels);
     if (!symbol && !k.symbol_form.empty()) symbol = match_symbol(k.symbol_form, kernels);
     if (symbol) names.kernels[k.expression] = *symbol;

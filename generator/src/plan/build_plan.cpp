@@ -26,6 +26,14 @@ PlannedName& add_unique(std::vector<PlannedName>& names, PlannedName name) {
   return names.emplace_back(std::move(name));
 }
 
+// Two requests that differ only in how they spell an unnamed namespace are one name to compile and
+// two to record.
+void merge_written(PlannedName& kept, const PlannedName& other) {
+  if (&kept == &other) return;
+  for (const std::string& w : other.written)
+    if (std::find(kept.written.begin(), kept.written.end(), w) == kept.written.end()) kept.written.push_back(w);
+}
+
 // What the options say about the compiler: one NVRTC lacks (--extended-lambda) sends the unit to
 // nvcc; one nvcc lacks (-default-device) keeps it with NVRTC, without the fallback. Both at once, or
 // the second with host code, cannot compile.
@@ -68,6 +76,8 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   for (const PlannedName& k : found->second.kernels) {
     PlannedName& kept = add_unique(unit.kernels, k);
     if (kept.symbol_form.empty()) kept.symbol_form = k.symbol_form;   // a manifest entry the scan also found
+    if (kept.mangled_name.empty()) kept.mangled_name = k.mangled_name;
+    merge_written(kept, k);
   }
   for (const PlannedName& v : found->second.variables) {
     // A variable the manifest lists is still __managed__ if the scanner says so.
@@ -75,6 +85,7 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
     kept.managed = kept.managed || v.managed;
     kept.internal_linkage = kept.internal_linkage || v.internal_linkage;
     if (kept.symbol.empty()) kept.symbol = v.symbol;
+    merge_written(kept, v);
   }
   return unit;
 }

@@ -1,6 +1,7 @@
 #include "plan/discovery.hpp"
 
 #include "format/names.hpp"
+#include "scan/unnamed_namespaces.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,26 +15,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view k_anonymous = "(anonymous namespace)::";
-
-void erase_all(std::string& text, std::string_view what) {
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at)) text.erase(at, what.size());
-}
-
 // NVRTC evaluates name expressions at global scope, where members of unnamed namespaces are visible
-// without qualification: "(anonymous namespace)::table" is asked for as "table".
-std::string expression_for(std::string qualified_name) {
-  erase_all(qualified_name, k_anonymous);
-  return qualified_name;
-}
+// without qualification: "(anonymous namespace)::table" (or "<unnamed>::table", as nvcc prints it)
+// is asked for as "table".
+std::string expression_for(std::string_view qualified_name) { return scan::without_unnamed_namespaces(qualified_name); }
 
 // Two spellings of one qualified name compare equal: whitespace, a leading "::" and unnamed
-// namespaces aside.
+// namespaces (in any spelling compilers print) aside.
 std::string name_key(std::string_view name) {
-  std::string key = format::normalize_name(name);
-  erase_all(key, k_anonymous);
+  std::string key = format::normalize_name(scan::without_unnamed_namespaces(format::normalize_name(name)));
   if (key.starts_with("::")) key.erase(0, 2);
   return key;
+}
+
+// The written text when the expression had to differ from it, for PlannedName::written.
+std::vector<std::string> written_if_different(const std::string& written, const std::string& expression) {
+  if (format::normalize_name(written) == format::normalize_name(expression)) return {};
+  return {written};
 }
 
 bool is_identifier(std::string_view text) {
@@ -91,16 +89,18 @@ private:
       found.kernels.push_back({.expression = inst.name_expression,
                                .origin = NameOrigin::discovered,
                                .where = origin_of(inst.location),
-                               .symbol_form = inst.symbol_form});
+                               .symbol_form = inst.symbol_form,
+                               .mangled_name = inst.mangled_name});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;
       found.variables.push_back(variable_name(v, NameOrigin::discovered, expression_for(v.qualified_name), v.location));
     }
+    // A template only declared here (defined in another source) is not this source's to instantiate.
     for (const scan::Kernel& k : file.result.kernels)
-      if (!is_toolkit_file(k.location.file)) found.kernel_names.push_back(k.qualified_name);
+      if (k.defined && !is_toolkit_file(k.location.file)) found.kernel_names.push_back(k.qualified_name);
     for (const scan::Kernel& k : file.result.kernels)
-      if (k.is_template && !is_toolkit_file(k.location.file)) m_templates.push_back(&k);
+      if (k.is_template && k.defined && !is_toolkit_file(k.location.file)) m_templates.push_back(&k);
   }
 
   PlannedName variable_name(const scan::Variable& v, NameOrigin origin, std::string expression,
@@ -151,7 +151,7 @@ private:
     // A kernel source that resolved the request (scan_source for its own requests, resolve_requests
     // for other files') holds an instantiation found by runtime_request at the request's place.
     const ScannedFile* unit = nullptr;
-    std::string kernel = template_name(request.name), canonical, symbol_form;
+    std::string kernel = template_name(expression_for(request.name)), canonical, symbol_form, mangled_name;
     bool explained = false;   // the scanner said why the request does not resolve
     for (const ScannedFile& source : m_kernel_sources) {
       for (const scan::Instantiation& inst : source.result.instantiations) {
@@ -160,6 +160,7 @@ private:
           kernel = inst.kernel;
           canonical = inst.name_expression;
           symbol_form = inst.symbol_form;
+          mangled_name = inst.mangled_name;
         }
       }
       for (const scan::Diagnostic& d : source.result.diagnostics) explained = explained || same_place(d.location, request.location);
@@ -167,9 +168,11 @@ private:
     const std::string key = name_key(kernel);
     bool names_template = false;
     if (!unit) {
+      // Only a source that defines the kernel can build it: one that declares it (a header shared
+      // with the source, or with another package's) would fail to compile or link the name.
       unit = unit_defining([&](const scan::ScanResult& r) -> std::optional<std::string> {
         for (const scan::Kernel& k : r.kernels)
-          if (name_key(k.qualified_name) == key) {
+          if (k.defined && name_key(k.qualified_name) == key) {
             names_template = names_template || k.is_template;
             return k.location.file;
           }
@@ -197,12 +200,16 @@ private:
       kernels.push_back({.expression = canonical,
                          .origin = NameOrigin::discovered,
                          .where = origin_of(request.location),
-                         .symbol_form = symbol_form});
-    kernels.push_back({.expression = request.name,
+                         .symbol_form = symbol_form,
+                         .mangled_name = mangled_name});
+    const std::string expression = expression_for(request.name);
+    kernels.push_back({.expression = expression,
                        .origin = NameOrigin::request,
                        .where = origin_of(request.location),
                        .canonical = canonical,
-                       .symbol_form = symbol_form});
+                       .symbol_form = symbol_form,
+                       .mangled_name = mangled_name,
+                       .written = written_if_different(request.name, expression)});
   }
 
   void add_variable_request(const scan::RuntimeRequest& request) {
@@ -221,8 +228,9 @@ private:
     const scan::Variable* variable = nullptr;
     for (const scan::Variable& v : unit->result.variables)
       if (!variable && name_key(v.qualified_name) == key) variable = &v;
-    m_out.sources[unit->path].variables.push_back(
-        variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location));
+    PlannedName name = variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location);
+    name.written = written_if_different(request.name, name.expression);
+    m_out.sources[unit->path].variables.push_back(std::move(name));
   }
 
   // Where a kernel source could not be scanned, a request may name one of its kernels all the same.

@@ -29,6 +29,13 @@ struct PlannedName {
   // How a demangler spells the symbol, where it differs (enumerators by value): nvcc units match
   // symbols by it when neither spelling above demangles alike.
   std::string symbol_form = {};
+  // clang's mangling of the specialization the scanner resolved it to (scan::Instantiation::
+  // mangled_name): nvcc units match symbols by it before any spelling is compared.
+  std::string mangled_name = {};
+  // Requests exactly as written where `expression` had to differ from them: an unnamed namespace
+  // spelled out ("(anonymous namespace)::b::k", "<unnamed>::b::a"), which no compiler accepts back.
+  // Recorded as names of the kernel or variable too, so the runtime finds each as written.
+  std::vector<std::string> written = {};
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
   bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
   std::string symbol = {};       // managed variables in NVRTC units: the symbol nvJitLink keeps

@@ -3,15 +3,19 @@
 #include "scan/compile_args.hpp"
 
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/DeclTemplate.h>
+#include <clang/AST/GlobalDecl.h>
+#include <clang/AST/Mangle.h>
 #include <clang/AST/PrettyPrinter.h>
 #include <clang/Basic/SourceManager.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <memory>
 #include <system_error>
 
 namespace kiln::scan::detail {
@@ -234,6 +238,16 @@ std::string symbol_form(const clang::FunctionDecl& specialization) {
   const std::optional<std::string> name = spelled(specialization, readable, why_not);
   const std::optional<std::string> symbol = spelled(specialization, valued, why_not);
   return name && symbol && *name != *symbol ? *symbol : std::string();
+}
+
+std::string mangled_name(const clang::FunctionDecl& kernel) {
+  if (!kernel.hasAttr<clang::CUDAGlobalAttr>()) return "";
+  const std::unique_ptr<clang::MangleContext> mangler(kernel.getASTContext().createMangleContext());
+  if (!mangler->shouldMangleDeclName(&kernel)) return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  mangler->mangleName(clang::GlobalDecl(&kernel, clang::KernelReferenceKind::Kernel), os);
+  return out;
 }
 
 }  // namespace kiln::scan::detail

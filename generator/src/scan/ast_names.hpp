@@ -51,4 +51,8 @@ std::optional<std::string> name_expression(const clang::FunctionDecl& specializa
 // unit by demangling its symbols, so an enumerator alone would match nothing. "" when the same.
 std::string symbol_form(const clang::FunctionDecl& specialization);
 
+// clang's Itanium mangling of a kernel (the device-side name, not the host stub's), for
+// Instantiation::mangled_name. "" when clang would not mangle it (extern "C").
+std::string mangled_name(const clang::FunctionDecl& kernel);
+
 }  // namespace kiln::scan::detail

@@ -139,7 +139,8 @@ private:
     const std::optional<std::string> name = name_expression(fd, why_not);
     if (name)
       m_output.found.instantiations.push_back(
-          {qualified_name(*tmpl), *name, found_by, m_facts.location(where), symbol_form(fd)});
+          {qualified_name(*tmpl), *name, found_by, m_facts.location(where), symbol_form(fd),
+           mangled_name(fd)});
     else
       m_output.found.diagnostics.push_back({Diagnostic::Severity::warning, m_facts.location(where),
                                             "this instantiation of '" + qualified_name(*tmpl) +

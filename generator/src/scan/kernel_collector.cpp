@@ -145,6 +145,7 @@ private:
       if (const clang::Expr* max_blocks = bounds->getMaxBlocks()) text += ", " + expression_text(max_blocks);
       k.launch_bounds = text;
     }
+    k.defined = definition != nullptr;
     k.location = m_facts.location(shown.getLocation());
     m_output.found.kernels.push_back(std::move(k));
     if (tmpl) add_explicit_instantiations(*tmpl);
@@ -174,7 +175,8 @@ private:
         continue;
       }
       m_output.found.instantiations.push_back(
-          {qualified_name(tmpl), *name, found_by, m_facts.location(where), symbol_form(*spec)});
+          {qualified_name(tmpl), *name, found_by, m_facts.location(where), symbol_form(*spec),
+           mangled_name(*spec)});
     }
   }
 
@@ -202,6 +204,7 @@ private:
       probe.kernel = qualified_name(*primary);
       probe.name_expression = name_expression(*fd, probe.why_not);
       probe.symbol_form = symbol_form(*fd);
+      probe.mangled_name = mangled_name(*fd);
     } else {
       probe.kernel = qualified_name(*fd);
       probe.why_not = "it names a kernel that is not a template";

@@ -35,6 +35,7 @@ struct ProbeResult {
   std::string kernel;                        // the template's qualified name
   std::optional<std::string> name_expression;
   std::string symbol_form;                   // see Instantiation::symbol_form
+  std::string mangled_name;                  // see Instantiation::mangled_name
   std::string why_not;                       // when the instantiation cannot be named
 };
 

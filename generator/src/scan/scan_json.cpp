@@ -85,6 +85,12 @@ public:
     if (v && !v->is_boolean()) fail(join(path, key), "expected true or false");
     return v && v->is_boolean() && v->get<bool>();
   }
+  std::optional<bool> optional_boolean(const json& object, const std::string& path, const char* key) {
+    const json* v = field(object, path, key, false);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) return fail(join(path, key), "expected true or false"), std::nullopt;
+    return v->get<bool>();
+  }
   int integer(const json& object, const std::string& path, const char* key) {
     const json* v = field(object, path, key);
     if (v && !v->is_number_integer()) fail(join(path, key), "expected an integer");
@@ -162,7 +168,7 @@ json to_json(const ScanResult& result) {
     }
     json j = {{"qualified_name", k.qualified_name}, {"parameters", std::move(parameters)},
               {"template_parameters", std::move(template_parameters)}, {"is_template", k.is_template},
-              {"extern_c", k.extern_c}, {"internal_linkage", k.internal_linkage},
+              {"extern_c", k.extern_c}, {"internal_linkage", k.internal_linkage}, {"defined", k.defined},
               {"location", location_json(k.location)}};
     if (k.launch_bounds) j["launch_bounds"] = *k.launch_bounds;
     kernels.push_back(std::move(j));
@@ -172,6 +178,7 @@ json to_json(const ScanResult& result) {
     instantiations.push_back({{"kernel", i.kernel}, {"name_expression", i.name_expression},
                               {"found_by", to_string(i.found_by)}, {"location", location_json(i.location)}});
     if (!i.symbol_form.empty()) instantiations.back()["symbol_form"] = i.symbol_form;
+    if (!i.mangled_name.empty()) instantiations.back()["mangled_name"] = i.mangled_name;
   }
   json requests = json::array();
   for (const RuntimeRequest& r : result.requests)
@@ -217,13 +224,15 @@ Result<ScanResult> from_json(const json& j) {
     k.extern_c = r.boolean(e, p, "extern_c");
     k.internal_linkage = r.boolean(e, p, "internal_linkage");
     k.launch_bounds = r.optional_string(e, p, "launch_bounds");
+    k.defined = r.optional_boolean(e, p, "defined").value_or(true);   // absent before it was written
     k.location = r.location(e, p);
     out.kernels.push_back(std::move(k));
   });
   r.array(j, "", "instantiations", [&](const json& e, const std::string& p) {
     out.instantiations.push_back({r.string(e, p, "kernel"), r.string(e, p, "name_expression"),
                                   r.enumeration(e, p, "found_by", k_found_by), r.location(e, p),
-                                  r.optional_string(e, p, "symbol_form").value_or("")});
+                                  r.optional_string(e, p, "symbol_form").value_or(""),
+                                  r.optional_string(e, p, "mangled_name").value_or("")});
   });
   r.array(j, "", "requests", [&](const json& e, const std::string& p) {
     out.requests.push_back({r.enumeration(e, p, "what", k_request_kinds), r.string(e, p, "name"), r.location(e, p)});

@@ -8,12 +8,15 @@
 //                                           "name": "T", "type": "", "pack": false,
 //                                           "default": "float"}],        // "default" only if present
 //                  "is_template": true, "extern_c": false, "internal_linkage": false,
+//                  "defined": true,     // false: only declared here (defined elsewhere), not this file's
 //                  "launch_bounds": "256",                               // only if present
 //                  "location": {"file": "k.cu", "line": 3, "column": 17}}],
 //     "instantiations": [{"kernel": "reduce::block_sum", "name_expression": "reduce::block_sum<float, 256>",
 //                         "found_by": "explicit_instantiation" | "explicit_specialization" | "launch"
 //                                     | "address_taken" | "runtime_request",
-//                         "location": {...}}],
+//                         "location": {...},
+//                         "symbol_form": "k<(Mode)3>",           // only where it differs
+//                         "mangled_name": "_Z1kIL4Mode3EEvv"}],   // clang's; only where clang gave one
 //     "requests": [{"what": "kernel" | "variable", "name": "block_sum<float, 256u>", "location": {...}}],
 //     "variables": [{"qualified_name": "tables::coeffs", "kind": "device" | "constant" | "managed",
 //                    "type": "float[64]", "location": {...}}],

@@ -39,7 +39,11 @@ struct Kernel {
   bool extern_c = false;
   bool internal_linkage = false;           // static, or in an anonymous namespace
   std::optional<std::string> launch_bounds;  // "256" or "256, 2", as written
-  Location location;
+  // Whether this translation unit defines it. A kernel only declared here (`__global__ void k(int);`
+  // in a header, defined in another source) is listed so that `kiln scan` shows it, but it is not one
+  // of the file's kernels: nothing builds or records it for this source.
+  bool defined = true;
+  Location location;                       // the definition, or the first declaration if none
 };
 
 // How an instantiation of a kernel template was found. Written into `kiln scan --json`: never rename.
@@ -59,6 +63,11 @@ struct Instantiation {
   // The name as a demangler spells nvcc's symbol for it, where that differs ("k<(Mode)3>" for
   // "k<Mode::fast>"): nvcc-built units find the kernel by it. "" when the same.
   std::string symbol_form = {};
+  // clang's Itanium mangling of the specialization ("_Z11type_kernelIVKfEvPi"). Never a symbol name
+  // (clang's and nvcc's manglings differ for internal linkage, scanner-notes.md): an nvcc-built unit
+  // demangles it and its own symbols with one demangler and compares, so clang, not a string
+  // rewriter, decides which symbol a spelling means. "" when clang gave none.
+  std::string mangled_name = {};
 };
 
 // A request in host code to the Kiln runtime for a kernel or variable by name.

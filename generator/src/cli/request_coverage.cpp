@@ -1,0 +1,72 @@
+#include "cli/request_coverage.hpp"
+
+#include "format/names.hpp"
+
+#include <set>
+
+namespace kiln::cli {
+
+namespace {
+
+// At most this many names are listed; the count says how many more there are.
+constexpr std::size_t k_listed = 10;
+
+std::string place(const scan::Location& l, const std::string& prefix) {
+  std::string file = l.file;
+  if (!file.empty() && file.front() != '/' && file.front() != '<') file = prefix + file;
+  if (l.line == 0) return file;
+  return file + ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
+}
+
+}  // namespace
+
+std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
+                                          const std::vector<plan::ScannedFile>& kernel_sources,
+                                          const std::vector<plan::ScannedFile>& host_sources,
+                                          const std::string& display_prefix) {
+  std::vector<AskedName> asked;
+  for (const manifest::SourceEntry& source : manifest.sources)
+    for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
+      std::string where = manifest.path.string();
+      if (i < source.instantiation_positions.size())
+        where += ":" + std::to_string(source.instantiation_positions[i].line) + ":" +
+                 std::to_string(source.instantiation_positions[i].column);
+      asked.push_back({source.instantiations[i], where});
+    }
+  for (const auto* files : {&kernel_sources, &host_sources})
+    for (const plan::ScannedFile& file : *files)
+      for (const scan::RuntimeRequest& r : file.result.requests)
+        if (r.what == scan::RuntimeRequest::What::kernel)
+          asked.push_back({r.name, place(r.location, display_prefix)});
+  return asked;
+}
+
+std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
+                                            const format::PackageContents& contents) {
+  // Every name the runtime finds a kernel by (format/names.hpp: whitespace aside).
+  std::set<std::string> answered;
+  for (const format::PackageKernel& k : contents.kernels) {
+    answered.insert(format::normalize_name(k.lowered_name));
+    answered.insert(format::normalize_name(k.canonical_name));
+    for (const std::string& name : k.names) answered.insert(format::normalize_name(name));
+  }
+  std::set<std::string> distinct, missing;
+  std::vector<const AskedName*> listed;
+  for (const AskedName& a : asked) {
+    const std::string key = format::normalize_name(a.name);
+    distinct.insert(key);
+    if (answered.count(key) || !missing.insert(key).second) continue;
+    listed.push_back(&a);
+  }
+  if (missing.empty()) return std::nullopt;
+  std::string text = "the package holds " + std::to_string(contents.kernels.size()) +
+                     (contents.kernels.size() == 1 ? " kernel" : " kernels") + " and answers " +
+                     std::to_string(distinct.size() - missing.size()) + " of the " + std::to_string(distinct.size()) +
+                     " kernel names asked for; not in it: ";
+  for (std::size_t i = 0; i < listed.size() && i < k_listed; ++i)
+    text += (i ? ", '" : "'") + listed[i]->name + "' (" + listed[i]->where + ")";
+  if (listed.size() > k_listed) text += " and " + std::to_string(listed.size() - k_listed) + " more";
+  return text;
+}
+
+}  // namespace kiln::cli
