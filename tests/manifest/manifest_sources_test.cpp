@@ -141,9 +141,9 @@ TEST(ManifestSources, DefinesAndOptionsFollowTheTopLevelRules) {
   TempProject project;
   project.write("a.cu");
   const Result<Manifest> manifest =
-      project.read("[[source]]\npath = \"a.cu\"\ndefines = [\"2X\"]\noptions = [\"-rdc=true\"]\n");
+      project.read("[[source]]\npath = \"a.cu\"\ndefines = [\"2X\"]\noptions = [\"-dlto\"]\n");
   EXPECT_TRUE(fails_with(manifest, project.at(3) + "define '2X' in 'defines' must be NAME or NAME=VALUE"));
-  EXPECT_TRUE(fails_with(manifest, project.at(4) + "option '-rdc=true' in 'options' is set by Kiln"));
+  EXPECT_TRUE(fails_with(manifest, project.at(4) + "option '-dlto' in 'options' is set by Kiln"));
 }
 
 TEST(ManifestSources, SymlinkedFileIsAccepted) {

@@ -73,10 +73,20 @@ TEST(ManifestValues, ValidDefines) {
   EXPECT_EQ(manifest->defines, (Strings{"N", "_N2=", "X=a=b", "S=\"a b\""}));
 }
 
+// -rdc is the user's to give now: it puts sources into a device link group (the plan's business).
+TEST(ManifestValues, RelocatableDeviceCodeIsAccepted) {
+  TempProject project;
+  for (const char* list : {"'-rdc=true'", "'--relocatable-device-code=false'", "'-rdc', 'true'"}) {
+    const Result<Manifest> manifest = read_with(project, std::string("options = [") + list + "]");
+    EXPECT_TRUE(manifest.ok()) << list << ": " << manifest.error().message;
+  }
+  EXPECT_TRUE(fails_with(read_with(project, "options = ['-rdc=maybe']"), project.at(1) + "option '-rdc=maybe'"));
+}
+
 TEST(ManifestValues, OptionsKilnSetsAreRejected) {
   TempProject project;
   for (const char* option : {"-arch=sm_90", "-arch", "--gpu-architecture=compute_90", "-arch sm_90", "-dlto",
-                             "--dlink-time-opt", "-rdc=true", "--relocatable-device-code=false", "-dc",
+                             "--dlink-time-opt", "-dc",
                              "-frandom-seed=1", "-fdevice-time-trace=t.json", "-time=t.csv", "--time=t.csv",
                              "-Iinclude", "--include-path=include"}) {
     EXPECT_TRUE(fails_with(read_with(project, std::string("options = ['") + option + "']"),

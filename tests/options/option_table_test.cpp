@@ -52,9 +52,9 @@ TEST(OptionTable, EveryRowButNvccsOwnIsDocumentedAndSaysWhatItDoes) {
     if (spec.nvrtc != Nvrtc::lacks || !spec.refused.empty()) {
       EXPECT_TRUE(documented.count(std::string(spec.name))) << spec.name << " is not an NVRTC 13.0 option";
     }
-    // A row is refused, or reaches at least one compiler.
+    // A row is refused, reaches at least one compiler, or is one the plan acts on (-rdc).
     EXPECT_TRUE(!spec.refused.empty() || spec.nvrtc == Nvrtc::passed || spec.link != Link::none ||
-                spec.nvcc == Nvcc::same)
+                spec.nvcc == Nvcc::same || spec.nvrtc == Nvrtc::planned)
         << spec.name;
     if (spec.link != Link::none && spec.link != Link::fast_math) EXPECT_FALSE(spec.link_name.empty()) << spec.name;
   }

@@ -35,6 +35,15 @@ TEST(ScanTolerated, SharedWithConstructorAndAttributeOrder) {
   EXPECT_EQ(tolerated_at(r, "nvcc_lenient_shared.cu"), (Places{{10, 26}, {11, 14}}));
 }
 
+// A launch from device code is tolerated; the kernels and the instantiations it launches are seen.
+TEST(ScanTolerated, KernelsLaunchedFromDeviceCode) {
+  const ScanResult r = scan_fixture("nvcc_device_launch.cu");
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(kernel_names(r), (std::set<std::string>{"child", "parent", "scale"}));
+  EXPECT_EQ(instantiations(r), (Found{{"scale<float>", FoundBy::explicit_instantiation}}));
+  EXPECT_EQ(tolerated_at(r, "nvcc_device_launch.cu"), (Places{{5, 48}, {8, 25}}));
+}
+
 TEST(ScanTolerated, InlineAsmNvccAccepts) {
   const ScanResult r = scan_fixture("nvcc_lenient_asm.cu");
   ASSERT_TRUE(r.ok()) << describe(r);

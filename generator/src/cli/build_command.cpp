@@ -46,14 +46,17 @@ namespace fs = std::filesystem;
 namespace {
 
 // A source that defines no kernel (an empty file, a wrong path in a copy) adds nothing to the package.
-std::vector<std::string> empty_source_warnings(const manifest::Manifest& manifest, const format::PackageContents& contents,
+std::vector<std::string> empty_source_warnings(const plan::BuildPlan& plan, const format::PackageContents& contents,
                                                const std::string& prefix) {
   std::set<std::string> with_kernels;
   for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
   std::vector<std::string> warnings;
-  for (const manifest::SourceEntry& source : manifest.sources)
-    if (!with_kernels.count(source.path))
-      warnings.push_back(prefix + source.path + ": warning: this source defines no kernel; it adds nothing to the package");
+  // A link group's member may hold only device functions for the others: only units are checked.
+  for (const plan::PlannedUnit& unit : plan.units)
+    if (unit.members.empty() && !with_kernels.count(unit.name))
+      warnings.push_back(prefix + unit.source + ": warning: " +
+                         (unit.variant.empty() ? "this source defines" : "variant '" + unit.variant + "' of it has") +
+                         " no kernel; it adds nothing to the package");
   return warnings;
 }
 
@@ -196,7 +199,7 @@ private:
     compile::CacheCounts counts;
     // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
     const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
-      return out.ok || (job.compiler == compile::Compiler::nvrtc && nvrtc_cannot_compile(out.log));
+      return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log));
     };
     const std::unique_ptr<compile::JobRunner> runner = compile::make_cached_runner(*compiler, compile_cache, keep, counts);
     const auto compile_start = std::chrono::steady_clock::now();
@@ -215,7 +218,7 @@ private:
     // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
     for (const std::string& warning : assembled->warnings) warn("kiln: warning: " + warning);
-    for (const std::string& warning : empty_source_warnings(*manifest, assembled->contents, prefix)) warn(warning);
+    for (const std::string& warning : empty_source_warnings(*plan, assembled->contents, prefix)) warn(warning);
     // Fewer kernels than asked for is said once, whatever dropped them; --strict refuses the package.
     if (const std::optional<std::string> short_of = unanswered_names(m_asked, assembled->contents)) {
       if (m_strict) return fail(k_exit_failed, *short_of + " (--strict); no package written");

@@ -17,10 +17,20 @@ nlohmann::json build_report(const BuildFacts& facts, const plan::BuildPlan& plan
   nlohmann::json units = nlohmann::json::array();
   for (std::size_t i = 0; i < plan.jobs.size() && i < outputs.size(); ++i) {
     const compile::CompileJob& job = plan.jobs[i];
-    if (units.empty() || units.back()["source"] != job.source) {
-      units.push_back({{"source", job.source},
-                       {"compiler", job.compiler == compile::Compiler::nvcc ? "nvcc" : "nvrtc"},
-                       {"images", nlohmann::json::array()}});
+    // Jobs come unit by unit; a variant or link group is a unit of its own, named as in the package.
+    if (units.empty() || units.back()["unit"] != job.unit) {
+      nlohmann::json unit = {{"unit", job.unit},
+                             {"source", job.source},
+                             {"compiler", job.compiler == compile::Compiler::nvcc ? "nvcc" : "nvrtc"},
+                             {"images", nlohmann::json::array()}};
+      if (!job.members.empty()) {
+        nlohmann::json members = nlohmann::json::array();
+        for (const compile::CompileJob& m : job.members)
+          members.push_back({{"source", m.source}, {"compiler", m.compiler == compile::Compiler::nvcc ? "nvcc" : "nvrtc"}});
+        unit["link_group"] = std::move(members);
+        unit.erase("compiler");
+      }
+      units.push_back(std::move(unit));
     }
     units.back()["images"].push_back({{"target", job.target}, {"seconds", outputs[i].seconds}, {"cache", outputs[i].from_cache ? "hit" : "miss"}});
   }

@@ -48,6 +48,7 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
       in.macro_options = all->scan.macros;
       in.pre_includes = all->scan.pre_includes;
       in.default_device = all->scan.default_device;
+      in.relocatable = all->relocatable || !source->link_group.empty();
       if (!all->scan.standard.empty()) in.language_standard = all->scan.standard;
     }
   } else if (top) {
@@ -231,10 +232,10 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
 
   std::vector<ScanInput> inputs;
   std::set<fs::path> seen;
-  for (const manifest::SourceEntry& source : manifest.sources) {
-    inputs.push_back(input_for(manifest, &source, source.path, toolkit, ScanInput::Role::kernels));
-    seen.insert(source.path);
-  }
+  // A source listed as several variants is scanned once, with its first entry's macros and options.
+  for (const manifest::SourceEntry& source : manifest.sources)
+    if (seen.insert(source.path).second)
+      inputs.push_back(input_for(manifest, &source, source.path, toolkit, ScanInput::Role::kernels));
   const std::size_t kernel_count = inputs.size();
   std::vector<fs::path> hosts(manifest.host_sources.begin(), manifest.host_sources.end());
   for (const fs::path& given : extra.host) hosts.push_back(relative_to_root(given, root));

@@ -52,6 +52,13 @@ struct CompileJob {
   // The kernels and kernel templates the scan found in the source ("mylib::block_sum"): what a
   // misspelt name expression most likely meant. Not an input of the compile (no part of its key).
   std::vector<std::string> known_kernels;
+  std::string unit;                            // the unit's name in the package: source, variant or link group
+  // A device link group's job: each member (a source's own job, with `relocatable`) compiles to LTO-IR,
+  // and one nvJitLink links them all for this target. `source` is then the group's name, no file.
+  std::vector<CompileJob> members;
+  bool relocatable = false;                    // a member: -rdc=true, stop at LTO-IR (compile_group links)
+  bool nvcc_fallback = false;                  // a member NVRTC rejects goes to nvcc (nvcc fields are set)
+  std::filesystem::path device_runtime;        // link groups: libcudadevrt.a, for dynamic parallelism
 };
 
 struct LoweredName {

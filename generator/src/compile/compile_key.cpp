@@ -87,14 +87,31 @@ std::string nvcc_toolchain_identity(const fs::path& nvcc) {
 }
 
 std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& context) {
-  Result<std::vector<std::byte>> source = read_binary_file(job.root / job.source);
-  if (!source) return std::nullopt;
   const fs::path& cuda = context.cuda_root;
   Hasher h;
   h.add("schema", k_compile_cache_schema);
+  if (!job.members.empty()) {
+    // A link group: each member's own key (its source, options and names), then what the link adds.
+    h.add("link_group", job.unit);
+    h.add("target", job.target);
+    for (const CompileJob& member : job.members) {
+      const std::optional<CompileKey> key = compile_key(member, context);
+      if (!key) return std::nullopt;
+      h.add("member", key->hex);
+    }
+    for (const std::string& o : job.link_options) h.add("link_option", tokenize_option(o, job.root, cuda));
+    h.add("trim_variables", job.trim_variables ? "yes" : "no");
+    h.add("device_runtime", job.device_runtime.empty() ? "no" : "yes");
+    return CompileKey{h.hex_digest(), h.dump()};
+  }
+  Result<std::vector<std::byte>> source = read_binary_file(job.root / job.source);
+  if (!source) return std::nullopt;
   h.add("toolchain", context.toolchain);
   h.add("compiler", job.compiler == Compiler::nvcc ? "nvcc" : "nvrtc");
-  if (job.compiler == Compiler::nvcc) {
+  // A link group's member NVRTC rejects is compiled by nvcc inside the group's job (link_group.hpp).
+  const bool may_use_nvcc = job.compiler == Compiler::nvcc || (job.relocatable && job.nvcc_fallback);
+  if (job.relocatable && job.nvcc_fallback) h.add("nvcc_fallback", "yes");
+  if (may_use_nvcc) {
     auto [it, added] = context.nvcc_identities.try_emplace(job.nvcc.string());
     if (added) it->second = context.nvcc_identity ? context.nvcc_identity(job.nvcc) : "";
     h.add("nvcc", it->second);
@@ -106,6 +123,7 @@ std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& conte
   for (const std::string& v : job.variables) h.add("variable", v);
   for (const std::string& s : job.keep_symbols) h.add("keep_symbol", s);
   h.add("trim_variables", job.trim_variables ? "yes" : "no");
+  if (job.relocatable) h.add("relocatable", "yes");
   for (const std::string& o : job.nvrtc_options) h.add("nvrtc_option", tokenize_option(o, job.root, cuda));
   for (const std::string& o : job.link_options) h.add("link_option", tokenize_option(o, job.root, cuda));
   for (const std::string& o : job.nvcc_options) h.add("nvcc_option", tokenize_option(o, job.root, cuda));

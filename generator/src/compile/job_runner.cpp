@@ -1,5 +1,6 @@
 #include "compile/job_runner.hpp"
 
+#include "compile/link_group.hpp"
 #include "compile/nvcc_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "util/process_pool.hpp"
@@ -26,7 +27,9 @@ CompileOutput compile_in(const CompileJob& job) {
     return out;
   }
   const auto start = std::chrono::steady_clock::now();
-  CompileOutput out = job.compiler == Compiler::nvcc ? compile_with_nvcc(job) : compile_job(job);
+  CompileOutput out = !job.members.empty()              ? compile_group(job)
+                      : job.compiler == Compiler::nvcc ? compile_with_nvcc(job)
+                                                       : compile_job(job);
   // A failed compile reports its time too (-v shows how long NVRTC took to give up).
   if (out.seconds == 0) out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fs::current_path(previous, ec);

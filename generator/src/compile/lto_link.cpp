@@ -55,8 +55,14 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
     return false;
   }
   Linker linker(raw);
-  const nvJitLinkInputType type = request.kind == LinkInput::fatbin ? NVJITLINK_INPUT_FATBIN : NVJITLINK_INPUT_LTOIR;
-  nvJitLinkResult result = nvJitLinkAddData(raw, type, request.input.data(), request.input.size(), job.source.c_str());
+  nvJitLinkResult result = NVJITLINK_SUCCESS;
+  for (const LinkData& input : request.inputs) {
+    const nvJitLinkInputType type = input.kind == LinkInput::fatbin ? NVJITLINK_INPUT_FATBIN : NVJITLINK_INPUT_LTOIR;
+    const std::string& name = input.name.empty() ? job.source : input.name;
+    if (result == NVJITLINK_SUCCESS) result = nvJitLinkAddData(raw, type, input.bytes.data(), input.bytes.size(), name.c_str());
+  }
+  for (const std::filesystem::path& library : request.libraries)
+    if (result == NVJITLINK_SUCCESS) result = nvJitLinkAddFile(raw, NVJITLINK_INPUT_LIBRARY, library.c_str());
   if (result == NVJITLINK_SUCCESS) result = nvJitLinkComplete(raw);
   if (result != NVJITLINK_SUCCESS) {
     out.log += (out.log.empty() ? "" : "\n") + where + ": error: linking for " + job.target + " failed:\n" +

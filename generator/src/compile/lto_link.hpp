@@ -8,6 +8,7 @@
 #include "format/target.hpp"
 
 #include <cstddef>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,14 +17,22 @@ namespace kiln::compile {
 
 enum class LinkInput { ltoir, fatbin };
 
-struct LinkRequest {
-  std::span<const std::byte> input;
+struct LinkData {
+  std::span<const std::byte> bytes;
   LinkInput kind = LinkInput::ltoir;
+  std::string name;                    // for nvJitLink's messages: the source it came from
+};
+
+struct LinkRequest {
+  std::vector<LinkData> inputs;        // one for a unit; a link group's members for a group
   // Symbols that must keep their names (-variables-used): every variable the host may ask for.
   std::vector<std::string> keep_symbols;
   // false: link without -optimize-unused-variables, keeping every variable (a unit whose variables'
   // symbols are not all known).
   bool trim_variables = true;
+  // Libraries to link too (libcudadevrt.a for dynamic parallelism); archive members are pulled in
+  // only when something refers to them. Not with PTX output: nvJitLink's -ptx takes LTO-IR alone.
+  std::vector<std::filesystem::path> libraries = {};
 };
 
 // Links for `target` with the job's link options; on failure returns false with out.log saying why.

@@ -206,8 +206,13 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
   if (ptx) {
     out.image = to_image(*image, true);
   } else {
-    const std::vector<std::byte> fatbin = to_image(*image, false);
-    if (!link_lto(job, *target, {fatbin, LinkInput::fatbin, job.keep_symbols, job.trim_variables}, out)) return out;
+    std::vector<std::byte> fatbin = to_image(*image, false);
+    if (job.relocatable) {
+      out.image = std::move(fatbin);   // -dc LTO-IR in a fatbin: the group's link makes the image
+    } else if (!link_lto(job, *target, {{{fatbin, LinkInput::fatbin, job.source}}, job.keep_symbols, job.trim_variables},
+                         out)) {
+      return out;
+    }
   }
   if (const std::optional<std::string> text = read_text(deps)) out.headers = project_headers(job, depfile_prerequisites(*text));
   fs::remove_all(job.work_dir, ec);

@@ -77,6 +77,7 @@ CompileOutput compile_job(const CompileJob& job) {
 
   std::vector<std::string> options = {"-arch=" + job.target};
   if (!ptx_from_nvrtc(*target)) options.push_back("-dlto");
+  if (job.relocatable) options.push_back("-rdc=true");   // a link group's member: compile_group links it
   // A fixed seed and program name make internal-linkage symbol names, and so the output, reproducible.
   options.push_back("-frandom-seed=" + job.source);
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
@@ -138,9 +139,13 @@ CompileOutput compile_job(const CompileJob& job) {
     nvrtcGetLTOIRSize(raw, &size);
     std::vector<std::byte> ltoir(size);
     nvrtcGetLTOIR(raw, reinterpret_cast<char*>(ltoir.data()));
-    LinkRequest request{ltoir, LinkInput::ltoir, job.keep_symbols, true};
-    for (const LoweredName& v : variables) request.keep_symbols.push_back(v.lowered);
-    if (!link_lto(job, *target, request, out)) return out;
+    if (job.relocatable) {
+      out.image = std::move(ltoir);    // LTO-IR: the group's link makes the image
+    } else {
+      LinkRequest request{{{ltoir, LinkInput::ltoir, job.source}}, job.keep_symbols, true};
+      for (const LoweredName& v : variables) request.keep_symbols.push_back(v.lowered);
+      if (!link_lto(job, *target, request, out)) return out;
+    }
   }
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -28,6 +28,14 @@ struct SourceEntry {
   std::vector<std::string> variables;
   std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"
   std::vector<std::string> options;          // added to the package-wide NVRTC options
+  // A variant's name ("f64"): the source compiled once more as a unit of its own, whose kernels are
+  // found as "<variant>/<name>" (and by their plain names where no other kernel has them). "": none.
+  std::string variant;
+  // The device link group the source joins ("physics"), set by 'link_group'; a source whose options
+  // say -rdc=true joins the package's group, "rdc", which the plan names. "": none named here.
+  std::string link_group;
+  Position variant_position;                 // where 'variant' / 'link_group' are, for messages
+  Position link_group_position;
 };
 
 struct Manifest {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,30 @@ std::vector<std::string> read_include_dirs(const toml::node& node, const fs::pat
   return dirs;
 }
 
+// Variants and link groups name units of the package, as sources' paths do: no name may mean two.
+void check_unit_names(const std::vector<SourceEntry>& sources, Diagnostics& diags) {
+  std::map<std::string, int> variants;   // name -> line of its entry
+  for (const SourceEntry& entry : sources) {
+    if (entry.variant.empty()) continue;
+    const auto [it, inserted] = variants.emplace(entry.variant, entry.line);
+    if (!inserted)
+      diags.error(entry.variant_position, "variant " + quote(entry.variant) + " is named twice" +
+                                              detail::FirstSeen::note(it->second));
+  }
+  for (const SourceEntry& entry : sources) {
+    if (variants.count(entry.path))
+      diags.error(Position{entry.line, entry.column}, "source path " + quote(entry.path) +
+                                                          " is also a variant's name; rename the variant");
+    if (!entry.link_group.empty() && variants.count(entry.link_group))
+      diags.error(entry.link_group_position, "link group " + quote(entry.link_group) +
+                                                 " has the name of a variant; units need names of their own");
+    if (!entry.link_group.empty() &&
+        std::any_of(sources.begin(), sources.end(), [&](const SourceEntry& s) { return s.path == entry.link_group; }))
+      diags.error(entry.link_group_position, "link group " + quote(entry.link_group) +
+                                                 " has the name of a source path; units need names of their own");
+  }
+}
+
 std::vector<SourceEntry> read_sources(const toml::table& document, const fs::path& root, Diagnostics& diags) {
   std::vector<SourceEntry> sources;
   const toml::node* node = document.get("source");
@@ -87,15 +112,18 @@ std::vector<SourceEntry> read_sources(const toml::table& document, const fs::pat
     detail::FirstSeen seen;
     for (const toml::table* table : detail::read_table_list(*node, "source", "[[source]]", diags)) {
       SourceEntry entry = detail::read_source(*table, root, diags);
-      // Compiling one file twice would give two units defining the same kernels.
-      if (!entry.path.empty()) {
+      // Compiling one file twice would give two units defining the same kernels, unless each entry
+      // is a variant: a unit of its own whose kernels carry its name.
+      if (!entry.path.empty() && entry.variant.empty()) {
         if (const std::optional<int> first = seen.add(entry.path, entry.line)) {
           diags.error(Position{entry.line, entry.column},
-                      "source " + quote(entry.path) + " is listed twice" + detail::FirstSeen::note(*first));
+                      "source " + quote(entry.path) + " is listed twice" + detail::FirstSeen::note(*first) +
+                          "; to build it twice, give each entry its own 'variant' name");
         }
       }
       sources.push_back(std::move(entry));
     }
+    check_unit_names(sources, diags);
   }
   return sources;
 }

@@ -5,7 +5,9 @@
 #include "manifest/paths.hpp"
 #include "manifest/template_reader.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -15,8 +17,8 @@
 namespace kiln::manifest::detail {
 namespace {
 
-constexpr std::array<std::string_view, 6> k_source_keys = {"path",    "instantiate", "variables",
-                                                           "defines", "options",     "template"};
+constexpr std::array<std::string_view, 8> k_source_keys = {"path",    "instantiate", "variables", "defines",
+                                                           "options", "template",    "variant",   "link_group"};
 constexpr std::array<std::string_view, 7> k_top_level_only = {
     "name", "targets", "include_dirs", "toolkit_includes", "compress", "host_sources", "python_sources"};
 
@@ -52,6 +54,23 @@ std::vector<Located> read_templates(const toml::node& node, Diagnostics& diags) 
                        std::make_move_iterator(expanded.end()));
   }
   return expressions;
+}
+
+// A variant's or link group's name: it names a unit in the package and prefixes kernel names
+// ("f64/scale<double>"), so it is short and plain: a letter or '_', then letters, digits, '_', '-', '.'.
+std::optional<std::string> read_unit_name(const toml::node& node, std::string_view key, Diagnostics& diags) {
+  std::optional<std::string> name = read_string(node, key, diags);
+  if (!name) return std::nullopt;
+  const auto plain = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; };
+  const bool valid = !name->empty() && (std::isalpha(static_cast<unsigned char>(name->front())) || name->front() == '_') &&
+                     std::all_of(name->begin(), name->end(), plain);
+  if (!valid) {
+    diags.error(position_of(node), quote(std::string(key)) + " " + quote(*name) +
+                                       " is not a name: start with a letter or '_', then letters, digits, '_', '-' "
+                                       "or '.' (it prefixes kernel names, as in '" + *name + "/scale<float>')");
+    return std::nullopt;
+  }
+  return name;
 }
 
 }  // namespace
@@ -99,6 +118,18 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
   if (const toml::node* options = table.get("options")) {
     entry.options = read_options(*options, "options", diags);
   }
+  if (const toml::node* variant = table.get("variant")) {
+    entry.variant_position = position_of(*variant);
+    entry.variant = read_unit_name(*variant, "variant", diags).value_or("");
+  }
+  if (const toml::node* group = table.get("link_group")) {
+    entry.link_group_position = position_of(*group);
+    entry.link_group = read_unit_name(*group, "link_group", diags).value_or("");
+  }
+  if (!entry.variant.empty() && !entry.link_group.empty())
+    diags.error(entry.link_group_position, "variant " + quote(entry.variant) + " cannot join link group " +
+                                               quote(entry.link_group) + ": a variant is a unit of its own; list "
+                                               "the source without 'variant' in the group");
   return entry;
 }
 

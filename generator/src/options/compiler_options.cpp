@@ -177,6 +177,7 @@ Result<CompilerOptions> interpret(std::span<const std::string> given) {
     const OptionSpec& spec = *w->spec;
     if (spec.nvrtc == Nvrtc::passed) out.nvrtc.push_back(nvrtc_spelling(*w));
     if (spec.nvrtc == Nvrtc::lacks && out.needs_nvcc.empty()) out.needs_nvcc = w->text;
+    if (spec.nvrtc == Nvrtc::planned && spec.name == "relocatable-device-code") out.relocatable = w->value == "true";
     add_link(*w, out.link);
     if (spec.nvcc == Nvcc::same) {
       const std::string name(spec.nvcc_name.empty() ? spec.name : spec.nvcc_name);

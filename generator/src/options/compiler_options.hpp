@@ -39,6 +39,9 @@ struct CompilerOptions {
   std::string needs_nvcc;
   // An option only NVRTC honours (-default-device): the unit never goes to nvcc.
   std::string forbids_nvcc;
+  // -rdc=true (the last -rdc wins): the unit is compiled separately and linked with others into
+  // one image per target (a device link group).
+  bool relocatable = false;
 };
 
 // Translates `given` (the manifest's options, then the source's); fails on the first problem.

@@ -29,7 +29,7 @@ constexpr std::array k_table = {
     OptionSpec{.name = "device-c", .short_name = "dc", .refused = k_output_kind},
     OptionSpec{.name = "device-w", .short_name = "dw", .refused = k_output_kind},
     OptionSpec{.name = "relocatable-device-code", .short_name = "rdc", .takes = T::value, .values = V::boolean,
-               .refused = k_output_kind},
+               .nvrtc = R::planned, .nvcc = N::needless},
     OptionSpec{.name = "extensible-whole-program", .short_name = "ewp", .refused = k_output_kind},
     // Debugging
     OptionSpec{.name = "device-debug", .short_name = "G", .link = L::same, .link_name = "g",

@@ -25,6 +25,8 @@ enum class Nvrtc {
   passed,       // --<name>=<value> (-DX, -UX for macros)
   at_link,      // nothing: NVRTC takes it, but it acts where code is generated, in nvJitLink (-Xptxas)
   lacks,        // nothing: NVRTC 13.0 refuses it (nvcc's language options), so the unit goes to nvcc
+  planned,      // nothing as written: the plan acts on it (-rdc=true puts the unit in a device link
+                // group, whose members Kiln compiles with -rdc=true itself)
 };
 
 // What nvJitLink gets, given the option's value.

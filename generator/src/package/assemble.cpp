@@ -27,6 +27,7 @@ struct NameClaim {
   std::string lowered;
   std::string unit_display;
   bool explicit_name;                  // asked for in the manifest (an error to clash), not derived
+  bool plain_alias = false;            // a variant's kernel by its name without the variant
 };
 
 // A variable one unit can record: several units may offer the same name (a header's variable is
@@ -36,6 +37,12 @@ struct VariableOffer {
   std::string unit_display;
   bool from_manifest;
 };
+
+// An internal symbol of libcudadevrt.a: nvJitLink names them after the library's source file,
+// "__nv_static_52__f4510a67_22_cuda_device_runtime_cu_3ecce0c0_..._Z16memcpy_3d_device...".
+bool is_device_runtime_symbol(const std::string& symbol) {
+  return symbol.starts_with("__nv_static_") && symbol.find("_cuda_device_runtime_cu_") != std::string::npos;
+}
 
 // "prefix/file:line" as the user opens it; an absolute file (a generated manifest) without the prefix.
 std::string where_from(const std::string& prefix, const plan::PlannedName& name) {
@@ -59,16 +66,21 @@ public:
     m_out.contents.targets = m_plan.targets;
     const std::size_t target_count = m_plan.targets.size();
     for (std::size_t u = 0; u < m_plan.sources.size(); ++u) {
-      const std::string& source = m_plan.sources[u];
-      const std::string display = m_settings.display_prefix + source;
-      format::PackageUnit unit{source, {}};
+      const plan::PlannedUnit& planned = m_plan.units[u];
+      const std::string display = unit_display(planned);
+      format::PackageUnit unit{planned.name, {}};
+      for (const plan::PlannedUnit& member : planned.members) unit.sources.push_back(member.source);
+      if (!planned.variant.empty()) unit.sources.push_back(planned.source);
       std::vector<UnitImage> images;
       std::map<std::string, std::string> lowered;   // expression -> lowered, equal across targets
       std::set<std::string> headers;
       for (std::size_t t = 0; t < target_count; ++t) {
         const compile::CompileOutput& out = outputs[u * target_count + t];
-        unit.images.push_back({m_plan.targets[t], out.image, 0});
-        images.push_back({m_plan.targets[t], out.image});
+        // A link group has no PTX image when the device runtime it needs cannot be PTX (link_group.hpp).
+        if (!out.image.empty()) {
+          unit.images.push_back({m_plan.targets[t], out.image, 0});
+          images.push_back({m_plan.targets[t], out.image});
+        }
         for (const compile::LoweredName& n : out.lowered_names) {
           auto [it, inserted] = lowered.emplace(n.expression, n.lowered);
           if (!inserted && it->second != n.lowered)
@@ -83,7 +95,10 @@ public:
         auto v = contents->ptx_versions.find(image.target);
         if (v != contents->ptx_versions.end()) image.ptx_version = v->second;
       }
-      const plan::PlannedUnit& planned = m_plan.units[u];
+      // The CUDA device runtime, linked into a group for dynamic parallelism, brings kernels of its
+      // own (memcpy_3d_device<...>, internal to its cuda_device_runtime.cu): not the user's.
+      if (!planned.members.empty())
+        std::erase_if(contents->kernels, [](const auto& kernel) { return is_device_runtime_symbol(kernel.first); });
       // nvcc's whole-program cubins bind template instantiations globally; they are still one
       // kernel wherever they are instantiated, as NVRTC's weak ones are.
       if (planned.compiler == compile::Compiler::nvcc)
@@ -91,7 +106,14 @@ public:
       const ResolvedNames resolved = resolve_unit_names(planned, lowered, *contents);
       if (Status s = add_kernels(planned, display, *contents, resolved); !s) return s.error();
       if (Status s = add_variables(planned, display, *contents, resolved); !s) return s.error();
-      if (Status s = add_sources(source, headers); !s) return s.error();
+      if (planned.members.empty()) {
+        if (Status s = add_sources(planned.source, headers); !s) return s.error();
+      }
+      for (std::size_t m = 0; m < planned.members.size(); ++m) {
+        // Headers are the group's together; recording them with the first member records them once.
+        if (Status s = add_sources(planned.members[m].source, m == 0 ? headers : std::set<std::string>{}); !s)
+          return s.error();
+      }
       m_out.contents.units.push_back(std::move(unit));
     }
     if (Status s = resolve_names(); !s) return s.error();
@@ -104,6 +126,22 @@ public:
   }
 
 private:
+  // How messages name a unit: its source, a variant with its source, or a link group with its own.
+  std::string unit_display(const plan::PlannedUnit& unit) const {
+    const std::string& prefix = m_settings.display_prefix;
+    if (!unit.variant.empty()) return prefix + unit.source + " (variant " + unit.variant + ")";
+    if (unit.members.empty()) return prefix + unit.source;
+    std::string sources;
+    for (const plan::PlannedUnit& m : unit.members) sources += (sources.empty() ? "" : ", ") + prefix + m.source;
+    return "link group '" + unit.name + "' (" + sources + ")";
+  }
+
+  // A variant's kernels and variables are its own, kept apart from the same source's other
+  // variants: stored and named "<variant>/<name>" (the package format's variant kernels).
+  static std::string in_unit(const plan::PlannedUnit& unit, const std::string& name) {
+    return unit.variant.empty() ? name : unit.variant + "/" + name;
+  }
+
   Status add_kernels(const plan::PlannedUnit& unit, const std::string& display, const UnitContents& contents,
                      const ResolvedNames& resolved) {
     for (const plan::PlannedName& k : unit.kernels) {
@@ -120,24 +158,30 @@ private:
       m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
                                ") matches no kernel in the compiled images; it is not recorded");
     }
-    const std::string& source = unit.source;
-    for (const auto& [name, kernel] : contents.kernels) {
+    for (const auto& [symbol, kernel] : contents.kernels) {
+      const std::string name = in_unit(unit, symbol);   // the kernel's key: its symbol, in a variant prefixed
       auto existing = m_kernels.find(name);
       if (existing != m_kernels.end()) {
         // One template instantiation in several units is one kernel: keep the first unit's copy.
         if (kernel.weak && (existing->second.kernel.flags & format::k_kernel_template)) {
-          add_names(unit, resolved, name, display);
+          add_names(unit, resolved, symbol, display);
           continue;
         }
-        return Error{"kernel " + existing->second.kernel.canonical_name + " (" + name + ") is defined in both " +
+        return Error{"kernel " + existing->second.kernel.canonical_name + " (" + symbol + ") is defined in both " +
                      existing->second.unit_display + " and " + display};
       }
       KernelEntry k;
       k.unit_display = display;
       k.kernel.lowered_name = name;
-      k.kernel.canonical_name = canonical_kernel_name(name);
-      k.kernel.unit_source = source;
-      if (name.rfind("_Z", 0) != 0) k.kernel.flags |= format::k_kernel_extern_c;
+      k.kernel.canonical_name = in_unit(unit, canonical_kernel_name(symbol));
+      k.kernel.unit_source = unit.name;
+      if (!unit.variant.empty()) {
+        k.kernel.flags |= format::k_kernel_variant;
+        // By its plain names too, where no other kernel has them (resolve_names decides, silently).
+        claim(canonical_kernel_name(symbol), name, display, false, /*plain_alias=*/true);
+        claim(symbol, name, display, false, /*plain_alias=*/true);
+      }
+      if (symbol.rfind("_Z", 0) != 0) k.kernel.flags |= format::k_kernel_extern_c;
       if (kernel.weak) k.kernel.flags |= format::k_kernel_template;
       if (kernel.params_known) {
         k.kernel.flags |= format::k_kernel_params_known;
@@ -146,32 +190,48 @@ private:
       if (kernel.targets.size() != m_plan.targets.size()) k.kernel.targets = kernel.targets;
       claim(k.kernel.canonical_name, name, display, false);
       claim(name, name, display, false);
-      add_names(unit, resolved, name, display);
+      add_names(unit, resolved, symbol, display);
       m_kernels.emplace(name, std::move(k));
     }
     return Ok{};
   }
 
   // Every name the unit was asked for that resolved to `kernel` becomes its name.
-  void add_names(const plan::PlannedUnit& unit, const ResolvedNames& resolved, const std::string& kernel,
+  // `symbol` is the kernel's symbol in the unit's images; in a variant, names are prefixed.
+  void add_names(const plan::PlannedUnit& unit, const ResolvedNames& resolved, const std::string& symbol,
                  const std::string& display) {
+    const std::string kernel = in_unit(unit, symbol);
     for (const plan::PlannedName& k : unit.kernels) {
       auto it = resolved.kernels.find(k.expression);
-      if (it == resolved.kernels.end() || it->second != kernel) continue;
-      claim(k.expression, kernel, display, k.origin == plan::NameOrigin::manifest);
-      for (const std::string& written : k.written) claim(written, kernel, display, false);
+      if (it == resolved.kernels.end() || it->second != symbol) continue;
+      claim(in_unit(unit, k.expression), kernel, display, k.origin == plan::NameOrigin::manifest);
+      for (const std::string& written : k.written) claim(in_unit(unit, written), kernel, display, false);
+      if (unit.variant.empty()) continue;
+      claim(k.expression, kernel, display, false, /*plain_alias=*/true);
+      for (const std::string& written : k.written) claim(written, kernel, display, false, /*plain_alias=*/true);
     }
   }
 
-  void claim(const std::string& name, const std::string& lowered, const std::string& display, bool explicit_name) {
-    m_claims[format::normalize_name(name)].push_back({lowered, display, explicit_name});
+  void claim(const std::string& name, const std::string& lowered, const std::string& display, bool explicit_name,
+             bool plain_alias = false) {
+    m_claims[format::normalize_name(name)].push_back({lowered, display, explicit_name, plain_alias});
   }
 
   // A name asked for in the manifest that means two kernels is an error; a derived (canonical) name
   // that two kernels share, e.g. two anonymous-namespace kernels in different units, is dropped with
   // a warning: those kernels stay reachable by their other names.
   Status resolve_names() {
-    for (auto& [name, claims] : m_claims) {
+    for (auto& [name, all_claims] : m_claims) {
+      // A variant's plain alias yields to any other claim, and several such aliases to each other:
+      // "scale<float>" of variants f32 and f64 is found only as "f32/..." and "f64/...".
+      std::vector<NameClaim> claims;
+      std::set<std::string> aliased;
+      for (const NameClaim& c : all_claims) {
+        if (c.plain_alias) aliased.insert(c.lowered);
+        else claims.push_back(c);
+      }
+      if (claims.empty() && aliased.size() == 1) claims.push_back(all_claims.front());
+      if (claims.empty()) continue;
       std::set<std::string> kernels;
       for (const NameClaim& c : claims) kernels.insert(c.lowered);
       if (kernels.size() == 1) {
@@ -219,9 +279,11 @@ private:
       // The request's own spelling of an unnamed namespace is one more record of the same symbol.
       std::vector<std::string> spellings{v.expression};
       spellings.insert(spellings.end(), v.written.begin(), v.written.end());
-      for (const std::string& spelling : spellings)
-        m_variable_offers[format::normalize_name(spelling)].push_back(
-            {{spelling, name->second, unit.source, symbol->second.kind, symbol->second.size}, display, from_manifest});
+      for (const std::string& spelling : spellings) {
+        const std::string recorded = in_unit(unit, spelling);   // a variant's copy: "f64/table"
+        m_variable_offers[format::normalize_name(recorded)].push_back(
+            {{recorded, name->second, unit.name, symbol->second.kind, symbol->second.size}, display, from_manifest});
+      }
     }
     return Ok{};
   }
@@ -319,8 +381,11 @@ private:
       std::vector<std::string> extra;
       for (const std::string& d : s.defines) extra.push_back("-D" + d);
       extra.insert(extra.end(), s.options.begin(), s.options.end());
-      if (!extra.empty()) meta.emplace_back("options." + s.path, join(extra, " "));
+      // By the unit's name where a variant has one: two variants of a file have options of their own.
+      if (!extra.empty()) meta.emplace_back("options." + (s.variant.empty() ? s.path : s.variant), join(extra, " "));
     }
+    for (const plan::PlannedUnit& unit : m_plan.units)
+      if (!unit.members.empty()) meta.emplace_back("link_group." + unit.name, "-rdc=true");
   }
 
   const manifest::Manifest& m_manifest;

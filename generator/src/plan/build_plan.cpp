@@ -7,6 +7,7 @@
 #include "util/diagnostic.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace kiln::plan {
 
@@ -56,7 +57,10 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
                      const Discovery& discovery) {
   PlannedUnit unit;
   unit.source = source.path;
+  unit.name = source.variant.empty() ? source.path : source.variant;
+  unit.variant = source.variant;
   unit.manifest_line = source.line;
+  unit.manifest_column = source.column;
   const compile::Origin entry{manifest_file, source.line, source.column};
   for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
     // Errors about an expression point at its own `instantiate` entry (or template pattern).
@@ -90,6 +94,48 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   return unit;
 }
 
+// The package's own link group, which every source compiled with -rdc=true joins.
+constexpr std::string_view k_package_link_group = "rdc";
+
+// PTX for compute_XYf comes from NVRTC unlinked (nvrtc_compiler.cpp): it cannot hold a link group.
+Status check_group_targets(const std::vector<format::Target>& targets, const std::string& group) {
+  for (const format::Target& t : targets)
+    if (t.kind == format::TargetKind::ptx && t.variant == format::TargetVariant::family)
+      return Error{"link group '" + group + "' cannot be built for " + t.name() +
+                   ": family PTX comes from NVRTC unlinked, and a link group needs nvJitLink; list compute_XY "
+                   "or sm_XYf instead"};
+  return Ok{};
+}
+
+// One unit for the group: its members' names together (a kernel of any member is the group's), no
+// fallback of its own (each member falls back to nvcc inside the group's compile).
+Status add_link_group(BuildPlan& plan, const std::string& name, PlannedUnit group) {
+  for (const PlannedUnit& unit : plan.units)
+    if (unit.name == name)
+      return Error{diagnostic(plan.manifest_file, unit.manifest_line, unit.manifest_column, "error",
+                              "link group '" + name + "' has the name of a source or variant; units need names of "
+                              "their own (set 'link_group' to another name)")};
+  std::sort(group.members.begin(), group.members.end(),
+            [](const PlannedUnit& a, const PlannedUnit& b) { return a.source < b.source; });
+  group.name = name;
+  group.source.clear();
+  group.compiler = compile::Compiler::nvrtc;
+  group.nvcc_fallback = false;
+  group.manifest_line = group.members.front().manifest_line;
+  group.manifest_column = group.members.front().manifest_column;
+  for (PlannedUnit& member : group.members) {
+    group.scan_failed = group.scan_failed || member.scan_failed;
+    for (const PlannedName& k : member.kernels) add_unique(group.kernels, k);
+    for (const PlannedName& v : member.variables) add_unique(group.variables, v);
+    group.kernel_names.insert(group.kernel_names.end(), member.kernel_names.begin(), member.kernel_names.end());
+    for (const std::string& o : member.link_options)
+      if (std::find(group.link_options.begin(), group.link_options.end(), o) == group.link_options.end())
+        group.link_options.push_back(o);
+  }
+  plan.units.push_back(std::move(group));
+  return Ok{};
+}
+
 }  // namespace
 
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
@@ -119,6 +165,9 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (const format::Target& t : targets) plan.targets.push_back(t.name());
   plan.root = std::filesystem::absolute(manifest.root).lexically_normal();
   plan.nvcc = toolkit.root / "bin" / "nvcc";
+  plan.device_runtime = toolkit.root / "lib64" / "libcudadevrt.a";
+  if (std::error_code ec; !std::filesystem::exists(plan.device_runtime, ec))   // a toolkit without the lib64 link
+    plan.device_runtime = toolkit.root / "targets" / "x86_64-linux" / "lib" / "libcudadevrt.a";
   // Relative to the root when it is inside (the usual kiln.toml), else absolute (a manifest that
   // kiln_add_cache generated into the build tree, built with --root <source dir>).
   const std::filesystem::path manifest_path = std::filesystem::absolute(manifest.path).lexically_normal();
@@ -142,13 +191,10 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   }
   plan.package_options.insert(plan.package_options.end(), manifest.options.begin(), manifest.options.end());
 
-  std::vector<const manifest::SourceEntry*> sources;
-  for (const manifest::SourceEntry& s : manifest.sources) sources.push_back(&s);
-  std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->path < b->path; });
-
-  for (const manifest::SourceEntry* source : sources) {
-    plan.sources.push_back(source->path);
-    PlannedUnit& unit = plan.units.emplace_back(unit_for(*source, plan.manifest_file, discovery));
+  std::map<std::string, PlannedUnit> groups;   // link groups by name, filled with their members
+  for (const manifest::SourceEntry& entry : manifest.sources) {
+    const manifest::SourceEntry* source = &entry;
+    PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery);
     // The manifest's options, the source's macros, the source's options, in order, for each compiler.
     std::vector<std::string> user_options = manifest.options;
     for (const std::string& define : source->defines) user_options.push_back("-D" + define);
@@ -166,53 +212,95 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     unit.nvcc_options.insert(unit.nvcc_options.end(), translated->nvcc.begin(), translated->nvcc.end());
     unit.link_options = translated->link;
     if (Status s = route_by_options(*translated, unit); !s) return at_entry(s.error().message);
-    for (compile::CompileJob& job : make_jobs(plan, plan.units.size() - 1)) plan.jobs.push_back(std::move(job));
+    const std::string group = !source->link_group.empty() ? source->link_group
+                              : translated->relocatable   ? std::string(k_package_link_group)
+                                                          : std::string();
+    if (group.empty()) {
+      plan.units.push_back(std::move(unit));
+      continue;
+    }
+    if (!source->variant.empty())
+      return at_entry("variant '" + source->variant + "' cannot be compiled with -rdc=true: a variant is a unit "
+                      "of its own, and a link group is one unit made of several sources");
+    if (Status s = check_group_targets(targets, group); !s) return at_entry(s.error().message);
+    groups[group].members.push_back(std::move(unit));
+  }
+  for (auto& [name, group] : groups) {
+    if (Status s = add_link_group(plan, name, std::move(group)); !s) return s.error();
+  }
+  std::sort(plan.units.begin(), plan.units.end(), [](const PlannedUnit& a, const PlannedUnit& b) { return a.name < b.name; });
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    plan.sources.push_back(plan.units[u].name);
+    for (compile::CompileJob& job : make_jobs(plan, u)) plan.jobs.push_back(std::move(job));
   }
   return plan;
 }
 
-std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit_index) {
-  const PlannedUnit& unit = plan.units[unit_index];
-  std::vector<compile::CompileJob> jobs;
-  for (std::size_t t = 0; t < plan.targets.size(); ++t) {
-    const std::size_t index = unit_index * plan.targets.size() + t;   // unique per job: scratch names
-    compile::CompileJob job;
-    job.root = plan.root;
-    job.source = unit.source;
-    job.display_prefix = plan.settings.display_prefix;
-    job.manifest_location = (plan.manifest_file.starts_with('/') ? "" : plan.settings.display_prefix) +
-                            plan.manifest_file + ":" + std::to_string(unit.manifest_line);
-    job.manifest_file = plan.manifest_file;
-    job.target = plan.targets[t];
-    for (const PlannedName& k : unit.kernels) {
-      job.name_expressions.push_back(k.expression);
-      job.expression_origins.push_back(k.where);
+namespace {
+
+// Unit `unit`'s job for target `t`; `tag` makes its scratch names unique.
+compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std::size_t t, const std::string& tag) {
+  compile::CompileJob job;
+  job.root = plan.root;
+  // A link group is no file: messages and progress name it as "link group 'rdc'".
+  job.source = unit.members.empty() ? unit.source : "link group '" + unit.name + "'";
+  job.unit = unit.name;
+  job.display_prefix = unit.members.empty() ? plan.settings.display_prefix : std::string();
+  job.manifest_location = (plan.manifest_file.starts_with('/') ? "" : plan.settings.display_prefix) +
+                          plan.manifest_file + ":" + std::to_string(unit.manifest_line);
+  job.manifest_file = plan.manifest_file;
+  job.target = plan.targets[t];
+  job.link_options = unit.link_options;
+  job.known_kernels = unit.kernel_names;
+  job.trace_file = plan.settings.scratch_dir / ("trace-" + tag);
+  job.compiler = unit.compiler;
+  if (!unit.members.empty()) {
+    // A link group: each member compiles to LTO-IR, then one link; the names live in the members.
+    job.device_runtime = plan.device_runtime;
+    for (std::size_t m = 0; m < unit.members.size(); ++m) {
+      compile::CompileJob member = job_for(plan, unit.members[m], t, tag + "-" + std::to_string(m));
+      member.relocatable = true;
+      job.trim_variables = job.trim_variables && member.trim_variables;
+      job.members.push_back(std::move(member));
     }
-    for (const PlannedName& v : unit.variables) {
-      if (!v.managed) job.variables.push_back(v.expression);
-      else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
-    }
-    job.nvrtc_options = unit.nvrtc_options;
-    job.link_options = unit.link_options;
-    job.known_kernels = unit.kernel_names;
-    job.trace_file = plan.settings.scratch_dir / ("trace-" + std::to_string(index));
-    job.compiler = unit.compiler;
-    if (unit.compiler == compile::Compiler::nvcc) {
-      // nvcc names no variable for Kiln: every one the host may ask for is kept by its symbol, and
-      // where one is unknown (internal linkage, or a scan that failed), every variable is kept.
-      job.keep_symbols.clear();
-      job.trim_variables = !unit.scan_failed;
-      for (const PlannedName& v : unit.variables) {
-        const std::string symbol = v.internal_linkage ? "" : v.symbol.empty() ? variable_symbol(v.expression) : v.symbol;
-        if (symbol.empty()) job.trim_variables = false;
-        else job.keep_symbols.push_back(symbol);
-      }
-      job.nvcc = plan.nvcc;
-      job.nvcc_options = unit.nvcc_options;
-      job.work_dir = plan.settings.scratch_dir / ("nvcc-" + std::to_string(index));
-    }
-    jobs.push_back(std::move(job));
+    return job;
   }
+  for (const PlannedName& k : unit.kernels) {
+    job.name_expressions.push_back(k.expression);
+    job.expression_origins.push_back(k.where);
+  }
+  for (const PlannedName& v : unit.variables) {
+    if (!v.managed) job.variables.push_back(v.expression);
+    else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
+  }
+  job.nvrtc_options = unit.nvrtc_options;
+  job.nvcc_fallback = unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback;
+  // nvcc compiles it, or may when NVRTC rejects it inside a link group (compile_group does that).
+  if (unit.compiler == compile::Compiler::nvcc || job.nvcc_fallback) {
+    job.nvcc = plan.nvcc;
+    job.nvcc_options = unit.nvcc_options;
+    job.work_dir = plan.settings.scratch_dir / ("nvcc-" + tag);
+  }
+  if (unit.compiler == compile::Compiler::nvcc) {
+    // nvcc names no variable for Kiln: every one the host may ask for is kept by its symbol, and
+    // where one is unknown (internal linkage, or a scan that failed), every variable is kept.
+    job.keep_symbols.clear();
+    job.trim_variables = !unit.scan_failed;
+    for (const PlannedName& v : unit.variables) {
+      const std::string symbol = v.internal_linkage ? "" : v.symbol.empty() ? variable_symbol(v.expression) : v.symbol;
+      if (symbol.empty()) job.trim_variables = false;
+      else job.keep_symbols.push_back(symbol);
+    }
+  }
+  return job;
+}
+
+}  // namespace
+
+std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit_index) {
+  std::vector<compile::CompileJob> jobs;
+  for (std::size_t t = 0; t < plan.targets.size(); ++t)
+    jobs.push_back(job_for(plan, plan.units[unit_index], t, std::to_string(unit_index * plan.targets.size() + t)));
   return jobs;
 }
 

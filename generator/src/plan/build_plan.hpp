@@ -20,7 +20,7 @@ struct PlanSettings {
 
 struct BuildPlan {
   std::vector<std::string> targets;             // sorted in package order
-  std::vector<std::string> sources;             // sorted by path; unit i is sources[i]
+  std::vector<std::string> sources;             // the units' names, sorted; unit i is sources[i]
   std::vector<compile::CompileJob> jobs;        // source-major, then target; job.source names the unit
   std::vector<std::string> include_dirs;        // as recorded in the package (<cuda> tokens)
   std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
@@ -28,13 +28,15 @@ struct BuildPlan {
   // What make_jobs needs to build a unit's jobs again for another compiler.
   std::filesystem::path root;                   // the manifest directory, absolute
   std::filesystem::path nvcc;                   // the toolkit's nvcc
+  std::filesystem::path device_runtime;         // the toolkit's libcudadevrt.a, for link groups
   std::string manifest_file;                    // "kiln.toml" (relative to root, or absolute), for messages
   PlanSettings settings;
 };
 
 // Fails on a target the toolkit's NVRTC does not support, naming it and what is supported. Each
 // unit builds the manifest's names, then what `discovery` found for its source; a source with host
-// code compiles with nvcc.
+// code compiles with nvcc. Sources whose options say -rdc=true (the manifest's or their own) form the
+// link group "rdc"; those with 'link_group' the group they name; each group is one unit.
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                             const PlanSettings& settings, const Discovery& discovery = {});
 

@@ -42,8 +42,16 @@ struct PlannedName {
 };
 
 struct PlannedUnit {
-  std::string source;
+  std::string source;                   // the source file; "" for a link group
+  // The unit's name in the package: its source's path, a variant's name ("f64"), or a link group's
+  // ("rdc"). Kernels of a variant are recorded as "<variant>/<name>".
+  std::string name;
+  std::string variant;                  // set for a variant
+  // A device link group: its sources, each compiled to LTO-IR with -rdc=true and linked into one
+  // image per target. The group's kernels and variables are its members', together.
+  std::vector<PlannedUnit> members;
   int manifest_line = 0;
+  int manifest_column = 0;
   compile::Compiler compiler = compile::Compiler::nvrtc;
   // An NVRTC unit that nvcc compiles instead when NVRTC rejects it (a header NVRTC cannot open,
   // host code the scan did not see): the compiler of record decides, not the route guessed here.

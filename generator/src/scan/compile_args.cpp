@@ -77,6 +77,7 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
   // NVRTC's -default-device: clang's pragma makes every function after it __host__ __device__, which
   // lets device code call the unannotated ones, as NVRTC does.
   if (cuda_mode && input.default_device) args.insert(args.end(), {"-include", k_support + "/default_device.h"});
+  if (cuda_mode && input.relocatable) args.push_back("-fgpu-rdc");
   if (cuda_mode)
     for (const std::string& header : input.pre_includes) args.insert(args.end(), {"-include", header});
   for (const std::string& d : input.defines) args.push_back("-D" + d);

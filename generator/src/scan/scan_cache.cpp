@@ -79,6 +79,7 @@ std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeReq
   for (const std::string& macro : input.macro_options) hasher.add("macro_option", macro);
   for (const std::string& header : input.pre_includes) hasher.add("pre_include", header);
   hasher.add("default_device", input.default_device ? "yes" : "no");
+  if (input.relocatable) hasher.add("relocatable", "yes");
   hasher.add("std", input.language_standard);
   hasher.add("cuda_root", input.cuda_root.string());
   const char* resource_dir = std::getenv("KILN_CLANG_RESOURCE_DIR");

@@ -20,6 +20,9 @@ struct ScanInput {
   std::vector<std::string> macro_options;
   std::vector<std::string> pre_includes;       // -include: headers read before the source
   bool default_device = false;                 // -default-device: unannotated functions are __device__
+  // -rdc=true or a link group: clang parses with -fgpu-rdc, which allows what separate compilation
+  // does (a kernel launching a kernel from the device, extern __device__ declarations).
+  bool relocatable = false;
   std::string language_standard = "c++17";     // NVRTC's default
   std::filesystem::path cuda_root;             // the toolkit whose headers the source uses
   // kernels: a kernel source (kernels, templates, instantiations, variables, requests);

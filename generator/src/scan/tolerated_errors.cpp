@@ -115,7 +115,24 @@ struct Tolerated {
 };
 
 // Each entry: a clang 19 diagnostic ID (clang/Basic/Diagnostic*Kinds.inc), where it counts, and why.
+// `child<<<1, 32>>>(out)` inside a kernel or device function: dynamic parallelism, which nvcc and
+// NVRTC compile with -rdc=true and clang 19 does not support at all (not even with -fgpu-rdc).
+bool device_side_launch(const clang::Diagnostic& info) {
+  // The targets are given as integers, signed or not depending on the call site.
+  const auto integer = [&](unsigned i) {
+    const auto kind = info.getArgKind(i);
+    return kind == clang::DiagnosticsEngine::ak_uint || kind == clang::DiagnosticsEngine::ak_sint;
+  };
+  if (info.getNumArgs() < 4 || !integer(0) || !integer(3)) return false;
+  const std::uint64_t callee = info.getRawArg(0), caller = info.getRawArg(3);
+  return callee == 1 /* __global__ */ && (caller == 0 /* __device__ */ || caller == 1 /* __global__ */);
+}
+
 constexpr Tolerated k_tolerated[] = {
+    // A kernel launched from device code (dynamic parallelism): clang marks the call invalid and
+    // parses on; the kernels themselves are seen.
+    {clang::diag::err_ref_bad_target, device_side_launch,
+     "nvcc accepts a kernel launched from device code (dynamic parallelism, with -rdc=true)"},
     // `__shared__ T x;` where T has a non-empty constructor: nvcc warns and does not run it; clang
     // marks the variable invalid and parses on.
     {clang::diag::err_shared_var_init, nullptr,

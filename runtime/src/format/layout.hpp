@@ -128,6 +128,7 @@ enum KernelFlags : std::uint32_t {
   k_kernel_extern_c = 1u << 0,           // the lowered name is the plain C name
   k_kernel_template = 1u << 1,           // a template instantiation (weak symbol; may exist in several units)
   k_kernel_params_known = 1u << 2,       // first_param/param_count describe the parameters
+  k_kernel_variant = 1u << 3,            // 1.2: the lowered name is "<variant>/<symbol>"
 };
 
 struct KernelRecord {                    // 32 bytes

@@ -18,8 +18,9 @@ struct PackageImage {
 };
 
 struct PackageUnit {
-  std::string source;                    // relative path
+  std::string source;                    // the unit's name: a relative path, a variant's or a link group's name
   std::vector<PackageImage> images;      // one per target, any order
+  std::vector<std::string> sources = {}; // 1.2: the sources it was made of, when not just `source`
 };
 
 struct PackageKernel {
