@@ -33,14 +33,16 @@ struct Param {
 
 // How Kernel::launch(config, args...) launches (kiln_launch_config; cuLaunchKernelEx). In C++20:
 //   kernel.launch(kiln::LaunchConfig{.grid = blocks, .block = 256, .cluster = {2, 1, 1}}, args...);
+// Every member has a default member initializer, so that leaving one out of an aggregate or
+// designated initializer draws no -Wmissing-field-initializers.
 struct LaunchConfig {
-  Dim3 grid;
-  Dim3 block;
+  Dim3 grid{};
+  Dim3 block{};
   std::uint32_t shared_memory_bytes = 0;  // dynamic; above 48 KiB the kernel's limit is raised
   void* stream = nullptr;                 // a CUstream; nullptr: the default stream
   Dim3 cluster{0, 0, 0};                  // blocks per cluster (CC 9.0+); {0, 0, 0}: none
   bool cooperative = false;               // grid-wide synchronization; every block resident at once
-  std::optional<int> priority;            // the launch's priority (lower numbers are higher priority)
+  std::optional<int> priority{};          // the launch's priority (lower numbers are higher priority)
 
   kiln_launch_config to_c() const noexcept {
     kiln_launch_config c{};
