@@ -1,7 +1,8 @@
 # Kiln's install tree and CMake package:
 #
 #   bin/kiln                               the generator (not in runtime-only builds)
-#   include/kiln/kiln.h, kiln.hpp
+#   include/kiln/kiln.h, launch.h            the C interface
+#   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp   the C++ interface (kiln.hpp includes the rest)
 #   lib/libkiln.so*
 #   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
@@ -27,8 +28,9 @@ set_target_properties(kiln_runtime_static PROPERTIES EXPORT_NAME runtime_static)
 install(TARGETS kiln_runtime_static EXPORT KilnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.h ${PROJECT_SOURCE_DIR}/runtime/include/kiln/kiln.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
+set(kiln_public_headers kiln.h launch.h kiln.hpp error.hpp kernel.hpp name_of.hpp)
+list(TRANSFORM kiln_public_headers PREPEND ${PROJECT_SOURCE_DIR}/runtime/include/kiln/)
+install(FILES ${kiln_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
 # The Python binding: pure Python over libkiln, installed without the library, which stays in lib/
 # (kiln_install_python_runtime() puts a copy beside the binding in a wheel).
 install(DIRECTORY ${KILN_PYTHON_BINDING_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/python/kiln

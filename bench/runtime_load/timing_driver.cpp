@@ -49,6 +49,24 @@ CUresult TimingDriver::launch_kernel(CUfunction function, unsigned grid_x, unsig
                                   params, extra);
   });
 }
+CUresult TimingDriver::launch_kernel_ex(const driver::CUlaunchConfig& config, CUfunction function, void** params,
+                                        void** extra) {
+  return timed([&] { return m_inner->launch_kernel_ex(config, function, params, extra); });
+}
+CUresult TimingDriver::kernel_get_attribute(int* value, int attribute, driver::CUkernel kernel, driver::CUdevice device) {
+  return timed([&] { return m_inner->kernel_get_attribute(value, attribute, kernel, device); });
+}
+CUresult TimingDriver::occupancy_max_active_blocks(int* blocks, CUfunction function, int block_size,
+                                                   std::size_t dynamic_shared_bytes) {
+  return timed([&] { return m_inner->occupancy_max_active_blocks(blocks, function, block_size, dynamic_shared_bytes); });
+}
+CUresult TimingDriver::occupancy_max_potential_block_size(int* min_grid_size, int* block_size, CUfunction function,
+                                                          std::size_t dynamic_shared_bytes, int block_size_limit) {
+  return timed([&] {
+    return m_inner->occupancy_max_potential_block_size(min_grid_size, block_size, function, dynamic_shared_bytes,
+                                                       block_size_limit);
+  });
+}
 std::string TimingDriver::error_name(CUresult result) { return timed([&] { return m_inner->error_name(result); }); }
 
 }  // namespace kiln::bench

@@ -37,6 +37,14 @@ public:
   driver::CUresult launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                                  unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
                                  driver::CUstream stream, void** params, void** extra) override;
+  driver::CUresult launch_kernel_ex(const driver::CUlaunchConfig& config, driver::CUfunction function, void** params,
+                                    void** extra) override;
+  driver::CUresult kernel_get_attribute(int* value, int attribute, driver::CUkernel kernel,
+                                        driver::CUdevice device) override;
+  driver::CUresult occupancy_max_active_blocks(int* blocks, driver::CUfunction function, int block_size,
+                                               std::size_t dynamic_shared_bytes) override;
+  driver::CUresult occupancy_max_potential_block_size(int* min_grid_size, int* block_size, driver::CUfunction function,
+                                                      std::size_t dynamic_shared_bytes, int block_size_limit) override;
   std::string error_name(driver::CUresult result) override;
 
 private:

@@ -97,6 +97,43 @@ CUresult cu_launch_kernel(void* function, unsigned gx, unsigned gy, unsigned gz,
                         bz == 6 && shared == 7 && stream == nullptr && params != nullptr && extra == nullptr;
   return expected ? k_success : k_invalid_value;
 }
+// cuLaunchKernelEx: the config as cuda.h lays it out (offsets from cuda.h 13.0), with one attribute,
+// cooperative (id 2) = 1, at offset 8 of a 72-byte CUlaunchAttribute.
+CUresult cu_launch_kernel_ex(const void* config, void* function, void** params, void** extra) {
+  const auto* bytes = static_cast<const unsigned char*>(config);
+  unsigned dims[7];
+  std::memcpy(dims, bytes, sizeof dims);
+  void* stream = nullptr;
+  const unsigned char* attrs = nullptr;
+  unsigned count = 0;
+  std::memcpy(&stream, bytes + 32, sizeof stream);
+  std::memcpy(&attrs, bytes + 40, sizeof attrs);
+  std::memcpy(&count, bytes + 48, sizeof count);
+  int id = 0, value = 0;
+  if (count == 1 && attrs != nullptr) {
+    std::memcpy(&id, attrs, sizeof id);
+    std::memcpy(&value, attrs + 8, sizeof value);
+  }
+  const bool expected = function == handle(0xF0) && dims[0] == 1 && dims[1] == 2 && dims[2] == 3 && dims[3] == 4 &&
+                        dims[4] == 5 && dims[5] == 6 && dims[6] == 7 && stream == handle(0x5) && id == 2 &&
+                        value == 1 && params != nullptr && extra == nullptr;
+  return expected ? k_success : k_invalid_value;
+}
+CUresult cu_kernel_get_attribute(int* value, int attribute, void* kernel, int device) {
+  *value = 32;  // registers
+  return attribute == 4 && kernel == handle(0x4E) && device == 0 ? k_success : k_invalid_value;
+}
+CUresult cu_occupancy_max_active_blocks(int* blocks, void* function, int block_size, std::size_t shared) {
+  *blocks = 6;
+  return function == handle(0xF0) && block_size == 256 && shared == 1024 ? k_success : k_invalid_value;
+}
+CUresult cu_occupancy_max_potential_block_size(int* min_grid, int* block, void* function,
+                                               std::size_t (*to_shared)(int), std::size_t shared, int limit) {
+  *min_grid = 264;
+  *block = 512;
+  return function == handle(0xF0) && to_shared == nullptr && shared == 2048 && limit == 512 ? k_success
+                                                                                             : k_invalid_value;
+}
 CUresult cu_get_error_name(CUresult error, const char** name) {
   switch (error) {
   case 0: *name = "CUDA_SUCCESS"; return k_success;
@@ -134,6 +171,10 @@ const EntryPoint k_entry_points[] = {
     {"cuKernelSetAttribute", 12000, address(cu_kernel_set_attribute)},
     {"cuLaunchKernel", 4000, address(cu_launch_kernel)},
     {"cuGetErrorName", 6000, address(cu_get_error_name)},
+    {"cuLaunchKernelEx", 11060, address(cu_launch_kernel_ex)},
+    {"cuKernelGetAttribute", 12000, address(cu_kernel_get_attribute)},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, address(cu_occupancy_max_active_blocks)},
+    {"cuOccupancyMaxPotentialBlockSize", 6050, address(cu_occupancy_max_potential_block_size)},
 };
 
 }  // namespace

@@ -74,6 +74,52 @@ TEST_F(SystemDriver, ForwardsEachCall) {
   EXPECT_EQ(driver.ctx_set_current(nullptr), k_cuda_success);
 }
 
+// The optional entry points: launch attributes laid out as cuda.h has them, kernel attributes and
+// occupancy (the fake checks every argument).
+TEST_F(SystemDriver, ForwardsTheOptionalCalls) {
+  const CUkernel kernel = handle<CUkernel>(0x4E);
+  const CUfunction function = handle<CUfunction>(0xF0);
+  CUlaunchAttribute cooperative;
+  cooperative.id = k_launch_attribute_cooperative;
+  cooperative.value.cooperative = 1;
+  CUlaunchConfig config;
+  config.grid_dim_x = 1, config.grid_dim_y = 2, config.grid_dim_z = 3;
+  config.block_dim_x = 4, config.block_dim_y = 5, config.block_dim_z = 6;
+  config.shared_mem_bytes = 7;
+  config.stream = handle<CUstream>(0x5);
+  config.attrs = &cooperative;
+  config.num_attrs = 1;
+  int value = 0;
+  void* params[] = {&value};
+  EXPECT_EQ(m_driver->launch_kernel_ex(config, function, params, nullptr), k_cuda_success);
+  config.num_attrs = 0;  // the fake wants the attribute: without it the call is refused
+  EXPECT_EQ(m_driver->launch_kernel_ex(config, function, params, nullptr), k_cuda_error_invalid_value);
+
+  EXPECT_EQ(m_driver->kernel_get_attribute(&value, k_function_attribute_num_regs, kernel, 0), k_cuda_success);
+  EXPECT_EQ(value, 32);
+  EXPECT_EQ(m_driver->occupancy_max_active_blocks(&value, function, 256, 1024), k_cuda_success);
+  EXPECT_EQ(value, 6);
+  int min_grid = 0, block = 0;
+  EXPECT_EQ(m_driver->occupancy_max_potential_block_size(&min_grid, &block, function, 2048, 512), k_cuda_success);
+  EXPECT_EQ(min_grid, 264);
+  EXPECT_EQ(block, 512);
+}
+
+// A driver without an optional entry point still loads; only the call that needs it fails, with the
+// driver's own code for "this driver is too old for that call".
+TEST(SystemDriverOptional, MissingLaunchKernelExFailsOnlyThatCall) {
+  ScopedEnv env("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
+  ScopedEnv hide("KILN_FAKE_HIDE", "cuLaunchKernelEx");
+  DriverLoad load = load_system_driver();
+  ASSERT_EQ(load.failure, DriverLoadFailure::none) << load.message;
+  CUlaunchConfig config;
+  EXPECT_EQ(load.driver->launch_kernel_ex(config, handle<CUfunction>(0xF0), nullptr, nullptr),
+            k_cuda_error_call_requires_newer_driver);
+  int registers = 0;
+  EXPECT_EQ(load.driver->kernel_get_attribute(&registers, k_function_attribute_num_regs, handle<CUkernel>(0x4E), 0),
+            k_cuda_success);
+}
+
 TEST_F(SystemDriver, LibraryLoadCapturesTheTrimmedErrorLogEvenWhenTheLoadSucceeds) {
   // Like driver 580: PTX that does not compile still loads; the log tells, and cuLibraryGetKernel fails.
   CUlibrary library = nullptr;

@@ -1,5 +1,5 @@
 # The shared runtime exports the C ABI and nothing else, and needs no CUDA library at load time.
-# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADER=<kiln.h> -P check_exports.cmake
+# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADERS=<kiln.h;launch.h> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.25)  # IN_LIST
 execute_process(COMMAND nm -D --defined-only "${LIBRARY}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -23,15 +23,24 @@ if(foreign)
   message(FATAL_ERROR "check_exports: ${LIBRARY} exports symbols outside the C ABI: ${foreign}")
 endif()
 
-# Every function kiln.h declares is exported.
-file(STRINGS "${HEADER}" declarations REGEX "^KILN_API ")
-foreach(declaration IN LISTS declarations)
-  if(declaration MATCHES "(kiln_[a-z_0-9]+)\\(")
-    if(NOT "${CMAKE_MATCH_1}" IN_LIST exported)
-      message(FATAL_ERROR "check_exports: ${CMAKE_MATCH_1} is declared in kiln.h but not exported")
+# Every function the C headers declare is exported.
+set(declared 0)
+foreach(header IN LISTS HEADERS)
+  file(STRINGS "${header}" declarations REGEX "^KILN_API ")
+  foreach(declaration IN LISTS declarations)
+    if(declaration MATCHES "(kiln_[a-z_0-9]+)\\(")
+      math(EXPR declared "${declared} + 1")
+      if(NOT "${CMAKE_MATCH_1}" IN_LIST exported)
+        get_filename_component(file "${header}" NAME)
+        message(FATAL_ERROR "check_exports: ${CMAKE_MATCH_1} is declared in ${file} but not exported")
+      endif()
     endif()
-  endif()
+  endforeach()
 endforeach()
+# A header list that matched nothing would pass any library.
+if(declared EQUAL 0)
+  message(FATAL_ERROR "check_exports: no KILN_API declaration found in ${HEADERS}")
+endif()
 
 execute_process(COMMAND readelf -d "${LIBRARY}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -44,4 +53,4 @@ foreach(entry IN LISTS needed)
   endif()
 endforeach()
 list(LENGTH exported count)
-message(STATUS "check_exports: ${count} kiln_* symbols, no CUDA library needed")
+message(STATUS "check_exports: ${count} kiln_* symbols (${declared} declared), no CUDA library needed")

@@ -209,26 +209,22 @@ CUresult FakeDriver::kernel_set_attribute(int attribute, int value, driver::CUke
   return driver::k_cuda_success;
 }
 
-CUresult FakeDriver::launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-                                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
-                                   driver::CUstream stream, void** params, void** /*extra*/) {
-  std::lock_guard lock(m_mutex);
+CUresult FakeDriver::record_launch_locked(driver::CUfunction function, const unsigned grid[3], const unsigned block[3],
+                                          unsigned shared_bytes, driver::CUstream stream, void** params,
+                                          FakeLaunch& launch) {
   // The runtime passes a CUkernel cast to CUfunction, which the real driver accepts.
   const KernelEntry* k = kernel_of(reinterpret_cast<driver::CUkernel>(function));
   if (!k) return driver::k_cuda_error_invalid_value;
   const int device = current_device_locked();
   if (device < 0) return driver::k_cuda_error_invalid_context;
   if (launch_result != driver::k_cuda_success) return launch_result;
-  FakeLaunch launch;
   launch.kernel = k->name;
   launch.image = m_libraries[k->library].image;
   launch.device = device;
-  launch.grid[0] = grid_x;
-  launch.grid[1] = grid_y;
-  launch.grid[2] = grid_z;
-  launch.block[0] = block_x;
-  launch.block[1] = block_y;
-  launch.block[2] = block_z;
+  for (int i = 0; i < 3; ++i) {
+    launch.grid[i] = grid[i];
+    launch.block[i] = block[i];
+  }
   launch.shared_bytes = shared_bytes;
   launch.stream = stream;
   auto sizes = param_sizes.find(k->name);
@@ -239,8 +235,19 @@ CUresult FakeDriver::launch_kernel(driver::CUfunction function, unsigned grid_x,
       launch.params.push_back(std::move(bytes));
     }
   }
-  m_launches.push_back(std::move(launch));
   return driver::k_cuda_success;
+}
+
+CUresult FakeDriver::launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                   driver::CUstream stream, void** params, void** /*extra*/) {
+  std::lock_guard lock(m_mutex);
+  const unsigned grid[3] = {grid_x, grid_y, grid_z};
+  const unsigned block[3] = {block_x, block_y, block_z};
+  FakeLaunch launch;
+  const CUresult r = record_launch_locked(function, grid, block, shared_bytes, stream, params, launch);
+  if (r == driver::k_cuda_success) m_launches.push_back(std::move(launch));
+  return r;
 }
 
 std::string FakeDriver::error_name(CUresult result) {
@@ -255,6 +262,7 @@ std::string FakeDriver::error_name(CUresult result) {
     case driver::k_cuda_error_invalid_ptx: return "CUDA_ERROR_INVALID_PTX";
     case driver::k_cuda_error_unsupported_ptx_version: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
     case driver::k_cuda_error_not_found: return "CUDA_ERROR_NOT_FOUND";
+    case driver::k_cuda_error_call_requires_newer_driver: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
     default: return std::to_string(result);
   }
 }

@@ -30,6 +30,18 @@ struct FakeLaunch {
   unsigned shared_bytes = 0;
   void* stream = nullptr;
   std::vector<std::vector<std::byte>> params;  // copied with the sizes in FakeDriver::param_sizes
+  bool extended = false;              // through cuLaunchKernelEx
+  std::vector<driver::CUlaunchAttribute> attributes;  // cuLaunchKernelEx's, copied
+};
+
+// A kernel attribute read (cuKernelGetAttribute) or an occupancy query.
+struct FakeQuery {
+  std::string call;                   // "cuKernelGetAttribute", "cuOccupancyMaxActiveBlocksPerMultiprocessor", ...
+  std::string kernel;                 // lowered name
+  driver::CUdevice device = -1;       // the device asked about (the current context's for occupancy)
+  int attribute = -1;                 // CUfunction_attribute, for cuKernelGetAttribute
+  int block_size = 0;                 // for occupancy: block size, or the limit for the suggestion
+  std::size_t shared_bytes = 0;
 };
 
 struct FakeAttributeCall {
@@ -56,6 +68,12 @@ public:
   std::map<std::string, std::pair<driver::CUdeviceptr, std::size_t>> globals;  // lowered name -> global
   std::map<std::string, std::vector<std::size_t>> param_sizes;  // lowered name -> bytes copied per launch
   driver::CUresult launch_result = driver::k_cuda_success;
+  // fake_driver_queries.cpp: cuLaunchKernelEx, kernel attributes and occupancy.
+  bool has_launch_ex = true;          // false: like a driver without the entry point (result 36)
+  std::map<int, int> kernel_attributes = {{0, 1024}, {1, 2048}, {4, 40}, {5, 90}, {6, 90}, {8, 49152}};
+  driver::CUresult query_result = driver::k_cuda_success;  // every attribute and occupancy call
+  int active_blocks = 6;              // cuOccupancyMaxActiveBlocksPerMultiprocessor's answer
+  int suggested_min_grid = 264, suggested_block = 512;     // cuOccupancyMaxPotentialBlockSize's
 
   // ---- test helpers ---------------------------------------------------------------------------
   // Makes device `ordinal`'s primary context current on the calling thread (-1: no context).
@@ -67,6 +85,7 @@ public:
   int function_loads() const;                        // cuKernelGetFunction calls
   int primary_retains() const;
   int get_kernel_calls() const;                      // cuLibraryGetKernel calls
+  std::vector<FakeQuery> queries() const;
 
   // ---- DriverApi --------------------------------------------------------------------------------
   driver::CUresult init() override;
@@ -88,6 +107,14 @@ public:
   driver::CUresult launch_kernel(driver::CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                                  unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
                                  driver::CUstream stream, void** params, void** extra) override;
+  driver::CUresult launch_kernel_ex(const driver::CUlaunchConfig& config, driver::CUfunction function, void** params,
+                                    void** extra) override;
+  driver::CUresult kernel_get_attribute(int* value, int attribute, driver::CUkernel kernel,
+                                        driver::CUdevice device) override;
+  driver::CUresult occupancy_max_active_blocks(int* blocks, driver::CUfunction function, int block_size,
+                                               std::size_t dynamic_shared_bytes) override;
+  driver::CUresult occupancy_max_potential_block_size(int* min_grid_size, int* block_size, driver::CUfunction function,
+                                                      std::size_t dynamic_shared_bytes, int block_size_limit) override;
   std::string error_name(driver::CUresult result) override;
 
 private:
@@ -103,6 +130,10 @@ private:
   const Library* library_of(driver::CUlibrary handle) const;
   const KernelEntry* kernel_of(driver::CUkernel handle) const;
   int current_device_locked() const;  // -1 without a current context
+  // The launch both cuLaunchKernel and cuLaunchKernelEx record, or the CUresult that refuses it.
+  driver::CUresult record_launch_locked(driver::CUfunction function, const unsigned grid[3], const unsigned block[3],
+                                        unsigned shared_bytes, driver::CUstream stream, void** params,
+                                        FakeLaunch& out);
 
   mutable std::mutex m_mutex;
   std::map<std::thread::id, int> m_current;   // thread -> device ordinal of its current context
@@ -111,6 +142,7 @@ private:
   std::vector<std::string> m_loads, m_unloads;
   std::vector<FakeLaunch> m_launches;
   std::vector<FakeAttributeCall> m_attribute_calls;
+  std::vector<FakeQuery> m_queries;
   int m_function_loads = 0;
   int m_primary_retains = 0;
   int m_get_kernel_calls = 0;

@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define KILN_VERSION_MAJOR 0
-#define KILN_VERSION_MINOR 2
+#define KILN_VERSION_MINOR 3
 #define KILN_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as kiln_version() returns it. */
 #define KILN_VERSION (KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH)
@@ -161,8 +161,9 @@ typedef struct kiln_dim3 {
 KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kiln_dim3 block,
                                         uint32_t shared_memory_bytes, void* stream, void** args, size_t arg_count);
 
-/* The CUkernel handle (for cuLaunchKernelEx and other driver calls) of the image loaded for the
- * current context's device; loads it if needed. */
+/* The CUkernel handle (for driver calls Kiln does not wrap) of the image loaded for the current
+ * context's device; loads it if needed. Launch attributes (clusters, cooperative launches, priority),
+ * kernel attributes and occupancy have calls of their own: see kiln/launch.h. */
 KILN_API kiln_status kiln_kernel_handle(kiln_kernel* kernel, void** cu_kernel);
 
 /* ---- Images for other loaders (CuPy, cuda.core, cuModuleLoadData) ------------------------------- */
@@ -268,5 +269,8 @@ KILN_API void kiln_unregister_embedded(const char* name, const void* data);
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* Launch attributes, kernel attributes and occupancy: part of this interface, in a header of its own. */
+#include "kiln/launch.h"
 
 #endif /* KILN_KILN_H */

@@ -4,7 +4,12 @@
 //   kiln::Package package = kiln::Package::open_file("app.kiln");   // or Package::open("app")
 //   kiln::Kernel saxpy = package.kernel("saxpy");
 //   saxpy.launch(blocks, 256, 0, stream, a, x, y, n);   // sizes checked against the package
+//   package.kernel(kiln::name_of<float, kiln::value<256>>("block_sum"))   // "block_sum<float, 256>"
+//       .launch(kiln::LaunchConfig{.grid = blocks, .block = 256, .cluster = {2, 1, 1}}, in, out, n);
 //   kiln::Image image = package.image("saxpy");          // or the bytes, for another loader
+//
+// The parts: kiln/error.hpp (kiln::Error), kiln/kernel.hpp (Kernel, LaunchConfig, attributes and
+// occupancy), kiln/name_of.hpp (kernel names from C++ types and values); this file the package.
 //
 // Every failure throws kiln::Error, which carries the kiln_status and the library's message.
 // Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.
@@ -12,16 +17,15 @@
 #ifndef KILN_KILN_HPP
 #define KILN_KILN_HPP
 
+#include "kiln/error.hpp"
+#include "kiln/kernel.hpp"
 #include "kiln/kiln.h"
+#include "kiln/name_of.hpp"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 #if __cplusplus >= 202002L
@@ -36,39 +40,8 @@
 
 namespace kiln {
 
-// A failed Kiln call: status() says what kind of failure, what() says exactly what failed.
-class Error : public std::runtime_error {
-public:
-  Error(kiln_status status, const std::string& message)
-      : std::runtime_error(message.empty() ? std::string(kiln_status_string(status)) : message), m_status(status) {}
-  kiln_status status() const noexcept { return m_status; }
-
-private:
-  kiln_status m_status;
-};
-
-namespace detail {
-// Turns a status into an exception carrying the calling thread's last error message.
-inline void check(kiln_status status) {
-  if (status != KILN_STATUS_SUCCESS) throw Error(status, kiln_last_error());
-}
-}  // namespace detail
-
 // The version of the library actually loaded (KILN_VERSION encoding), which may differ from the header's.
 inline std::uint32_t version() noexcept { return kiln_version(); }
-
-// Grid and block sizes; a plain number converts implicitly, so `launch(blocks, 256, ...)` works.
-struct Dim3 {
-  std::uint32_t x = 1, y = 1, z = 1;
-  constexpr Dim3(std::uint32_t x_ = 1, std::uint32_t y_ = 1, std::uint32_t z_ = 1) noexcept : x(x_), y(y_), z(z_) {}
-  constexpr operator kiln_dim3() const noexcept { return kiln_dim3{x, y, z}; }
-};
-
-// One kernel parameter as the package records it (from the cubin): byte size and offset.
-struct Param {
-  std::size_t size = 0;
-  std::size_t offset = 0;
-};
 
 // A __device__ / __constant__ variable in the current context.
 struct Global {
@@ -97,87 +70,6 @@ struct Image {
     return Image{static_cast<const std::byte*>(i.data), i.size, static_cast<Kind>(i.kind), i.compute_capability,
                  i.target, i.kernel_name, i.lowered_name, i.description};
   }
-};
-
-// A launchable kernel. Non-owning: the Package it came from owns it and must outlive it.
-class Kernel {
-public:
-  Kernel() noexcept = default;
-  explicit Kernel(kiln_kernel* kernel) noexcept : m_kernel(kernel) {}
-
-  kiln_kernel* get() const noexcept { return m_kernel; }
-  explicit operator bool() const noexcept { return m_kernel != nullptr; }
-
-  // The canonical name ("block_sum<float, 256>").
-  std::string_view name() const {
-    const char* n = kiln_kernel_name(m_kernel);
-    return n ? std::string_view(n) : std::string_view();
-  }
-
-  // False when the package does not record this kernel's parameters: then params() is empty and
-  // launches are not checked.
-  bool params_known() const {
-    std::size_t count = 0;
-    detail::check(kiln_kernel_params(m_kernel, &count, nullptr, nullptr, 0));
-    return count != KILN_PARAMS_UNKNOWN;
-  }
-
-  std::vector<Param> params() const {
-    std::size_t count = 0;
-    detail::check(kiln_kernel_params(m_kernel, &count, nullptr, nullptr, 0));
-    if (count == KILN_PARAMS_UNKNOWN) return {};
-    std::vector<std::size_t> sizes(count), offsets(count);
-    detail::check(kiln_kernel_params(m_kernel, &count, sizes.data(), offsets.data(), sizes.size()));
-    std::vector<Param> out(count);
-    for (std::size_t i = 0; i < count; ++i) out[i] = Param{sizes[i], offsets[i]};
-    return out;
-  }
-
-  // Launches with typed arguments, passed by value as the kernel receives them. Before anything
-  // reaches the driver, the count and sizeof() of each argument are checked against the recorded
-  // parameters (a double passed for a float parameter throws ARGUMENT_MISMATCH instead of
-  // corrupting the parameter buffer). `stream` is a CUstream (nullptr: the default stream).
-  template <class... Args>
-  void launch(Dim3 grid, Dim3 block, std::uint32_t shared_memory_bytes, void* stream, Args&&... args) const {
-    constexpr std::size_t n = sizeof...(Args);
-    const std::array<std::size_t, n> arg_sizes = {sizeof(std::remove_reference_t<Args>)...};
-    std::array<std::size_t, n> param_sizes{};
-    std::size_t count = 0;
-    detail::check(kiln_kernel_params(m_kernel, &count, param_sizes.data(), nullptr, n));
-    if (count != KILN_PARAMS_UNKNOWN) {
-      if (count != n) {
-        throw Error(KILN_STATUS_ARGUMENT_MISMATCH, "kernel '" + std::string(name()) + "' takes " +
-                                                       std::to_string(count) + " arguments, " + std::to_string(n) +
-                                                       " given");
-      }
-      for (std::size_t i = 0; i < n; ++i) {
-        if (arg_sizes[i] != param_sizes[i]) {
-          throw Error(KILN_STATUS_ARGUMENT_MISMATCH,
-                      "kernel '" + std::string(name()) + "': argument " + std::to_string(i) + " is " +
-                          std::to_string(arg_sizes[i]) + " bytes but parameter " + std::to_string(i) + " takes " +
-                          std::to_string(param_sizes[i]) + " (indices from 0)");
-        }
-      }
-    }
-    std::array<void*, n> pointers = {const_cast<void*>(static_cast<const void*>(std::addressof(args)))...};
-    launch_raw(grid, block, shared_memory_bytes, stream, pointers.data(), n);
-  }
-
-  // Launches with one pointer per parameter, as cuLaunchKernel takes them; only the count is checked.
-  void launch_raw(Dim3 grid, Dim3 block, std::uint32_t shared_memory_bytes, void* stream, void** args,
-                  std::size_t arg_count) const {
-    detail::check(kiln_kernel_launch(m_kernel, grid, block, shared_memory_bytes, stream, args, arg_count));
-  }
-
-  // The CUkernel for the current context's device (for cuLaunchKernelEx and other driver calls).
-  void* handle() const {
-    void* out = nullptr;
-    detail::check(kiln_kernel_handle(m_kernel, &out));
-    return out;
-  }
-
-private:
-  kiln_kernel* m_kernel = nullptr;
 };
 
 // An open package. Move-only; destroying it unloads every image it loaded.

@@ -18,16 +18,18 @@ from ._errors import (ArgumentMismatchError, DriverError, InvalidArgumentError, 
                       RuntimeLibraryError)
 from ._image import Image, KernelInfo
 from ._kernel import Kernel
+from ._names import name_of
 from ._package import Package
 from . import _library
+from ._abi import KERNEL_ATTRIBUTES
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ArgumentMismatchError", "DriverError", "Image", "InvalidArgumentError", "Kernel", "KernelInfo",
     "KernelNotFoundError", "KilnError", "MissingModuleError", "NoDeviceError", "NoDriverError",
-    "NoImageForDeviceError", "Package", "PackageError", "RuntimeLibraryError", "open", "runtime_library_path",
-    "runtime_version",
+    "NoImageForDeviceError", "Package", "PackageError", "RuntimeLibraryError", "KERNEL_ATTRIBUTES", "name_of", "open",
+    "runtime_library_path", "runtime_version",
 ]
 
 
@@ -37,7 +39,7 @@ def open(path):  # noqa: A001 (like io.open: the module's main entry point)
 
 
 def runtime_version():
-    """The version of the libkiln actually loaded ("0.2.0"); loads it."""
+    """The version of the libkiln actually loaded ("0.3.0"); loads it."""
     runtime = _library.runtime()
     return _library.version_string(runtime.lib.kiln_version())
 

@@ -31,6 +31,33 @@ class Dim3(C.Structure):
     _fields_ = [("x", C.c_uint32), ("y", C.c_uint32), ("z", C.c_uint32)]
 
 
+class LaunchConfigStruct(C.Structure):
+    """kiln_launch_config (kiln/launch.h, runtime 0.3.0+). Versioned like kiln_image: struct_size is
+    set to this binding's size, and a newer runtime reads only that much."""
+
+    _fields_ = [
+        ("struct_size", C.c_size_t),
+        ("grid", Dim3),
+        ("block", Dim3),
+        ("shared_memory_bytes", C.c_uint32),
+        ("stream", C.c_void_p),
+        ("cluster", Dim3),
+        ("cooperative", C.c_int32),
+        ("has_priority", C.c_int32),
+        ("priority", C.c_int32),
+    ]
+
+
+# kiln_kernel_attribute_kind (kiln/launch.h: written in stone), by the names Kernel.attribute takes.
+KERNEL_ATTRIBUTES = {
+    "max_threads_per_block": 1, "registers": 2, "static_shared_bytes": 3, "const_bytes": 4, "local_bytes": 5,
+    "max_dynamic_shared_bytes": 6, "ptx_version": 7, "binary_version": 8, "cache_mode_ca": 9,
+    "preferred_shared_carveout": 10, "cluster_size_must_be_set": 11, "required_cluster_width": 12,
+    "required_cluster_height": 13, "required_cluster_depth": 14, "non_portable_cluster_size_allowed": 15,
+    "cluster_scheduling_policy": 16,
+}
+
+
 _status = C.c_int
 _package = C.c_void_p
 _kernel = C.c_void_p
@@ -65,9 +92,26 @@ FUNCTIONS = {
     "kiln_kernel_handle": (_status, [_kernel, C.POINTER(C.c_void_p)]),
 }
 
+# Functions of later runtimes, with the version that brought them. A runtime without them still
+# loads: only the calls that need them fail, naming the version they need (Runtime.function).
+OPTIONAL_FUNCTIONS = {
+    "kiln_kernel_launch_ex": (300, _status, [_kernel, C.POINTER(LaunchConfigStruct), C.POINTER(C.c_void_p),
+                                             C.c_size_t]),
+    "kiln_kernel_attribute": (300, _status, [_kernel, C.c_int, C.POINTER(C.c_int)]),
+    "kiln_kernel_max_active_blocks": (300, _status, [_kernel, C.c_int, C.c_size_t, C.POINTER(C.c_int)]),
+    "kiln_kernel_suggest_block_size": (300, _status, [_kernel, C.c_size_t, C.c_int, C.POINTER(C.c_int),
+                                                      C.POINTER(C.c_int)]),
+}
+
 
 def declare(library):
-    """Sets the prototypes on a loaded CDLL. Returns the names of the functions it lacks."""
+    """Sets the prototypes on a loaded CDLL. Returns the names of the required functions it lacks;
+    optional ones it lacks are left unset (Runtime.function reports them when called)."""
+    for name, (_, result, arguments) in OPTIONAL_FUNCTIONS.items():
+        function = getattr(library, name, None)
+        if function is not None:
+            function.restype = result
+            function.argtypes = arguments
     missing = []
     for name, (result, arguments) in FUNCTIONS.items():
         try:

@@ -3,6 +3,7 @@
 import ctypes
 
 from . import _abi, _arguments, _launch
+from ._errors import InvalidArgumentError
 
 
 class Kernel:
@@ -36,19 +37,70 @@ class Kernel:
         runtime.check(runtime.lib.kiln_kernel_handle(self._handle, ctypes.byref(out)))
         return out.value or 0
 
-    def launch(self, grid, block, args, shared_mem=0, stream=None):
+    def launch(self, grid, block, args, shared_mem=0, stream=None, cluster=None, cooperative=False, priority=None):
         """Launches on `stream` (None: the default stream; an int CUstream; or a CuPy/cuda.core
-        stream) with `args` packed by the parameter sizes the package records (see _arguments)."""
+        stream) with `args` packed by the parameter sizes the package records (see _arguments).
+
+        Launch attributes (cuLaunchKernelEx; runtime 0.3.0+): `cluster`, blocks per thread block
+        cluster (an int or 1 to 3 ints; compute capability 9.0+); `cooperative`, a cooperative launch
+        whose grid may synchronize (every block resident at once: see max_active_blocks);
+        `priority`, the launch's priority (an int; lower numbers are higher priority). Without any
+        of them the launch goes through cuLaunchKernel, as with earlier runtimes."""
         runtime, _ = self._package._live()
         blobs = _arguments.encode_all(self.name, self.param_sizes, args)
         grid3 = _launch.dim3(self.name, "grid", grid)
         block3 = _launch.dim3(self.name, "block", block)
         shared = _launch.shared_bytes(self.name, shared_mem)
         handle = _launch.stream_handle(self.name, stream)
+        extended = cluster is not None or cooperative or priority is not None
+        if extended:
+            config = _abi.LaunchConfigStruct(ctypes.sizeof(_abi.LaunchConfigStruct), grid3, block3, shared, handle,
+                                             _launch.cluster(self.name, cluster), 1 if cooperative else 0,
+                                             *_launch.priority(self.name, priority))
+            launch_ex = runtime.function("kiln_kernel_launch_ex", "Kernel.launch with cluster, cooperative or priority")
         pointers, buffers = _arguments.pointer_array(blobs)
-        status = runtime.lib.kiln_kernel_launch(self._handle, grid3, block3, shared, handle, pointers, len(blobs))
-        del buffers  # the driver copied the parameters when cuLaunchKernel returned
+        if extended:
+            status = launch_ex(self._handle, ctypes.byref(config), pointers, len(blobs))
+        else:
+            status = runtime.lib.kiln_kernel_launch(self._handle, grid3, block3, shared, handle, pointers, len(blobs))
+        del buffers  # the driver copied the parameters when the launch call returned
         runtime.check(status)
+
+    def attribute(self, name):
+        """An attribute of the kernel on the current context's device, by name: one of
+        kiln.KERNEL_ATTRIBUTES ("registers", "max_threads_per_block", "static_shared_bytes", ...)."""
+        kind = _abi.KERNEL_ATTRIBUTES.get(name)
+        if kind is None:
+            raise InvalidArgumentError("kernel '%s': no kernel attribute %r; known: %s"
+                                       % (self.name, name, ", ".join(sorted(_abi.KERNEL_ATTRIBUTES))))
+        runtime, _ = self._package._live()
+        function = runtime.function("kiln_kernel_attribute", "Kernel.attribute")
+        value = ctypes.c_int()
+        runtime.check(function(self._handle, kind, ctypes.byref(value)))
+        return value.value
+
+    def max_active_blocks(self, block_size, shared_mem=0):
+        """How many blocks of `block_size` threads with `shared_mem` bytes of dynamic shared memory
+        each are resident at once on one multiprocessor of the current device."""
+        block_size = _launch.int_at_least(self.name, "block_size", block_size, 1)
+        shared = _launch.byte_count(self.name, "shared_mem", shared_mem)
+        runtime, _ = self._package._live()
+        function = runtime.function("kiln_kernel_max_active_blocks", "Kernel.max_active_blocks")
+        blocks = ctypes.c_int()
+        runtime.check(function(self._handle, block_size, shared, ctypes.byref(blocks)))
+        return blocks.value
+
+    def suggest_block_size(self, shared_mem=0, limit=0):
+        """(min_grid_size, block_size): the block size of best occupancy with `shared_mem` bytes of
+        dynamic shared memory per block, at most `limit` threads (0: no limit of the caller's), and the
+        smallest grid that reaches that occupancy on the whole device."""
+        shared = _launch.byte_count(self.name, "shared_mem", shared_mem)
+        limit = _launch.int_at_least(self.name, "limit", limit, 0)
+        runtime, _ = self._package._live()
+        function = runtime.function("kiln_kernel_suggest_block_size", "Kernel.suggest_block_size")
+        grid, block = ctypes.c_int(), ctypes.c_int()
+        runtime.check(function(self._handle, shared, limit, ctypes.byref(grid), ctypes.byref(block)))
+        return grid.value, block.value
 
     __call__ = launch
 

@@ -50,3 +50,46 @@ def shared_bytes(kernel, value):
         raise InvalidArgumentError("kernel '%s': shared_mem must be a byte count, not %r" % (kernel, value))
     return number
 
+
+
+def cluster(kernel, value):
+    """The cluster dimensions as a kiln_dim3: None (no cluster) or an int or 1 to 3 ints, each at
+    least 1 (missing ones are 1)."""
+    if value is None:
+        return _abi.Dim3(0, 0, 0)
+    return dim3(kernel, "cluster", value)
+
+
+def priority(kernel, value):
+    """(has_priority, priority) for kiln_launch_config: None is no priority."""
+    if value is None:
+        return 0, 0
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or isinstance(value, bool) or not -(1 << 31) <= number < (1 << 31):
+        raise InvalidArgumentError("kernel '%s': priority must be None or an int, not %r" % (kernel, value))
+    return 1, number
+
+
+def byte_count(kernel, what, value):
+    """A size_t byte count (shared memory for occupancy queries)."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = -1
+    if number < 0 or number >= 1 << 64:
+        raise InvalidArgumentError("kernel '%s': %s must be a byte count, not %r" % (kernel, what, value))
+    return number
+
+
+def int_at_least(kernel, what, value, minimum):
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or isinstance(value, bool) or not minimum <= number < (1 << 31):
+        raise InvalidArgumentError("kernel '%s': %s must be an int of at least %d, not %r"
+                                   % (kernel, what, minimum, value))
+    return number

@@ -63,6 +63,18 @@ class Runtime:
         if status != 0:
             raise self.error(status, package)
 
+    def function(self, name, purpose):
+        """An optional entry point (_abi.OPTIONAL_FUNCTIONS), or RuntimeLibraryError naming the
+        runtime version it needs when this library is older."""
+        function = getattr(self.lib, name, None)
+        if function is None:
+            since = _abi.OPTIONAL_FUNCTIONS[name][0]
+            raise RuntimeLibraryError("%s needs %s, which the Kiln runtime library %s (version %s) lacks; it came "
+                                      "with version %s" % (purpose, name, self.path,
+                                                           version_string(self.lib.kiln_version()),
+                                                           version_string(since)))
+        return function
+
 
 class _DlInfo(ctypes.Structure):
     """dladdr's Dl_info (<dlfcn.h>)."""

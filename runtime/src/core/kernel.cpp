@@ -122,7 +122,8 @@ Status Kernel::ensure_shared_memory(driver::DriverApi& driver, driver::CUdevice 
   return fail(KILN_STATUS_INTERNAL_ERROR, subject() + ": not resolved on device " + std::to_string(device));
 }
 
-Status Kernel::launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count) {
+Status Kernel::prepare_launch(const LaunchShape& shape, void** args, std::size_t arg_count,
+                              driver::DriverApi*& driver, driver::CUdevice& device, driver::CUkernel& kernel) {
   // Checked before the driver is touched: a wrong count would make the driver read past `args`.
   if ((m_view.flags & format::k_kernel_params_known) != 0 && arg_count != m_view.param_count) {
     return fail(KILN_STATUS_ARGUMENT_MISMATCH, subject() + " takes " + std::to_string(m_view.param_count) +
@@ -131,21 +132,75 @@ Status Kernel::launch(const LaunchShape& shape, void* stream, void** args, std::
   if (!args && arg_count > 0) {
     return fail(KILN_STATUS_INVALID_ARGUMENT, subject() + ": args is NULL but arg_count is " + std::to_string(arg_count));
   }
-  driver::DriverApi* driver = nullptr;
-  driver::CUdevice device = 0;
   KILN_TRY(m_package.current(driver, device));
-  driver::CUkernel kernel = nullptr;
   KILN_TRY(resolve(*driver, device, kernel));
   if (shape.shared_memory_bytes > k_default_dynamic_shared_limit) {
     KILN_TRY(ensure_shared_memory(*driver, device, kernel, shape.shared_memory_bytes));
   }
+  return {};
+}
+
+std::string Kernel::driver_failure(driver::DriverApi& driver, const char* call, CUresult result) const {
+  std::string text = std::string(call) + ": " + describe_result(driver, result);
+  // What a driver without the entry point answers (DriverApi's optional calls).
+  if (result == driver::k_cuda_error_call_requires_newer_driver) {
+    text += "; this driver does not provide " + std::string(call) + ": install a newer NVIDIA driver";
+  }
+  return text;
+}
+
+Status Kernel::launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count) {
+  driver::DriverApi* driver = nullptr;
+  driver::CUdevice device = 0;
+  driver::CUkernel kernel = nullptr;
+  KILN_TRY(prepare_launch(shape, args, arg_count, driver, device, kernel));
   const CUresult r = driver->launch_kernel(reinterpret_cast<driver::CUfunction>(kernel), shape.grid[0], shape.grid[1],
                                            shape.grid[2], shape.block[0], shape.block[1], shape.block[2],
                                            shape.shared_memory_bytes, static_cast<driver::CUstream>(stream),
                                            args, nullptr);
   if (r != driver::k_cuda_success) {
     return fail(KILN_STATUS_DRIVER_ERROR, subject() + ": launch on device " + std::to_string(device) +
-                                              " failed: cuLaunchKernel: " + describe_result(*driver, r));
+                                              " failed: " + driver_failure(*driver, "cuLaunchKernel", r));
+  }
+  return {};
+}
+
+Status Kernel::launch_ex(const LaunchShape& shape, const LaunchAttributes& attributes, void* stream, void** args,
+                         std::size_t arg_count) {
+  driver::DriverApi* driver = nullptr;
+  driver::CUdevice device = 0;
+  driver::CUkernel kernel = nullptr;
+  KILN_TRY(prepare_launch(shape, args, arg_count, driver, device, kernel));
+  // Only the attributes asked for: a cluster or cooperative attribute the device does not support
+  // fails the launch even with a neutral value.
+  driver::CUlaunchAttribute list[3];
+  unsigned count = 0;
+  if (attributes.cluster[0] != 0) {
+    list[count].id = driver::k_launch_attribute_cluster_dimension;
+    list[count].value.cluster_dim = {attributes.cluster[0], attributes.cluster[1], attributes.cluster[2]};
+    ++count;
+  }
+  if (attributes.cooperative) {
+    list[count].id = driver::k_launch_attribute_cooperative;
+    list[count].value.cooperative = 1;
+    ++count;
+  }
+  if (attributes.has_priority) {
+    list[count].id = driver::k_launch_attribute_priority;
+    list[count].value.priority = attributes.priority;
+    ++count;
+  }
+  driver::CUlaunchConfig config;
+  config.grid_dim_x = shape.grid[0], config.grid_dim_y = shape.grid[1], config.grid_dim_z = shape.grid[2];
+  config.block_dim_x = shape.block[0], config.block_dim_y = shape.block[1], config.block_dim_z = shape.block[2];
+  config.shared_mem_bytes = shape.shared_memory_bytes;
+  config.stream = static_cast<driver::CUstream>(stream);
+  config.attrs = count > 0 ? list : nullptr;
+  config.num_attrs = count;
+  const CUresult r = driver->launch_kernel_ex(config, reinterpret_cast<driver::CUfunction>(kernel), args, nullptr);
+  if (r != driver::k_cuda_success) {
+    return fail(KILN_STATUS_DRIVER_ERROR, subject() + ": launch on device " + std::to_string(device) +
+                                              " failed: " + driver_failure(*driver, "cuLaunchKernelEx", r));
   }
   return {};
 }

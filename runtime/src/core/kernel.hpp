@@ -26,6 +26,14 @@ struct LaunchShape {
   std::uint32_t shared_memory_bytes = 0;
 };
 
+// What launch_ex passes to cuLaunchKernelEx besides the shape (kiln_launch_config's attributes).
+struct LaunchAttributes {
+  std::uint32_t cluster[3] = {0, 0, 0};  // all 0: no cluster attribute
+  bool cooperative = false;
+  bool has_priority = false;
+  int priority = 0;
+};
+
 class Kernel {
 public:
   Kernel(Package& package, std::uint32_t index);
@@ -46,8 +54,20 @@ public:
   // memory limit if needed, then cuLaunchKernel with the CUkernel cast to CUfunction (supported by the
   // driver for context-less kernels: it runs in the current context).
   Status launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count);
+  // The same checks and shared memory handling, then cuLaunchKernelEx with the attributes set.
+  Status launch_ex(const LaunchShape& shape, const LaunchAttributes& attributes, void* stream, void** args,
+                   std::size_t arg_count);
   // The CUkernel for the current context's device.
   Status handle(void*& out);
+
+  // kernel_query.cpp: attributes and occupancy on the current context's device.
+  // `attribute` is a kiln_kernel_attribute_kind; an unknown one is INVALID_ARGUMENT.
+  Status attribute(int attribute, int& value);
+  Status max_active_blocks(int block_size, std::size_t dynamic_shared_bytes, int& blocks);
+  Status suggest_block_size(std::size_t dynamic_shared_bytes, int block_size_limit, int& min_grid_size,
+                            int& block_size);
+
+  std::string subject() const;   // "app.kiln: kernel 'saxpy'"
 
 private:
   struct PerDevice {
@@ -57,7 +77,18 @@ private:
   };
   Status ensure_shared_memory(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel kernel,
                               std::uint32_t bytes);
-  std::string subject() const;   // "app.kiln: kernel 'saxpy'"
+  // What every launch does before the driver call: the argument checks, the current device, the
+  // CUkernel there, and the dynamic shared memory limit raised when the shape needs it.
+  Status prepare_launch(const LaunchShape& shape, void** args, std::size_t arg_count, driver::DriverApi*& driver,
+                        driver::CUdevice& device, driver::CUkernel& kernel);
+  // The CUfunction of this kernel in the current context (cuKernelGetFunction), for occupancy.
+  Status current_function(driver::DriverApi*& driver, driver::CUdevice& device, driver::CUkernel& kernel,
+                          driver::CUfunction& function);
+  // Raises the dynamic shared memory limit as a launch of `bytes` would, if the device allows that much.
+  Status raise_shared_limit_for_query(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel kernel,
+                                      std::size_t bytes);
+  // "cuLaunchKernelEx: CUDA_ERROR_... (n)", with a hint when the driver lacks the call.
+  std::string driver_failure(driver::DriverApi& driver, const char* call, driver::CUresult result) const;
 
   Package& m_package;
   format::KernelView m_view;

@@ -57,6 +57,58 @@ inline constexpr int k_get_proc_address_symbol_not_found = 1;
 inline constexpr int k_get_proc_address_version_not_sufficient = 2;
 
 // CUfunction_attribute
+inline constexpr int k_function_attribute_max_threads_per_block = 0;
+inline constexpr int k_function_attribute_shared_size_bytes = 1;
+inline constexpr int k_function_attribute_const_size_bytes = 2;
+inline constexpr int k_function_attribute_local_size_bytes = 3;
+inline constexpr int k_function_attribute_num_regs = 4;
+inline constexpr int k_function_attribute_ptx_version = 5;
+inline constexpr int k_function_attribute_binary_version = 6;
+inline constexpr int k_function_attribute_cache_mode_ca = 7;
 inline constexpr int k_function_attribute_max_dynamic_shared_size_bytes = 8;
+inline constexpr int k_function_attribute_preferred_shared_memory_carveout = 9;
+inline constexpr int k_function_attribute_cluster_size_must_be_set = 10;
+inline constexpr int k_function_attribute_required_cluster_width = 11;
+inline constexpr int k_function_attribute_required_cluster_height = 12;
+inline constexpr int k_function_attribute_required_cluster_depth = 13;
+inline constexpr int k_function_attribute_non_portable_cluster_size_allowed = 14;
+inline constexpr int k_function_attribute_cluster_scheduling_policy_preference = 15;
+
+// CUlaunchAttributeID: the attributes Kiln passes to cuLaunchKernelEx.
+inline constexpr int k_launch_attribute_cooperative = 2;
+inline constexpr int k_launch_attribute_cluster_dimension = 4;
+inline constexpr int k_launch_attribute_priority = 8;
+
+// CUlaunchAttribute: a 4-byte id, 4 bytes of padding, then CUlaunchAttributeValue, a union padded to
+// 64 bytes (8-byte aligned: some members hold pointers). Kiln writes only the int and dim3 members.
+struct CUlaunchAttribute {
+  int id = 0;
+  char pad[4] = {};
+  union Value {
+    char pad[64];
+    int cooperative;                  // k_launch_attribute_cooperative: nonzero for a cooperative launch
+    int priority;                     // k_launch_attribute_priority
+    struct {
+      unsigned int x, y, z;
+    } cluster_dim;                    // k_launch_attribute_cluster_dimension
+    void* align;                      // the union's alignment in cuda.h
+  } value = {};
+};
+static_assert(sizeof(CUlaunchAttribute) == 72 && alignof(CUlaunchAttribute) == 8 &&
+                  offsetof(CUlaunchAttribute, value) == 8,
+              "as cuda.h 13.0 lays it out (checked against it with offsetof)");
+
+// CUlaunchConfig, as cuda.h 13.0 lays it out.
+struct CUlaunchConfig {
+  unsigned int grid_dim_x = 1, grid_dim_y = 1, grid_dim_z = 1;
+  unsigned int block_dim_x = 1, block_dim_y = 1, block_dim_z = 1;
+  unsigned int shared_mem_bytes = 0;
+  CUstream stream = nullptr;
+  CUlaunchAttribute* attrs = nullptr;
+  unsigned int num_attrs = 0;
+};
+static_assert(sizeof(CUlaunchConfig) == 56 && offsetof(CUlaunchConfig, stream) == 32 &&
+                  offsetof(CUlaunchConfig, num_attrs) == 48,
+              "as cuda.h 13.0 lays it out on LP64 (checked against it with offsetof)");
 
 }  // namespace kiln::driver

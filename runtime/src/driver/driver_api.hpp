@@ -5,6 +5,7 @@
 
 #include "driver/cuda_types.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,21 @@ public:
   virtual CUresult launch_kernel(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                                  unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
                                  CUstream stream, void** params, void** extra) = 0;
+  // The calls below are optional entry points: a driver that lacks one (the real driver answers
+  // cuGetProcAddress with no pointer) returns k_cuda_error_call_requires_newer_driver from it, so
+  // that only the call that needs it fails, not the whole driver.
+  // cuLaunchKernelEx (CUDA 11.6+), with a CUkernel cast to CUfunction as for launch_kernel.
+  virtual CUresult launch_kernel_ex(const CUlaunchConfig& config, CUfunction function, void** params,
+                                    void** extra) = 0;
+  // cuKernelGetAttribute (CUDA 12.0+): a CUfunction_attribute of `kernel` on `device`.
+  virtual CUresult kernel_get_attribute(int* value, int attribute, CUkernel kernel, CUdevice device) = 0;
+  // cuOccupancyMaxActiveBlocksPerMultiprocessor (CUDA 6.5+).
+  virtual CUresult occupancy_max_active_blocks(int* blocks, CUfunction function, int block_size,
+                                               std::size_t dynamic_shared_bytes) = 0;
+  // cuOccupancyMaxPotentialBlockSize (CUDA 6.5+) with no block-size-to-shared-memory callback: the
+  // same `dynamic_shared_bytes` for every block size.
+  virtual CUresult occupancy_max_potential_block_size(int* min_grid_size, int* block_size, CUfunction function,
+                                                      std::size_t dynamic_shared_bytes, int block_size_limit) = 0;
   // "CUDA_ERROR_NO_BINARY_FOR_GPU" (cuGetErrorName), or a number if the driver does not know it.
   virtual std::string error_name(CUresult result) = 0;
 };

@@ -52,6 +52,18 @@ public:
     out = reinterpret_cast<Pointer>(pointer);
   }
 
+  // For entry points the runtime can do without: a driver that lacks one leaves `out` null and is
+  // not a failure (the DriverApi call that needs it says so).
+  template <class Pointer>
+  void get_optional(const char* name, int version, Pointer& out) {
+    if (failed()) return;
+    void* pointer = nullptr;
+    int status = k_get_proc_address_success;
+    if (m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status) == k_cuda_success) {
+      out = reinterpret_cast<Pointer>(pointer);
+    }
+  }
+
   bool failed() const { return m_missing != nullptr; }
   CUresult result() const { return m_result; }
   std::string describe(PFN_cuGetErrorName_v6000 get_error_name) const {
@@ -76,6 +88,8 @@ private:
 // member's PFN_<name>_v<ABI> type does not compile.
 #define KILN_RESOLVE(resolver, member, name, version) \
   (resolver).get<PFN_##name##_v##version>(#name, version, member)
+#define KILN_RESOLVE_OPTIONAL(resolver, member, name, version) \
+  (resolver).get_optional<PFN_##name##_v##version>(#name, version, member)
 
 void resolve_all(Resolver& resolver, EntryPoints& entry) {
   KILN_RESOLVE(resolver, entry.get_error_name, cuGetErrorName, 6000);  // first: it names the other errors
@@ -94,9 +108,16 @@ void resolve_all(Resolver& resolver, EntryPoints& entry) {
   KILN_RESOLVE(resolver, entry.kernel_get_function, cuKernelGetFunction, 12000);
   KILN_RESOLVE(resolver, entry.kernel_set_attribute, cuKernelSetAttribute, 12000);
   KILN_RESOLVE(resolver, entry.launch_kernel, cuLaunchKernel, 4000);  // legacy default stream, not _ptsz
+  // Optional: launch attributes, kernel attributes and occupancy (kiln_kernel_launch_ex and friends).
+  KILN_RESOLVE_OPTIONAL(resolver, entry.launch_kernel_ex, cuLaunchKernelEx, 11060);  // not _ptsz
+  KILN_RESOLVE_OPTIONAL(resolver, entry.kernel_get_attribute, cuKernelGetAttribute, 12000);
+  KILN_RESOLVE_OPTIONAL(resolver, entry.occupancy_max_active_blocks, cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                        6050);
+  KILN_RESOLVE_OPTIONAL(resolver, entry.occupancy_max_potential_block_size, cuOccupancyMaxPotentialBlockSize, 6050);
 }
 
 #undef KILN_RESOLVE
+#undef KILN_RESOLVE_OPTIONAL
 
 std::string stub_message(const std::string& path) {
   return "only the CUDA toolkit's stub libcuda.so was found (" + path + "); install the NVIDIA driver";

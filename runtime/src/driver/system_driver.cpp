@@ -53,6 +53,26 @@ public:
     return m_entry.launch_kernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes,
                                  stream, params, extra);
   }
+  CUresult launch_kernel_ex(const CUlaunchConfig& config, CUfunction function, void** params,
+                            void** extra) override {
+    if (m_entry.launch_kernel_ex == nullptr) return k_cuda_error_call_requires_newer_driver;
+    return m_entry.launch_kernel_ex(&config, function, params, extra);
+  }
+  CUresult kernel_get_attribute(int* value, int attribute, CUkernel kernel, CUdevice device) override {
+    if (m_entry.kernel_get_attribute == nullptr) return k_cuda_error_call_requires_newer_driver;
+    return m_entry.kernel_get_attribute(value, attribute, kernel, device);
+  }
+  CUresult occupancy_max_active_blocks(int* blocks, CUfunction function, int block_size,
+                                       std::size_t dynamic_shared_bytes) override {
+    if (m_entry.occupancy_max_active_blocks == nullptr) return k_cuda_error_call_requires_newer_driver;
+    return m_entry.occupancy_max_active_blocks(blocks, function, block_size, dynamic_shared_bytes);
+  }
+  CUresult occupancy_max_potential_block_size(int* min_grid_size, int* block_size, CUfunction function,
+                                              std::size_t dynamic_shared_bytes, int block_size_limit) override {
+    if (m_entry.occupancy_max_potential_block_size == nullptr) return k_cuda_error_call_requires_newer_driver;
+    return m_entry.occupancy_max_potential_block_size(min_grid_size, block_size, function, nullptr,
+                                                      dynamic_shared_bytes, block_size_limit);
+  }
   std::string error_name(CUresult result) override { return cuda_error_name(m_entry.get_error_name, result); }
 
 private:

@@ -39,8 +39,22 @@ using PFN_cuLaunchKernel_v4000 = CUresult (*)(CUfunction function, unsigned grid
                                               unsigned block_z, unsigned shared_bytes, CUstream stream,
                                               void** params, void** extra);
 using PFN_cuGetErrorName_v6000 = CUresult (*)(CUresult error, const char** name);
+using PFN_cuLaunchKernelEx_v11060 = CUresult (*)(const CUlaunchConfig* config, CUfunction function, void** params,
+                                                 void** extra);
+using PFN_cuKernelGetAttribute_v12000 = CUresult (*)(int* value, int attribute, CUkernel kernel, CUdevice device);
+using PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 = CUresult (*)(int* blocks, CUfunction function,
+                                                                           int block_size,
+                                                                           std::size_t dynamic_shared_bytes);
+// The callback (CUoccupancyB2DSize) is always passed as null: Kiln gives one dynamic shared size.
+using PFN_cuOccupancyMaxPotentialBlockSize_v6050 = CUresult (*)(int* min_grid_size, int* block_size,
+                                                                CUfunction function,
+                                                                std::size_t (*block_size_to_shared)(int),
+                                                                std::size_t dynamic_shared_bytes,
+                                                                int block_size_limit);
 
-// Every entry point the runtime calls; all are required (each exists in any driver >= 12.0).
+// Every entry point the runtime calls. Those up to get_error_name are required (each exists in any
+// driver >= 12.0); the rest are optional, null when the driver lacks them, and only the calls that
+// need them fail (with CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER).
 struct EntryPoints {
   PFN_cuInit_v2000 init = nullptr;
   PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
@@ -58,6 +72,11 @@ struct EntryPoints {
   PFN_cuKernelSetAttribute_v12000 kernel_set_attribute = nullptr;
   PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
   PFN_cuGetErrorName_v6000 get_error_name = nullptr;
+  // Optional.
+  PFN_cuLaunchKernelEx_v11060 launch_kernel_ex = nullptr;
+  PFN_cuKernelGetAttribute_v12000 kernel_get_attribute = nullptr;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 occupancy_max_active_blocks = nullptr;
+  PFN_cuOccupancyMaxPotentialBlockSize_v6050 occupancy_max_potential_block_size = nullptr;
 };
 
 // Size of the buffer that cuLibraryLoadData writes the JIT error log into.
