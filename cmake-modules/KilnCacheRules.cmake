@@ -11,7 +11,7 @@ cmake_policy(VERSION 3.20...3.25)
 # condition leaves, and making every path relative to the project directory (`kiln build --root`),
 # so that the package records no absolute path.
 function(_kiln_generated_manifest name manifest_var inputs_var)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "" "WORK_DIR"
+  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES" "WORK_DIR"
     "TARGETS;SOURCES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
   list(LENGTH arg_SOURCES source_count)
@@ -48,6 +48,34 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
     string(APPEND content "set(KILN_SOURCE_${index} [==[${path}]==])\n"
                           "set(KILN_SOURCE_${index}_INSTANTIATE [==[${instantiate}]==])\n"
                           "set(KILN_SOURCE_${index}_VARIABLES [==[${variables}]==])\n")
+    # A device link group (KILN_LINK_GROUP) and variants (KILN_VARIANTS, each with its own
+    # KILN_VARIANT_<v>_DEFINES, _OPTIONS and _INSTANTIATE): docs/cmake.md.
+    get_source_file_property(link_group ${source} KILN_LINK_GROUP)
+    get_source_file_property(variants ${source} KILN_VARIANTS)
+    foreach(list link_group variants)
+      if(NOT ${list})
+        set(${list} "")
+      endif()
+    endforeach()
+    if(link_group AND variants)
+      message(FATAL_ERROR "${fn}: source '${source}' of cache '${name}' has both KILN_LINK_GROUP and KILN_VARIANTS: "
+                          "a variant is a unit of its own and cannot join a link group")
+    endif()
+    string(APPEND content "set(KILN_SOURCE_${index}_LINK_GROUP [==[${link_group}]==])\n"
+                          "set(KILN_SOURCE_${index}_VARIANTS [==[${variants}]==])\n")
+    foreach(variant IN LISTS variants)
+      if(NOT variant MATCHES "^[A-Za-z_][A-Za-z0-9_.-]*$")
+        message(FATAL_ERROR "${fn}: variant '${variant}' of source '${source}' (cache '${name}') is not a name: a "
+                            "letter or '_', then letters, digits, '_', '-' or '.'")
+      endif()
+      foreach(what DEFINES OPTIONS INSTANTIATE)
+        get_source_file_property(value ${source} KILN_VARIANT_${variant}_${what})
+        if(NOT value)
+          set(value "")
+        endif()
+        string(APPEND content "set(KILN_SOURCE_${index}_VARIANT_${variant}_${what} [==[${value}]==])\n")
+      endforeach()
+    endforeach()
     list(APPEND sources ${path})
     math(EXPR index "${index} + 1")
   endforeach()
@@ -65,6 +93,7 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
   get_property(generator_toolkit GLOBAL PROPERTY KILN_GENERATOR_CUDA_ROOT)
   set(toolkits ${KILN_CUDA_ROOT} $ENV{CUDA_PATH} $ENV{CUDA_HOME} ${generator_toolkit})
   list(REMOVE_DUPLICATES toolkits)
+  string(APPEND content "set(KILN_REMOVE_UNUSED_VARIABLES ${arg_REMOVE_UNUSED_VARIABLES})\n")
   string(APPEND content "set(KILN_INCLUDE_DIRECTORIES [==[${include_dirs}]==])\n"
                         "set(KILN_DEFINES [==[${arg_DEFINES}]==])\n"
                         "set(KILN_OPTIONS [==[${arg_OPTIONS}]==])\n"

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 namespace kiln::test {
 namespace {
 
@@ -158,6 +160,33 @@ TEST_F(BuildLinking, ManifestAndPlanErrors) {
   const RunResult r = build();
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("link group 'g' cannot be built for compute_100f"), std::string::npos) << r.err;
+}
+
+// Point 5: remove_unused_variables keeps only what a kernel uses or the host asks for. Without it,
+// every variable the source declares keeps its name (and its bytes).
+TEST_F(BuildLinking, RemoveUnusedVariablesKeepsOnlyWhatIsUsedOrAskedFor) {
+  write_text(m_project / "kernels/vars.cu", "__device__ int used_var;\n__device__ int asked_var;\n"
+                                           "__device__ int unused_var[4096];\n"
+                                           "extern \"C\" __global__ void read_var(int* out) { *out = used_var; }\n");
+  const std::string sources = "[[source]]\npath = \"kernels/vars.cu\"\nvariables = [\"asked_var\"]\n";
+  const auto variables = [&] {
+    std::set<std::string> names;
+    for (std::uint32_t v = 0; v < m_reader.variable_count(); ++v) names.insert(std::string(m_reader.variable(v).name));
+    return names;
+  };
+  write_text(m_project / "kiln.toml", "targets = [\"sm_80\"]\n" + sources);
+  ASSERT_EQ(build().exit_code, 0);
+  EXPECT_EQ(variables(), (std::set<std::string>{"asked_var", "unused_var", "used_var"}));
+  const std::uint64_t kept_size = m_reader.image(0).raw_size;
+  write_text(m_project / "kiln.toml", "targets = [\"sm_80\"]\nremove_unused_variables = true\n" + sources);
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(variables(), (std::set<std::string>{"asked_var"}));
+  // (A zero-initialized array takes no bytes in the cubin, so only its symbol and records go.)
+  EXPECT_LT(m_reader.image(0).raw_size, kept_size);
+  // A wrong value is the manifest's error, at its place.
+  write_text(m_project / "kiln.toml", "remove_unused_variables = \"yes\"\n" + sources);
+  EXPECT_EQ(build().exit_code, 3);
 }
 
 }  // namespace

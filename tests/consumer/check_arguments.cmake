@@ -156,3 +156,32 @@ string(REGEX MATCH "-o [^ \n]*/lenient\\.kiln [^\n]*--strict" lenient_command "$
 if(NOT strict_command OR lenient_command)
   message(FATAL_ERROR "STRICT: kiln build gets --strict for 'strict' only")
 endif()
+
+# Device link groups and variants from CMake (issue 13): RELOCATABLE makes every source one group;
+# source properties name a group (KILN_LINK_GROUP) or build a source as variants (KILN_VARIANTS,
+# with KILN_VARIANT_<v>_DEFINES/_OPTIONS/_INSTANTIATE). The generated manifests say so, and kiln
+# builds them: one unit "rdc", and units f32 and f64 whose kernels carry their names.
+configure(relocatable_with_manifest "${fn} RELOCATABLE cannot be combined with MANIFEST"
+          "kiln_add_cache(c MANIFEST kernel.cu RELOCATABLE)")
+configure(variant_and_group "${fn} source 'templates.cu' of cache 'c' has both KILN_LINK_GROUP and KILN_VARIANTS"
+          "set_source_files_properties(templates.cu PROPERTIES KILN_LINK_GROUP g KILN_VARIANTS v)
+kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
+write_project(${WORK}/linking "kiln_add_cache(grouped SOURCES kernel.cu RELOCATABLE TARGETS sm_80
+  INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
+set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS \"f32;f64\"
+  KILN_VARIANT_f32_INSTANTIATE \"fill<float>\" KILN_VARIANT_f64_INSTANTIATE \"fill<double>\"
+  KILN_VARIANT_f64_DEFINES WIDE)
+kiln_add_cache(variants SOURCES templates.cu TARGETS sm_80)")
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/linking -B ${WORK}/linking/build -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX})
+kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/linking/build)
+file(READ ${WORK}/linking/build/kiln/grouped/kiln.toml manifest)
+kiln_expect("${manifest}" MATCHES "options = \\[\"-rdc=true\"\\]" "RELOCATABLE's manifest")
+file(READ ${WORK}/linking/build/kiln/variants/kiln.toml manifest)
+kiln_expect("${manifest}" MATCHES "variant = \"f32\"\ninstantiate = \\[\"fill<float>\"\\]" "the f32 variant")
+kiln_expect("${manifest}" MATCHES "variant = \"f64\"\ndefines = \\[\"WIDE\"\\]\ninstantiate = \\[\"fill<double>\"\\]"
+            "the f64 variant")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/linking/build/grouped.kiln)
+kiln_expect("${report}" MATCHES "units \\(1\\)\n  rdc" "RELOCATABLE: one link group")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/linking/build/variants.kiln)
+kiln_expect("${report}" MATCHES "f32/fill<float>" "the f32 variant's kernel")
+kiln_expect("${report}" MATCHES "f64/fill<double>" "the f64 variant's kernel")

@@ -51,6 +51,11 @@ struct Manifest {
   // zstd-compress images where that saves space. Off by default: decoding adds tens of microseconds
   // to each image's first load in a fresh process, and archives (wheels) compress the file anyway.
   bool compress = false;
+  // Keep only the __device__/__constant__ variables a kernel uses or the host asks for (the
+  // manifest's 'variables', host requests), as runtime-compilation libraries' "remove unused
+  // globals" does: variables the scan merely saw declared lose their symbols when nothing uses
+  // them. Off by default: then every variable the user's sources declare keeps its name.
+  bool remove_unused_variables = false;
   std::vector<SourceEntry> sources;
   // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
   // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.

@@ -19,8 +19,9 @@ namespace {
 
 constexpr std::array<std::string_view, 8> k_source_keys = {"path",    "instantiate", "variables", "defines",
                                                            "options", "template",    "variant",   "link_group"};
-constexpr std::array<std::string_view, 7> k_top_level_only = {
-    "name", "targets", "include_dirs", "toolkit_includes", "compress", "host_sources", "python_sources"};
+constexpr std::array<std::string_view, 8> k_top_level_only = {
+    "name",         "targets",        "include_dirs",           "toolkit_includes",
+    "compress",     "host_sources",   "python_sources",         "remove_unused_variables"};
 
 // Keeps the first of each name (compared normalized, so "f<int,2>" and "f<int, 2>" are one) and
 // reports the others with both lines: a duplicate is a copy-paste slip or two overlapping templates,

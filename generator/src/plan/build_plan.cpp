@@ -54,7 +54,7 @@ Status route_by_options(const options::CompilerOptions& options, PlannedUnit& un
 
 // The manifest's names first, in its order, then what scanning found.
 PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& manifest_file,
-                     const Discovery& discovery) {
+                     const Discovery& discovery, bool remove_unused_variables) {
   PlannedUnit unit;
   unit.source = source.path;
   unit.name = source.variant.empty() ? source.path : source.variant;
@@ -84,6 +84,8 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
     merge_written(kept, k);
   }
   for (const PlannedName& v : found->second.variables) {
+    // Seen declared, not asked for: nvJitLink drops it unless a kernel uses it.
+    if (remove_unused_variables && v.origin == NameOrigin::discovered) continue;
     // A variable the manifest lists is still __managed__ if the scanner says so.
     PlannedName& kept = add_unique(unit.variables, v);
     kept.managed = kept.managed || v.managed;
@@ -194,7 +196,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   std::map<std::string, PlannedUnit> groups;   // link groups by name, filled with their members
   for (const manifest::SourceEntry& entry : manifest.sources) {
     const manifest::SourceEntry* source = &entry;
-    PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery);
+    PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery, manifest.remove_unused_variables);
     // The manifest's options, the source's macros, the source's options, in order, for each compiler.
     std::vector<std::string> user_options = manifest.options;
     for (const std::string& define : source->defines) user_options.push_back("-D" + define);
