@@ -14,6 +14,7 @@ std::string built_package(const std::string& file) {
   if (file == "scan.kiln") return KILN_GPU_TEST_SCAN_PACKAGE;
   if (file == "scan_fixtures.kiln") return KILN_GPU_TEST_SCAN_FIXTURES_PACKAGE;
   if (file == "arch.kiln") return KILN_GPU_TEST_ARCH_PACKAGE;
+  if (file == "linking.kiln") return KILN_GPU_TEST_LINKING_PACKAGE;
   return {};
 }
 
