@@ -67,6 +67,8 @@ public:
   int function_loads() const;                        // cuKernelGetFunction calls
   int primary_retains() const;
   int get_kernel_calls() const;                      // cuLibraryGetKernel calls
+  // What each cuLibraryGetKernel call asked for, in call order: the library's image text and the name.
+  std::vector<std::pair<std::string, std::string>> kernel_lookups() const;
 
   // ---- DriverApi --------------------------------------------------------------------------------
   driver::CUresult init() override;
@@ -109,6 +111,7 @@ private:
   std::vector<Library> m_libraries;
   std::vector<KernelEntry> m_kernels;
   std::vector<std::string> m_loads, m_unloads;
+  std::vector<std::pair<std::string, std::string>> m_kernel_lookups;
   std::vector<FakeLaunch> m_launches;
   std::vector<FakeAttributeCall> m_attribute_calls;
   int m_function_loads = 0;
