@@ -140,6 +140,21 @@ PackageContents sample_contents() {
   return c;
 }
 
+PackageContents variant_contents() {
+  PackageContents c = sample_contents();
+  PackageUnit f64{"f64", {{"sm_80", random_bytes(300, 3), 0}}};
+  f64.sources = {"kernels/scale.cu"};
+  f64.variant = true;
+  PackageUnit rdc{"rdc", {{"sm_90a", random_bytes(400, 4), 0}, {"sm_80", random_bytes(400, 5), 0}}};
+  rdc.sources = {"rdc/b.cu", "rdc/a.cu"};
+  c.units.push_back(std::move(f64));
+  c.units.push_back(std::move(rdc));
+  c.kernels.push_back({"f64/_Z5scaleIdEvPT_S0_i", "f64/scale<double>", "f64", k_kernel_template | k_kernel_variant,
+                       {}, {"f64/scale< double >"}});
+  c.kernels.push_back({"_Z4pingv", "ping", "rdc", 0, {}, {}});
+  return c;
+}
+
 Bytes write_ok(const PackageContents& contents, const WriteOptions& options) {
   WriteResult result = write_package(contents, options);
   EXPECT_EQ(result.error, "");

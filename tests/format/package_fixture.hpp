@@ -29,6 +29,12 @@ Bytes repetitive_bytes(std::size_t size);             // compresses well: stored
 // 3 variables, 5 sources, 4 metadata entries; raw and compressed images.
 PackageContents sample_contents();
 
+// The sample plus what 1.2 adds (units sorted: f64, kernels/saxpy.cu, kernels/scale.cu, rdc):
+// unit "f64", a variant of kernels/scale.cu (sm_80), holding the variant kernel
+// "f64/_Z5scaleIdEvPT_S0_i" ("f64/scale<double>", kernel 4 once sorted), and unit "rdc", a link
+// group of rdc/b.cu and rdc/a.cu (sm_80, sm_90a), holding "_Z4pingv" ("ping", kernel 0).
+PackageContents variant_contents();
+
 // Writes `contents`, failing the test if the writer refuses them.
 Bytes write_ok(const PackageContents& contents, const WriteOptions& options = {});
 

@@ -131,10 +131,12 @@ TEST(PackageIndex, SectionPlacement) {
 TEST(PackageIndex, RequiredAndDuplicateSections) {
   expect_corrupt(change_section(SectionKind::kernels, [](TocEntry& e) { e.kind = 200; }),
                  "no KERNELS section");
-  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 13; }),
+  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 14; }),
                  "no BLOBS section");
   expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
                  "two KERNEL_TARGETS sections");
+  expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 13; }),
+                 "two UNIT_SOURCES sections");
   expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 9; }),
                  "two SOURCES sections");
 }

@@ -66,6 +66,19 @@ Bytes suffix_names(std::uint32_t length) {
                    {SectionKind::metadata, {}}, {SectionKind::blobs, {}}});
 }
 
+// A valid file whose units are link groups of the same two long sources with a long common prefix:
+// checked record by record, UNIT_SOURCES' order cost units x length; ranked, it is linear.
+Bytes shared_unit_sources(std::uint32_t units, std::uint32_t length) {
+  PackageContents c;
+  const std::string prefix(length, 'a');
+  for (std::uint32_t u = 0; u < units; ++u) {
+    PackageUnit unit{"g" + std::to_string(100000 + u), {}};
+    unit.sources = {prefix + "1", prefix + "2"};
+    c.units.push_back(std::move(unit));
+  }
+  return write_ok(c, uncompressed());
+}
+
 void write_corpus(const std::filesystem::path& dir) {
   const Bytes sample = write_ok(sample_contents());
   save(dir, "truncated", Bytes(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2)));
@@ -104,6 +117,14 @@ void write_corpus(const std::filesystem::path& dir) {
   PackageContents targets;
   for (std::uint32_t arch = 100; arch <= 100 + k_max_targets; ++arch) targets.targets.push_back("sm_" + std::to_string(arch));
   save(dir, "too-many-targets", write_ok(targets));
+  // Format 1.2: a variant kernel stripped of its flag, so "f64/..." would reach the driver as a symbol.
+  Bytes unflagged = write_ok(variant_contents(), uncompressed());
+  auto kernel = get_record<KernelRecord>(unflagged, SectionKind::kernels, 4);
+  kernel.flags &= ~std::uint32_t{k_kernel_variant};
+  set_record(unflagged, SectionKind::kernels, 4, kernel);
+  reseal(unflagged);
+  save(dir, "variant-kernel-without-flag", unflagged);
+  save(dir, "unit-sources-shared-prefix", shared_unit_sources(1000, 1000));
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ int FakeDriver::get_kernel_calls() const {
   return m_get_kernel_calls;
 }
 
+std::vector<std::pair<std::string, std::string>> FakeDriver::kernel_lookups() const {
+  std::lock_guard lock(m_mutex);
+  return m_kernel_lookups;
+}
+
 const FakeDriver::Library* FakeDriver::library_of(driver::CUlibrary handle) const {
   const auto i = reinterpret_cast<std::uintptr_t>(handle);
   if (i == 0 || i > m_libraries.size() || !m_libraries[i - 1].loaded) return nullptr;
@@ -166,6 +171,7 @@ CUresult FakeDriver::library_get_kernel(driver::CUkernel* kernel, driver::CUlibr
   ++m_get_kernel_calls;
   const Library* l = library_of(library);
   if (!l) return driver::k_cuda_error_invalid_value;
+  m_kernel_lookups.emplace_back(l->image, name);
   auto unusable = unusable_images.find(l->image);
   if (unusable != unusable_images.end()) return unusable->second;
   if (missing_kernels.count(name)) return driver::k_cuda_error_not_found;

@@ -86,6 +86,8 @@ public:
   int primary_retains() const;
   int get_kernel_calls() const;                      // cuLibraryGetKernel calls
   std::vector<FakeQuery> queries() const;
+  // What each cuLibraryGetKernel call asked for, in call order: the library's image text and the name.
+  std::vector<std::pair<std::string, std::string>> kernel_lookups() const;
 
   // ---- DriverApi --------------------------------------------------------------------------------
   driver::CUresult init() override;
@@ -140,6 +142,7 @@ private:
   std::vector<Library> m_libraries;
   std::vector<KernelEntry> m_kernels;
   std::vector<std::string> m_loads, m_unloads;
+  std::vector<std::pair<std::string, std::string>> m_kernel_lookups;
   std::vector<FakeLaunch> m_launches;
   std::vector<FakeAttributeCall> m_attribute_calls;
   std::vector<FakeQuery> m_queries;

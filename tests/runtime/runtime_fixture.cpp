@@ -41,6 +41,8 @@ Bytes build_package(const PackageSpec& spec) {
   for (const UnitSpec& u : spec.units) {
     format::PackageUnit unit;
     unit.source = u.source;
+    unit.sources = u.sources;
+    unit.variant = u.variant;
     for (const std::string& t : u.targets) {
       targets.insert(t);
       const bool ptx = t.rfind("compute_", 0) == 0;
@@ -56,6 +58,7 @@ Bytes build_package(const PackageSpec& spec) {
     kernel.unit_source = k.unit;
     kernel.names = k.aliases;
     kernel.targets = k.targets;
+    if (k.variant) kernel.flags |= format::k_kernel_variant;
     if (k.params_known) {
       kernel.flags |= format::k_kernel_params_known;
       std::uint32_t offset = 0;

@@ -32,8 +32,10 @@ Bytes test_image(const std::string& text, std::string_view target, bool compress
 std::string image_key(const void* image);
 
 struct UnitSpec {
-  std::string source;
+  std::string source;                    // the unit's name
   std::vector<std::string> targets;
+  std::vector<std::string> sources = {}; // format::PackageUnit::sources: a link group's, a variant's one
+  bool variant = false;
 };
 
 struct KernelSpec {
@@ -43,6 +45,8 @@ struct KernelSpec {
   KernelSpec& with_aliases(std::vector<std::string> a) { aliases = std::move(a); return *this; }
   KernelSpec& without_params() { params_known = false; return *this; }
   KernelSpec& only_in(std::vector<std::string> t) { targets = std::move(t); return *this; }
+  // A variant kernel: `lowered` is "<variant>/<symbol>" (format::k_kernel_variant).
+  KernelSpec& as_variant() { variant = true; return *this; }
 
   std::string name;                      // canonical name; also the lowered name unless `lowered` is set
   std::string unit;
@@ -51,6 +55,7 @@ struct KernelSpec {
   std::string lowered;
   std::vector<std::string> aliases;
   std::vector<std::string> targets;      // the images that hold it; empty: every image of its unit
+  bool variant = false;
 };
 
 struct PackageSpec {

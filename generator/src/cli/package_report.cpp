@@ -31,6 +31,15 @@ const char* variable_kind_name(format::VariableKind kind) {
   return "unknown";
 }
 
+const char* unit_kind_name(format::UnitKind kind) {
+  switch (kind) {
+    case format::UnitKind::source: return "source";
+    case format::UnitKind::link_group: return "link_group";
+    case format::UnitKind::variant: return "variant";
+  }
+  return "unknown";
+}
+
 const char* rule_name(select::Rule rule) {
   switch (rule) {
     case select::Rule::exact_arch_specific: return "exact-arch-specific";
@@ -93,7 +102,12 @@ json package_report(const format::PackageReader& reader, const std::string& path
                         {"checksum", fmt::format("{:016x}", image.checksum)}});
       if (image.ptx_version) images.back()["ptx_isa"] = fmt::format("{}.{}", image.ptx_version / 10, image.ptx_version % 10);
     }
-    units.push_back({{"source", text(unit.source)}, {"images", images}});
+    json sources = json::array();
+    for (const std::string_view s : reader.unit_sources(u)) sources.push_back(text(s));
+    units.push_back({{"source", text(unit.source)},
+                     {"kind", unit_kind_name(reader.unit_kind(u))},
+                     {"sources", sources},
+                     {"images", images}});
   }
   report["units"] = units;
 
@@ -110,6 +124,7 @@ json package_report(const format::PackageReader& reader, const std::string& path
       params.push_back({{"offset", kernel.param(p).offset}, {"size", kernel.param(p).size}});
     json entry = {{"name", text(kernel.canonical_name)},
                   {"lowered_name", text(kernel.lowered_name)},
+                  {"variant", kernel.variant.empty() ? json(nullptr) : json(text(kernel.variant))},
                   {"unit", text(reader.unit(kernel.unit).source)},
                   {"extern_c", (kernel.flags & format::k_kernel_extern_c) != 0},
                   {"template", (kernel.flags & format::k_kernel_template) != 0},

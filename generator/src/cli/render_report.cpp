@@ -50,6 +50,15 @@ std::string params_text(const json& params) {
   return fmt::format("{} param{} ({})", params.size(), params.size() == 1 ? "" : "s", sizes);
 }
 
+// " (link group: a.cu, b.cu)" or " (variant of ops.cu)" after a unit's name; nothing for a unit of
+// one source file, whose name is its path.
+std::string unit_origin(const json& unit) {
+  if (!unit.contains("kind") || unit["kind"] == "source") return "";
+  std::string sources;
+  for (const json& s : unit["sources"]) sources += (sources.empty() ? "" : ", ") + s.get<std::string>();
+  return unit["kind"] == "variant" ? " (variant of " + sources + ")" : " (link group: " + sources + ")";
+}
+
 }  // namespace
 
 std::string render_report(const json& r) {
@@ -81,8 +90,8 @@ std::string render_report(const json& r) {
                       human_size(image["size"].get<std::uint64_t>()),
                       image["encoding"] == "zstd" ? "zstd " + human_size(image["stored_size"].get<std::uint64_t>()) : "raw"});
     }
-    out += fmt::format("  {}: {} images, {} stored ({} decoded)\n", unit["source"].get<std::string>(),
-                       unit["images"].size(), human_size(stored), human_size(raw));
+    out += fmt::format("  {}{}: {} images, {} stored ({} decoded)\n", unit["source"].get<std::string>(),
+                       unit_origin(unit), unit["images"].size(), human_size(stored), human_size(raw));
     out += table(rows, "    ");
   }
 

@@ -70,7 +70,10 @@ public:
       const std::string display = unit_display(planned);
       format::PackageUnit unit{planned.name, {}};
       for (const plan::PlannedUnit& member : planned.members) unit.sources.push_back(member.source);
-      if (!planned.variant.empty()) unit.sources.push_back(planned.source);
+      if (!planned.variant.empty()) {
+        unit.sources.push_back(planned.source);
+        unit.variant = true;
+      }
       std::vector<UnitImage> images;
       std::map<std::string, std::string> lowered;   // expression -> lowered, equal across targets
       std::set<std::string> headers;

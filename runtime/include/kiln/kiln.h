@@ -120,7 +120,9 @@ KILN_API const char* kiln_package_last_error(const kiln_package* package);
 KILN_API size_t kiln_package_kernel_count(const kiln_package* package);
 /* The canonical name of kernel `index` ("block_sum<float, 256>"), or NULL if out of range. */
 KILN_API const char* kiln_package_kernel_name(const kiln_package* package, size_t index);
-/* The lowered (mangled) symbol of kernel `index`, or NULL if out of range. */
+/* The lowered (mangled) symbol of kernel `index` in its image, or NULL if out of range. A kernel of a
+ * source variant is stored as "f64/_Z5scaleIdEvPT_" (package format 1.2): this is the symbol after
+ * the '/', while kiln_package_kernel_name gives "f64/scale<double>". */
 KILN_API const char* kiln_package_kernel_lowered_name(const kiln_package* package, size_t index);
 KILN_API size_t kiln_package_target_count(const kiln_package* package);
 /* Target string `index` ("sm_90a", "compute_75"), or NULL if out of range. */

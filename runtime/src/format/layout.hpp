@@ -17,6 +17,8 @@
 // anything else needs a new major version, which older readers refuse.
 //
 // 1.1 added KERNEL_TARGETS: kernels that only some images of their unit hold.
+// 1.2 added UNIT_SOURCES (units built from several sources, or from another unit's source again) and
+// the variant kernel flag (a kernel of such a source variant, stored as "<variant>/<symbol>").
 #pragma once
 
 #include <array>
@@ -28,7 +30,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 1;
+inline constexpr std::uint16_t k_version_minor = 2;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -63,6 +65,8 @@ enum class SectionKind : std::uint32_t {
   blobs = 11,     // image bytes; each image starts at a multiple of k_blob_alignment
   // Since 1.1, optional (a 1.0 file has none; a 1.0 reader skips it):
   kernel_targets = 12,  // KernelTargetRecord[], sorted by (kernel, target)
+  // Since 1.2, optional (1.0 and 1.1 files have none; their readers skip it):
+  unit_sources = 13,    // UnitSourceRecord[], sorted by (unit, source)
 };
 
 // TocEntry.flags bits. Written to disk.
@@ -100,8 +104,11 @@ struct TargetRecord {                    // 16 bytes
 };
 static_assert(sizeof(TargetRecord) == 16);
 
-struct UnitRecord {                      // 16 bytes: one compile unit (one source file)
-  StrRef source;                         // path relative to the manifest, '/'-separated
+// One compile unit: a source file (`source` is its path, relative to the manifest, '/'-separated),
+// or since 1.2 a source variant or a link group (`source` is the name the manifest gives it, and
+// UNIT_SOURCES lists its sources). Either way `source` is the unit's unique name.
+struct UnitRecord {                      // 16 bytes
+  StrRef source;                         // the unit's name: its source's path, or a variant's or group's name
   std::uint32_t first_image;             // index into IMAGES
   std::uint32_t image_count;             // one image per target the unit was built for
 };
@@ -128,11 +135,17 @@ enum KernelFlags : std::uint32_t {
   k_kernel_extern_c = 1u << 0,           // the lowered name is the plain C name
   k_kernel_template = 1u << 1,           // a template instantiation (weak symbol; may exist in several units)
   k_kernel_params_known = 1u << 2,       // first_param/param_count describe the parameters
-  k_kernel_variant = 1u << 3,            // 1.2: the lowered name is "<variant>/<symbol>"
+  // Since 1.2: a kernel of a source variant (one source compiled again with other options, named by
+  // the manifest). Its lowered name is "<variant>/<symbol>", which keeps KERNELS unique although
+  // two variants hold the same symbol; the symbol in the image is the part after the first '/'.
+  // A kernel without the flag has no '/' in its lowered name. 1.0/1.1 readers ignore the bit, so
+  // they look up "f64/_Z..." in the image, which fails for that kernel only.
+  k_kernel_variant = 1u << 3,
 };
 
 struct KernelRecord {                    // 32 bytes
-  StrRef lowered_name;                   // the symbol in the image: "_Z9block_sumIfLi256EEvPKT_PS0_i"
+  StrRef lowered_name;                   // the symbol in the image: "_Z9block_sumIfLi256EEvPKT_PS0_i";
+                                         // a variant kernel's is "<variant>/<symbol>"
   StrRef canonical_name;                 // the generator's spelling: "block_sum<float, 256>"
   std::uint32_t unit;                    // index into UNITS: the unit whose images hold the kernel
   std::uint32_t first_param;             // index into PARAMS
@@ -149,6 +162,22 @@ struct KernelTargetRecord {              // 8 bytes
   std::uint32_t target;                  // index into TARGETS: the kernel's unit has an image for it
 };
 static_assert(sizeof(KernelTargetRecord) == 8);
+
+// Written to disk: never renumber. What a UNIT_SOURCES record says about its unit; all records of
+// one unit have the same role.
+enum class UnitSourceRole : std::uint32_t {
+  link_member = 0,  // the unit is a link group: its sources were compiled apart and linked into one image per target
+  variant_of = 1,   // the unit is a source variant: its one source compiled again with other options
+};
+
+// Since 1.2: the sources of a unit whose sources are not just its own name (a link group, or a
+// variant). A unit without records is one source file, the path its UnitRecord names.
+struct UnitSourceRecord {                // 16 bytes
+  std::uint32_t unit;                    // index into UNITS
+  std::uint32_t role;                    // UnitSourceRole, the same for every record of the unit
+  StrRef source;                         // a source path, relative to the manifest
+};
+static_assert(sizeof(UnitSourceRecord) == 16);
 
 struct ParamRecord {                     // 8 bytes: one kernel parameter, from the cubin's .nv.info
   std::uint32_t offset;                  // byte offset in the parameter buffer

@@ -34,4 +34,12 @@ std::string normalize_name(std::string_view name) {
   return out;
 }
 
+std::optional<VariantName> split_variant_name(std::string_view stored) {
+  const std::size_t slash = stored.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == stored.size()) {
+    return std::nullopt;
+  }
+  return VariantName{stored.substr(0, slash), stored.substr(slash + 1)};
+}
+
 }  // namespace kiln::format

@@ -2,6 +2,7 @@
 // "block_sum<float,256>" and "block_sum< float, 256 >" are one key.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,5 +11,15 @@ namespace kiln::format {
 // Removes all whitespace except one space where it separates two identifier characters
 // ([A-Za-z0-9_]), as in "unsigned int". "foo<bar<int> >" becomes "foo<bar<int>>".
 std::string normalize_name(std::string_view name);
+
+// A variant kernel's stored lowered name, "<variant>/<symbol>" (KernelFlags::k_kernel_variant),
+// split at its first '/'. The symbol is a suffix of the stored name, so a NUL-terminated stored
+// name gives a NUL-terminated symbol.
+struct VariantName {
+  std::string_view variant;  // "f64"
+  std::string_view symbol;   // "_Z5scaleIdEvPT_": what the image holds
+};
+// nullopt unless `stored` has a '/' with at least one byte on each side of the first one.
+std::optional<VariantName> split_variant_name(std::string_view stored);
 
 }  // namespace kiln::format

@@ -194,6 +194,9 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   if (found[static_cast<std::uint32_t>(SectionKind::kernel_targets)]) {
     tables.kernel_targets = records(SectionKind::kernel_targets);
   }
+  if (found[static_cast<std::uint32_t>(SectionKind::unit_sources)]) {
+    tables.unit_sources = records(SectionKind::unit_sources);
+  }
   return {};
 }
 
@@ -248,6 +251,7 @@ ReadError PackageReader::open(std::span<const std::byte> bytes, std::string labe
   m_sources = table(t.sources);
   m_metadata = table(t.metadata);
   m_kernel_targets = table(t.kernel_targets);
+  m_unit_sources = table(t.unit_sources);
   return {};
 }
 

@@ -50,15 +50,26 @@ struct ImageView {
 };
 
 struct UnitView {
-  std::string_view source;
+  std::string_view source;  // the unit's name: its source's path, or a variant's or link group's name
   std::uint32_t first_image;
   std::uint32_t image_count;
 };
 
+// What a unit is built from (1.2, UNIT_SOURCES); every unit of a 1.0 or 1.1 file is a `source`.
+enum class UnitKind {
+  source,      // one source file, the path UnitView::source names
+  link_group,  // several sources compiled apart and linked into one image per target
+  variant,     // one source compiled again with other options, under the variant's name
+};
+
 struct KernelView {
   std::uint32_t index;      // into the KERNELS table
+  // The symbol in the image. For a variant kernel (k_kernel_variant) the stored name's part after
+  // its first '/', a suffix, so data() is still NUL-terminated; otherwise the stored name.
   std::string_view lowered_name;
   std::string_view canonical_name;
+  std::string_view variant;       // a variant kernel's variant ("f64"), else empty
+  std::string_view stored_name;   // KernelRecord.lowered_name as stored: "f64/_Z5scaleIdEvPT_"
   std::uint32_t unit;
   std::uint32_t flags;      // KernelFlags
   std::span<const std::byte> params;  // ParamRecord[param_count], possibly unaligned: use param()
@@ -118,6 +129,12 @@ public:
   MetadataView metadata(std::uint32_t i) const;
   std::optional<std::string_view> metadata_value(std::string_view key) const;
 
+  // What unit `unit` is built from: its UNIT_SOURCES records' role, or `source` without records.
+  UnitKind unit_kind(std::uint32_t unit) const;
+  // The unit's source paths, in string order: its UNIT_SOURCES records' (a link group's members, a
+  // variant's one source), or without records its own name. Empty for an index out of range.
+  std::vector<std::string_view> unit_sources(std::uint32_t unit) const;
+
   // Whether the image of kernel `kernel`'s unit for target `target` holds the kernel: always for a
   // kernel in every image (every kernel of a 1.0 file), else as KERNEL_TARGETS says.
   bool kernel_in_target(std::uint32_t kernel, std::uint32_t target) const;
@@ -156,6 +173,7 @@ private:
   std::span<const std::byte> m_strings;
   Table m_targets, m_units, m_images, m_kernels, m_params, m_names, m_variables, m_sources, m_metadata;
   Table m_kernel_targets;   // KERNEL_TARGETS (1.1), or empty
+  Table m_unit_sources;     // UNIT_SOURCES (1.2), or empty
   std::span<const std::byte> m_blobs;
 };
 

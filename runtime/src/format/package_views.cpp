@@ -93,13 +93,13 @@ ImageView PackageReader::image(std::uint32_t i) const {
 
 KernelView PackageReader::kernel(std::uint32_t i) const {
   const auto r = record_at<KernelRecord>(m_kernels, i);
-  KernelView view{i,
-                  detail::string_at(m_strings, r.lowered_name),
-                  detail::string_at(m_strings, r.canonical_name),
-                  r.unit,
-                  r.flags,
-                  {},
-                  0};
+  const std::string_view stored = detail::string_at(m_strings, r.lowered_name);
+  KernelView view{i, stored, detail::string_at(m_strings, r.canonical_name), {}, stored, r.unit, r.flags, {}, 0};
+  // open() has checked that a flagged kernel's name splits.
+  if (const auto split = (r.flags & k_kernel_variant) != 0 ? split_variant_name(stored) : std::nullopt) {
+    view.lowered_name = split->symbol;
+    view.variant = split->variant;
+  }
   if (i < m_kernels.count) {
     view.params = m_params.bytes.subspan(std::size_t{r.first_param} * sizeof(ParamRecord),
                                          std::size_t{r.param_count} * sizeof(ParamRecord));

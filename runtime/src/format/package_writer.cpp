@@ -67,7 +67,8 @@ private:
 
 // Every section but STRINGS and BLOBS, as record arrays, plus the image bytes.
 struct Sections {
-  Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, blobs;
+  Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, unit_sources,
+      blobs;
 };
 
 // Images go into BLOBS in IMAGES order, each 16-byte aligned; zstd only where it saves bytes.
@@ -114,6 +115,10 @@ void encode_records(const detail::WritePlan& plan, StringTable& strings, Section
     detail::append_record(out.units,
                           UnitRecord{strings.intern(plan.units[u]->source), first_image, count});
     first_image += count;
+  }
+  for (const detail::PlannedUnitSource& source : plan.unit_sources) {
+    detail::append_record(out.unit_sources, UnitSourceRecord{source.unit, static_cast<std::uint32_t>(source.role),
+                                                             strings.intern(source.source)});
   }
   std::uint32_t first_param = 0;
   for (const detail::PlannedKernel& planned : plan.kernels) {
@@ -181,6 +186,9 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
   if (options.version_minor >= 1) {
     place_known(SectionKind::kernel_targets, s.kernel_targets);
   }
+  if (options.version_minor >= 2) {
+    place_known(SectionKind::unit_sources, s.unit_sources);
+  }
   for (const ExtraSection& extra : options.extra_sections) {
     place(extra.kind, extra.bytes, 0);
   }
@@ -217,7 +225,7 @@ WriteResult write_package(const PackageContents& contents, const WriteOptions& o
     }
   }
   detail::WritePlan plan;
-  if (result.error = detail::plan_package(contents, options.version_minor >= 1, plan); !result.error.empty()) {
+  if (result.error = detail::plan_package(contents, options.version_minor, plan); !result.error.empty()) {
     return result;
   }
   StringTable strings;

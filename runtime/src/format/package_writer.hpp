@@ -18,12 +18,18 @@ struct PackageImage {
 };
 
 struct PackageUnit {
-  std::string source;                    // the unit's name: a relative path, a variant's or a link group's name
+  std::string source;                    // the unit's name: a source's relative path, or (1.2) a
+                                         // variant's or link group's name
   std::vector<PackageImage> images;      // one per target, any order
-  std::vector<std::string> sources = {}; // 1.2: the sources it was made of, when not just `source`
+  // Since 1.2, the unit's sources when they are not just its name (UNIT_SOURCES): a link group's
+  // members, any order, or with `variant` the one source the variant compiles again. Empty: the
+  // name is the unit's one source, as in 1.0 and 1.1.
+  std::vector<std::string> sources = {};
+  bool variant = false;
 };
 
 struct PackageKernel {
+  // As stored: the symbol, or for a variant kernel (flags has k_kernel_variant) "<variant>/<symbol>".
   std::string lowered_name;
   std::string canonical_name;
   std::string unit_source;               // which unit holds it (PackageUnit::source)
@@ -66,7 +72,8 @@ struct ExtraSection {                    // for tests of forward compatibility: 
 struct WriteOptions {
   bool compress = true;                  // zstd an image when that makes it smaller
   int compression_level = 19;
-  // Tests write newer minors, and 1.0 files (no KERNEL_TARGETS: every kernel must be in every image).
+  // Tests write newer minors, and older ones: 1.0 (no KERNEL_TARGETS: every kernel must be in every
+  // image) and 1.1 (no UNIT_SOURCES, no variant kernels: every unit is one source file).
   std::uint16_t version_minor = k_version_minor;
   std::vector<ExtraSection> extra_sections;
 };
@@ -78,7 +85,10 @@ struct WriteResult {
 
 // Fails (WriteResult::error) when the contents break an invariant the reader relies on: an unknown
 // target or unit, two images of one unit for one target, one name claimed by two kernels, a lowered
-// name given twice, a variable name given twice, a kernel target its unit has no image for.
+// name given twice, a variable name given twice, a kernel target its unit has no image for, a
+// variant flag without a "<variant>/<symbol>" lowered name or a '/' without the flag, a unit source
+// that is empty or given twice, a variant of other than one source; or when the contents need a
+// newer minor version than options.version_minor.
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options = {});
 
 }  // namespace kiln::format

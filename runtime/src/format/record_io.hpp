@@ -48,11 +48,11 @@ inline constexpr SectionKind k_required_kinds[] = {
 };
 
 // Sections a file may lack: those a newer minor version added.
-inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets};
+inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources};
 
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&
-         kind <= static_cast<std::uint32_t>(SectionKind::kernel_targets);
+         kind <= static_cast<std::uint32_t>(SectionKind::unit_sources);
 }
 
 // Bytes per record, or 0 for the sections that are not record arrays (STRINGS, BLOBS, unknown).
@@ -78,6 +78,8 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
       return sizeof(MetadataRecord);
     case SectionKind::kernel_targets:
       return sizeof(KernelTargetRecord);
+    case SectionKind::unit_sources:
+      return sizeof(UnitSourceRecord);
     default:
       return 0;
   }
@@ -85,9 +87,10 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
 
 // "KERNELS", or "kind 200" for a kind this version does not know; used in messages.
 inline std::string section_name(std::uint32_t kind) {
-  static constexpr std::string_view k_names[] = {"STRINGS",  "TARGETS", "UNITS",         "IMAGES",
-                                                 "KERNELS",  "PARAMS",  "NAMES",         "VARIABLES",
-                                                 "SOURCES",  "METADATA", "BLOBS",        "KERNEL_TARGETS"};
+  static constexpr std::string_view k_names[] = {"STRINGS",  "TARGETS",  "UNITS",          "IMAGES",
+                                                 "KERNELS",  "PARAMS",   "NAMES",          "VARIABLES",
+                                                 "SOURCES",  "METADATA", "BLOBS",          "KERNEL_TARGETS",
+                                                 "UNIT_SOURCES"};
   if (is_known_kind(kind)) {
     return std::string(k_names[kind - 1]);
   }

@@ -1,11 +1,12 @@
 #include "table_check.hpp"
 
 #include "limits.hpp"
-
+#include "names.hpp"
 #include "record_io.hpp"
 #include "string_index.hpp"
 #include "table_invariants.hpp"
 #include "target.hpp"
+#include "unit_sources_check.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -217,6 +218,9 @@ private:
         return false;
       }
       previous = str(r.lowered_name);
+      if (!check_variant_name(i, r)) {
+        return false;
+      }
       if (r.first_param > m_t.params.count || r.param_count > m_t.params.count - r.first_param) {
         return fail(kind, i,
                     "parameters [" + std::to_string(r.first_param) + ", +" +
@@ -225,6 +229,20 @@ private:
       }
     }
     return true;
+  }
+
+  // The variant flag and a '/' in the lowered name go together (1.2): a reader takes the symbol
+  // after the '/' only when the flag says so, and a plain symbol never holds one.
+  bool check_variant_name(std::uint32_t i, const KernelRecord& r) {
+    const std::string_view stored = str(r.lowered_name);
+    const std::string shown = "kernel '" + std::string(stored.substr(0, 200)) + "'";
+    if ((r.flags & k_kernel_variant) != 0) {
+      return split_variant_name(stored) ||
+             fail(SectionKind::kernels, i,
+                  shown + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");
+    }
+    return stored.find('/') == std::string_view::npos ||
+           fail(SectionKind::kernels, i, shown + " has a '/' in its lowered name but is not flagged as a variant kernel");
   }
 
   // Sorted by (kernel, target) without duplicates, and each target one the kernel's unit has an
@@ -351,6 +369,7 @@ std::string_view string_at(std::span<const std::byte> strings, StrRef ref) {
 std::string check_tables(const Tables& tables) {
   const StringIndex index(tables.strings);
   std::string problem = Checker(tables, index).run();
+  if (problem.empty()) problem = check_unit_sources(tables, index);
   return problem.empty() ? check_invariants(tables) : problem;
 }
 

@@ -22,6 +22,7 @@ struct Tables {
   std::span<const std::byte> blobs;
   RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
   RecordTable kernel_targets;  // empty in a 1.0 file
+  RecordTable unit_sources;    // empty in 1.0 and 1.1 files
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 

@@ -92,10 +92,64 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
   return {};
 }
 
-std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
+// "format 1.1", for what a file of that version cannot record.
+std::string format_text(std::uint16_t version_minor) {
+  return "format " + std::to_string(k_version_major) + "." + std::to_string(version_minor);
+}
+
+// A unit's sources (1.2): a variant names its one source; a link group's members are listed unless
+// they are just the unit's name, which a unit without records already says.
+std::string plan_unit_sources(WritePlan& plan, std::uint16_t version_minor) {
+  for (std::uint32_t u = 0; u < plan.units.size(); ++u) {
+    const PackageUnit& unit = *plan.units[u];
+    std::vector<std::string> sources = unit.sources;
+    std::sort(sources.begin(), sources.end());
+    const std::string what = "unit " + quoted(unit.source);
+    if (unit.variant && sources.size() != 1) {
+      return what + " is a variant, of one source, but names " + std::to_string(sources.size());
+    }
+    if (!sources.empty() && sources.front().empty()) {
+      return what + " names an empty source";
+    }
+    if (const auto twin = std::adjacent_find(sources.begin(), sources.end()); twin != sources.end()) {
+      return what + " names source " + quoted(*twin) + " twice";
+    }
+    if (!unit.variant && (sources.empty() || (sources.size() == 1 && sources.front() == unit.source))) {
+      continue;
+    }
+    if (version_minor < 2) {
+      return what + (unit.variant ? " is a variant of " + quoted(sources.front()) : std::string(" is a link group")) +
+             ", which " + format_text(version_minor) + " cannot record";
+    }
+    const UnitSourceRole role = unit.variant ? UnitSourceRole::variant_of : UnitSourceRole::link_member;
+    for (std::string& source : sources) plan.unit_sources.push_back({u, role, std::move(source)});
+  }
+  return {};
+}
+
+// The variant flag goes with a "<variant>/<symbol>" lowered name, and only there (a reader takes
+// the symbol after the '/' only when the flag says so).
+std::string check_variant_name(const PackageKernel& kernel, std::uint16_t version_minor) {
+  const std::string what = "kernel " + kernel.lowered_name + " (" + kernel.unit_source + ")";
+  if ((kernel.flags & k_kernel_variant) == 0) {
+    return kernel.lowered_name.find('/') == std::string::npos
+               ? std::string()
+               : what + " has a '/' in its lowered name but is not flagged as a variant kernel";
+  }
+  if (!split_variant_name(kernel.lowered_name)) {
+    return what + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
+  }
+  return version_minor < 2 ? what + " is a variant kernel, which " + format_text(version_minor) + " cannot record"
+                           : std::string();
+}
+
+std::string plan_kernels(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan) {
   for (const PackageKernel& kernel : contents.kernels) {
     if (kernel.lowered_name.empty()) {
       return "a kernel of unit " + quoted(kernel.unit_source) + " has an empty lowered name";
+    }
+    if (std::string problem = check_variant_name(kernel, version_minor); !problem.empty()) {
+      return problem;
     }
     const std::optional<std::uint32_t> unit = find_unit(plan, kernel.unit_source);
     if (!unit) {
@@ -262,13 +316,14 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
 
 }  // namespace
 
-std::string plan_package(const PackageContents& contents, bool kernel_targets, WritePlan& plan) {
+std::string plan_package(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan) {
   plan = WritePlan{};
   std::string error;
   if (!(error = plan_targets(contents, plan)).empty() ||
       !(error = plan_units(contents, plan)).empty() ||
-      !(error = plan_kernels(contents, plan)).empty() ||
-      !(error = plan_kernel_targets(plan, kernel_targets)).empty() || !(error = plan_names(plan)).empty() ||
+      !(error = plan_unit_sources(plan, version_minor)).empty() ||
+      !(error = plan_kernels(contents, version_minor, plan)).empty() ||
+      !(error = plan_kernel_targets(plan, version_minor >= 1)).empty() || !(error = plan_names(plan)).empty() ||
       !(error = plan_variables(contents, plan)).empty() ||
       !(error = plan_sources_and_metadata(contents, plan)).empty()) {
     return error;
@@ -284,7 +339,7 @@ std::string plan_package(const PackageContents& contents, bool kernel_targets, W
       std::max({std::uint64_t{plan.units.size()}, std::uint64_t{plan.images.size()},
                 std::uint64_t{plan.names.size()}, std::uint64_t{plan.variables.size()},
                 std::uint64_t{plan.sources.size()}, std::uint64_t{plan.metadata.size()}, params,
-                kernel_target_records});
+                kernel_target_records, std::uint64_t{plan.unit_sources.size()}});
   if (largest > std::numeric_limits<std::uint32_t>::max()) {
     return "the package has more than 2^32 - 1 records in one table";
   }

@@ -25,6 +25,12 @@ struct PlannedKernel {
   std::vector<std::uint32_t> targets;   // sorted indices into WritePlan::targets; empty: every image
 };
 
+struct PlannedUnitSource {
+  std::uint32_t unit;    // index into WritePlan::units
+  UnitSourceRole role;
+  std::string source;
+};
+
 struct PlannedName {
   std::string name;      // normalized
   std::uint32_t kernel;  // index into WritePlan::kernels
@@ -42,6 +48,7 @@ using MetadataEntry = std::pair<std::string, std::string>;
 struct WritePlan {
   std::vector<Target> targets;                 // sorted, unique
   std::vector<const PackageUnit*> units;       // sorted by source
+  std::vector<PlannedUnitSource> unit_sources; // sorted by (unit, source), unique
   std::vector<PlannedImage> images;            // grouped by unit in unit order, then by target
   std::vector<PlannedKernel> kernels;          // sorted by lowered name
   std::vector<PlannedName> names;              // sorted by name, unique
@@ -52,8 +59,8 @@ struct WritePlan {
 
 // Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
 // names the offending target, unit, kernel or name.
-// `kernel_targets`: whether the file can say which images hold a kernel (1.1 and later); without
-// it a kernel that names targets is an error.
-std::string plan_package(const PackageContents& contents, bool kernel_targets, WritePlan& plan);
+// `version_minor`: what the file can say. Before 1.1 a kernel that names targets is an error;
+// before 1.2 a unit with sources or a variant kernel is.
+std::string plan_package(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
 
 }  // namespace kiln::format::detail
