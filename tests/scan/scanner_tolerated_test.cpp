@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -39,9 +40,12 @@ TEST(ScanTolerated, SharedWithConstructorAndAttributeOrder) {
 TEST(ScanTolerated, KernelsLaunchedFromDeviceCode) {
   const ScanResult r = scan_fixture("nvcc_device_launch.cu");
   ASSERT_TRUE(r.ok()) << describe(r);
-  EXPECT_EQ(kernel_names(r), (std::set<std::string>{"child", "parent", "scale"}));
+  EXPECT_EQ(kernel_names(r), (std::set<std::string>{"child", "parent", "scale", "tiled", "launch_tiled"}));
   EXPECT_EQ(instantiations(r), (Found{{"scale<float>", FoundBy::explicit_instantiation}}));
-  EXPECT_EQ(tolerated_at(r, "nvcc_device_launch.cu"), (Places{{5, 48}, {8, 25}}));
+  // Each plain launch once; the configured template launch twice (its configuration, then its call).
+  const Places places = tolerated_at(r, "nvcc_device_launch.cu");
+  EXPECT_TRUE(places.count({5, 48}) && places.count({8, 25})) << places.size();
+  EXPECT_EQ(std::count_if(places.begin(), places.end(), [](const auto& p) { return p.first == 20; }), 2) << places.size();
 }
 
 TEST(ScanTolerated, InlineAsmNvccAccepts) {

@@ -52,7 +52,24 @@ ResolvedNames from_nvcc(const plan::PlannedUnit& unit, const UnitContents& conte
 
 ResolvedNames resolve_unit_names(const plan::PlannedUnit& unit, const std::map<std::string, std::string>& nvrtc_lowered,
                                  const UnitContents& contents) {
-  return unit.compiler == compile::Compiler::nvcc ? from_nvcc(unit, contents) : from_nvrtc(unit, nvrtc_lowered);
+  if (unit.members.empty())
+    return unit.compiler == compile::Compiler::nvcc ? from_nvcc(unit, contents) : from_nvrtc(unit, nvrtc_lowered);
+  // A link group: each member's names as its compiler gives them (NVRTC's lowered names, or nvcc's
+  // symbols found in the group's images), together. A name NVRTC could not give (a member that
+  // nvcc compiled instead, inside the group) is looked for as nvcc's.
+  ResolvedNames all;
+  for (const plan::PlannedUnit& member : unit.members) {
+    ResolvedNames names = member.compiler == compile::Compiler::nvcc ? from_nvcc(member, contents)
+                                                                     : from_nvrtc(member, nvrtc_lowered);
+    if (member.compiler == compile::Compiler::nvrtc) {
+      const ResolvedNames by_symbol = from_nvcc(member, contents);
+      names.kernels.insert(by_symbol.kernels.begin(), by_symbol.kernels.end());      // keeps NVRTC's where both
+      names.variables.insert(by_symbol.variables.begin(), by_symbol.variables.end());
+    }
+    all.kernels.insert(names.kernels.begin(), names.kernels.end());
+    all.variables.insert(names.variables.begin(), names.variables.end());
+  }
+  return all;
 }
 
 }  // namespace kiln::package

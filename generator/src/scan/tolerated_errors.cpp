@@ -1,5 +1,6 @@
 #include "scan/tolerated_errors.hpp"
 
+#include <clang/AST/Decl.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticAST.h>
 #include <clang/Basic/DiagnosticParse.h>
@@ -125,10 +126,41 @@ bool device_side_launch(const clang::Diagnostic& info) {
   };
   if (info.getNumArgs() < 4 || !integer(0) || !integer(3)) return false;
   const std::uint64_t callee = info.getRawArg(0), caller = info.getRawArg(3);
-  return callee == 1 /* __global__ */ && (caller == 0 /* __device__ */ || caller == 1 /* __global__ */);
+  if (caller != 0 /* __device__ */ && caller != 1 /* __global__ */) return false;
+  if (callee == 1 /* __global__ */) return true;
+  // A launch with a stream or shared memory makes clang call its host-side launch configuration.
+  if (callee != 2 /* __host__ */ || info.getArgKind(2) != clang::DiagnosticsEngine::ak_nameddecl) return false;
+  const auto* decl = reinterpret_cast<const clang::NamedDecl*>(info.getRawArg(2));
+  return decl != nullptr && decl->getName() == "__cudaPushCallConfiguration";
+}
+
+// The call a device-side launch makes, `k<<<g, b, shared, stream>>>(...)` or `k<T, 4><<<...>>>`:
+// at the error's place the kernel's name, its template arguments, then `<<<`. Clang rejects the
+// launch configuration in device code and then finds no function for the call.
+bool call_of_device_launch(const clang::Diagnostic& info) {
+  std::string_view text;
+  std::size_t at = 0;
+  if (!spelled_at(info, text, at)) return false;
+  while (at < text.size() && (identifier_char(text[at]) || text[at] == ':')) ++at;
+  const auto skip_space = [&] {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  };
+  skip_space();
+  if (text.substr(at, 3) == "<<<") return true;
+  if (at >= text.size() || text[at] != '<') return false;
+  for (int depth = 0; at < text.size(); ++at) {   // the template arguments, balanced
+    depth += text[at] == '<' ? 1 : text[at] == '>' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  ++at;
+  skip_space();
+  return text.substr(at, 3) == "<<<";
 }
 
 constexpr Tolerated k_tolerated[] = {
+    // ... whose call then matches no function: the kernel is still seen, its launch is not.
+    {clang::diag::err_ovl_no_viable_function_in_call, call_of_device_launch,
+     "nvcc accepts a kernel launched from device code (dynamic parallelism, with -rdc=true)"},
     // A kernel launched from device code (dynamic parallelism): clang marks the call invalid and
     // parses on; the kernels themselves are seen.
     {clang::diag::err_ref_bad_target, device_side_launch,
