@@ -89,9 +89,10 @@ CompileOutput compile_group(const CompileJob& group) {
     linked = std::move(with_runtime);
   }
   if (ptx && has_unresolved_functions(linked.image)) {
-    append(out.log, group.display_prefix + group.source + ": warning: no " + group.target + " image: its code calls functions the PTX cannot hold (the CUDA device "
-                        "runtime, which dynamic parallelism needs, comes as cubins only); GPUs that none of its "
-                        "cubins fit cannot run it");
+    append(out.log, group.display_prefix + group.source + ": warning: no " + group.target +
+                        " image: its code calls functions the PTX cannot hold (the CUDA device runtime, which "
+                        "dynamic parallelism needs, comes as cubins only); GPUs that none of its cubins fit "
+                        "cannot run it");
     linked.image.clear();
   }
   out.image = std::move(linked.image);
