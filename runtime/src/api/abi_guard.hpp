@@ -22,6 +22,11 @@ inline core::Kernel* from_handle(kiln_kernel* k) { return reinterpret_cast<core:
 inline const core::Kernel* from_handle(const kiln_kernel* k) { return reinterpret_cast<const core::Kernel*>(k); }
 inline kiln_kernel* to_handle(core::Kernel* k) { return reinterpret_cast<kiln_kernel*>(k); }
 
+// The package that owns a kernel, for its per-package last error; NULL for a NULL kernel.
+inline core::Package* kernel_owner(const kiln_kernel* kernel) {
+  return kernel ? &from_handle(kernel)->package() : nullptr;
+}
+
 // Sets kiln_last_error() for this thread and, if `package` is set, its per-package message. Never throws.
 void record_failure(const core::Package* package, const core::Status& status) noexcept;
 

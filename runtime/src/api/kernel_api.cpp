@@ -6,21 +6,12 @@ using kiln::api::guarded;
 using kiln::api::null_argument;
 using kiln::core::Status;
 
-namespace {
-
-// The package that owns a kernel, for its per-package last error; NULL for a NULL kernel.
-kiln::core::Package* owner(const kiln_kernel* kernel) {
-  return kernel ? &from_handle(kernel)->package() : nullptr;
-}
-
-}  // namespace
-
 extern "C" {
 
 KILN_API kiln_status kiln_kernel_params(const kiln_kernel* kernel, size_t* count, size_t* sizes, size_t* offsets,
                                         size_t capacity) {
   if (count) *count = 0;
-  return guarded(owner(kernel), "kiln_kernel_params", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_params", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_params", "kernel");
     return from_handle(kernel)->params(count, sizes, offsets, capacity);
   });
@@ -32,7 +23,7 @@ KILN_API const char* kiln_kernel_name(const kiln_kernel* kernel) {
 
 KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kiln_dim3 block,
                                         uint32_t shared_memory_bytes, void* stream, void** args, size_t arg_count) {
-  return guarded(owner(kernel), "kiln_kernel_launch", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_launch", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_launch", "kernel");
     kiln::core::LaunchShape shape;
     shape.grid[0] = grid.x;
@@ -48,7 +39,7 @@ KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kil
 
 KILN_API kiln_status kiln_kernel_handle(kiln_kernel* kernel, void** cu_kernel) {
   if (cu_kernel) *cu_kernel = nullptr;
-  return guarded(owner(kernel), "kiln_kernel_handle", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_handle", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_handle", "kernel");
     if (!cu_kernel) return null_argument("kiln_kernel_handle", "cu_kernel");
     return from_handle(kernel)->handle(*cu_kernel);

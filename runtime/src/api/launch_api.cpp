@@ -13,10 +13,6 @@ using kiln::core::Status;
 
 namespace {
 
-kiln::core::Package* owner(const kiln_kernel* kernel) {
-  return kernel ? &from_handle(kernel)->package() : nullptr;
-}
-
 // A NULL argument other than the kernel, named with the kernel it was for.
 Status null_argument_of(kiln_kernel* kernel, const char* function, const char* argument) {
   return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL (" +
@@ -65,7 +61,7 @@ extern "C" {
 
 KILN_API kiln_status kiln_kernel_launch_ex(kiln_kernel* kernel, const kiln_launch_config* config, void** args,
                                            size_t arg_count) {
-  return guarded(owner(kernel), "kiln_kernel_launch_ex", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_launch_ex", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_launch_ex", "kernel");
     if (!config) return null_argument_of(kernel, "kiln_kernel_launch_ex", "config");
     kiln_launch_config c;
@@ -85,7 +81,7 @@ KILN_API kiln_status kiln_kernel_launch_ex(kiln_kernel* kernel, const kiln_launc
 
 KILN_API kiln_status kiln_kernel_attribute(kiln_kernel* kernel, kiln_kernel_attribute_kind attribute, int* value) {
   if (value) *value = 0;
-  return guarded(owner(kernel), "kiln_kernel_attribute", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_attribute", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_attribute", "kernel");
     if (!value) return null_argument_of(kernel, "kiln_kernel_attribute", "value");
     return from_handle(kernel)->attribute(static_cast<int>(attribute), *value);
@@ -95,7 +91,7 @@ KILN_API kiln_status kiln_kernel_attribute(kiln_kernel* kernel, kiln_kernel_attr
 KILN_API kiln_status kiln_kernel_max_active_blocks(kiln_kernel* kernel, int block_size, size_t dynamic_shared_bytes,
                                                    int* blocks_per_sm) {
   if (blocks_per_sm) *blocks_per_sm = 0;
-  return guarded(owner(kernel), "kiln_kernel_max_active_blocks", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_max_active_blocks", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_max_active_blocks", "kernel");
     if (!blocks_per_sm) return null_argument_of(kernel, "kiln_kernel_max_active_blocks", "blocks_per_sm");
     if (block_size < 1) {
@@ -111,7 +107,7 @@ KILN_API kiln_status kiln_kernel_suggest_block_size(kiln_kernel* kernel, size_t 
                                                     int block_size_limit, int* min_grid_size, int* block_size) {
   if (min_grid_size) *min_grid_size = 0;
   if (block_size) *block_size = 0;
-  return guarded(owner(kernel), "kiln_kernel_suggest_block_size", [&]() -> Status {
+  return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_suggest_block_size", [&]() -> Status {
     if (!kernel) return null_argument("kiln_kernel_suggest_block_size", "kernel");
     if (!min_grid_size) return null_argument_of(kernel, "kiln_kernel_suggest_block_size", "min_grid_size");
     if (!block_size) return null_argument_of(kernel, "kiln_kernel_suggest_block_size", "block_size");
