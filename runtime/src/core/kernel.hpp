@@ -81,9 +81,10 @@ private:
   // CUkernel there, and the dynamic shared memory limit raised when the shape needs it.
   Status prepare_launch(const LaunchShape& shape, void** args, std::size_t arg_count, driver::DriverApi*& driver,
                         driver::CUdevice& device, driver::CUkernel& kernel);
-  // The CUfunction of this kernel in the current context (cuKernelGetFunction), for occupancy.
-  Status current_function(driver::DriverApi*& driver, driver::CUdevice& device, driver::CUkernel& kernel,
-                          driver::CUfunction& function);
+  // The CUfunction of this kernel in the current context (cuKernelGetFunction), for an occupancy
+  // query with `dynamic_shared_bytes`: the kernel's limit raised as a launch of that much would.
+  Status occupancy_function(std::size_t dynamic_shared_bytes, driver::DriverApi*& driver, driver::CUdevice& device,
+                            driver::CUfunction& function);
   // Raises the dynamic shared memory limit as a launch of `bytes` would, if the device allows that much.
   Status raise_shared_limit_for_query(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel kernel,
                                       std::size_t bytes);

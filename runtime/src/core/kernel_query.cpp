@@ -80,8 +80,9 @@ Status Kernel::attribute(int attribute, int& value) {
   return {};
 }
 
-Status Kernel::current_function(driver::DriverApi*& driver, driver::CUdevice& device, driver::CUkernel& kernel,
-                                driver::CUfunction& function) {
+Status Kernel::occupancy_function(std::size_t dynamic_shared_bytes, driver::DriverApi*& driver,
+                                  driver::CUdevice& device, driver::CUfunction& function) {
+  driver::CUkernel kernel = nullptr;
   KILN_TRY(m_package.current(driver, device));
   KILN_TRY(resolve(*driver, device, kernel));
   const driver::CUresult r = driver->kernel_get_function(&function, kernel);
@@ -90,7 +91,7 @@ Status Kernel::current_function(driver::DriverApi*& driver, driver::CUdevice& de
                                               std::to_string(device) + " failed: " +
                                               driver_failure(*driver, "cuKernelGetFunction", r));
   }
-  return {};
+  return raise_shared_limit_for_query(*driver, device, kernel, dynamic_shared_bytes);
 }
 
 // Occupancy with more than 48 KiB of dynamic shared memory is only what a launch gets once the
@@ -109,10 +110,8 @@ Status Kernel::max_active_blocks(int block_size, std::size_t dynamic_shared_byte
   blocks = 0;
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
-  driver::CUkernel kernel = nullptr;
   driver::CUfunction function = nullptr;
-  KILN_TRY(current_function(driver, device, kernel, function));
-  KILN_TRY(raise_shared_limit_for_query(*driver, device, kernel, dynamic_shared_bytes));
+  KILN_TRY(occupancy_function(dynamic_shared_bytes, driver, device, function));
   int out = 0;
   const driver::CUresult r = driver->occupancy_max_active_blocks(&out, function, block_size, dynamic_shared_bytes);
   if (r != driver::k_cuda_success) {
@@ -132,10 +131,8 @@ Status Kernel::suggest_block_size(std::size_t dynamic_shared_bytes, int block_si
   block_size = 0;
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
-  driver::CUkernel kernel = nullptr;
   driver::CUfunction function = nullptr;
-  KILN_TRY(current_function(driver, device, kernel, function));
-  KILN_TRY(raise_shared_limit_for_query(*driver, device, kernel, dynamic_shared_bytes));
+  KILN_TRY(occupancy_function(dynamic_shared_bytes, driver, device, function));
   int grid = 0, block = 0;
   const driver::CUresult r =
       driver->occupancy_max_potential_block_size(&grid, &block, function, dynamic_shared_bytes, block_size_limit);
