@@ -1,0 +1,142 @@
+#include "rtc/compiled_cache.hpp"
+
+#include <cstdio>
+
+namespace kiln::rtc {
+
+// One compile in progress: the threads that miss the same key wait on it.
+struct CompiledCache::Flight {
+  std::condition_variable done_signal;
+  bool done = false;
+  std::optional<Result<SharedBytes>> outcome;
+};
+
+CompiledCache::CompiledCache(const store::CacheSettings& settings, std::string settings_error)
+    : m_settings(settings), m_settings_error(std::move(settings_error)) {}
+
+CompiledCache& CompiledCache::process() {
+  static CompiledCache* cache = [] {
+    Result<store::CacheSettings> settings = store::cache_settings({}, store::process_environment());
+    if (!settings) return new CompiledCache(store::CacheSettings{false, {}, 0}, settings.error().message);
+    return new CompiledCache(*settings);
+  }();  // never destroyed: packages may be released from static destructors of other modules
+  return *cache;
+}
+
+std::filesystem::path CompiledCache::directory() const {
+  return m_disk ? m_disk->directory() : std::filesystem::path();
+}
+
+store::LocalStore* CompiledCache::disk() {
+  std::call_once(m_disk_once, [this] {
+    std::string why;
+    if (!m_settings_error.empty()) {
+      why = m_settings_error;
+    } else if (!m_settings.enabled) {
+      if (!m_settings.directory.empty()) return;   // KILN_CACHE=0: the user's choice, said nowhere
+      why = "no cache directory: neither KILN_CACHE_DIR, XDG_CACHE_HOME nor HOME is set";
+    } else {
+      auto store = std::make_unique<store::LocalStore>(m_settings.directory, m_settings.max_size);
+      const std::string reason = store->unwritable_reason();
+      if (reason.empty()) {
+        m_disk = std::move(store);
+        return;
+      }
+      why = "cannot write the cache directory " + m_settings.directory.string() + ": " + reason;
+    }
+    std::fprintf(stderr, "kiln: warning: %s; kernels compiled at run time are kept in memory only\n", why.c_str());
+  });
+  return m_disk.get();
+}
+
+void CompiledCache::persist_counters(const store::Counters& counters) {
+  if (store::LocalStore* store = disk()) store->add_counters(counters);
+}
+
+std::optional<SharedBytes> CompiledCache::find(const std::string& key, const Check& check) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_memory.find(key); it != m_memory.end()) {
+      ++m_counters.memory_hits;
+      return it->second;
+    }
+  }
+  store::LocalStore* store = disk();
+  if (!store) return std::nullopt;
+  std::optional<Bytes> stored = store->get(key);
+  if (!stored || !check(*stored)) return std::nullopt;   // absent or damaged: a miss the caller replaces
+  ++m_counters.disk_hits;
+  m_counters.disk_bytes_read += stored->size();
+  persist_counters({{"runtime.hits", 1}});
+  auto shared = std::make_shared<const Bytes>(std::move(*stored));
+  std::lock_guard lock(m_mutex);
+  return m_memory.emplace(key, shared).first->second;
+}
+
+void CompiledCache::put(const std::string& key, Bytes value) {
+  auto shared = std::make_shared<const Bytes>(std::move(value));
+  if (store::LocalStore* store = disk()) store->put(key, *shared);
+  std::lock_guard lock(m_mutex);
+  m_memory[key] = std::move(shared);
+}
+
+Result<SharedBytes> CompiledCache::get_or_produce(const std::string& key, const Produce& produce, const Check& check,
+                                                  Source* source) {
+  std::shared_ptr<Flight> flight;
+  {
+    std::unique_lock lock(m_mutex);
+    if (auto it = m_memory.find(key); it != m_memory.end()) {
+      ++m_counters.memory_hits;
+      if (source) *source = Source::memory;
+      return it->second;
+    }
+    if (auto it = m_flights.find(key); it != m_flights.end()) {
+      // Another thread is on it: wait for its outcome rather than compiling the same thing again.
+      std::shared_ptr<Flight> running = it->second;
+      running->done_signal.wait(lock, [&] { return running->done; });
+      if (source) *source = Source::memory;
+      return *running->outcome;
+    }
+    flight = std::make_shared<Flight>();
+    m_flights.emplace(key, flight);
+  }
+
+  std::optional<Result<SharedBytes>> outcome;
+  Source from = Source::disk;
+  try {
+    if (std::optional<SharedBytes> found = find(key, check)) {
+      outcome = *found;
+    } else {
+      from = Source::produced;
+      Result<Bytes> produced = produce();
+      if (produced) {
+        ++m_counters.compiles;
+        m_counters.compiled_bytes += produced->size();
+        persist_counters({{"runtime.compiles", 1}, {"runtime.compiled_bytes", produced->size()}});
+        put(key, std::move(*produced));
+        std::lock_guard lock(m_mutex);
+        outcome = m_memory.at(key);
+      } else {
+        ++m_counters.compile_failures;
+        outcome = produced.error();
+      }
+    }
+  } catch (...) {
+    // Waiting threads must not wait forever for a compile that threw (out of memory).
+    std::lock_guard lock(m_mutex);
+    flight->outcome = Result<SharedBytes>(Error{"internal error while compiling at run time"});
+    flight->done = true;
+    m_flights.erase(key);
+    flight->done_signal.notify_all();
+    throw;
+  }
+  std::lock_guard lock(m_mutex);
+  flight->outcome = outcome;
+  flight->done = true;
+  m_flights.erase(key);
+  flight->done_signal.notify_all();
+  if (source) *source = from;
+  return *outcome;
+}
+
+}  // namespace kiln::rtc
