@@ -1,0 +1,189 @@
+#include "rtc/compile_keys.hpp"
+
+#include "format/checksum.hpp"
+#include "util/file_io.hpp"
+#include "util/hasher.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+
+namespace kiln::rtc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void add_common(Hasher& h, const std::string& kind, const std::string& target, const CompilerIdentity& compiler) {
+  h.add("schema", k_runtime_cache_schema);
+  h.add("kind", kind);
+  h.add("target", target);
+  h.add("nvrtc", compiler.nvrtc_version);
+  h.add("nvjitlink", compiler.nvjitlink_version);
+}
+
+void add_list(Hasher& h, const std::string& tag, const std::vector<std::string>& values) {
+  h.add(tag + ".count", std::to_string(values.size()));
+  for (const std::string& v : values) h.add(tag, v);
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// A path made absolute and normal, for comparing where NVRTC found a file with the directories asked.
+fs::path normal(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  return (ec ? path : absolute).lexically_normal();
+}
+
+// `path` relative to `dir` when it is inside it.
+std::optional<std::string> inside(const fs::path& path, const fs::path& dir) {
+  const fs::path relative = path.lexically_relative(dir);
+  if (relative.empty() || *relative.begin() == "..") return std::nullopt;
+  return relative.generic_string();
+}
+
+fs::path program_directory(const ProgramRequest& request) {
+  return normal(fs::path(request.name)).parent_path();
+}
+
+}  // namespace
+
+std::string carried_key(const CarriedInputs& inputs, const std::string& expression, const std::string& target,
+                        const CompilerIdentity& compiler) {
+  Hasher h;
+  add_common(h, "carried", target, compiler);
+  h.add("program", inputs.program);
+  h.add("source", hex64(inputs.source_hash));
+  h.add("headers.count", std::to_string(inputs.headers.size()));
+  for (const CarriedFileRef& header : inputs.headers) h.add("header", header.path + "\n" + hex64(header.content_hash));
+  add_list(h, "include_dir", inputs.include_dirs);
+  add_list(h, "option", inputs.options);
+  add_list(h, "link_option", inputs.link_options);
+  h.add("expression", expression);
+  return h.hex_digest();
+}
+
+std::string program_request_key(const ProgramRequest& request, const std::string& target,
+                                const CompilerIdentity& compiler) {
+  Hasher h;
+  add_common(h, "program", target, compiler);
+  // The name is NVRTC's program name (in messages and internal symbols); a path's directory is not
+  // an input (the headers beside it are recorded by content), its file name is.
+  h.add("name", fs::path(request.name).filename().string());
+  h.add("source", request.source);
+  h.add("headers.count", std::to_string(request.headers.size()));
+  for (const auto& [name, text] : request.headers) {
+    h.add("header.name", name);
+    h.add("header.text", text);
+  }
+  h.add("include_dirs.count", std::to_string(request.include_dirs.size()));   // their number, not their paths
+  add_list(h, "option", request.options);
+  add_list(h, "kernel", request.kernels);
+  add_list(h, "global", request.globals);
+  return h.hex_digest();
+}
+
+std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const std::vector<std::string>& opened) {
+  std::vector<fs::path> dirs;
+  for (const std::string& d : request.include_dirs) dirs.push_back(normal(d));
+  const fs::path beside = program_directory(request);
+  std::vector<HeaderRecord> records;
+  for (const std::string& name : opened) {
+    bool in_memory = false;
+    for (const auto& header : request.headers) in_memory = in_memory || header.first == name;
+    if (in_memory) continue;
+    HeaderRecord record;
+    const fs::path path = normal(name);
+    for (std::uint32_t i = 0; i < dirs.size() && record.path.empty(); ++i) {
+      if (std::optional<std::string> relative = inside(path, dirs[i])) {
+        record = HeaderRecord{HeaderOrigin::include_dir, i, *relative, 0};
+      }
+    }
+    if (record.path.empty()) {
+      if (std::optional<std::string> relative = inside(path, beside)) {
+        record = HeaderRecord{HeaderOrigin::beside_program, 0, *relative, 0};
+      } else {
+        record = HeaderRecord{HeaderOrigin::absolute, 0, path.string(), 0};
+      }
+    }
+    const std::optional<std::uint64_t> hash = file_content_hash(path.string());
+    if (!hash) continue;   // gone already: the next lookup's check fails and compiles again
+    record.content_hash = *hash;
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::string encode_header_records(const std::vector<HeaderRecord>& records) {
+  std::string text = "kiln-headers 1\n";
+  for (const HeaderRecord& r : records) {
+    text += std::to_string(static_cast<std::uint32_t>(r.origin)) + " " + std::to_string(r.index) + " " +
+            hex64(r.content_hash) + " " + r.path + "\n";
+  }
+  return text;
+}
+
+std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != "kiln-headers 1") return std::nullopt;
+  std::vector<HeaderRecord> records;
+  while (std::getline(in, line)) {
+    HeaderRecord r;
+    std::uint32_t origin = 0;
+    std::string hash;
+    std::istringstream fields(line);
+    if (!(fields >> origin >> r.index >> hash) || origin > 2 || hash.size() != 16) return std::nullopt;
+    r.origin = static_cast<HeaderOrigin>(origin);
+    if (std::from_chars(hash.data(), hash.data() + hash.size(), r.content_hash, 16).ec != std::errc{})
+      return std::nullopt;
+    fields.get();   // the space before the path, which may hold spaces itself
+    std::getline(fields, r.path);
+    if (r.path.empty()) return std::nullopt;
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records) {
+  for (const HeaderRecord& r : records) {
+    fs::path path;
+    switch (r.origin) {
+      case HeaderOrigin::include_dir:
+        if (r.index >= request.include_dirs.size()) return false;
+        path = fs::path(request.include_dirs[r.index]) / r.path;
+        break;
+      case HeaderOrigin::beside_program: path = program_directory(request) / r.path; break;
+      case HeaderOrigin::absolute: path = r.path; break;
+    }
+    if (file_content_hash(path.string()) != r.content_hash) return false;
+  }
+  return true;
+}
+
+std::string program_entry_key(const std::string& request_key, const std::vector<HeaderRecord>& records) {
+  Hasher h;
+  h.add("schema", k_runtime_cache_schema);
+  h.add("request", request_key);
+  h.add("headers.count", std::to_string(records.size()));
+  for (const HeaderRecord& r : records) {
+    // Where a header was found counts by origin and relative path only: a moved project still hits.
+    const std::string where = r.origin == HeaderOrigin::absolute ? std::string("absolute") : std::to_string(r.index);
+    h.add("header", std::to_string(static_cast<std::uint32_t>(r.origin)) + " " + where + " " +
+                        (r.origin == HeaderOrigin::absolute ? std::string() : r.path) + " " + hex64(r.content_hash));
+  }
+  return h.hex_digest();
+}
+
+std::optional<std::uint64_t> file_content_hash(const std::string& path) {
+  Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return std::nullopt;
+  return format::checksum(*bytes);
+}
+
+}  // namespace kiln::rtc

@@ -1,0 +1,156 @@
+// Keys of run-time compiles: every input that decides the image changes the key; paths, times and
+// the place a project lives do not.
+#include "rtc/compile_keys.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace kiln::rtc {
+namespace {
+
+namespace fs = std::filesystem;
+
+const CompilerIdentity k_compiler{"13.0", "13.0"};
+
+CarriedInputs carried() {
+  return CarriedInputs{"kernels/ops.cu", 0x1111, {{"include/ops.cuh", 0x2222}}, {"include"}, {"-DN=4"}, {}};
+}
+
+TEST(CarriedKey, EveryInputCounts) {
+  const std::string base = carried_key(carried(), "scale<float>", "sm_90", k_compiler);
+  EXPECT_EQ(base.size(), 32u);
+  EXPECT_EQ(base, carried_key(carried(), "scale<float>", "sm_90", k_compiler));
+  std::vector<std::string> keys = {base};
+  CarriedInputs c = carried();
+  c.headers[0].content_hash = 0x2223;   // a header changed: no stale kernel
+  keys.push_back(carried_key(c, "scale<float>", "sm_90", k_compiler));
+  c = carried();
+  c.source_hash = 0x1112;
+  keys.push_back(carried_key(c, "scale<float>", "sm_90", k_compiler));
+  c = carried();
+  c.options = {"-DN=5"};
+  keys.push_back(carried_key(c, "scale<float>", "sm_90", k_compiler));
+  c = carried();
+  c.link_options = {"-lineinfo"};
+  keys.push_back(carried_key(c, "scale<float>", "sm_90", k_compiler));
+  keys.push_back(carried_key(carried(), "scale<double>", "sm_90", k_compiler));
+  keys.push_back(carried_key(carried(), "scale<float>", "sm_89", k_compiler));
+  keys.push_back(carried_key(carried(), "scale<float>", "sm_90", CompilerIdentity{"13.1", "13.0"}));
+  keys.push_back(carried_key(carried(), "scale<float>", "sm_90", CompilerIdentity{"13.0", "13.1"}));
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(std::unique(keys.begin(), keys.end()), keys.end()) << "two inputs gave one key";
+}
+
+class ProgramKeyTest : public ::testing::Test {
+protected:
+  ProgramKeyTest() {
+    m_root = fs::temp_directory_path() /
+             ("kiln-keys-test-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()));
+    write(m_root / "project" / "include" / "lib.cuh", "#define N 4\n");
+    write(m_root / "project" / "src" / "near.cuh", "#define M 2\n");
+  }
+  ~ProgramKeyTest() override {
+    std::error_code ignored;
+    fs::remove_all(m_root, ignored);
+  }
+  static void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  }
+  ProgramRequest request(const fs::path& project) const {
+    ProgramRequest r;
+    r.name = (project / "src" / "prog.cu").string();
+    r.source = "#include \"lib.cuh\"\n#include \"near.cuh\"\n#include \"mem.h\"\n__global__ void k() {}\n";
+    r.headers = {{"mem.h", "#define X 1\n"}};
+    r.include_dirs = {(project / "include").string()};
+    r.kernels = {"k"};
+    return r;
+  }
+  std::vector<std::string> opened(const fs::path& project) const {
+    return {(project / "include" / "lib.cuh").string(), (project / "src" / "near.cuh").string(), "mem.h"};
+  }
+  fs::path m_root;
+};
+
+TEST_F(ProgramKeyTest, HeadersAreRecordedByWhereTheyWereFoundAndTheirContent) {
+  const ProgramRequest r = request(m_root / "project");
+  const std::vector<HeaderRecord> records = locate_headers(r, opened(m_root / "project"));
+  ASSERT_EQ(records.size(), 2u) << "the in-memory header is in the request key, not recorded";
+  EXPECT_EQ(records[0].origin, HeaderOrigin::include_dir);
+  EXPECT_EQ(records[0].path, "lib.cuh");
+  EXPECT_EQ(records[1].origin, HeaderOrigin::beside_program);
+  EXPECT_EQ(records[1].path, "near.cuh");
+  const std::optional<std::vector<HeaderRecord>> back = decode_header_records(encode_header_records(records));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[1].content_hash, records[1].content_hash);
+  EXPECT_TRUE(headers_unchanged(r, *back));
+}
+
+TEST_F(ProgramKeyTest, AHeaderChangeIsNoticedAndChangesTheKey) {
+  const ProgramRequest r = request(m_root / "project");
+  const std::vector<HeaderRecord> before = locate_headers(r, opened(m_root / "project"));
+  write(m_root / "project" / "include" / "lib.cuh", "#define N 5\n");
+  EXPECT_FALSE(headers_unchanged(r, before));
+  const std::vector<HeaderRecord> after = locate_headers(r, opened(m_root / "project"));
+  const std::string key = program_request_key(r, "sm_90", k_compiler);
+  EXPECT_NE(program_entry_key(key, before), program_entry_key(key, after));
+}
+
+TEST_F(ProgramKeyTest, ACopyOfTheProjectElsewhereHasTheSameKeys) {
+  fs::create_directories(m_root / "elsewhere");
+  fs::copy(m_root / "project", m_root / "elsewhere" / "copy", fs::copy_options::recursive);
+  const ProgramRequest here = request(m_root / "project");
+  const ProgramRequest there = request(m_root / "elsewhere" / "copy");
+  const std::string key_here = program_request_key(here, "sm_90", k_compiler);
+  EXPECT_EQ(key_here, program_request_key(there, "sm_90", k_compiler));
+  const std::vector<HeaderRecord> records = locate_headers(here, opened(m_root / "project"));
+  EXPECT_TRUE(headers_unchanged(there, records)) << "the records hold no path of the first copy";
+  EXPECT_EQ(program_entry_key(key_here, records),
+            program_entry_key(key_here, locate_headers(there, opened(m_root / "elsewhere" / "copy"))));
+}
+
+TEST_F(ProgramKeyTest, EveryRequestFieldCounts) {
+  const ProgramRequest base = request(m_root / "project");
+  std::vector<std::string> keys = {program_request_key(base, "sm_90", k_compiler)};
+  ProgramRequest r = base;
+  r.source += " ";
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  r = base;
+  r.headers[0].second = "#define X 2\n";
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  r = base;
+  r.options = {"-DY=1"};
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  r = base;
+  r.kernels = {"k2"};
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  r = base;
+  r.globals = {"g"};
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  r = base;
+  r.name = (m_root / "project" / "src" / "other.cu").string();
+  keys.push_back(program_request_key(r, "sm_90", k_compiler));
+  keys.push_back(program_request_key(base, "sm_100", k_compiler));
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(std::unique(keys.begin(), keys.end()), keys.end());
+}
+
+TEST(HeaderRecords, DamagedRecordsAreRefused) {
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 1\n0 0 zz 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 1\n7 0 0000000000000001 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 1\n0 0 0000000000000001\n"));
+  const auto spaced = decode_header_records("kiln-headers 1\n1 0 0000000000000001 a dir/b c.h\n");
+  ASSERT_TRUE(spaced);
+  EXPECT_EQ((*spaced)[0].path, "a dir/b c.h");
+}
+
+}  // namespace
+}  // namespace kiln::rtc
