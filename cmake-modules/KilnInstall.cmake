@@ -1,8 +1,8 @@
 # Kiln's install tree and CMake package:
 #
 #   bin/kiln                               the generator (not in runtime-only builds)
-#   include/kiln/kiln.h, launch.h            the C interface
-#   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp   the C++ interface (kiln.hpp includes the rest)
+#   include/kiln/kiln.h, launch.h, compile.h the C interface
+#   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp, program.hpp   the C++ interface (kiln.hpp includes the rest)
 #   lib/libkiln.so*
 #   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
@@ -28,7 +28,7 @@ set_target_properties(kiln_runtime_static PROPERTIES EXPORT_NAME runtime_static)
 install(TARGETS kiln_runtime_static EXPORT KilnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(kiln_public_headers kiln.h launch.h kiln.hpp error.hpp kernel.hpp name_of.hpp)
+set(kiln_public_headers kiln.h launch.h compile.h kiln.hpp error.hpp kernel.hpp name_of.hpp program.hpp)
 list(TRANSFORM kiln_public_headers PREPEND ${PROJECT_SOURCE_DIR}/runtime/include/kiln/)
 install(FILES ${kiln_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
 # The Python binding: pure Python over libkiln, installed without the library, which stays in lib/

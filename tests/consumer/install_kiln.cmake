@@ -7,8 +7,9 @@ file(REMOVE_RECURSE ${STAGE} ${PREFIX})
 kiln_run(ignored ${CMAKE_COMMAND} --install ${KILN_BUILD_DIR} --prefix ${STAGE})
 file(RENAME ${STAGE} ${PREFIX})
 
-set(expected bin/kiln include/kiln/kiln.h include/kiln/launch.h include/kiln/kiln.hpp include/kiln/error.hpp
-    include/kiln/kernel.hpp include/kiln/name_of.hpp lib/libkiln.so lib/libkiln.so.0 lib/libkiln_static.a
+set(expected bin/kiln include/kiln/kiln.h include/kiln/launch.h include/kiln/compile.h include/kiln/kiln.hpp include/kiln/error.hpp
+    include/kiln/kernel.hpp include/kiln/name_of.hpp include/kiln/program.hpp lib/libkiln.so lib/libkiln.so.0
+    lib/libkiln_static.a
     lib/cmake/Kiln/KilnConfig.cmake lib/cmake/Kiln/KilnConfigVersion.cmake lib/cmake/Kiln/KilnTargets.cmake
     lib/cmake/Kiln/KilnFunctions.cmake lib/pkgconfig/kiln.pc)
 foreach(file IN LISTS expected)

@@ -29,6 +29,8 @@ from support import BINDING_DIR
     ("ARGUMENT_MISMATCH", kiln.ArgumentMismatchError),
     ("INTERNAL_ERROR", kiln.KilnError),
     ("PACKAGE_NOT_FOUND", kiln.PackageError),
+    ("COMPILE_FAILED", kiln.CompileError),
+    ("NO_COMPILER", kiln.NoCompilerError),
 ])
 def test_each_status_has_its_class(status_name, cls):
     error = _errors.error_for_status(_errors.STATUS[status_name], "the message")

@@ -1,5 +1,5 @@
 # The shared runtime exports the C ABI and nothing else, and needs no CUDA library at load time.
-# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADERS=<kiln.h;launch.h> -P check_exports.cmake
+# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADERS=<kiln.h;launch.h;compile.h> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.25)  # IN_LIST
 execute_process(COMMAND nm -D --defined-only "${LIBRARY}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define KILN_VERSION_MAJOR 0
-#define KILN_VERSION_MINOR 3
+#define KILN_VERSION_MINOR 4
 #define KILN_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as kiln_version() returns it. */
 #define KILN_VERSION (KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH)
@@ -78,7 +78,10 @@ typedef enum kiln_status {
   KILN_STATUS_DRIVER_ERROR = 14,           /* the driver refused a call; the message has its error name */
   KILN_STATUS_ARGUMENT_MISMATCH = 15,      /* launch arguments do not match the kernel's parameters */
   KILN_STATUS_INTERNAL_ERROR = 16,         /* a bug in Kiln */
-  KILN_STATUS_PACKAGE_NOT_FOUND = 17       /* kiln_package_open_named: no package by that name anywhere */
+  KILN_STATUS_PACKAGE_NOT_FOUND = 17,      /* kiln_package_open_named: no package by that name anywhere */
+  KILN_STATUS_COMPILE_FAILED = 18,         /* a run-time compile failed; the message holds the compiler's log */
+  KILN_STATUS_NO_COMPILER = 19             /* run-time compilation needed but off (KILN_JIT=0) or no usable
+                                              NVRTC/nvJitLink; the message lists where Kiln looked */
 } kiln_status;
 
 /* A static, never-NULL description of a status ("no image for this device"). */
@@ -272,7 +275,9 @@ KILN_API void kiln_unregister_embedded(const char* name, const void* data);
 } /* extern "C" */
 #endif
 
-/* Launch attributes, kernel attributes and occupancy: part of this interface, in a header of its own. */
+/* Launch attributes, kernel attributes and occupancy; run-time compilation, its cache and coverage:
+ * part of this interface, in headers of their own. */
 #include "kiln/launch.h"
+#include "kiln/compile.h"
 
 #endif /* KILN_KILN_H */

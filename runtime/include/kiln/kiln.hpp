@@ -9,7 +9,8 @@
 //   kiln::Image image = package.image("saxpy");          // or the bytes, for another loader
 //
 // The parts: kiln/error.hpp (kiln::Error), kiln/kernel.hpp (Kernel, LaunchConfig, attributes and
-// occupancy), kiln/name_of.hpp (kernel names from C++ types and values); this file the package.
+// occupancy), kiln/name_of.hpp (kernel names from C++ types and values), kiln/program.hpp (programs
+// compiled at run time, the cache's counters); this file the package.
 //
 // Every failure throws kiln::Error, which carries the kiln_status and the library's message.
 // Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.
@@ -155,6 +156,14 @@ public:
     return Image::from_c(out);
   }
 
+  // How kernel `name` runs on a device of `compute_capability` with a driver of `driver_version`
+  // (0: new enough): from a cubin, from PTX, compiled at run time from carried sources, or not at all.
+  kiln_coverage coverage(const std::string& name, std::uint32_t compute_capability, int driver_version = 0) const {
+    kiln_coverage out = KILN_COVERAGE_NONE;
+    detail::check(kiln_package_kernel_coverage(m_package, find_kernel(name), compute_capability, driver_version, &out));
+    return out;
+  }
+
   // The address and size of a device variable in the current context.
   Global global(const std::string& name) const {
     Global g;
@@ -188,5 +197,7 @@ private:
 };
 
 }  // namespace kiln
+
+#include "kiln/program.hpp"   // kiln::Program and kiln::cache_stats: run-time compilation
 
 #endif  // KILN_KILN_HPP

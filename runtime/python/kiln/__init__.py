@@ -13,9 +13,10 @@ its own libkiln.so.0 beside it.
         saxpy((blocks,), (256,), (2.0, x, y, n))   # x, y: CuPy arrays; n: int
 """
 
-from ._errors import (ArgumentMismatchError, DriverError, InvalidArgumentError, KernelNotFoundError, KilnError,
-                      MissingModuleError, NoDeviceError, NoDriverError, NoImageForDeviceError, PackageError,
-                      RuntimeLibraryError)
+from ._compile import cache_stats, compile_program
+from ._errors import (ArgumentMismatchError, CompileError, DriverError, InvalidArgumentError, KernelNotFoundError,
+                      KilnError, MissingModuleError, NoCompilerError, NoDeviceError, NoDriverError,
+                      NoImageForDeviceError, PackageError, RuntimeLibraryError)
 from ._image import Image, KernelInfo
 from ._kernel import Kernel
 from ._names import name_of
@@ -23,13 +24,13 @@ from ._package import Package
 from . import _library
 from ._abi import KERNEL_ATTRIBUTES
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
-    "ArgumentMismatchError", "DriverError", "Image", "InvalidArgumentError", "Kernel", "KernelInfo",
-    "KernelNotFoundError", "KilnError", "MissingModuleError", "NoDeviceError", "NoDriverError",
-    "NoImageForDeviceError", "Package", "PackageError", "RuntimeLibraryError", "KERNEL_ATTRIBUTES", "name_of", "open",
-    "runtime_library_path", "runtime_version",
+    "ArgumentMismatchError", "CompileError", "DriverError", "Image", "InvalidArgumentError", "Kernel", "KernelInfo",
+    "KernelNotFoundError", "KilnError", "MissingModuleError", "NoCompilerError", "NoDeviceError", "NoDriverError",
+    "NoImageForDeviceError", "Package", "PackageError", "RuntimeLibraryError", "KERNEL_ATTRIBUTES", "cache_stats",
+    "compile_program", "name_of", "open", "runtime_library_path", "runtime_version",
 ]
 
 
@@ -39,7 +40,7 @@ def open(path):  # noqa: A001 (like io.open: the module's main entry point)
 
 
 def runtime_version():
-    """The version of the libkiln actually loaded ("0.3.0"); loads it."""
+    """The version of the libkiln actually loaded ("0.4.0"); loads it."""
     runtime = _library.runtime()
     return _library.version_string(runtime.lib.kiln_version())
 

@@ -48,6 +48,44 @@ class LaunchConfigStruct(C.Structure):
     ]
 
 
+class ProgramHeaderStruct(C.Structure):
+    """kiln_program_header (kiln/compile.h)."""
+
+    _fields_ = [("name", C.c_char_p), ("text", C.c_char_p)]
+
+
+class ProgramStruct(C.Structure):
+    """kiln_program (kiln/compile.h, runtime 0.4.0+), versioned by struct_size like kiln_image."""
+
+    _fields_ = [
+        ("struct_size", C.c_size_t),
+        ("name", C.c_char_p),
+        ("source", C.c_char_p),
+        ("headers", C.POINTER(ProgramHeaderStruct)),
+        ("header_count", C.c_size_t),
+        ("include_dirs", C.POINTER(C.c_char_p)),
+        ("include_dir_count", C.c_size_t),
+        ("options", C.POINTER(C.c_char_p)),
+        ("option_count", C.c_size_t),
+        ("kernels", C.POINTER(C.c_char_p)),
+        ("kernel_count", C.c_size_t),
+        ("globals", C.POINTER(C.c_char_p)),
+        ("global_count", C.c_size_t),
+    ]
+
+
+class CacheStatsStruct(C.Structure):
+    """kiln_cache_stats (kiln/compile.h, runtime 0.4.0+)."""
+
+    _fields_ = [("struct_size", C.c_size_t)] + [
+        (name, C.c_uint64) for name in ("package_hits", "memory_hits", "cache_hits", "compiles", "compile_failures",
+                                        "compiled_bytes", "cache_bytes_read")]
+
+
+# kiln_coverage (kiln/compile.h: written in stone).
+COVERAGE = {1: "cubin", 2: "ptx", 3: "runtime-compile", 4: "none"}
+
+
 # kiln_kernel_attribute_kind (kiln/launch.h: written in stone), by the names Kernel.attribute takes.
 KERNEL_ATTRIBUTES = {
     "max_threads_per_block": 1, "registers": 2, "static_shared_bytes": 3, "const_bytes": 4, "local_bytes": 5,
@@ -101,6 +139,11 @@ OPTIONAL_FUNCTIONS = {
     "kiln_kernel_max_active_blocks": (300, _status, [_kernel, C.c_int, C.c_size_t, C.POINTER(C.c_int)]),
     "kiln_kernel_suggest_block_size": (300, _status, [_kernel, C.c_size_t, C.c_int, C.POINTER(C.c_int),
                                                       C.POINTER(C.c_int)]),
+    "kiln_program_compile": (400, _status, [C.POINTER(ProgramStruct), C.POINTER(_package)]),
+    "kiln_compiler_add_search_dir": (400, _status, [C.c_char_p]),
+    "kiln_cache_get_stats": (400, _status, [C.POINTER(CacheStatsStruct)]),
+    "kiln_package_kernel_coverage": (400, _status, [_package, C.c_size_t, C.c_uint32, C.c_int,
+                                                    C.POINTER(C.c_int)]),
 }
 
 

@@ -20,6 +20,8 @@ STATUS_NAMES = (
     "ARGUMENT_MISMATCH",
     "INTERNAL_ERROR",
     "PACKAGE_NOT_FOUND",
+    "COMPILE_FAILED",
+    "NO_COMPILER",
 )
 STATUS = {name: value for value, name in enumerate(STATUS_NAMES)}
 
@@ -87,6 +89,14 @@ class InvalidArgumentError(KilnError, ValueError):
     _own_status = "INVALID_ARGUMENT"
 
 
+class CompileError(KilnError):
+    """A run-time compile failed: the message holds NVRTC's or nvJitLink's log."""
+
+
+class NoCompilerError(KilnError):
+    """Run-time compilation was needed but is off (KILN_JIT=0) or NVRTC/nvJitLink cannot be loaded."""
+
+
 class RuntimeLibraryError(KilnError, ImportError):
     """libkiln cannot be loaded, or is not a version this binding can use."""
 
@@ -111,6 +121,8 @@ _CLASS_OF_STATUS = {
     "NO_IMAGE_FOR_DEVICE": NoImageForDeviceError,
     "DRIVER_ERROR": DriverError,
     "ARGUMENT_MISMATCH": ArgumentMismatchError,
+    "COMPILE_FAILED": CompileError,
+    "NO_COMPILER": NoCompilerError,
 }
 
 

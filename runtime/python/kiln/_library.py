@@ -134,6 +134,8 @@ def _load():
     if missing:
         raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
                                   % (runtime.path, version_string(version), ", ".join(missing)))
+    from ._compile import register_wheel_compilers   # noqa: PLC0415 (it imports this module)
+    register_wheel_compilers(runtime)
     return runtime
 
 

@@ -159,6 +159,18 @@ class Package:
         runtime.check(status, handle)
         return Image.from_struct(out)
 
+    def coverage(self, name, arch, driver_version=0):
+        """How kernel `name` runs on a device of compute capability `arch` (90, "sm_90", "9.0") whose
+        driver is `driver_version` (0: new enough): "cubin", "ptx" (the driver compiles it),
+        "runtime-compile" (no image, but the package carries its sources) or "none". No driver needed."""
+        runtime, handle = self._live()
+        function = runtime.function("kiln_package_kernel_coverage", "Package.coverage")
+        index = self._find(name)
+        out = ctypes.c_int()
+        runtime.check(function(handle, index, compute_capability(arch), checked_driver_version(driver_version),
+                               ctypes.byref(out)), handle)
+        return _abi.COVERAGE.get(out.value, "none")
+
     # ---- Loading through libkiln (needs the driver) ----
 
     def kernel(self, name):

@@ -53,6 +53,8 @@ KILN_API const char* kiln_status_string(kiln_status status) {
     case KILN_STATUS_ARGUMENT_MISMATCH: return "launch arguments do not match the kernel's parameters";
     case KILN_STATUS_INTERNAL_ERROR: return "internal error in Kiln";
     case KILN_STATUS_PACKAGE_NOT_FOUND: return "no package by that name";
+    case KILN_STATUS_COMPILE_FAILED: return "a run-time compile failed";
+    case KILN_STATUS_NO_COMPILER: return "no usable run-time compiler (NVRTC and nvJitLink)";
   }
   return "unknown status";
 }

@@ -3,6 +3,7 @@
 #include "core/kernel.hpp"
 #include "driver/driver_api.hpp"
 #include "core/nearest_names.hpp"
+#include "rtc/runtime_compiler.hpp"
 
 namespace kiln::core {
 
@@ -58,6 +59,7 @@ Status Package::open_reader() {
   m_images = std::make_unique<ImageStore>(m_reader, m_source, m_label);
   m_libraries = std::make_unique<LibraryCache>(m_reader, *m_images, m_label, m_options.log);
   m_kernels.resize(m_reader.kernel_count());
+  m_compiled = std::make_unique<CompiledKernels>(*this);
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
   // kernel request, whose latency is what users feel. With no driver in the process nothing is
   // loaded here, so opening still works on machines without one; a failure is kept for later.
@@ -69,8 +71,11 @@ Status Package::open_reader() {
 }
 
 void Package::record_error(const std::string& message) const {
-  std::lock_guard lock(m_errors_mutex);
-  m_errors[std::this_thread::get_id()] = message;
+  {
+    std::lock_guard lock(m_errors_mutex);
+    m_errors[std::this_thread::get_id()] = message;
+  }
+  if (m_error_parent) m_error_parent->record_error(message);
 }
 
 const char* Package::last_error() const {
@@ -138,10 +143,11 @@ Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
   return {};
 }
 
-Status Package::get_kernel(std::string_view name, Kernel*& out) {
+Status Package::get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical) {
   std::uint32_t index = 0;
   KILN_TRY(find_kernel(name, index));
   Kernel* kernel = kernel_at(index);
+  canonical = kernel->name();
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
   KILN_TRY(current(driver, device));
@@ -149,6 +155,18 @@ Status Package::get_kernel(std::string_view name, Kernel*& out) {
   KILN_TRY(kernel->resolve(*driver, device, unused));
   out = kernel;
   return {};
+}
+
+Status Package::get_kernel(std::string_view name, Kernel*& out) {
+  const char* canonical = nullptr;
+  Status own = get_own_kernel(name, out, canonical);
+  if (own.ok()) {
+    ++rtc::RuntimeCompiler::process().cache().counters().package_hits;
+    return {};
+  }
+  if (own.code == KILN_STATUS_KERNEL_NOT_FOUND) return m_compiled->get(name, own, out);
+  if (own.code == KILN_STATUS_NO_IMAGE_FOR_DEVICE && canonical) return m_compiled->get(canonical, own, out);
+  return own;
 }
 
 Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, std::size_t& size) {

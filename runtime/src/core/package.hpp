@@ -3,6 +3,7 @@
 // Every member function is safe to call from many threads at once, except destruction.
 #pragma once
 
+#include "core/compiled_kernels.hpp"
 #include "core/device.hpp"
 #include "core/driver_access.hpp"
 #include "core/image_choice.hpp"
@@ -46,6 +47,9 @@ struct SelectedImage {
   const char* description = nullptr;   // "cubin sm_90 (exact match)"
 };
 
+// How a kernel runs on a device (kiln_coverage).
+enum class Coverage { cubin, ptx, runtime_compile, none };
+
 class Package {
 public:
   // Open and check the header and index; no image is read and no driver is touched.
@@ -61,8 +65,13 @@ public:
 
   // The index of the kernel with any recorded name; KERNEL_NOT_FOUND lists the nearest. No driver.
   Status find_kernel(std::string_view name, std::uint32_t& index) const;
-  // Finds a kernel by any recorded name and resolves it on the current device.
+  // Finds a kernel by any recorded name and resolves it on the current device; a kernel the package
+  // lacks, or has no image of for the device, is compiled at run time when the package carries its
+  // sources (compiled_kernels.hpp).
   Status get_kernel(std::string_view name, Kernel*& out);
+  // get_kernel from the package's own images alone, counting nothing; `canonical` is the kernel's
+  // name once it is found.
+  Status get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical);
 
   // The image get_kernel would load for kernel `index` on CUDA device `ordinal` (-1: the current
   // context's device, else device 0; no context is created), checked and decoded but not loaded.
@@ -70,6 +79,9 @@ public:
   // The same choice for a device of compute capability `arch` (not integrated) whose driver is
   // `driver_version` (0: new enough for the package). Needs no driver.
   Status select_image_for_arch(std::uint32_t index, std::uint32_t arch, int driver_version, SelectedImage& out);
+  // How kernel `index` runs on a device of `arch` with `driver_version`: select_image_for_arch's
+  // choice, or without one, run-time compilation when its unit's sources are carried.
+  Status kernel_coverage(std::size_t index, std::uint32_t arch, int driver_version, Coverage& out);
   // The address and size of a variable in the current context.
   Status get_global(std::string_view name, driver::CUdeviceptr& pointer, std::size_t& size);
   // Loads every unit's image and every kernel for the current device.
@@ -81,6 +93,8 @@ public:
   // const package and still records its failure).
   void record_error(const std::string& message) const;
   const char* last_error() const;
+  // A package compiled at run time for another: its failures are that package's too.
+  void report_errors_to(const Package* parent) { m_error_parent = parent; }
 
   // For kernels: the driver (acquired on the first call), the current device, and the library a
   // unit loaded for a device (choosing and loading the image on first use).
@@ -122,6 +136,9 @@ private:
   std::mutex m_kept_mutex;
   std::unordered_set<std::string> m_kept;  // node-based: the strings never move
 
+  std::unique_ptr<CompiledKernels> m_compiled;   // created with the reader
+
+  const Package* m_error_parent = nullptr;
   mutable std::mutex m_errors_mutex;
   mutable std::unordered_map<std::thread::id, std::string> m_errors;
 };

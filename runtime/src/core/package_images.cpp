@@ -2,6 +2,7 @@
 // through the same choose_image and KILN_FORCE_TARGET, with the image checked and decoded but not
 // handed to the driver.
 #include "core/package.hpp"
+#include "rtc/carried_units.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -52,6 +53,24 @@ Status Package::select_image_for_arch(std::uint32_t index, std::uint32_t arch, i
   profile.arch = static_cast<std::uint16_t>(arch);
   profile.max_ptx_version = select::max_ptx_version_for_driver(driver_version);
   return select_for(index, k_any_device, profile, out);
+}
+
+Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int driver_version, Coverage& out) {
+  if (index >= m_reader.kernel_count()) {
+    return fail(KILN_STATUS_INVALID_ARGUMENT, m_label + ": kernel index " + std::to_string(index) +
+                                                  " is out of range (the package holds " +
+                                                  std::to_string(m_reader.kernel_count()) + " kernels)");
+  }
+  SelectedImage image;
+  const Status chosen = select_image_for_arch(static_cast<std::uint32_t>(index), arch, driver_version, image);
+  if (chosen.ok()) {
+    out = image.kind == format::TargetKind::sass ? Coverage::cubin : Coverage::ptx;
+    return {};
+  }
+  if (chosen.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return chosen;
+  const std::uint32_t unit = m_reader.kernel(static_cast<std::uint32_t>(index)).unit;
+  out = rtc::carries_unit(m_reader, unit) ? Coverage::runtime_compile : Coverage::none;
+  return {};
 }
 
 Status Package::select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,

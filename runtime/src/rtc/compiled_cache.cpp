@@ -53,11 +53,13 @@ void CompiledCache::persist_counters(const store::Counters& counters) {
   if (store::LocalStore* store = disk()) store->add_counters(counters);
 }
 
-std::optional<SharedBytes> CompiledCache::find(const std::string& key, const Check& check) {
+std::optional<SharedBytes> CompiledCache::find(const std::string& key, const Check& check, Source* source,
+                                               bool counted) {
   {
     std::lock_guard lock(m_mutex);
     if (auto it = m_memory.find(key); it != m_memory.end()) {
-      ++m_counters.memory_hits;
+      if (counted) ++m_counters.memory_hits;
+      if (source) *source = Source::memory;
       return it->second;
     }
   }
@@ -65,19 +67,29 @@ std::optional<SharedBytes> CompiledCache::find(const std::string& key, const Che
   if (!store) return std::nullopt;
   std::optional<Bytes> stored = store->get(key);
   if (!stored || !check(*stored)) return std::nullopt;   // absent or damaged: a miss the caller replaces
-  ++m_counters.disk_hits;
-  m_counters.disk_bytes_read += stored->size();
-  persist_counters({{"runtime.hits", 1}});
+  if (counted) {
+    ++m_counters.disk_hits;
+    m_counters.disk_bytes_read += stored->size();
+    persist_counters({{"runtime.hits", 1}});
+  }
+  if (source) *source = Source::disk;
   auto shared = std::make_shared<const Bytes>(std::move(*stored));
   std::lock_guard lock(m_mutex);
   return m_memory.emplace(key, shared).first->second;
 }
 
-void CompiledCache::put(const std::string& key, Bytes value) {
+SharedBytes CompiledCache::put(const std::string& key, Bytes value) {
   auto shared = std::make_shared<const Bytes>(std::move(value));
   if (store::LocalStore* store = disk()) store->put(key, *shared);
   std::lock_guard lock(m_mutex);
-  m_memory[key] = std::move(shared);
+  m_memory[key] = shared;
+  return shared;
+}
+
+void CompiledCache::count_compile(std::uint64_t bytes) {
+  ++m_counters.compiles;
+  m_counters.compiled_bytes += bytes;
+  persist_counters({{"runtime.compiles", 1}, {"runtime.compiled_bytes", bytes}});
 }
 
 Result<SharedBytes> CompiledCache::get_or_produce(const std::string& key, const Produce& produce, const Check& check,
@@ -104,18 +116,14 @@ Result<SharedBytes> CompiledCache::get_or_produce(const std::string& key, const 
   std::optional<Result<SharedBytes>> outcome;
   Source from = Source::disk;
   try {
-    if (std::optional<SharedBytes> found = find(key, check)) {
+    if (std::optional<SharedBytes> found = find(key, check, &from)) {
       outcome = *found;
     } else {
       from = Source::produced;
       Result<Bytes> produced = produce();
       if (produced) {
-        ++m_counters.compiles;
-        m_counters.compiled_bytes += produced->size();
-        persist_counters({{"runtime.compiles", 1}, {"runtime.compiled_bytes", produced->size()}});
-        put(key, std::move(*produced));
-        std::lock_guard lock(m_mutex);
-        outcome = m_memory.at(key);
+        count_compile(produced->size());
+        outcome = put(key, std::move(*produced));
       } else {
         ++m_counters.compile_failures;
         outcome = produced.error();

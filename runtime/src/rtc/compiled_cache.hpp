@@ -66,10 +66,14 @@ public:
   // produce is returned to every waiting thread and not cached (the next call tries again).
   Result<SharedBytes> get_or_produce(const std::string& key, const Produce& produce, const Check& check,
                                      Source* source = nullptr);
-  // Looks up without producing (memory, then disk); for small records such as a program's list of headers.
-  std::optional<SharedBytes> find(const std::string& key, const Check& check);
-  // Stores `value` in both layers.
-  void put(const std::string& key, Bytes value);
+  // Looks up without producing (memory, then disk). `counted`: a hit counts in the counters (not for
+  // records that only lead to an entry, such as a program's list of headers).
+  std::optional<SharedBytes> find(const std::string& key, const Check& check, Source* source = nullptr,
+                                  bool counted = true);
+  // Stores `value` in both layers; returns it as kept.
+  SharedBytes put(const std::string& key, Bytes value);
+  // Counts a compile that produced `bytes`, here and in the store's statistics.
+  void count_compile(std::uint64_t bytes);
 
   CacheCounters& counters() { return m_counters; }
   // The directory of the user's cache, or empty when only memory is used.

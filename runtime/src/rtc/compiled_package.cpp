@@ -1,5 +1,6 @@
 #include "rtc/compiled_package.hpp"
 
+#include "format/package_reader.hpp"
 #include "format/package_writer.hpp"
 #include "format/target.hpp"
 #include "image/cubin_reader.hpp"
@@ -77,6 +78,11 @@ Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program) 
   format::WriteResult written = format::write_package(contents, options);
   if (!written.error.empty()) return Error{program.unit + ": " + written.error};
   return std::move(written.bytes);
+}
+
+bool is_compiled_package(const std::vector<std::byte>& bytes) {
+  format::PackageReader reader;
+  return !reader.open(bytes, "cache entry") && reader.unit_count() == 1;
 }
 
 }  // namespace kiln::rtc

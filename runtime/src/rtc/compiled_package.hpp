@@ -33,4 +33,7 @@ struct CompiledProgram {
 // image is not a readable cubin.
 Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program);
 
+// Whether bytes read back from a cache are a sound package (an entry from a bug or another schema is not).
+bool is_compiled_package(const std::vector<std::byte>& bytes);
+
 }  // namespace kiln::rtc

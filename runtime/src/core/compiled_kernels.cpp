@@ -1,0 +1,62 @@
+#include "core/compiled_kernels.hpp"
+
+#include "core/kernel.hpp"
+#include "core/package.hpp"
+#include "format/names.hpp"
+#include "rtc/carried_units.hpp"
+#include "rtc/runtime_compiler.hpp"
+
+namespace kiln::core {
+
+CompiledKernels::~CompiledKernels() = default;
+
+Status CompiledKernels::target_of_current_device(std::string& target) {
+  driver::DriverApi* driver = nullptr;
+  driver::CUdevice device = 0;
+  KILN_TRY(m_owner.current(driver, device));
+  select::DeviceProfile profile;
+  KILN_TRY(m_owner.devices().profile(*driver, device, profile));
+  target = "sm_" + std::to_string(profile.arch);
+  return {};
+}
+
+Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& out) {
+  const format::PackageReader& reader = m_owner.reader();
+  if (!rtc::carries_sources(reader)) return miss;
+  rtc::RuntimeCompiler& compiler = rtc::RuntimeCompiler::process();
+  if (!compiler.enabled()) {
+    return fail(miss.code, miss.message + " (" + m_owner.label() +
+                               " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");
+  }
+  std::string target;
+  KILN_TRY(target_of_current_device(target));
+  const std::string normalized = format::normalize_name(name);
+
+  std::lock_guard lock(m_mutex);
+  auto found = m_entries.find(std::make_pair(normalized, target));
+  if (found != m_entries.end()) {
+    ++compiler.cache().counters().memory_hits;
+    out = found->second.kernel;
+    return {};
+  }
+  rtc::CompileOutcome outcome = compiler.package_kernel(reader, m_owner.label(), name, target);
+  switch (outcome.failure) {
+    case rtc::Failure::none: break;
+    case rtc::Failure::not_carried: return fail(miss.code, miss.message + "; " + outcome.message);
+    case rtc::Failure::off: return fail(miss.code, miss.message + "; " + outcome.message);
+    case rtc::Failure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
+    case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+  }
+  Entry entry;
+  entry.bytes = outcome.package;
+  const std::string label = m_owner.label() + " (" + outcome.expression + " compiled at run time for " + target + ")";
+  KILN_TRY(Package::open_memory(entry.bytes->data(), entry.bytes->size(), /*copy=*/false, label.c_str(), entry.package));
+  entry.package->report_errors_to(&m_owner);
+  const char* canonical = nullptr;
+  KILN_TRY(entry.package->get_own_kernel(outcome.expression, entry.kernel, canonical));
+  out = entry.kernel;
+  m_entries.emplace(std::make_pair(normalized, target), std::move(entry));
+  return {};
+}
+
+}  // namespace kiln::core

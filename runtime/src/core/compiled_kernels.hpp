@@ -1,0 +1,48 @@
+// The kernels a package compiled at run time (rtc/runtime_compiler.hpp): one small package per
+// (name, device target), owned by the package that was asked, whose kernels are handed out as the
+// package's own. Its failures are recorded on the package that was asked, too.
+#pragma once
+
+#include "core/status.hpp"
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kiln::core {
+
+class Kernel;
+class Package;
+
+class CompiledKernels {
+public:
+  explicit CompiledKernels(Package& owner) : m_owner(owner) {}
+  ~CompiledKernels();
+
+  // The kernel `name` compiled for the current device, after the package's own lookup gave `miss`:
+  // KERNEL_NOT_FOUND (an instantiation it lacks), or NO_IMAGE_FOR_DEVICE (none of its images runs
+  // here). Without carried sources, or with KILN_JIT=0, the miss is returned, saying why it stays one.
+  Status get(std::string_view name, const Status& miss, Kernel*& out);
+
+private:
+  struct Entry {
+    // The compiled package, which `package` reads in place (rtc::SharedBytes: the headers that
+    // define it are kept out of the core's, which tests include beside kiln.hpp).
+    std::shared_ptr<const std::vector<std::byte>> bytes;
+    std::unique_ptr<Package> package;
+    Kernel* kernel = nullptr;
+  };
+  Status target_of_current_device(std::string& target);
+
+  Package& m_owner;
+  std::mutex m_mutex;                    // guards m_entries; held through a compile, which the cache
+                                         // serializes per key anyway
+  std::map<std::pair<std::string, std::string>, Entry, std::less<>> m_entries;   // (name, target)
+};
+
+}  // namespace kiln::core

@@ -1,0 +1,40 @@
+#include "core/program_package.hpp"
+
+#include "core/driver_access.hpp"
+#include "rtc/runtime_compiler.hpp"
+
+namespace kiln::core {
+
+namespace {
+
+Status target_of_current_device(std::string& target) {
+  DriverAccess access = acquire_driver();
+  if (!access.driver) return access.failure;
+  driver::CUdevice device = 0;
+  KILN_TRY(current_device(*access.driver, device));
+  DeviceCache devices;
+  select::DeviceProfile profile;
+  KILN_TRY(devices.profile(*access.driver, device, profile));
+  target = "sm_" + std::to_string(profile.arch);
+  return {};
+}
+
+}  // namespace
+
+Status compile_program(const rtc::ProgramRequest& request, std::unique_ptr<Package>& out) {
+  rtc::RuntimeCompiler& compiler = rtc::RuntimeCompiler::process();
+  if (!compiler.enabled())
+    return fail(KILN_STATUS_NO_COMPILER, request.name + ": run-time compilation is off (KILN_JIT=0)");
+  std::string target;
+  KILN_TRY(target_of_current_device(target));
+  rtc::CompileOutcome outcome = compiler.program(request, target);
+  switch (outcome.failure) {
+    case rtc::Failure::none: break;
+    case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+    default: return fail(KILN_STATUS_NO_COMPILER, outcome.message);
+  }
+  const std::string label = request.name + " (compiled at run time for " + target + ")";
+  return Package::open_memory(outcome.package->data(), outcome.package->size(), /*copy=*/true, label.c_str(), out);
+}
+
+}  // namespace kiln::core

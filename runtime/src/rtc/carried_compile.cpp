@@ -1,0 +1,120 @@
+// RuntimeCompiler::package_kernel: a kernel a package lacks, compiled from the sources it carries,
+// with exactly the build's inputs: the files are written to a private directory laid out as the
+// build's tree, and NVRTC gets the build's options with the include directories moved there.
+#include "rtc/runtime_compiler.hpp"
+
+#include "rtc/carried_units.hpp"
+#include "rtc/compiled_package.hpp"
+#include "rtc/compiler_access.hpp"
+#include "rtc/run_log.hpp"
+#include "rtc/source_tree.hpp"
+
+namespace kiln::rtc {
+
+namespace {
+
+int major_of(const std::string& version) {
+  try {
+    return std::stoi(version);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// Compiles `candidate` for `target` from its carried files; the package bytes, or the log.
+Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& reader, const Candidate& candidate,
+                              const std::string& target, std::string_view label, bool log,
+                              const std::filesystem::path& cache_directory) {
+  const CarriedUnit& unit = *candidate.unit;
+  Result<SourceTree> tree = SourceTree::create();
+  if (!tree) return tree.error();
+  for (std::size_t file = 0; file <= unit.inputs.headers.size(); ++file) {
+    Result<std::string> text = carried_text(reader, unit, file);
+    if (!text) return Error{std::string(label) + ": " + text.error().message};
+    const std::string& path = file == 0 ? unit.inputs.program : unit.inputs.headers[file - 1].path;
+    if (Status written = tree->write(path, *text); !written) return written.error();
+  }
+  CompileInput input;
+  input.name = tree->path_of(unit.inputs.program);
+  Result<std::string> source = carried_text(reader, unit, 0);
+  if (!source) return source.error();
+  input.source = std::move(*source);
+  for (const std::string& dir : unit.inputs.include_dirs) input.options.push_back("-I" + tree->path_of(dir));
+  input.options.insert(input.options.end(), unit.inputs.options.begin(), unit.inputs.options.end());
+  input.link_options = unit.inputs.link_options;
+  input.kernels = {candidate.expression};
+  input.target = target;
+  CompileOutput output = compiler.compile(input);
+  if (!output.ok) {
+    // The files of the private tree are named as in the build: "include/ops.cuh", not "/tmp/kiln-…/include/ops.cuh".
+    std::string log_text = tree->relative_paths_in(output.log);
+    if (log_text.find("cannot open source file") != std::string::npos) {
+      log_text += "\n(the package carries the headers its build read, and this instantiation includes one the "
+                  "build never read: build an instantiation that reads it, or list this one in the manifest)";
+    }
+    return Error{std::string(label) + ": compiling '" + candidate.expression + "' from " + unit.inputs.program +
+                 " for " + target + " at run time failed:\n" + log_text};
+  }
+  if (log) log_compile(candidate.expression, unit.inputs.program, target, output.seconds, cache_directory);
+  CompiledProgram compiled{unit.unit, target, std::move(output.image), {}, {}, {}};
+  compiled.kernels.push_back(CompiledName{candidate.expression, output.kernel_symbols.at(0), {}});
+  compiled.metadata = {{"compiled.at", "run time"},
+                       {"nvrtc.version", compiler.identity().nvrtc_version},
+                       {"nvjitlink.version", compiler.identity().nvjitlink_version}};
+  return package_compiled(compiled);
+}
+
+std::string declared_list(const std::vector<CarriedUnit>& units) {
+  std::string text;
+  for (const CarriedUnit& unit : units) {
+    std::string names;
+    for (const std::string& k : unit.kernel_templates) names += (names.empty() ? "" : ", ") + k;
+    text += (text.empty() ? "" : "; ") + unit.inputs.program + " (" + (names.empty() ? "no kernels" : names) + ")";
+  }
+  return text;
+}
+
+}  // namespace
+
+CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& reader, std::string_view label,
+                                               std::string_view request, const std::string& target) {
+  CompileOutcome outcome;
+  const std::vector<CarriedUnit> units = carried_units(reader);
+  const std::vector<Candidate> candidates = candidates_for(units, request);
+  if (candidates.empty()) {
+    outcome.failure = Failure::not_carried;
+    outcome.message = "no source " + std::string(label) + " carries declares a kernel '" + std::string(request) +
+                      "' to compile at run time (carried: " + declared_list(units) + ")";
+    return outcome;
+  }
+  std::string failures;
+  for (const Candidate& candidate : candidates) {
+    Result<Compiler*> compiler = process_compiler(major_of(candidate.unit->nvrtc_version));
+    if (!compiler) {
+      outcome.failure = Failure::no_compiler;
+      outcome.message = "cannot compile '" + candidate.expression + "' at run time: " + compiler.error().message;
+      return outcome;
+    }
+    const std::string key = carried_key(candidate.unit->inputs, candidate.expression, target, (*compiler)->identity());
+    Source source = Source::produced;
+    Result<SharedBytes> package = m_cache.get_or_produce(
+        key,
+        [&] {
+          return compile_carried(**compiler, reader, candidate, target, label, m_settings.log, m_cache.directory());
+        },
+        is_compiled_package, &source);
+    if (package) {
+      if (m_settings.log && source != Source::produced) log_cache_hit(candidate.expression, target, source);
+      outcome.package = *package;
+      outcome.source = source;
+      outcome.expression = candidate.expression;
+      return outcome;
+    }
+    failures += (failures.empty() ? "" : "\n") + package.error().message;
+  }
+  outcome.failure = Failure::compile_failed;
+  outcome.message = failures;
+  return outcome;
+}
+
+}  // namespace kiln::rtc

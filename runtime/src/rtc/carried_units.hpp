@@ -1,0 +1,41 @@
+// What run-time compilation needs of a unit whose sources the package carries (format: CARRIED_UNITS),
+// and which carried sources may declare a requested kernel.
+#pragma once
+
+#include "format/package_reader.hpp"
+#include "rtc/compile_keys.hpp"
+#include "util/result.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::rtc {
+
+struct CarriedUnit {
+  std::uint32_t record = 0;                   // index of its carried record
+  std::string unit;                           // the unit's name in the package
+  CarriedInputs inputs;                       // by content: the key's part
+  std::vector<std::string> kernel_templates;  // kernels and kernel templates its source declares
+  std::string nvrtc_version;                  // the build's: "13.0"
+};
+
+std::vector<CarriedUnit> carried_units(const format::PackageReader& reader);
+// Whether the package carries any source, and whether it carries unit `unit`'s (cheap: no decoding).
+bool carries_sources(const format::PackageReader& reader);
+bool carries_unit(const format::PackageReader& reader, std::uint32_t unit);
+
+// The text of the carried source (file 0) or of header `file - 1`, decoded and checked.
+Result<std::string> carried_text(const format::PackageReader& reader, const CarriedUnit& unit, std::size_t file);
+
+struct Candidate {
+  const CarriedUnit* unit = nullptr;
+  std::string expression;                     // the request, qualified as the unit declares the kernel
+};
+
+// The carried units whose kernels or kernel templates have the request's name ("block_sum<double, 512>"
+// matches "block_sum" and "mylib::block_sum", qualifying the expression as the latter), in package order.
+std::vector<Candidate> candidates_for(const std::vector<CarriedUnit>& units, std::string_view request);
+
+}  // namespace kiln::rtc

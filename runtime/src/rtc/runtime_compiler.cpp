@@ -1,0 +1,137 @@
+#include "rtc/runtime_compiler.hpp"
+
+#include "rtc/compiled_package.hpp"
+#include "rtc/compiler_access.hpp"
+#include "rtc/run_log.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace kiln::rtc {
+
+namespace {
+
+bool flag_off(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return false;
+  const std::string v = value;
+  return v == "0" || v == "false" || v == "no" || v == "off";
+}
+
+bool flag_on(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value && std::string(value) != "0";
+}
+
+// A lock per key, so that threads compiling one program wait for each other, not for other programs.
+class KeyLocks {
+public:
+  std::shared_ptr<std::mutex> lock_for(const std::string& key) {
+    std::lock_guard lock(m_mutex);
+    std::shared_ptr<std::mutex>& slot = m_locks[key];
+    if (!slot) slot = std::make_shared<std::mutex>();
+    return slot;
+  }
+
+private:
+  std::mutex m_mutex;
+  std::map<std::string, std::shared_ptr<std::mutex>> m_locks;
+};
+
+bool is_header_record(const Bytes& bytes) {
+  return decode_header_records(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())).has_value();
+}
+
+Bytes bytes_of(const std::string& text) {
+  Bytes out(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) out[i] = static_cast<std::byte>(text[i]);
+  return out;
+}
+
+}  // namespace
+
+CompilerSettings CompilerSettings::from_environment() {
+  CompilerSettings settings;
+  settings.enabled = !flag_off("KILN_JIT");
+  settings.log = flag_on("KILN_LOG");
+  return settings;
+}
+
+RuntimeCompiler::RuntimeCompiler(CompilerSettings settings, CompiledCache& cache)
+    : m_settings(settings), m_cache(cache) {}
+
+RuntimeCompiler& RuntimeCompiler::process() {
+  static RuntimeCompiler* compiler = new RuntimeCompiler(CompilerSettings::from_environment(), CompiledCache::process());
+  return *compiler;   // never destroyed, as the cache it uses
+}
+
+CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std::string& target) {
+  CompileOutcome outcome;
+  Result<Compiler*> compiler = process_compiler(0);
+  if (!compiler) {
+    outcome.failure = Failure::no_compiler;
+    outcome.message = request.name + ": cannot compile at run time: " + compiler.error().message;
+    return outcome;
+  }
+  const std::string request_key = program_request_key(request, target, (*compiler)->identity());
+  static KeyLocks locks;
+  const std::shared_ptr<std::mutex> key_lock = locks.lock_for(request_key);
+  std::lock_guard serialized(*key_lock);
+
+  // Known already: the headers it read last time are unchanged, and the image is still cached.
+  if (std::optional<SharedBytes> record = m_cache.find(request_key, is_header_record, nullptr, /*counted=*/false)) {
+    const std::vector<HeaderRecord> headers =
+        *decode_header_records(std::string(reinterpret_cast<const char*>((*record)->data()), (*record)->size()));
+    if (headers_unchanged(request, headers)) {
+      Source source = Source::disk;
+      const std::string entry_key = program_entry_key(request_key, headers);
+      if (std::optional<SharedBytes> package = m_cache.find(entry_key, is_compiled_package, &source)) {
+        if (m_settings.log) log_cache_hit(request.name, target, source);
+        outcome.package = *package;
+        outcome.source = source;
+        return outcome;
+      }
+    }
+  }
+
+  CompileInput input;
+  input.name = request.name;
+  input.source = request.source;
+  input.headers = request.headers;
+  for (const std::string& dir : request.include_dirs) input.options.push_back("-I" + dir);
+  input.options.insert(input.options.end(), request.options.begin(), request.options.end());
+  input.kernels = request.kernels;
+  input.variables = request.globals;
+  input.target = target;
+  input.record_headers = true;
+  CompileOutput output = (*compiler)->compile(input);
+  if (!output.ok) {
+    ++m_cache.counters().compile_failures;
+    outcome.failure = Failure::compile_failed;
+    outcome.message = request.name + ": compiling for " + target + " at run time failed:\n" + output.log;
+    return outcome;
+  }
+  CompiledProgram compiled{request.name, target, std::move(output.image), {}, {}, {}};
+  for (std::size_t i = 0; i < request.kernels.size(); ++i)
+    compiled.kernels.push_back(CompiledName{request.kernels[i], output.kernel_symbols.at(i), {}});
+  for (std::size_t i = 0; i < request.globals.size(); ++i)
+    compiled.variables.push_back(CompiledName{request.globals[i], output.variable_symbols.at(i), {}});
+  compiled.metadata = {{"compiled.at", "run time"}, {"nvrtc.version", (*compiler)->identity().nvrtc_version},
+                       {"nvjitlink.version", (*compiler)->identity().nvjitlink_version}};
+  Result<Bytes> package = package_compiled(compiled);
+  if (!package) {
+    outcome.failure = Failure::compile_failed;
+    outcome.message = package.error().message;
+    return outcome;
+  }
+  const std::vector<HeaderRecord> headers = locate_headers(request, output.headers);
+  m_cache.count_compile(package->size());
+  if (m_settings.log) log_compile(request.name, request.name, target, output.seconds, m_cache.directory());
+  const std::string entry_key = program_entry_key(request_key, headers);
+  m_cache.put(request_key, bytes_of(encode_header_records(headers)));
+  outcome.package = m_cache.put(entry_key, std::move(*package));
+  return outcome;
+}
+
+}  // namespace kiln::rtc
