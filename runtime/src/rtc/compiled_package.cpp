@@ -33,17 +33,19 @@ Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program) 
   if (target->kind != format::TargetKind::sass)
     return Error{program.unit + ": run-time compiles make cubins, not " + program.target};
 
+  // The cubin's symbols give parameters (launch checks) and variable kinds. A cubin Kiln cannot read
+  // still goes to the driver, which judges images; only those facts are lost.
   std::map<std::string, SymbolFacts> facts;   // by lowered name
-  Result<image::CubinInfo> info = image::read_cubin(program.image, program.unit + " [" + program.target + "]");
-  if (!info) return info.error();
-  for (const image::CubinSymbol& s : info->symbols) {
-    SymbolFacts& f = facts[s.name];
-    f.kind = variable_kind(s);
-    f.size = s.size;
-  }
-  for (const image::CubinKernelParams& k : info->kernel_params) {
-    facts[k.kernel].params_known = true;
-    facts[k.kernel].params = k.params;
+  if (Result<image::CubinInfo> info = image::read_cubin(program.image, program.unit + " [" + program.target + "]")) {
+    for (const image::CubinSymbol& s : info->symbols) {
+      SymbolFacts& f = facts[s.name];
+      f.kind = variable_kind(s);
+      f.size = s.size;
+    }
+    for (const image::CubinKernelParams& k : info->kernel_params) {
+      facts[k.kernel].params_known = true;
+      facts[k.kernel].params = k.params;
+    }
   }
 
   format::PackageContents contents;

@@ -27,10 +27,8 @@ struct CompiledProgram {
   std::vector<std::pair<std::string, std::string>> metadata;   // compiler versions, log
 };
 
-// The package bytes; parameters and variable kinds and sizes come from the cubin. Fails when the
-// image is not a readable cubin.
-// The package bytes; parameters and variable kinds and sizes come from the cubin. Fails when the
-// image is not a readable cubin.
+// The package bytes; parameters and variable kinds and sizes come from the cubin when Kiln can read it.
+// The package bytes; parameters and variable kinds and sizes come from the cubin when Kiln can read it.
 Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program);
 
 // Whether bytes read back from a cache are a sound package (an entry from a bug or another schema is not).
