@@ -2,6 +2,7 @@
 // build compiles nothing and writes the same bytes; an option, a target or a header misses exactly
 // the images it decides; concurrent builds share one cache; `kiln cache stats|clear|trim`; KILN_CACHE=0.
 #include "kiln_runner.hpp"
+#include "store/local_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,9 @@ TEST_F(BuildCache, ConcurrentBuildsShareOneCache) {
 TEST_F(BuildCache, StatsClearAndTrim) {
   ASSERT_EQ(build().exit_code, 0);
   ASSERT_EQ(build().exit_code, 0);
+  // What a program compiling kernels at run time records in the same store (rtc/compiled_cache.cpp).
+  store::LocalStore(m_cache, 0)
+      .add_counters({{"runtime.hits", 3}, {"runtime.compiles", 2}, {"runtime.compiled_bytes", 2048}});
   const RunResult stats = cache({"stats", "--json"});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   const nlohmann::json json = nlohmann::json::parse(stats.out);
@@ -115,11 +119,16 @@ TEST_F(BuildCache, StatsClearAndTrim) {
   EXPECT_EQ(json["compile"]["misses"], 6);
   EXPECT_EQ(json["scan"]["hits"], 2);
   EXPECT_EQ(json["scan"]["misses"], 2);
+  EXPECT_EQ(json["runtime"]["hits"], 3);
+  EXPECT_EQ(json["runtime"]["compiles"], 2);
+  EXPECT_EQ(json["runtime"]["compiled_bytes"], 2048);
   EXPECT_EQ(json["entries"], 8) << "6 images and 2 scans";
   EXPECT_GT(json["size"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(json["max_size"], 5'000'000'000u);
   const RunResult text = cache({"stats"});
   EXPECT_NE(text.out.find("compile hits     6\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("runtime hits     3\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("runtime compiles 2 ("), std::string::npos) << text.out;
 
   const RunResult trimmed = cache({"trim", "--max-size", "1k"});
   ASSERT_EQ(trimmed.exit_code, 0) << trimmed.err;

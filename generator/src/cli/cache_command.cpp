@@ -81,6 +81,10 @@ private:
                          {"enabled", settings.enabled},
                          {"compile", {{"hits", counters["compile.hits"]}, {"misses", counters["compile.misses"]}}},
                          {"scan", {{"hits", counters["scan.hits"]}, {"misses", counters["scan.misses"]}}},
+                         {"runtime",
+                          {{"hits", counters["runtime.hits"]},
+                           {"compiles", counters["runtime.compiles"]},
+                           {"compiled_bytes", counters["runtime.compiled_bytes"]}}},
                          {"entries", usage.entries},
                          {"size", usage.bytes},
                          {"max_size", settings.max_size}};
@@ -93,6 +97,10 @@ private:
     line("compile misses", std::to_string(counters["compile.misses"]));
     line("scan hits", std::to_string(counters["scan.hits"]));
     line("scan misses", std::to_string(counters["scan.misses"]));
+    // What programs compiling kernels at run time did (libkiln, kiln/compile.h).
+    line("runtime hits", std::to_string(counters["runtime.hits"]));
+    line("runtime compiles", std::to_string(counters["runtime.compiles"]) + " (" +
+                                 store::format_size(counters["runtime.compiled_bytes"]) + ")");
     line("entries", std::to_string(usage.entries));
     line("size", store::format_size(usage.bytes) + " of " +
                      (settings.max_size ? store::format_size(settings.max_size) : std::string("no limit")));
