@@ -1,0 +1,135 @@
+// Finding NVRTC and nvJitLink: the order of the places looked, the message when none is usable, a
+// library of the wrong major version or without the symbols Kiln binds. Uses the toolkit's real
+// libraries (no GPU needed to load them); skipped, saying so, where the toolkit lacks them.
+#include "jit/compiler_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+namespace kiln::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path k_toolkit_lib = "/usr/local/cuda/lib64";
+
+bool toolkit_has_compilers() {
+  return fs::exists(k_toolkit_lib / "libnvrtc.so.13") && fs::exists(k_toolkit_lib / "libnvJitLink.so.13");
+}
+
+class CompilerLoaderTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!toolkit_has_compilers()) GTEST_SKIP() << "no libnvrtc.so.13 and libnvJitLink.so.13 in " << k_toolkit_lib;
+    m_dir = fs::temp_directory_path() /
+            ("kiln-loader-test-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
+  }
+  SearchSettings settings(std::map<std::string, std::string> env, std::vector<std::string> dirs = {}) const {
+    SearchSettings s;
+    s.environment = [env](const char* name) -> std::optional<std::string> {
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    s.directories = std::move(dirs);
+    s.majors = {13};
+    return s;
+  }
+  // A directory laid out as a toolkit's lib64 (links to the real libraries).
+  fs::path toolkit_copy(const std::string& name) const {
+    const fs::path lib = m_dir / name / "lib64";
+    fs::create_directories(lib);
+    fs::create_symlink(k_toolkit_lib / "libnvrtc.so.13", lib / "libnvrtc.so.13");
+    fs::create_symlink(k_toolkit_lib / "libnvJitLink.so.13", lib / "libnvJitLink.so.13");
+    return m_dir / name;
+  }
+  fs::path m_dir;
+};
+
+TEST_F(CompilerLoaderTest, TheVariablesNameTheFiles) {
+  Result<CompilerApi> api = load_compiler(settings({{"KILN_NVRTC", (k_toolkit_lib / "libnvrtc.so.13").string()},
+                                                    {"KILN_NVJITLINK", (k_toolkit_lib / "libnvJitLink.so.13").string()}}),
+                                          0);
+  ASSERT_TRUE(api) << api.error().message;
+  EXPECT_EQ(api->nvrtc_path, (k_toolkit_lib / "libnvrtc.so.13").string());
+  EXPECT_EQ(api->major, 13);
+  EXPECT_EQ(api->nvrtc_version.rfind("13.", 0), 0u) << api->nvrtc_version;
+  EXPECT_EQ(api->nvjitlink_version.rfind("13.", 0), 0u);
+}
+
+TEST_F(CompilerLoaderTest, ARegisteredDirectoryComesBeforeCudaPath) {
+  const fs::path wheel = toolkit_copy("wheel");
+  const fs::path cuda = toolkit_copy("cuda");
+  Result<CompilerApi> api =
+      load_compiler(settings({{"CUDA_PATH", cuda.string()}}, {(wheel / "lib64").string()}), 0);
+  ASSERT_TRUE(api) << api.error().message;
+  EXPECT_EQ(api->nvrtc_path, (wheel / "lib64" / "libnvrtc.so.13").string());
+  EXPECT_EQ(api->nvjitlink_path, (wheel / "lib64" / "libnvJitLink.so.13").string());
+}
+
+TEST_F(CompilerLoaderTest, CudaPathComesBeforeCudaHome) {
+  const fs::path path = toolkit_copy("path");
+  const fs::path home = toolkit_copy("home");
+  Result<CompilerApi> api = load_compiler(settings({{"CUDA_PATH", path.string()}, {"CUDA_HOME", home.string()}}), 0);
+  ASSERT_TRUE(api) << api.error().message;
+  EXPECT_EQ(api->nvrtc_path, (path / "lib64" / "libnvrtc.so.13").string());
+  Result<CompilerApi> from_home = load_compiler(settings({{"CUDA_HOME", home.string()}}), 0);
+  ASSERT_TRUE(from_home);
+  EXPECT_EQ(from_home->nvrtc_path, (home / "lib64" / "libnvrtc.so.13").string());
+}
+
+TEST_F(CompilerLoaderTest, NothingUsableListsEveryPlaceLooked) {
+  SearchSettings s = settings({{"KILN_NVRTC", (m_dir / "missing.so").string()}, {"CUDA_PATH", (m_dir / "none").string()}},
+                              {(m_dir / "registered").string()});
+  s.majors = {99};   // no such soname on the loader's path either
+  Result<CompilerApi> api = load_compiler(s, 0);
+  ASSERT_FALSE(api);
+  const std::string& m = api.error().message;
+  EXPECT_NE(m.find("no usable NVRTC and nvJitLink"), std::string::npos) << m;
+  EXPECT_NE(m.find((m_dir / "missing.so").string() + " (KILN_NVRTC): not found"), std::string::npos) << m;
+  EXPECT_NE(m.find((m_dir / "registered" / "libnvrtc.so.99").string() + " (a registered directory): not found"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find((m_dir / "none" / "lib64" / "libnvrtc.so.99").string() + " ($CUDA_PATH)"), std::string::npos) << m;
+  EXPECT_NE(m.find("libnvrtc.so.99 (the dynamic loader's search path): not found"), std::string::npos) << m;
+}
+
+TEST_F(CompilerLoaderTest, AnotherMajorVersionIsSkippedWithAMessage) {
+  Result<CompilerApi> api = load_compiler(settings({{"KILN_NVRTC", (k_toolkit_lib / "libnvrtc.so.13").string()}}), 12);
+  ASSERT_FALSE(api);
+  EXPECT_NE(api.error().message.find("cannot read options written for NVRTC 12 (skipped)"), std::string::npos)
+      << api.error().message;
+}
+
+TEST_F(CompilerLoaderTest, ALibraryWithoutTheSymbolsIsRefusedNamingOne) {
+  // nvJitLink as NVRTC: it loads, but has no nvrtc* symbols.
+  Result<CompilerApi> only = [&] {
+    SearchSettings s = settings({{"KILN_NVRTC", (k_toolkit_lib / "libnvJitLink.so.13").string()}});
+    s.majors = {99};
+    return load_compiler(s, 0);
+  }();
+  ASSERT_FALSE(only);
+  EXPECT_NE(only.error().message.find("(KILN_NVRTC): lacks nvrtcVersion"), std::string::npos) << only.error().message;
+}
+
+TEST_F(CompilerLoaderTest, AFileThatIsNotALibraryGivesDlopensMessage) {
+  const fs::path bogus = m_dir / "libnvrtc.so.13";
+  { std::FILE* f = std::fopen(bogus.c_str(), "w"); std::fputs("not an ELF", f); std::fclose(f); }
+  SearchSettings s = settings({{"KILN_NVRTC", bogus.string()}});
+  s.majors = {99};
+  Result<CompilerApi> api = load_compiler(s, 0);
+  ASSERT_FALSE(api);
+  EXPECT_NE(api.error().message.find(bogus.string() + " (KILN_NVRTC): "), std::string::npos) << api.error().message;
+  EXPECT_EQ(api.error().message.find(bogus.string() + " (KILN_NVRTC): not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::jit

@@ -1,0 +1,125 @@
+// One run-time compile with the toolkit's real NVRTC and nvJitLink (no GPU needed): a template kernel
+// from a header in memory and one on disk, a kept variable, the headers reported; a compile error with
+// NVRTC's log; a missing header. Skipped, saying so, where the toolkit lacks the libraries.
+#include "image/cubin_reader.hpp"
+#include "jit/compiler_loader.hpp"
+#include "jit/program_compiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace kiln::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ProgramCompilerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    SearchSettings s;
+    s.environment = [](const char* name) -> std::optional<std::string> {
+      return std::string(name) == "CUDA_PATH" ? std::optional<std::string>("/usr/local/cuda") : std::nullopt;
+    };
+    Result<CompilerApi> api = load_compiler(s, 0);
+    if (!api) GTEST_SKIP() << "no NVRTC and nvJitLink under /usr/local/cuda: " << api.error().message;
+    m_api = *api;
+    m_dir = fs::temp_directory_path() /
+            ("kiln-program-compiler-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir / "include");
+    std::ofstream(m_dir / "include" / "factor.cuh") << "#pragma once\nconstexpr int k_factor = 3;\n";
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
+  }
+  ProgramInput input() const {
+    ProgramInput in;
+    in.name = "scale.cu";
+    in.source = "#include \"bias.h\"\n#include \"factor.cuh\"\n__device__ int table[4];\n"
+                "template <typename T> __global__ void scale(T* x, int n) {\n"
+                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  if (i < n) x[i] = x[i] * k_factor + k_bias + table[i % 4];\n}\n";
+    in.headers = {{"bias.h", "#pragma once\nconstexpr int k_bias = 1;\n"}};
+    in.options = {"-I" + (m_dir / "include").string(), "-std=c++17"};
+    in.kernels = {"scale<float>", "scale<int>"};
+    in.variables = {"table"};
+    in.target = "sm_90";
+    in.record_headers = true;
+    return in;
+  }
+  CompilerApi m_api;
+  fs::path m_dir;
+};
+
+TEST_F(ProgramCompilerTest, CompilesATrimmedCubinWithTheNamesAndHeaders) {
+  const ProgramOutput out = compile_program(m_api, input());
+  ASSERT_TRUE(out.ok) << out.log;
+  ASSERT_EQ(out.kernel_symbols.size(), 2u);
+  EXPECT_EQ(out.kernel_symbols[0], "_Z5scaleIfEvPT_i");
+  EXPECT_EQ(out.kernel_symbols[1], "_Z5scaleIiEvPT_i");
+  ASSERT_EQ(out.variable_symbols.size(), 1u);
+  EXPECT_EQ(out.variable_symbols[0], "table");
+  Result<image::CubinInfo> cubin = image::read_cubin(out.image, "scale.cu");
+  ASSERT_TRUE(cubin) << cubin.error().message;
+  EXPECT_EQ(cubin->sm, 90);
+  const auto has = [&](const std::string& name) {
+    return std::any_of(cubin->symbols.begin(), cubin->symbols.end(), [&](const auto& s) { return s.name == name; });
+  };
+  EXPECT_TRUE(has("_Z5scaleIfEvPT_i"));
+  EXPECT_TRUE(has("table")) << "a variable asked for keeps its symbol through trimming";
+  EXPECT_LT(out.image.size(), 20'000u) << "trimmed as the build trims";
+  EXPECT_NE(std::find(out.headers.begin(), out.headers.end(), (m_dir / "include" / "factor.cuh").string()),
+            out.headers.end());
+  EXPECT_NE(std::find(out.headers.begin(), out.headers.end(), "bias.h"), out.headers.end());
+  EXPECT_GT(out.seconds, 0.0);
+}
+
+TEST_F(ProgramCompilerTest, ACompileErrorCarriesNvrtcsLog) {
+  ProgramInput in = input();
+  in.source = "__global__ void k() { undeclared_thing(); }\n";
+  in.kernels = {"k"};
+  in.variables = {};
+  const ProgramOutput out = compile_program(m_api, in);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("scale.cu(1): error: identifier \"undeclared_thing\" is undefined"), std::string::npos)
+      << out.log;
+  EXPECT_NE(out.log.find("scale.cu: error: NVRTC: NVRTC_ERROR_COMPILATION"), std::string::npos) << out.log;
+}
+
+TEST_F(ProgramCompilerTest, AMissingHeaderIsNvrtcsMessage) {
+  ProgramInput in = input();
+  in.source = "#include \"nowhere.cuh\"\n";
+  const ProgramOutput out = compile_program(m_api, in);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("cannot open source file \"nowhere.cuh\""), std::string::npos) << out.log;
+}
+
+TEST_F(ProgramCompilerTest, ABadExpressionSaysWhich) {
+  ProgramInput in = input();
+  in.kernels = {"scale<struct Nope>"};
+  const ProgramOutput out = compile_program(m_api, in);
+  EXPECT_FALSE(out.ok);
+  EXPECT_FALSE(out.log.empty());
+}
+
+TEST(TimeTrace, HeadersAreReadInOrderWithoutRepeats) {
+  const std::string trace =
+      R"J({"traceEvents" : [ {}, {"args":{"detail":"__nv_nvrtc_builtin_header.h"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
+      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
+      R"J({"args":{"detail":"f()"},"dur":1,"name":"Scanning Function Body","ph":"X"},)J"
+      R"J({"args":{"detail":"C:\\dir\\x \"y\".h"},"name":"Processing Header File"},)J"
+      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"}]})J";
+  const std::vector<std::string> headers = headers_in_time_trace(trace);
+  ASSERT_EQ(headers.size(), 2u);
+  EXPECT_EQ(headers[0], "/a/b.cuh");
+  EXPECT_EQ(headers[1], "C:\\dir\\x \"y\".h");
+}
+
+}  // namespace
+}  // namespace kiln::jit
