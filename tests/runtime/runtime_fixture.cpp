@@ -5,10 +5,13 @@
 #include "core/driver_access.hpp"
 #include "format/target.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -106,7 +109,26 @@ void damage_image(Bytes& package, std::string_view unit, std::string_view target
   *at = std::byte{'J'};
 }
 
+namespace {
+
+// Kernels compiled at run time go to a cache of this test process's own, never the user's: the
+// process's cache reads KILN_CACHE_DIR on its first use, which comes after a SetUp.
+struct TestCacheDirectory {
+  TestCacheDirectory() {
+    path = std::filesystem::temp_directory_path() / ("kiln-runtime-tests-" + std::to_string(::getpid()));
+    ::setenv("KILN_CACHE_DIR", path.c_str(), 1);
+  }
+  ~TestCacheDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::filesystem::path path;
+};
+
+}  // namespace
+
 void RuntimeTest::SetUp() {
+  static TestCacheDirectory cache_directory;
   ::unsetenv("KILN_FORCE_TARGET");
   ::unsetenv("KILN_LOG");
   core::set_driver_for_testing(fake);
