@@ -75,6 +75,7 @@ Bytes build_package(const PackageSpec& spec) {
   }
   contents.variables = spec.variables;
   contents.metadata = spec.metadata;
+  contents.carried = spec.carried;
   format::WriteOptions options;
   options.compress = spec.compressible;  // test cubins are mostly zeros: zstd would take even small ones
   format::WriteResult written = format::write_package(contents, options);

@@ -66,6 +66,7 @@ struct PackageSpec {
   bool compressible = false;             // pad images (4096 bytes ending in a NUL) so that the writer
                                          // stores them as zstd
   std::vector<std::pair<std::string, std::string>> metadata;   // e.g. {"nvrtc.version", "13.1"}
+  std::vector<format::PackageCarriedUnit> carried = {};        // sources carried for run-time compiles
 };
 
 Bytes build_package(const PackageSpec& spec);

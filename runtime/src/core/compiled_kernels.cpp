@@ -33,10 +33,10 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   const std::string normalized = format::normalize_name(name);
 
   std::lock_guard lock(m_mutex);
-  auto found = m_entries.find(std::make_pair(normalized, target));
-  if (found != m_entries.end()) {
+  const auto request = std::make_pair(normalized, target);
+  if (auto found = m_requests.find(request); found != m_requests.end()) {
     ++compiler.cache().counters().memory_hits;
-    out = found->second.kernel;
+    out = found->second;
     return {};
   }
   rtc::CompileOutcome outcome = compiler.package_kernel(reader, m_owner.label(), name, target);
@@ -47,6 +47,11 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     case rtc::Failure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
     case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
   }
+  const auto compiled = std::make_pair(outcome.expression, target);
+  if (auto found = m_entries.find(compiled); found != m_entries.end()) {   // another spelling of it
+    out = m_requests[request] = found->second.kernel;
+    return {};
+  }
   Entry entry;
   entry.bytes = outcome.package;
   const std::string label = m_owner.label() + " (" + outcome.expression + " compiled at run time for " + target + ")";
@@ -54,8 +59,8 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   entry.package->report_errors_to(&m_owner);
   const char* canonical = nullptr;
   KILN_TRY(entry.package->get_own_kernel(outcome.expression, entry.kernel, canonical));
-  out = entry.kernel;
-  m_entries.emplace(std::make_pair(normalized, target), std::move(entry));
+  out = m_requests[request] = entry.kernel;
+  m_entries.emplace(compiled, std::move(entry));
   return {};
 }
 

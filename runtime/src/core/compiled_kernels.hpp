@@ -42,7 +42,10 @@ private:
   Package& m_owner;
   std::mutex m_mutex;                    // guards m_entries; held through a compile, which the cache
                                          // serializes per key anyway
-  std::map<std::pair<std::string, std::string>, Entry, std::less<>> m_entries;   // (name, target)
+  // By (the expression compiled, target); every spelling asked maps to it, so two spellings of one
+  // kernel are one kernel.
+  std::map<std::pair<std::string, std::string>, Entry> m_entries;
+  std::map<std::pair<std::string, std::string>, Kernel*> m_requests;   // (normalized name asked, target)
 };
 
 }  // namespace kiln::core

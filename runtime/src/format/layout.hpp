@@ -30,7 +30,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 2;
+inline constexpr std::uint16_t k_version_minor = 3;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -67,6 +67,11 @@ enum class SectionKind : std::uint32_t {
   kernel_targets = 12,  // KernelTargetRecord[], sorted by (kernel, target)
   // Since 1.2, optional (1.0 and 1.1 files have none; their readers skip it):
   unit_sources = 13,    // UnitSourceRecord[], sorted by (unit, source)
+  // Since 1.3, optional, together (a package that carries no sources has none; older readers skip them):
+  carried_units = 14,   // CarriedUnitRecord[], sorted by unit
+  carried_entries = 15, // CarriedEntryRecord[], each carried unit's contiguous, in CARRIED_UNITS order
+  source_texts = 16,    // SourceTextRecord[], sorted by content hash
+  text_blobs = 17,      // the texts' stored bytes (verified lazily: each text carries its own hash)
 };
 
 // TocEntry.flags bits. Written to disk.
@@ -178,6 +183,49 @@ struct UnitSourceRecord {                // 16 bytes
   StrRef source;                         // a source path, relative to the manifest
 };
 static_assert(sizeof(UnitSourceRecord) == 16);
+
+// Since 1.3: the sources of a unit built with `carry_sources`, so that the runtime can compile more of
+// its kernels (new template instantiations, other architectures) with exactly the build's inputs: its
+// source and every header the build read, laid out as a tree of relative paths, the include
+// directories in that tree, and the options. Texts are stored once per package (SOURCE_TEXTS), however
+// many units read them.
+struct CarriedUnitRecord {               // 24 bytes
+  std::uint32_t unit;                    // index into UNITS
+  std::uint32_t first_entry;             // index into CARRIED_ENTRIES
+  std::uint32_t entry_count;             // its entries follow one another; records tile the table
+  std::uint32_t reserved;                // 0
+  StrRef nvrtc_version;                  // the NVRTC the build compiled it with: "13.0"
+};
+static_assert(sizeof(CarriedUnitRecord) == 24);
+
+// Written to disk: never renumber. A unit's entries come in this order of kinds: its one source,
+// its headers (sorted by path), then include directories, options, link options and kernel
+// templates, each in the order the build used them.
+enum class CarriedEntryKind : std::uint32_t {
+  source = 0,           // value: the source's path in the tree (NVRTC's program name); text: its text
+  header = 1,           // value: a header's path in the tree; text: its text
+  include_dir = 2,      // value: a directory of the tree ("." for its root), given to NVRTC as -I<tree>/<value>
+  option = 3,           // value: an NVRTC option other than -I, -arch and what Kiln adds (-D..., -std=...)
+  link_option = 4,      // value: an option nvJitLink takes too (-lineinfo, -ftz=true)
+  kernel_template = 5,  // value: a kernel or kernel template the source declares ("mylib::block_sum")
+};
+
+struct CarriedEntryRecord {              // 16 bytes
+  std::uint32_t kind;                    // CarriedEntryKind
+  std::uint32_t text;                    // source and header: index into SOURCE_TEXTS; else 0
+  StrRef value;                          // paths are relative, '/'-separated, with no "." or ".." part
+};
+static_assert(sizeof(CarriedEntryRecord) == 16);
+
+struct SourceTextRecord {                // 40 bytes
+  std::uint64_t content_hash;            // XXH3-64 (seed 0) of the text's bytes; unique in the table
+  std::uint64_t offset;                  // from the start of TEXT_BLOBS
+  std::uint64_t stored_size;             // bytes in TEXT_BLOBS
+  std::uint64_t raw_size;                // bytes after decoding
+  std::uint32_t encoding;                // ImageEncoding: raw or one zstd frame
+  std::uint32_t reserved;                // 0
+};
+static_assert(sizeof(SourceTextRecord) == 40);
 
 struct ParamRecord {                     // 8 bytes: one kernel parameter, from the cubin's .nv.info
   std::uint32_t offset;                  // byte offset in the parameter buffer

@@ -197,6 +197,16 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   if (found[static_cast<std::uint32_t>(SectionKind::unit_sources)]) {
     tables.unit_sources = records(SectionKind::unit_sources);
   }
+  for (const SectionKind kind : {SectionKind::carried_units, SectionKind::carried_entries, SectionKind::source_texts}) {
+    if (!found[static_cast<std::uint32_t>(kind)]) continue;
+    detail::RecordTable& table = kind == SectionKind::carried_units     ? tables.carried_units
+                                 : kind == SectionKind::carried_entries ? tables.carried_entries
+                                                                        : tables.source_texts;
+    table = records(kind);
+  }
+  if (found[static_cast<std::uint32_t>(SectionKind::text_blobs)]) {
+    tables.text_blobs = *found[static_cast<std::uint32_t>(SectionKind::text_blobs)];
+  }
   return {};
 }
 
@@ -252,6 +262,10 @@ ReadError PackageReader::open(std::span<const std::byte> bytes, std::string labe
   m_metadata = table(t.metadata);
   m_kernel_targets = table(t.kernel_targets);
   m_unit_sources = table(t.unit_sources);
+  m_carried_units = table(t.carried_units);
+  m_carried_entries = table(t.carried_entries);
+  m_source_texts = table(t.source_texts);
+  m_text_blobs = t.text_blobs;
   return {};
 }
 

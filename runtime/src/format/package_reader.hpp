@@ -101,6 +101,27 @@ struct MetadataView {
   std::string_view value;
 };
 
+// A unit's carried sources (1.3: CARRIED_UNITS): entries [first_entry, first_entry + entry_count).
+struct CarriedUnitView {
+  std::uint32_t unit;               // index into UNITS
+  std::string_view nvrtc_version;
+  std::uint32_t first_entry;
+  std::uint32_t entry_count;        // at least 1: the first entry is the source
+};
+
+struct CarriedEntryView {
+  CarriedEntryKind kind;
+  std::string_view value;           // a path, a directory, an option or a kernel's name
+  std::uint32_t text;               // source and header: index into SOURCE_TEXTS
+};
+
+struct SourceTextView {
+  std::uint64_t content_hash;       // XXH3-64 of the text
+  ImageEncoding encoding;
+  std::uint64_t stored_size;
+  std::uint64_t raw_size;
+};
+
 class PackageReader {
 public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
@@ -134,6 +155,17 @@ public:
   // The unit's source paths, in string order: its UNIT_SOURCES records' (a link group's members, a
   // variant's one source), or without records its own name. Empty for an index out of range.
   std::vector<std::string_view> unit_sources(std::uint32_t unit) const;
+
+  // Carried sources (1.3; none in older files). package_carried.cpp.
+  std::uint32_t carried_unit_count() const { return m_carried_units.count; }
+  CarriedUnitView carried_unit(std::uint32_t i) const;
+  // The carried record of unit `unit`, if its sources are carried.
+  std::optional<std::uint32_t> find_carried_unit(std::uint32_t unit) const;
+  CarriedEntryView carried_entry(std::uint32_t i) const;
+  std::uint32_t source_text_count() const { return m_source_texts.count; }
+  SourceTextView source_text(std::uint32_t i) const;
+  // Decodes text `i` into `out` and checks its hash: image_corrupt (naming the text) when it fails.
+  ReadError read_source_text(std::uint32_t i, std::string& out) const;
 
   // Whether the image of kernel `kernel`'s unit for target `target` holds the kernel: always for a
   // kernel in every image (every kernel of a 1.0 file), else as KERNEL_TARGETS says.
@@ -174,6 +206,8 @@ private:
   Table m_targets, m_units, m_images, m_kernels, m_params, m_names, m_variables, m_sources, m_metadata;
   Table m_kernel_targets;   // KERNEL_TARGETS (1.1), or empty
   Table m_unit_sources;     // UNIT_SOURCES (1.2), or empty
+  Table m_carried_units, m_carried_entries, m_source_texts;   // 1.3, or empty
+  std::span<const std::byte> m_text_blobs;
   std::span<const std::byte> m_blobs;
 };
 

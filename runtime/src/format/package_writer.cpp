@@ -69,7 +69,39 @@ private:
 struct Sections {
   Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, unit_sources,
       blobs;
+  Bytes carried_units, carried_entries, source_texts, text_blobs;   // 1.3
 };
+
+// Carried sources: records, and each text once in TEXT_BLOBS (16-byte aligned; zstd where it saves).
+void encode_carried(const detail::WritePlan& plan, const WriteOptions& options, StringTable& strings, Sections& out) {
+  std::uint32_t first_entry = 0;
+  for (const detail::PlannedCarriedUnit& unit : plan.carried) {
+    const auto count = static_cast<std::uint32_t>(unit.entries.size());
+    detail::append_record(out.carried_units,
+                          CarriedUnitRecord{unit.unit, first_entry, count, 0, strings.intern(unit.nvrtc_version)});
+    for (const detail::PlannedCarriedEntry& e : unit.entries) {
+      detail::append_record(out.carried_entries,
+                            CarriedEntryRecord{static_cast<std::uint32_t>(e.kind), e.text, strings.intern(e.value)});
+    }
+    first_entry += count;
+  }
+  for (const detail::PlannedText& text : plan.texts) {
+    const std::span<const std::byte> raw = std::as_bytes(std::span(text.text->data(), text.text->size()));
+    SourceTextRecord record{text.content_hash, 0, raw.size(), raw.size(), static_cast<std::uint32_t>(ImageEncoding::raw), 0};
+    std::optional<Bytes> compressed;
+    if (options.compress) compressed = detail::zstd_compress(raw, options.compression_level);
+    std::span<const std::byte> stored = raw;
+    if (compressed && compressed->size() < raw.size()) {
+      stored = *compressed;
+      record.encoding = static_cast<std::uint32_t>(ImageEncoding::zstd);
+      record.stored_size = stored.size();
+    }
+    pad_to(out.text_blobs, k_blob_alignment);
+    record.offset = out.text_blobs.size();
+    out.text_blobs.insert(out.text_blobs.end(), stored.begin(), stored.end());
+    detail::append_record(out.source_texts, record);
+  }
+}
 
 // Images go into BLOBS in IMAGES order, each 16-byte aligned; zstd only where it saves bytes.
 void encode_images(const detail::WritePlan& plan, const WriteOptions& options, Sections& out) {
@@ -189,6 +221,12 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
   if (options.version_minor >= 2) {
     place_known(SectionKind::unit_sources, s.unit_sources);
   }
+  if (!s.carried_units.empty()) {   // only a package that carries sources has these (1.3)
+    place_known(SectionKind::carried_units, s.carried_units);
+    place_known(SectionKind::carried_entries, s.carried_entries);
+    place_known(SectionKind::source_texts, s.source_texts);
+    place(static_cast<std::uint32_t>(SectionKind::text_blobs), s.text_blobs, k_section_verify_lazily);
+  }
   for (const ExtraSection& extra : options.extra_sections) {
     place(extra.kind, extra.bytes, 0);
   }
@@ -231,6 +269,7 @@ WriteResult write_package(const PackageContents& contents, const WriteOptions& o
   StringTable strings;
   Sections sections;
   encode_records(plan, strings, sections);
+  encode_carried(plan, options, strings, sections);
   if (!strings.error().empty()) {
     result.error = strings.error();
     return result;

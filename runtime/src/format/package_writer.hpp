@@ -55,6 +55,24 @@ struct PackageSource {
   std::uint64_t content_hash = 0;
 };
 
+// Since 1.3: a unit's sources, carried so that the runtime can compile more of its kernels
+// (CARRIED_UNITS). Paths are the build's tree: relative, '/'-separated, no "." or ".." part.
+struct PackageCarriedFile {
+  std::string path;
+  std::string text;
+};
+
+struct PackageCarriedUnit {
+  std::string unit_source;               // which unit (PackageUnit::source)
+  PackageCarriedFile source;             // its source: path (NVRTC's program name) and text
+  std::vector<PackageCarriedFile> headers;   // every header its build read, any order
+  std::vector<std::string> include_dirs;     // directories of the tree, in the build's order
+  std::vector<std::string> options;          // NVRTC options other than -I (-D, -std=...), in order
+  std::vector<std::string> link_options;     // nvJitLink's, in order
+  std::vector<std::string> kernel_templates; // kernels and kernel templates the source declares
+  std::string nvrtc_version;                 // "13.0"
+};
+
 struct PackageContents {
   std::vector<std::string> targets;      // target strings, any order
   std::vector<PackageUnit> units;
@@ -62,6 +80,7 @@ struct PackageContents {
   std::vector<PackageVariable> variables;
   std::vector<PackageSource> sources;
   std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<PackageCarriedUnit> carried = {};   // 1.3
 };
 
 struct ExtraSection {                    // for tests of forward compatibility: an unknown section
@@ -88,7 +107,9 @@ struct WriteResult {
 // name given twice, a variable name given twice, a kernel target its unit has no image for, a
 // variant flag without a "<variant>/<symbol>" lowered name or a '/' without the flag, a unit source
 // that is empty or given twice, a variant of other than one source; or when the contents need a
-// newer minor version than options.version_minor.
+// newer minor version than options.version_minor; or a carried unit that names no unit or is
+// carried twice, a carried path that is empty, absolute or has a "." or ".." part, a header path
+// given twice or equal to the source's, a carried string that is empty.
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options = {});
 
 }  // namespace kiln::format

@@ -48,14 +48,17 @@ inline constexpr SectionKind k_required_kinds[] = {
 };
 
 // Sections a file may lack: those a newer minor version added.
-inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources};
+inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources,
+                                                   SectionKind::carried_units, SectionKind::carried_entries,
+                                                   SectionKind::source_texts, SectionKind::text_blobs};
 
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&
-         kind <= static_cast<std::uint32_t>(SectionKind::unit_sources);
+         kind <= static_cast<std::uint32_t>(SectionKind::text_blobs);
 }
 
-// Bytes per record, or 0 for the sections that are not record arrays (STRINGS, BLOBS, unknown).
+// Bytes per record, or 0 for the sections that are not record arrays (STRINGS, BLOBS, TEXT_BLOBS,
+// unknown).
 inline constexpr std::size_t record_size(std::uint32_t kind) {
   switch (static_cast<SectionKind>(kind)) {
     case SectionKind::targets:
@@ -80,6 +83,12 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
       return sizeof(KernelTargetRecord);
     case SectionKind::unit_sources:
       return sizeof(UnitSourceRecord);
+    case SectionKind::carried_units:
+      return sizeof(CarriedUnitRecord);
+    case SectionKind::carried_entries:
+      return sizeof(CarriedEntryRecord);
+    case SectionKind::source_texts:
+      return sizeof(SourceTextRecord);
     default:
       return 0;
   }
@@ -90,7 +99,8 @@ inline std::string section_name(std::uint32_t kind) {
   static constexpr std::string_view k_names[] = {"STRINGS",  "TARGETS",  "UNITS",          "IMAGES",
                                                  "KERNELS",  "PARAMS",   "NAMES",          "VARIABLES",
                                                  "SOURCES",  "METADATA", "BLOBS",          "KERNEL_TARGETS",
-                                                 "UNIT_SOURCES"};
+                                                 "UNIT_SOURCES", "CARRIED_UNITS", "CARRIED_ENTRIES",
+                                                 "SOURCE_TEXTS", "TEXT_BLOBS"};
   if (is_known_kind(kind)) {
     return std::string(k_names[kind - 1]);
   }

@@ -6,6 +6,7 @@
 #include "string_index.hpp"
 #include "table_invariants.hpp"
 #include "target.hpp"
+#include "carried_check.hpp"
 #include "unit_sources_check.hpp"
 
 #include <algorithm>
@@ -370,6 +371,7 @@ std::string check_tables(const Tables& tables) {
   const StringIndex index(tables.strings);
   std::string problem = Checker(tables, index).run();
   if (problem.empty()) problem = check_unit_sources(tables, index);
+  if (problem.empty()) problem = check_carried(tables, index);
   return problem.empty() ? check_invariants(tables) : problem;
 }
 

@@ -23,6 +23,8 @@ struct Tables {
   RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
   RecordTable kernel_targets;  // empty in a 1.0 file
   RecordTable unit_sources;    // empty in 1.0 and 1.1 files
+  RecordTable carried_units, carried_entries, source_texts;   // empty unless sources are carried (1.3)
+  std::span<const std::byte> text_blobs;
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 

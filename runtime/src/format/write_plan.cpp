@@ -325,7 +325,8 @@ std::string plan_package(const PackageContents& contents, std::uint16_t version_
       !(error = plan_kernels(contents, version_minor, plan)).empty() ||
       !(error = plan_kernel_targets(plan, version_minor >= 1)).empty() || !(error = plan_names(plan)).empty() ||
       !(error = plan_variables(contents, plan)).empty() ||
-      !(error = plan_sources_and_metadata(contents, plan)).empty()) {
+      !(error = plan_sources_and_metadata(contents, plan)).empty() ||
+      !(error = plan_carried(contents, version_minor, plan)).empty()) {
     return error;
   }
   // Records refer to each other by 32-bit index.
@@ -339,7 +340,12 @@ std::string plan_package(const PackageContents& contents, std::uint16_t version_
       std::max({std::uint64_t{plan.units.size()}, std::uint64_t{plan.images.size()},
                 std::uint64_t{plan.names.size()}, std::uint64_t{plan.variables.size()},
                 std::uint64_t{plan.sources.size()}, std::uint64_t{plan.metadata.size()}, params,
-                kernel_target_records, std::uint64_t{plan.unit_sources.size()}});
+                kernel_target_records, std::uint64_t{plan.unit_sources.size()}, std::uint64_t{plan.texts.size()},
+                [&] {
+                  std::uint64_t entries = 0;
+                  for (const PlannedCarriedUnit& c : plan.carried) entries += c.entries.size();
+                  return entries;
+                }()});
   if (largest > std::numeric_limits<std::uint32_t>::max()) {
     return "the package has more than 2^32 - 1 records in one table";
   }

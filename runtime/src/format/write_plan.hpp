@@ -44,6 +44,23 @@ struct PlannedVariable {
 
 using MetadataEntry = std::pair<std::string, std::string>;
 
+struct PlannedCarriedEntry {
+  CarriedEntryKind kind;
+  std::string value;
+  std::uint32_t text;    // source and header: index into WritePlan::texts
+};
+
+struct PlannedCarriedUnit {
+  std::uint32_t unit;    // index into WritePlan::units
+  std::string nvrtc_version;
+  std::vector<PlannedCarriedEntry> entries;   // in file order: source, headers by path, the rest in order
+};
+
+struct PlannedText {
+  std::uint64_t content_hash;
+  const std::string* text;
+};
+
 // Pointers point into the PackageContents the plan was made from, which must outlive it.
 struct WritePlan {
   std::vector<Target> targets;                 // sorted, unique
@@ -55,7 +72,12 @@ struct WritePlan {
   std::vector<PlannedVariable> variables;      // sorted by name
   std::vector<const PackageSource*> sources;   // sorted by path, exact repeats dropped
   std::vector<const MetadataEntry*> metadata;  // sorted by key, exact repeats dropped
+  std::vector<PlannedCarriedUnit> carried;     // sorted by unit (1.3)
+  std::vector<PlannedText> texts;              // sorted by content hash, unique
 };
+
+// Plans contents.carried (carried_plan.cpp), after the units are planned.
+std::string plan_carried(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
 
 // Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
 // names the offending target, unit, kernel or name.

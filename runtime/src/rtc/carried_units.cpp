@@ -1,13 +1,54 @@
-// TEMPORARY until format 1.3 (carried sources) lands: no package carries anything.
+// What run-time compilation reads of a package's carried sources (format 1.3, CARRIED_UNITS).
 #include "rtc/carried_units.hpp"
 
 namespace kiln::rtc {
 
-std::vector<CarriedUnit> carried_units(const format::PackageReader&) { return {}; }
-bool carries_sources(const format::PackageReader&) { return false; }
-bool carries_unit(const format::PackageReader&, std::uint32_t) { return false; }
-Result<std::string> carried_text(const format::PackageReader&, const CarriedUnit&, std::size_t) {
-  return Error{"not carried"};
+std::vector<CarriedUnit> carried_units(const format::PackageReader& reader) {
+  std::vector<CarriedUnit> units;
+  for (std::uint32_t i = 0; i < reader.carried_unit_count(); ++i) {
+    const format::CarriedUnitView view = reader.carried_unit(i);
+    CarriedUnit unit;
+    unit.record = i;
+    unit.unit = std::string(reader.unit(view.unit).source);
+    unit.nvrtc_version = std::string(view.nvrtc_version);
+    for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
+      const format::CarriedEntryView entry = reader.carried_entry(e);
+      const std::string value(entry.value);
+      switch (entry.kind) {
+        case format::CarriedEntryKind::source:
+          unit.inputs.program = value;
+          unit.inputs.source_hash = reader.source_text(entry.text).content_hash;
+          break;
+        case format::CarriedEntryKind::header:
+          unit.inputs.headers.push_back(CarriedFileRef{value, reader.source_text(entry.text).content_hash});
+          break;
+        case format::CarriedEntryKind::include_dir: unit.inputs.include_dirs.push_back(value); break;
+        case format::CarriedEntryKind::option: unit.inputs.options.push_back(value); break;
+        case format::CarriedEntryKind::link_option: unit.inputs.link_options.push_back(value); break;
+        case format::CarriedEntryKind::kernel_template: unit.kernel_templates.push_back(value); break;
+      }
+    }
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+bool carries_sources(const format::PackageReader& reader) { return reader.carried_unit_count() > 0; }
+
+bool carries_unit(const format::PackageReader& reader, std::uint32_t unit) {
+  return reader.find_carried_unit(unit).has_value();
+}
+
+Result<std::string> carried_text(const format::PackageReader& reader, const CarriedUnit& unit, std::size_t file) {
+  const format::CarriedUnitView view = reader.carried_unit(unit.record);
+  // Entry 0 is the source, then the headers in the order carried_units listed them.
+  if (file >= view.entry_count) return Error{"carried file " + std::to_string(file) + " does not exist"};
+  const format::CarriedEntryView entry = reader.carried_entry(view.first_entry + static_cast<std::uint32_t>(file));
+  std::string text;
+  if (format::ReadError e = reader.read_source_text(entry.text, text)) {
+    return Error{e.message + " (" + std::string(entry.value) + ", carried for " + unit.unit + ")"};
+  }
+  return text;
 }
 
 }  // namespace kiln::rtc

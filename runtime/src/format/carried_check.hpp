@@ -1,0 +1,18 @@
+// Private to the reader: the checks open() makes on carried sources (1.3). Structure only, in time
+// linear in the records: every reference in range and every string inside STRINGS; CARRIED_UNITS
+// sorted by unit, its records tiling CARRIED_ENTRIES; each unit's entries starting with its one
+// source, in kind order; SOURCE_TEXTS sorted by hash, inside TEXT_BLOBS, within the size limits.
+// What costs time in proportion to the texts (decoding, hashes, path rules) is `kiln verify`'s.
+#pragma once
+
+#include "string_index.hpp"
+#include "table_check.hpp"
+
+#include <string>
+
+namespace kiln::format::detail {
+
+// "" or a message naming the section and record ("CARRIED_ENTRIES record 4: text 9 is out of range").
+std::string check_carried(const Tables& tables, const StringIndex& strings);
+
+}  // namespace kiln::format::detail

@@ -1,0 +1,65 @@
+// PackageReader's view of carried sources (1.3: CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS,
+// TEXT_BLOBS). open() has checked the tables (carried_check.hpp); a text's bytes are checked when read.
+#include "package_reader.hpp"
+
+#include "checksum.hpp"
+#include "image_codec.hpp"
+#include "record_io.hpp"
+#include "table_check.hpp"
+
+#include <cstring>
+
+namespace kiln::format {
+
+CarriedUnitView PackageReader::carried_unit(std::uint32_t i) const {
+  const auto r = detail::load_record<CarriedUnitRecord>(m_carried_units.bytes, i);
+  return CarriedUnitView{r.unit, detail::string_at(m_strings, r.nvrtc_version), r.first_entry, r.entry_count};
+}
+
+std::optional<std::uint32_t> PackageReader::find_carried_unit(std::uint32_t unit) const {
+  std::uint32_t low = 0;
+  std::uint32_t high = m_carried_units.count;
+  while (low < high) {   // sorted by unit
+    const std::uint32_t mid = low + (high - low) / 2;
+    const std::uint32_t at = detail::load_record<CarriedUnitRecord>(m_carried_units.bytes, mid).unit;
+    if (at == unit) return mid;
+    if (at < unit) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return std::nullopt;
+}
+
+CarriedEntryView PackageReader::carried_entry(std::uint32_t i) const {
+  const auto r = detail::load_record<CarriedEntryRecord>(m_carried_entries.bytes, i);
+  return CarriedEntryView{static_cast<CarriedEntryKind>(r.kind), detail::string_at(m_strings, r.value), r.text};
+}
+
+SourceTextView PackageReader::source_text(std::uint32_t i) const {
+  const auto r = detail::load_record<SourceTextRecord>(m_source_texts.bytes, i);
+  return SourceTextView{r.content_hash, static_cast<ImageEncoding>(r.encoding), r.stored_size, r.raw_size};
+}
+
+ReadError PackageReader::read_source_text(std::uint32_t i, std::string& out) const {
+  out.clear();
+  const auto fail = [&](const std::string& why) {
+    return ReadError{ReadErrorCode::image_corrupt,
+                     m_label + ": carried source text " + std::to_string(i) + " " + why};
+  };
+  if (i >= m_source_texts.count) return fail("does not exist");
+  const auto r = detail::load_record<SourceTextRecord>(m_source_texts.bytes, i);
+  const std::span<const std::byte> stored = m_text_blobs.subspan(r.offset, r.stored_size);   // checked at open
+  std::vector<std::byte> decoded;
+  std::span<const std::byte> raw = stored;
+  if (r.encoding == static_cast<std::uint32_t>(ImageEncoding::zstd)) {
+    if (std::string why = detail::zstd_decompress(stored, r.raw_size, decoded); !why.empty()) return fail(why);
+    raw = decoded;
+  }
+  if (checksum(raw) != r.content_hash) return fail("fails its checksum");
+  out.assign(reinterpret_cast<const char*>(raw.data()), raw.size());
+  return {};
+}
+
+}  // namespace kiln::format
