@@ -154,12 +154,13 @@ TEST_F(ProgramCompileTest, ACompileErrorCarriesTheLogAndIsNotCached) {
 }
 
 TEST_F(ProgramCompileTest, NoCompilerSaysWhy) {
-  set_compiler_for_testing(nullptr);
+  set_compiler_for_testing(nullptr, "no usable NVRTC and nvJitLink; looked at: ...");
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
   CompileOutcome outcome = compiler.program(request(m_root / "project"), "sm_90");
   EXPECT_EQ(outcome.failure, Failure::no_compiler);
-  EXPECT_NE(outcome.message.find("prog.cu: cannot compile at run time: "), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("prog.cu: cannot compile at run time: no usable NVRTC and nvJitLink; looked at: ..."),
+            std::string::npos) << outcome.message;
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ Result<Compiler*> process_compiler(int required_major);
 // A directory to search for the libraries before $CUDA_PATH (kiln_compiler_add_search_dir).
 void add_compiler_search_directory(const std::string& directory);
 
-// Test hook, internal to the runtime: a stand-in for every later process_compiler call (null: the
-// libraries again, searched afresh).
-void set_compiler_for_testing(std::shared_ptr<Compiler> compiler);
+// Test hooks, internal to the runtime: a stand-in for every later process_compiler call, or the
+// failure to find one (`no_compiler`: the message); null and empty: the libraries again.
+void set_compiler_for_testing(std::shared_ptr<Compiler> compiler, std::string no_compiler = {});
 
 }  // namespace kiln::rtc
