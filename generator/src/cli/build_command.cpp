@@ -217,7 +217,9 @@ private:
     if (!assembled) return fail(k_exit_failed, assembled.error().message + "; no package written");
     // Host and Python sources are inputs too: a new request there changes the package.
     assembled->inputs.insert(assembled->inputs.end(), m_scanned_hosts.begin(), m_scanned_hosts.end());
-    for (const std::string& warning : assembled->warnings) warn("kiln: warning: " + warning);
+    // Located warnings (at a manifest entry) are already in the compilers' format.
+    for (const std::string& warning : assembled->warnings)
+      warn(is_diagnostic(warning) ? warning : "kiln: warning: " + warning);
     for (const std::string& warning : empty_source_warnings(*plan, assembled->contents, prefix)) warn(warning);
     // Fewer kernels than asked for is said once, whatever dropped them; --strict refuses the package.
     if (const std::optional<std::string> short_of = unanswered_names(m_asked, assembled->contents)) {

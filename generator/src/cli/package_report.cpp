@@ -70,6 +70,60 @@ json selection(const format::PackageReader& reader, std::uint32_t unit_index, co
           {"why", kernel ? "only some images hold this kernel: " + s.failure.reason : s.failure.reason}};
 }
 
+// How a kernel runs on the device asked about (kiln_coverage): the image chosen, else run-time
+// compilation from carried sources, else not at all.
+std::string coverage_name(const json& loads, bool carried) {
+  if (!loads["target"].is_null()) return loads["target"].get<std::string>().rfind("compute_", 0) == 0 ? "ptx" : "cubin";
+  return carried ? "runtime-compile" : "none";
+}
+
+// A unit's carried sources: what the runtime compiles from (format 1.3).
+template <class Text>
+json carried_report(const format::PackageReader& reader, std::uint32_t record, Text& text) {
+  const format::CarriedUnitView view = reader.carried_unit(record);
+  json out = {{"nvrtc_version", text(view.nvrtc_version)}};
+  json files = json::array(), include_dirs = json::array(), options = json::array(), link_options = json::array(),
+       kernels = json::array();
+  std::uint64_t raw = 0, stored = 0;
+  for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
+    const format::CarriedEntryView entry = reader.carried_entry(e);
+    switch (entry.kind) {
+      case format::CarriedEntryKind::source:
+        out["program"] = text(entry.value);
+        [[fallthrough]];
+      case format::CarriedEntryKind::header: {
+        const format::SourceTextView t = reader.source_text(entry.text);
+        files.push_back({{"path", text(entry.value)}, {"size", t.raw_size}, {"hash", fmt::format("{:016x}", t.content_hash)}});
+        raw += t.raw_size;
+        stored += t.stored_size;
+        break;
+      }
+      case format::CarriedEntryKind::include_dir: include_dirs.push_back(text(entry.value)); break;
+      case format::CarriedEntryKind::option: options.push_back(text(entry.value)); break;
+      case format::CarriedEntryKind::link_option: link_options.push_back(text(entry.value)); break;
+      case format::CarriedEntryKind::kernel_template: kernels.push_back(text(entry.value)); break;
+    }
+  }
+  out["files"] = files;
+  out["size"] = raw;
+  out["stored_size"] = stored;   // texts another unit shares are counted in each
+  out["include_dirs"] = include_dirs;
+  out["options"] = options;
+  out["link_options"] = link_options;
+  out["kernel_templates"] = kernels;
+  return out;
+}
+
+// Every carried text once: how much the package spends on them.
+json carried_texts_report(const format::PackageReader& reader) {
+  std::uint64_t raw = 0, stored = 0;
+  for (std::uint32_t i = 0; i < reader.source_text_count(); ++i) {
+    raw += reader.source_text(i).raw_size;
+    stored += reader.source_text(i).stored_size;
+  }
+  return {{"count", reader.source_text_count()}, {"size", raw}, {"stored_size", stored}};
+}
+
 }  // namespace
 
 json package_report(const format::PackageReader& reader, const std::string& path, std::uint64_t file_size,
@@ -108,8 +162,10 @@ json package_report(const format::PackageReader& reader, const std::string& path
                      {"kind", unit_kind_name(reader.unit_kind(u))},
                      {"sources", sources},
                      {"images", images}});
+    if (const std::optional<std::uint32_t> c = reader.find_carried_unit(u)) units.back()["carried"] = carried_report(reader, *c, text);
   }
   report["units"] = units;
+  report["carried_texts"] = carried_texts_report(reader);
 
   std::vector<std::vector<std::string>> names(reader.kernel_count());
   for (std::uint32_t i = 0; i < reader.name_count(); ++i)
@@ -134,8 +190,10 @@ json package_report(const format::PackageReader& reader, const std::string& path
     for (const std::uint32_t t : reader.kernel_targets(k)) held.push_back(std::string(reader.target(t).name));
     entry["targets"] = held;
     entry["in_every_image"] = reader.kernel_in_every_image(k);
-    if (device)
+    if (device) {
       entry["loads"] = reader.kernel_in_every_image(k) ? selections[kernel.unit] : selection(reader, kernel.unit, *device, k);
+      entry["loads"]["coverage"] = coverage_name(entry["loads"], reader.find_carried_unit(kernel.unit).has_value());
+    }
     kernels.push_back(entry);
   }
   report["kernels"] = kernels;

@@ -50,6 +50,23 @@ std::string params_text(const json& params) {
   return fmt::format("{} param{} ({})", params.size(), params.size() == 1 ? "" : "s", sizes);
 }
 
+// The lines under a unit whose sources are carried (format 1.3).
+std::string carried_text(const json& c) {
+  const auto joined = [](const json& list) {
+    std::string out;
+    for (const json& item : list) out += (out.empty() ? "" : " ") + item.get<std::string>();
+    return out.empty() ? std::string("(none)") : out;
+  };
+  std::string out = fmt::format("    carries its sources for run-time compiles: {} and {} headers, {} ({} stored)\n",
+                                c["program"].get<std::string>(), c["files"].size() - 1,
+                                human_size(c["size"].get<std::uint64_t>()), human_size(c["stored_size"].get<std::uint64_t>()));
+  out += "      include dirs: " + joined(c["include_dirs"]) + "\n";
+  out += "      options: " + joined(c["options"]) + (c["link_options"].empty() ? "" : "; link: " + joined(c["link_options"])) +
+         " (NVRTC " + c["nvrtc_version"].get<std::string>() + ")\n";
+  out += "      kernels: " + joined(c["kernel_templates"]) + "\n";
+  return out;
+}
+
 // " (link group: a.cu, b.cu)" or " (variant of ops.cu)" after a unit's name; nothing for a unit of
 // one source file, whose name is its path.
 std::string unit_origin(const json& unit) {
@@ -93,6 +110,13 @@ std::string render_report(const json& r) {
     out += fmt::format("  {}{}: {} images, {} stored ({} decoded)\n", unit["source"].get<std::string>(),
                        unit_origin(unit), unit["images"].size(), human_size(stored), human_size(raw));
     out += table(rows, "    ");
+    if (unit.contains("carried")) out += carried_text(unit["carried"]);
+  }
+  if (r.contains("carried_texts") && r["carried_texts"]["count"].get<std::uint64_t>() > 0) {
+    const json& t = r["carried_texts"];
+    out += fmt::format("  carried texts: {} files, {} stored ({} decoded), each stored once\n",
+                       t["count"].get<std::uint64_t>(), human_size(t["stored_size"].get<std::uint64_t>()),
+                       human_size(t["size"].get<std::uint64_t>()));
   }
 
   out += fmt::format("\nkernels ({})\n", r["kernels"].size());
@@ -101,9 +125,16 @@ std::string render_report(const json& r) {
   std::vector<std::string> held;      // likewise: the targets that hold a kernel not every image holds
   for (const json& k : r["kernels"]) {
     std::vector<std::string> row = {k["name"].get<std::string>(), k["unit"].get<std::string>(), params_text(k["params"])};
-    if (k.contains("loads"))
-      row.push_back(k["loads"]["target"].is_null() ? "no image: " + k["loads"]["why"].get<std::string>()
-                                                   : "loads " + k["loads"]["why"].get<std::string>());
+    if (k.contains("loads")) {
+      const json& loads = k["loads"];
+      if (!loads["target"].is_null()) {
+        row.push_back("loads " + loads["why"].get<std::string>());
+      } else if (loads["coverage"] == "runtime-compile") {
+        row.push_back("compiled at run time from carried sources (no image runs on this device)");
+      } else {
+        row.push_back("cannot run: no image: " + loads["why"].get<std::string>());
+      }
+    }
     rows.push_back(row);
     const std::string shown = format::normalize_name(k["name"].get<std::string>());
     std::string also;

@@ -5,6 +5,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
+#include "cli/verify_carried.hpp"
 #include "cli/verify_coverage.hpp"
 #include "format/image_check.hpp"
 #include "image/cubin_reader.hpp"
@@ -173,6 +174,8 @@ public:
     std::vector<std::string> problems = check_uncovered_bytes((*file)->bytes, m_package);
     const std::vector<std::string> found = Verifier(reader).run();
     problems.insert(problems.end(), found.begin(), found.end());
+    const std::vector<std::string> carried = check_carried_sources(reader);
+    problems.insert(problems.end(), carried.begin(), carried.end());
     for (const std::string& p : problems) std::cerr << located_problem(m_package, p) << "\n";
     if (m_json)
       std::cout << nlohmann::json{{"path", m_package},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct SourceEntry {
   std::string link_group;
   Position variant_position;                 // where 'variant' / 'link_group' are, for messages
   Position link_group_position;
+  // 'carry_sources': the package holds this source's text, every header its build read and its
+  // options, so that the runtime can compile more of its kernels (other instantiations, other GPUs).
+  // Unset: the manifest's top-level 'carry_sources'.
+  std::optional<bool> carry_sources;
 };
 
 struct Manifest {
@@ -56,6 +61,9 @@ struct Manifest {
   // globals" does: variables the scan merely saw declared lose their symbols when nothing uses
   // them. Off by default: then every variable the user's sources declare keeps its name.
   bool remove_unused_variables = false;
+  // Every source's 'carry_sources' unless it sets its own. Off by default: the texts make the package
+  // larger (CUB's headers add about 300 KB compressed), and most packages list what they need.
+  bool carry_sources = false;
   std::vector<SourceEntry> sources;
   // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
   // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.

@@ -27,9 +27,9 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 11> k_top_level_keys = {
-    "name",     "targets", "include_dirs", "defines",        "options",                "toolkit_includes",
-    "compress", "source",  "host_sources", "python_sources", "remove_unused_variables"};
+constexpr std::array<std::string_view, 12> k_top_level_keys = {
+    "name",     "targets", "include_dirs", "defines",        "options",                 "toolkit_includes",
+    "compress", "source",  "host_sources", "python_sources", "remove_unused_variables", "carry_sources"};
 constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
@@ -228,6 +228,9 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
   }
   if (const toml::node* node = document.get("remove_unused_variables")) {
     manifest.remove_unused_variables = detail::read_bool(*node, "remove_unused_variables", diags).value_or(false);
+  }
+  if (const toml::node* node = document.get("carry_sources")) {
+    manifest.carry_sources = detail::read_bool(*node, "carry_sources", diags).value_or(false);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
   if (const toml::node* node = document.get("host_sources")) {

@@ -17,8 +17,9 @@
 namespace kiln::manifest::detail {
 namespace {
 
-constexpr std::array<std::string_view, 8> k_source_keys = {"path",    "instantiate", "variables", "defines",
-                                                           "options", "template",    "variant",   "link_group"};
+constexpr std::array<std::string_view, 9> k_source_keys = {"path",       "instantiate", "variables",
+                                                           "defines",    "options",     "template",
+                                                           "variant",    "link_group",  "carry_sources"};
 constexpr std::array<std::string_view, 8> k_top_level_only = {
     "name",         "targets",        "include_dirs",           "toolkit_includes",
     "compress",     "host_sources",   "python_sources",         "remove_unused_variables"};
@@ -126,6 +127,9 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
   if (const toml::node* group = table.get("link_group")) {
     entry.link_group_position = position_of(*group);
     entry.link_group = read_unit_name(*group, "link_group", diags).value_or("");
+  }
+  if (const toml::node* carry = table.get("carry_sources")) {
+    entry.carry_sources = read_bool(*carry, "carry_sources", diags);
   }
   if (!entry.variant.empty() && !entry.link_group.empty())
     diags.error(entry.link_group_position, "variant " + quote(entry.variant) + " cannot join link group " +

@@ -2,6 +2,7 @@
 
 #include "format/checksum.hpp"
 #include "format/names.hpp"
+#include "package/carried_sources.hpp"
 #include "package/kernel_names.hpp"
 #include "package/unit_kernels.hpp"
 #include "package/unit_names.hpp"
@@ -111,6 +112,9 @@ public:
       if (Status s = add_variables(planned, display, *contents, resolved); !s) return s.error();
       if (planned.members.empty()) {
         if (Status s = add_sources(planned.source, headers); !s) return s.error();
+      }
+      if (planned.carry_sources) {
+        if (Status s = carry_sources(planned, headers); !s) return s.error();
       }
       for (std::size_t m = 0; m < planned.members.size(); ++m) {
         // Headers are the group's together; recording them with the first member records them once.
@@ -314,6 +318,21 @@ private:
                                  ", each with its own copy; it is not recorded (list it under one source's 'variables')");
       }
     }
+    return Ok{};
+  }
+
+  // The unit's sources for run-time compiles, or a warning at its manifest entry saying why not.
+  Status carry_sources(const plan::PlannedUnit& planned, const std::set<std::string>& headers) {
+    Result<CarriedOrWhy> carried = carry_unit_sources(planned, headers, m_manifest.root, m_toolkit);
+    if (!carried) return carried.error();
+    if (carried->carried) {
+      m_out.contents.carried.push_back(std::move(*carried->carried));
+      return Ok{};
+    }
+    const std::string what = planned.members.empty() ? "source '" + planned.source + "'" : "link group '" + planned.name + "'";
+    m_out.warnings.push_back(diagnostic(m_manifest.path.string(), planned.manifest_line, planned.manifest_column,
+                                        "warning", what + " is not carried: " + carried->why_not +
+                                                       "; its kernels cannot be compiled at run time"));
     return Ok{};
   }
 

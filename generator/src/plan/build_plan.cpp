@@ -127,6 +127,7 @@ Status add_link_group(BuildPlan& plan, const std::string& name, PlannedUnit grou
   group.manifest_column = group.members.front().manifest_column;
   for (PlannedUnit& member : group.members) {
     group.scan_failed = group.scan_failed || member.scan_failed;
+    group.carry_sources = group.carry_sources || member.carry_sources;
     for (const PlannedName& k : member.kernels) add_unique(group.kernels, k);
     for (const PlannedName& v : member.variables) add_unique(group.variables, v);
     group.kernel_names.insert(group.kernel_names.end(), member.kernel_names.begin(), member.kernel_names.end());
@@ -197,6 +198,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (const manifest::SourceEntry& entry : manifest.sources) {
     const manifest::SourceEntry* source = &entry;
     PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery, manifest.remove_unused_variables);
+    unit.carry_sources = source->carry_sources.value_or(manifest.carry_sources);
     // The manifest's options, the source's macros, the source's options, in order, for each compiler.
     std::vector<std::string> user_options = manifest.options;
     for (const std::string& define : source->defines) user_options.push_back("-D" + define);

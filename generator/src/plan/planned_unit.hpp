@@ -63,6 +63,7 @@ struct PlannedUnit {
   std::vector<std::string> nvcc_options;    // the same for nvcc
   std::vector<std::string> link_options;    // the user's options nvJitLink repeats
   std::vector<std::string> kernel_names;    // from the scan: for did-you-mean in name errors
+  bool carry_sources = false;               // the package carries its sources (package/carried_sources.hpp)
 };
 
 // What scanning added to each source, before the manifest's own names are merged in.

@@ -89,7 +89,7 @@ void encode_carried(const detail::WritePlan& plan, const WriteOptions& options, 
     const std::span<const std::byte> raw = std::as_bytes(std::span(text.text->data(), text.text->size()));
     SourceTextRecord record{text.content_hash, 0, raw.size(), raw.size(), static_cast<std::uint32_t>(ImageEncoding::raw), 0};
     std::optional<Bytes> compressed;
-    if (options.compress) compressed = detail::zstd_compress(raw, options.compression_level);
+    if (options.compress_texts) compressed = detail::zstd_compress(raw, options.text_compression_level);
     std::span<const std::byte> stored = raw;
     if (compressed && compressed->size() < raw.size()) {
       stored = *compressed;

@@ -90,6 +90,12 @@ struct ExtraSection {                    // for tests of forward compatibility: 
 
 struct WriteOptions {
   bool compress = true;                  // zstd an image when that makes it smaller
+  // zstd carried source texts when that makes them smaller. Apart from `compress`: images are often
+  // left raw for load time, while texts compress tenfold and are decoded only to compile.
+  bool compress_texts = true;
+  // Texts are megabytes where images are kilobytes (the example's block_sum.cu reads 5.3 MB of CUB
+  // and libcu++ headers): level 19 takes 7 s for 853 KB, level 9 0.1 s for 873 KB (measured).
+  int text_compression_level = 9;
   int compression_level = 19;
   // Tests write newer minors, and older ones: 1.0 (no KERNEL_TARGETS: every kernel must be in every
   // image) and 1.1 (no UNIT_SOURCES, no variant kernels: every unit is one source file).

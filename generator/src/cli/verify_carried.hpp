@@ -1,0 +1,17 @@
+// kiln verify's checks of carried sources (format 1.3), beyond the structure the reader checks at
+// open: every text decodes and matches its hash, every path is relative with no "." or ".." part
+// and named once per unit, every include directory too. These cost time in proportion to the texts,
+// so opening a package skips them and verify makes them.
+#pragma once
+
+#include "format/package_reader.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+// Problems, each naming the unit and the file ("kernels/a.cu: carried header 'x/../y.h' ...").
+std::vector<std::string> check_carried_sources(const format::PackageReader& reader);
+
+}  // namespace kiln::cli

@@ -1,0 +1,122 @@
+#include "package/carried_sources.hpp"
+
+#include "util/file_io.hpp"
+
+namespace kiln::package {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where files and include directories go in the carried tree.
+class TreeMap {
+public:
+  TreeMap(fs::path root, const compile::Toolkit& toolkit) : m_root(std::move(root)), m_toolkit(toolkit) {}
+
+  // The tree path of `absolute`, or nothing when it lies outside everything the tree holds.
+  std::optional<std::string> file(const fs::path& absolute) const {
+    const std::string token = m_toolkit.tokenize(absolute);
+    if (token.rfind("<cuda>/", 0) == 0) return "_cuda/" + token.substr(7);
+    if (std::optional<std::string> inside = relative_to(absolute, m_root)) return inside;
+    for (std::size_t k = 0; k < m_outside.size(); ++k)
+      if (std::optional<std::string> inside = relative_to(absolute, m_outside[k]))
+        return "_include" + std::to_string(k) + "/" + *inside;
+    return std::nullopt;
+  }
+
+  // The tree directory of an include directory (absolute), which is registered if outside the tree.
+  std::string directory(const fs::path& absolute) {
+    const std::string token = m_toolkit.tokenize(absolute);
+    if (token == "<cuda>") return "_cuda";
+    if (token.rfind("<cuda>/", 0) == 0) return "_cuda/" + token.substr(7);
+    if (absolute == m_root) return ".";
+    if (std::optional<std::string> inside = relative_to(absolute, m_root)) return *inside;
+    for (std::size_t k = 0; k < m_outside.size(); ++k)
+      if (m_outside[k] == absolute) return "_include" + std::to_string(k);
+    m_outside.push_back(absolute);
+    return "_include" + std::to_string(m_outside.size() - 1);
+  }
+
+private:
+  static std::optional<std::string> relative_to(const fs::path& path, const fs::path& dir) {
+    const fs::path relative = path.lexically_relative(dir);
+    if (relative.empty() || *relative.begin() == ".." || relative == ".") return std::nullopt;
+    return relative.generic_string();
+  }
+  fs::path m_root;
+  const compile::Toolkit& m_toolkit;
+  std::vector<fs::path> m_outside;   // include directories outside the tree, in order
+};
+
+Result<std::string> read_text(const fs::path& path) {
+  Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return bytes.error();
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
+// "mylib::block_sum<float, 256>" -> "mylib::block_sum".
+std::string template_name(const std::string& expression) {
+  std::string name = expression.substr(0, expression.find('<'));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
+}
+
+}  // namespace
+
+Result<CarriedOrWhy> carry_unit_sources(const plan::PlannedUnit& unit, const std::set<std::string>& headers,
+                                        const fs::path& root_path, const compile::Toolkit& toolkit) {
+  CarriedOrWhy out;
+  if (!unit.members.empty()) {
+    out.why_not = "it is in link group '" + unit.name + "', whose kernels only a device link makes";
+    return out;
+  }
+  if (unit.compiler == compile::Compiler::nvcc) {
+    out.why_not = "nvcc compiles it (it has host code, or NVRTC rejected it), and the runtime compiles with NVRTC";
+    return out;
+  }
+  const fs::path root = fs::absolute(root_path).lexically_normal();
+  TreeMap tree(root, toolkit);
+  format::PackageCarriedUnit carried;
+  carried.unit_source = unit.name;
+  carried.nvrtc_version = toolkit.nvrtc_version();
+  // -I options become directories of the tree, in order; the rest are kept as the build gave them.
+  for (const std::string& option : unit.nvrtc_options) {
+    if (option.rfind("-I", 0) == 0 && option.size() > 2) {
+      const fs::path dir(option.substr(2));
+      carried.include_dirs.push_back(tree.directory((dir.is_absolute() ? dir : root / dir).lexically_normal()));
+    } else {
+      carried.options.push_back(option);
+    }
+  }
+  carried.link_options = unit.link_options;
+  const fs::path source_path = (root / unit.source).lexically_normal();
+  std::optional<std::string> source_in_tree = tree.file(source_path);
+  if (!source_in_tree) {
+    out.why_not = "it lies outside the manifest's directory";
+    return out;
+  }
+  Result<std::string> source = read_text(source_path);
+  if (!source) return source.error();
+  carried.source = {std::move(*source_in_tree), std::move(*source)};
+  for (const std::string& header : headers) {
+    const fs::path path(header);
+    const fs::path absolute = (path.is_absolute() ? path : root / path).lexically_normal();
+    std::optional<std::string> in_tree = tree.file(absolute);
+    if (!in_tree) {
+      out.why_not = "it reads " + absolute.string() + ", which is neither under the manifest's directory, the "
+                    "toolkit nor an include directory";
+      return out;
+    }
+    Result<std::string> text = read_text(absolute);
+    if (!text) return text.error();
+    carried.headers.push_back({std::move(*in_tree), std::move(*text)});
+  }
+  std::set<std::string> names(unit.kernel_names.begin(), unit.kernel_names.end());
+  for (const plan::PlannedName& k : unit.kernels) names.insert(template_name(k.expression));
+  names.erase("");
+  carried.kernel_templates.assign(names.begin(), names.end());
+  out.carried = std::move(carried);
+  return out;
+}
+
+}  // namespace kiln::package
