@@ -11,7 +11,7 @@ cmake_policy(VERSION 3.20...3.25)
 # condition leaves, and making every path relative to the project directory (`kiln build --root`),
 # so that the package records no absolute path.
 function(_kiln_generated_manifest name manifest_var inputs_var)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES" "WORK_DIR"
+  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES;CARRY_SOURCES" "WORK_DIR"
     "TARGETS;SOURCES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
   list(LENGTH arg_SOURCES source_count)
@@ -52,6 +52,16 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
     # KILN_VARIANT_<v>_DEFINES, _OPTIONS and _INSTANTIATE): docs/cmake.md.
     get_source_file_property(link_group ${source} KILN_LINK_GROUP)
     get_source_file_property(variants ${source} KILN_VARIANTS)
+    # KILN_CARRY_SOURCES: ON or OFF for this source, over the call's CARRY_SOURCES; unset: the call's.
+    get_source_file_property(carry ${source} KILN_CARRY_SOURCES)
+    if(carry STREQUAL "NOTFOUND")
+      set(carry "")
+    elseif(carry)
+      set(carry true)
+    else()
+      set(carry false)
+    endif()
+    string(APPEND content "set(KILN_SOURCE_${index}_CARRY_SOURCES [==[${carry}]==])\n")
     foreach(list link_group variants)
       if(NOT ${list})
         set(${list} "")
@@ -93,7 +103,8 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
   get_property(generator_toolkit GLOBAL PROPERTY KILN_GENERATOR_CUDA_ROOT)
   set(toolkits ${KILN_CUDA_ROOT} $ENV{CUDA_PATH} $ENV{CUDA_HOME} ${generator_toolkit})
   list(REMOVE_DUPLICATES toolkits)
-  string(APPEND content "set(KILN_REMOVE_UNUSED_VARIABLES ${arg_REMOVE_UNUSED_VARIABLES})\n")
+  string(APPEND content "set(KILN_REMOVE_UNUSED_VARIABLES ${arg_REMOVE_UNUSED_VARIABLES})\n"
+                        "set(KILN_CARRY_SOURCES ${arg_CARRY_SOURCES})\n")
   string(APPEND content "set(KILN_INCLUDE_DIRECTORIES [==[${include_dirs}]==])\n"
                         "set(KILN_DEFINES [==[${arg_DEFINES}]==])\n"
                         "set(KILN_OPTIONS [==[${arg_OPTIONS}]==])\n"

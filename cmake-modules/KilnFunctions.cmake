@@ -4,7 +4,7 @@
 #   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
 #                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
 #                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [STRICT] [RELOCATABLE]
-#                  [REMOVE_UNUSED_VARIABLES] [OUTPUT file.kiln]
+#                  [REMOVE_UNUSED_VARIABLES] [CARRY_SOURCES] [OUTPUT file.kiln]
 #                  [JOB_POOL pool])
 #   target_link_libraries(app PRIVATE <name>)
 #   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
@@ -38,7 +38,7 @@ function(_kiln_did_you_mean_target out target)
 endfunction()
 
 function(kiln_add_cache name)
-  set(options EMBED STRICT RELOCATABLE REMOVE_UNUSED_VARIABLES)
+  set(options EMBED STRICT RELOCATABLE REMOVE_UNUSED_VARIABLES CARRY_SOURCES)
   set(one_value MANIFEST OUTPUT JOB_POOL)
   set(multi_value SOURCES HOST_SOURCES SCAN_TARGETS PYTHON_SOURCES TARGETS ARCHITECTURES INSTANTIATE VARIABLES
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
@@ -101,6 +101,9 @@ function(kiln_add_cache name)
   if(arg_REMOVE_UNUSED_VARIABLES AND arg_MANIFEST)
     message(FATAL_ERROR "${fn}: REMOVE_UNUSED_VARIABLES cannot be combined with MANIFEST: set "
                         "remove_unused_variables = true in the manifest")
+  endif()
+  if(arg_CARRY_SOURCES AND arg_MANIFEST)
+    message(FATAL_ERROR "${fn}: CARRY_SOURCES cannot be combined with MANIFEST: set carry_sources = true in the manifest")
   endif()
   if(arg_RELOCATABLE AND arg_MANIFEST)
     message(FATAL_ERROR "${fn}: RELOCATABLE cannot be combined with MANIFEST: put \"-rdc=true\" in the manifest's options")
@@ -196,14 +199,16 @@ function(kiln_add_cache name)
     endif()
     set(inputs ${manifest})
   else()
-    set(remove_unused "")
-    if(arg_REMOVE_UNUSED_VARIABLES)
-      set(remove_unused REMOVE_UNUSED_VARIABLES)
-    endif()
+    set(manifest_flags "")   # passed on as they are
+    foreach(flag REMOVE_UNUSED_VARIABLES CARRY_SOURCES)
+      if(arg_${flag})
+        list(APPEND manifest_flags ${flag})
+      endif()
+    endforeach()
     _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} TARGETS ${targets}
       SOURCES ${arg_SOURCES} INSTANTIATE ${arg_INSTANTIATE} VARIABLES ${arg_VARIABLES}
       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES} ${scan_include_dirs} DEFINES ${arg_DEFINES} ${scan_defines}
-      OPTIONS ${arg_OPTIONS} ${remove_unused})
+      OPTIONS ${arg_OPTIONS} ${manifest_flags})
     list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
 

@@ -1,0 +1,119 @@
+// kiln build on tests/fixtures/projects/carried (issue 14, point 1): carry_sources stores each
+// source's text, the headers its build read (a shared one once) and its options; a source nvcc
+// compiles, or one that opts out, carries nothing (the first with a warning at its entry); the package
+// stays deterministic, a header change changes what is carried, and verify checks it all.
+#include "format/package_reader.hpp"
+#include "kiln_runner.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BuildCarried : public ::testing::Test {
+protected:
+  BuildCarried() : m_project(m_dir.copy_project("carried")) {}
+
+  RunResult build(const std::string& output = "../carried.kiln") {
+    return run_kiln({"build", "-o", output}, m_project, {"KILN_CACHE_DIR=" + (m_dir.path() / "cache").string()});
+  }
+  nlohmann::json inspect(const std::string& package = "../carried.kiln") {
+    const RunResult r = run_kiln({"inspect", "--json", package}, m_project);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+  static const nlohmann::json* unit(const nlohmann::json& report, const std::string& name) {
+    for (const nlohmann::json& u : report["units"])
+      if (u["source"] == name) return &u;
+    return nullptr;
+  }
+
+  ScratchDir m_dir;
+  fs::path m_project;
+};
+
+TEST_F(BuildCarried, SourcesHeadersAndOptionsAreCarriedEachTextOnce) {
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = inspect();
+  EXPECT_EQ(report["format"], "1.3");
+  const nlohmann::json* scale = unit(report, "kernels/scale.cu");
+  ASSERT_TRUE(scale && scale->contains("carried")) << report.dump(2);
+  const nlohmann::json& c = (*scale)["carried"];
+  EXPECT_EQ(c["program"], "kernels/scale.cu");
+  EXPECT_EQ(c["files"].size(), 2u);
+  EXPECT_EQ(c["files"][1]["path"], "include/ops.cuh");
+  EXPECT_EQ(c["include_dirs"], nlohmann::json({"include", "_cuda/include/cccl", "_cuda/include"}));
+  EXPECT_EQ(c["options"], nlohmann::json({"-DFACTOR=3"}));
+  EXPECT_EQ(c["kernel_templates"], nlohmann::json({"ops::scale"}));
+  EXPECT_EQ(c["nvrtc_version"].get<std::string>().rfind("13.", 0), 0u);
+  const nlohmann::json* shift = unit(report, "kernels/shift.cu");
+  ASSERT_TRUE(shift && shift->contains("carried"));
+  EXPECT_EQ((*shift)["carried"]["files"][1]["hash"], c["files"][1]["hash"]);
+  // scale.cu, shift.cu and ops.cuh: the shared header once.
+  EXPECT_EQ(report["carried_texts"]["count"], 3);
+  EXPECT_FALSE(unit(report, "kernels/private.cu")->contains("carried")) << "carry_sources = false";
+
+  const RunResult verify = run_kiln({"verify", "../carried.kiln"}, m_project);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+}
+
+TEST_F(BuildCarried, ASourceNvccCompilesWarnsAtItsEntryAndCarriesNothing) {
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("kiln.toml:18:1: warning: source 'kernels/host_side.cu' is not carried: nvcc compiles it"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("its kernels cannot be compiled at run time"), std::string::npos);
+  EXPECT_FALSE(unit(inspect(), "kernels/host_side.cu")->contains("carried"));
+  EXPECT_EQ(run_kiln({"build", "-o", "../strict.kiln", "--strict"}, m_project,
+                     {"KILN_CACHE_DIR=" + (m_dir.path() / "cache").string()})
+                .exit_code,
+            0)
+      << "a unit that cannot be carried is a warning about run-time compiles, not a scan finding";
+}
+
+TEST_F(BuildCarried, TwoBuildsAreByteIdenticalAndAHeaderChangeIsCarried) {
+  ASSERT_EQ(build("../a.kiln").exit_code, 0);
+  ASSERT_EQ(build("../b.kiln").exit_code, 0);
+  EXPECT_EQ(read_bytes(m_dir.path() / "a.kiln"), read_bytes(m_dir.path() / "b.kiln"));
+  write_text(m_project / "include" / "ops.cuh", read_text(m_project / "include" / "ops.cuh") + "// changed\n");
+  ASSERT_EQ(build("../c.kiln").exit_code, 0);
+  const nlohmann::json before = inspect("../a.kiln");
+  const nlohmann::json after = inspect("../c.kiln");
+  EXPECT_NE((*unit(before, "kernels/scale.cu"))["carried"]["files"][1]["hash"],
+            (*unit(after, "kernels/scale.cu"))["carried"]["files"][1]["hash"]);
+}
+
+TEST_F(BuildCarried, TheInspectTextSaysWhatIsCarriedAndWhatCompilesAtRunTime) {
+  ASSERT_EQ(build().exit_code, 0);
+  const RunResult text = run_kiln({"inspect", "../carried.kiln", "--device", "9.0"}, m_project);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("carries its sources for run-time compiles: kernels/scale.cu and 1 headers"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("carried texts: 3 files"), std::string::npos) << text.out;
+  // Built for sm_80 only: on 9.0 a carried kernel compiles at run time, the others cannot run.
+  EXPECT_NE(text.out.find("compiled at run time from carried sources"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("cannot run: no image"), std::string::npos) << text.out;
+  const nlohmann::json report = nlohmann::json::parse(
+      run_kiln({"inspect", "--json", "../carried.kiln", "--device", "9.0"}, m_project).out);
+  for (const nlohmann::json& k : report["kernels"]) {
+    const bool carried = k["unit"] == "kernels/scale.cu" || k["unit"] == "kernels/shift.cu";
+    EXPECT_EQ(k["loads"]["coverage"], carried ? "runtime-compile" : "none") << k.dump();
+  }
+}
+
+TEST_F(BuildCarried, CarrySourcesMustBeABoolean) {
+  write_text(m_project / "kiln.toml",
+             "targets = [\"sm_80\"]\ncarry_sources = \"yes\"\n[[source]]\npath = \"kernels/private.cu\"\ncarry_sources = 1\n");
+  const RunResult r = build();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("kiln.toml:2:17: error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kiln.toml:5:17: error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("carry_sources"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kiln::test
