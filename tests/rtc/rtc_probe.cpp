@@ -1,0 +1,42 @@
+// One process that needs a kernel the package lacks: opens a package carrying its sources, compiles
+// `request` for `target` through the process's run-time compiler and cache (the same path
+// kiln_package_get_kernel takes on a miss, less the driver), checks the compiled package holds the
+// kernel, and prints where it came from: "produced", "disk" or "memory". Exit 0 on success, 1 with
+// the message on stderr otherwise. processes_test.cpp runs many at once.
+//
+//   rtc_probe <package> <request> <target>
+#include "format/package_reader.hpp"
+#include "rtc/compiled_package.hpp"
+#include "rtc/runtime_compiler.hpp"
+#include "util/file_io.hpp"
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: rtc_probe <package> <request> <target>\n");
+    return 2;
+  }
+  kiln::Result<std::vector<std::byte>> bytes = kiln::read_binary_file(argv[1]);
+  kiln::format::PackageReader reader;
+  if (!bytes || reader.open(*bytes, argv[1])) {
+    std::fprintf(stderr, "cannot open %s\n", argv[1]);
+    return 1;
+  }
+  const kiln::rtc::CompileOutcome outcome =
+      kiln::rtc::RuntimeCompiler::process().package_kernel(reader, argv[1], argv[2], argv[3]);
+  if (outcome.failure != kiln::rtc::Failure::none) {
+    std::fprintf(stderr, "%s\n", outcome.message.c_str());
+    return 1;
+  }
+  kiln::format::PackageReader compiled;
+  if (compiled.open(*outcome.package, "compiled") || !compiled.find_kernel(outcome.expression)) {
+    std::fprintf(stderr, "the compiled package lacks %s\n", outcome.expression.c_str());
+    return 1;
+  }
+  const char* source = outcome.source == kiln::rtc::Source::produced ? "produced"
+                       : outcome.source == kiln::rtc::Source::disk   ? "disk"
+                                                                     : "memory";
+  std::printf("%s\n", source);
+  return 0;
+}
