@@ -1,4 +1,4 @@
-"""The five ways the benchmark gets a kernel launched, each as the steps worker.py times.
+"""The six ways the benchmark gets a kernel launched, each as the steps worker.py times.
 
 Every module a path needs is imported inside import_modules(), never at the top of this file, so that
 the import is on the clock. Steps: import_modules, init_cuda, allocate (outside the first launch),
@@ -8,6 +8,7 @@ synchronize. read() copies a result back after the clock has stopped.
 from __future__ import annotations
 
 import importlib
+import os
 import time
 
 import cases
@@ -95,6 +96,28 @@ class CupyRawModule(CupyArrays):
         self.kernel = self.module.get_function(self.case.name)  # compiles or loads the cached cubin
 
 
+class KilnProgram(CupyArrays):
+    """(6) kiln.compile_program on the kernel's source (the binding the example wheel vendors), found
+    in Kiln's run-time cache (KILN_CACHE_DIR, filled by the warm-up round): what code that calls
+    NVRTC or CuPy's RawModule moves to. CUB's headers come from the toolkit, as CuPy takes its own."""
+
+    def import_modules(self):
+        self.kiln_example = self._import("kiln_example")
+        super().import_modules()
+
+    def prepare(self):
+        cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+        self.package = self.kiln_example.kiln.compile_program(
+            self.source, kernels=[self.case.name], name=self.case.source, options=["-std=c++17"],
+            include_dirs=[os.path.join(cuda, "include", "cccl"), os.path.join(cuda, "include")])
+
+    def get_kernel(self):
+        self.kernel = self.package.kernel(self.case.name)
+
+    def launch(self, grid: int, args: tuple):
+        self.kernel(grid, cases.BLOCK, tuple(self.argument(a) for a in args))
+
+
 def import_cuda_core(importer) -> tuple:
     """Newer cuda.core has its API at cuda.core, older releases only in cuda.core.experimental."""
     try:
@@ -166,4 +189,5 @@ PATHS = {
     "kiln-cuda-core": KilnCudaCore,
     "cupy-cold": CupyRawModule,
     "cupy-warm": CupyRawModule,
+    "kiln-program-warm": KilnProgram,
 }

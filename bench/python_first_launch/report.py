@@ -14,8 +14,9 @@ PATHS = {
     "kiln-cuda-core": "(3) Kiln through cuda.core",
     "cupy-cold": "(4) CuPy RawModule, cold cache",
     "cupy-warm": "(5) CuPy RawModule, warm cache",
+    "kiln-program-warm": "(6) Kiln compile_program, warm Kiln cache",
 }
-KILN_PATHS = ("kiln", "kiln-cupy", "kiln-cuda-core")
+KILN_PATHS = ("kiln", "kiln-cupy", "kiln-cuda-core", "kiln-program-warm")
 ENVIRONMENT_LABELS = {
     "gpu": "GPU", "compute_capability": "compute capability", "nvidia_driver": "NVIDIA driver",
     "cuda_driver_api": "CUDA driver API", "cupy": "CuPy", "cupy_cuda_runtime": "CuPy's CUDA runtime",

@@ -48,7 +48,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--kernel", action="append", choices=KERNELS, dest="kernels",
                         help="a kernel to measure, repeatable (default: all three)")
     parser.add_argument("--path", action="append", choices=list(report.PATHS), dest="paths",
-                        help="a path to measure, repeatable (default: all five)")
+                        help="a path to measure, repeatable (default: all six)")
     parser.add_argument("--kernel-dir", type=Path, default=REPO / "examples" / "python-wheel" / "kernels",
                         help="the example's kernel sources, which CuPy compiles")
     parser.add_argument("--elements", type=int, default=DEFAULT_ELEMENTS, help="array length")
@@ -68,8 +68,10 @@ def files_in(directory: Path) -> set[str]:
     return {str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file()}
 
 
-def run_worker(args: argparse.Namespace, extra: list[str], cache: Path) -> dict:
+def run_worker(args: argparse.Namespace, extra: list[str], cache: Path, kiln_cache: Path | None = None) -> dict:
     environment = dict(os.environ, CUPY_CACHE_DIR=str(cache))
+    if kiln_cache is not None:
+        environment["KILN_CACHE_DIR"] = str(kiln_cache)
     for name in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"):  # would bypass the disk cache
         environment.pop(name, None)
     command = [sys.executable, str(HERE / "worker.py"), *extra]
@@ -93,9 +95,19 @@ def measure(args: argparse.Namespace, kernel: str, path: str, temp: Path, round_
     else:
         cache = Path(tempfile.mkdtemp(prefix="cupy-cache-", dir=temp))  # cold: empty, for this process only
     before = files_in(cache)
+    kiln_cache = temp / "kiln-warm-cache" if path == "kiln-program-warm" else None
+    kiln_before = files_in(kiln_cache) if kiln_cache and kiln_cache.exists() else set()
     sample = run_worker(args, ["--path", path, "--kernel", kernel, "--kernel-dir", str(args.kernel_dir),
-                               "--elements", str(args.elements)], cache)
+                               "--elements", str(args.elements)], cache, kiln_cache)
     after = files_in(cache)
+    if kiln_cache is not None:
+        # Entries live under two-hex-digit directories; the statistics file changes on every hit.
+        kiln_after = {f for f in files_in(kiln_cache) if len(f.split("/")[0]) == 2}
+        new = kiln_after - {f for f in kiln_before if len(f.split("/")[0]) == 2}
+        if round_ == 0 and not kiln_after:
+            raise RunFailed(f"path {path}, kernel {kernel}, warm-up: Kiln cached nothing in {kiln_cache}")
+        if round_ > 0 and new:
+            raise RunFailed(f"path {path}, kernel {kernel}, round {round_}: Kiln's warm cache missed: {sorted(new)}")
     where = f"path {path}, kernel {kernel}, " + (f"round {round_}" if round_ else "warm-up")
     if path == "cupy-cold" and not after:
         raise RunFailed(f"{where}: CuPy wrote nothing to its empty cache {cache}: did it compile?")

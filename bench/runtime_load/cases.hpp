@@ -14,6 +14,7 @@ struct KernelSpec {
   const char* name;      // as asked for: "saxpy", "block_sum<float, 256>"
   const char* source;    // its source among the example's kernels (for NVRTC)
   bool templated;        // a name expression NVRTC must instantiate
+  unsigned block;        // threads per block: the template's BLOCK for block_sum
 };
 const KernelSpec& find_kernel_spec(const std::string& name);  // throws for an unknown name
 
@@ -39,7 +40,7 @@ private:
   int m_n = 1 << 20;
   void* m_args[4] = {};
   std::size_t m_arg_count = 0;
-  unsigned m_grid = 0, m_block = 256;
+  unsigned m_grid = 0, m_block = 0;
 };
 
 // What the benchmark knows before timing: where things are and what the device is.

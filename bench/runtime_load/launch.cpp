@@ -11,8 +11,10 @@ namespace kiln::bench {
 namespace {
 
 const KernelSpec k_kernels[] = {
-    {"saxpy", "saxpy.cu", false},                  // trivial: one multiply-add per thread
-    {"block_sum<float, 256>", "block_sum.cu", true},  // a CUB block reduction
+    {"saxpy", "saxpy.cu", false, 256},                  // trivial: one multiply-add per thread
+    {"block_sum<float, 256>", "block_sum.cu", true, 256},  // a CUB block reduction
+    // Not in saxpy.kiln or saxpy_carried.kiln: compiled at run time from the carried sources (e, f).
+    {"block_sum<float, 512>", "block_sum.cu", true, 512},
 };
 
 bool is_saxpy(const KernelSpec& spec) { return std::string(spec.name) == "saxpy"; }
@@ -30,7 +32,7 @@ const KernelSpec& find_kernel_spec(const std::string& name) {
   for (const KernelSpec& spec : k_kernels) {
     if (name == spec.name) return spec;
   }
-  throw BenchError("unknown kernel '" + name + "' (known: saxpy, block_sum<float, 256>)");
+  throw BenchError("unknown kernel '" + name + "' (known: saxpy, block_sum<float, 256>, block_sum<float, 512>)");
 }
 
 void synchronize() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
@@ -38,7 +40,7 @@ void synchronize() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 // saxpy(float a, const float* x, float* y, int n): x = 1, y = 2, so y becomes 4.
 // block_sum<float, 256>(const float* in, float* out, int n): in = 1, so each block writes 256 (plus a
 // bias of 0 in a freshly loaded image).
-Launch::Launch(const KernelSpec& spec) : m_spec(spec) {
+Launch::Launch(const KernelSpec& spec) : m_spec(spec), m_block(spec.block) {
   const std::size_t bytes = static_cast<std::size_t>(m_n) * sizeof(float);
   m_grid = static_cast<unsigned>(m_n) / m_block;
   const std::vector<float> ones(static_cast<std::size_t>(m_n), 1.0f), twos(static_cast<std::size_t>(m_n), 2.0f);

@@ -6,8 +6,8 @@ context current before the clock starts), round-robin over the cases so drift to
 and prints a Markdown table of medians. See README.md beside this file for what each case times.
 
     python3 bench/runtime_load/run.py --bench .carry/runtime_load_bench --package .carry/saxpy.kiln \
-        [--runs 15] [--sources examples/saxpy/kernels] [--cuda-include /usr/local/cuda/include] \
-        [--out runtime_load.md] [--raw runtime_load.jsonl]
+        [--carried .carry/saxpy_carried.kiln] [--runs 15] [--sources examples/saxpy/kernels] \
+        [--cuda-include /usr/local/cuda/include] [--out runtime_load.md] [--raw runtime_load.jsonl]
 
 Python 3.9+, standard library only. Exit status: 0 done, 1 a run failed or gave a wrong result.
 """
@@ -16,8 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,14 +33,30 @@ CASES = {
 }
 
 
-def run_once(args: argparse.Namespace, case: str, kernel: str) -> dict:
-    command = [str(args.bench), "--case", case, "--kernel", kernel, "--package", str(args.package),
-               "--sources", str(args.sources), "--cuda-include", str(args.cuda_include)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+# Issue 14: a kernel the package lacks, compiled at run time from the sources it carries. (e) and (f)
+# are case (a) of the benchmark program on saxpy_carried.kiln, with a fresh empty KILN_CACHE_DIR per
+# process (e) or one an earlier process filled (f); (c) compiles the same kernel with NVRTC directly.
+RUNTIME_KERNEL = "block_sum<float, 512>"
+RUNTIME_CASES = {
+    "e": "(e) Kiln, compiled at run time (cold cache): get_kernel + launch + sync",
+    "f": "(f) Kiln, from the run-time cache (another process compiled it): get_kernel + launch + sync",
+    "c": "(c) NVRTC: compile + load + launch + sync",
+}
+
+
+def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | None = None) -> dict:
+    package = args.carried if case in ("e", "f") else args.package
+    command = [str(args.bench), "--case", "a" if case in ("e", "f") else case, "--kernel", kernel,
+               "--package", str(package), "--sources", str(args.sources), "--cuda-include", str(args.cuda_include)]
+    environment = dict(os.environ)
+    if cache is not None:
+        environment["KILN_CACHE_DIR"] = str(cache)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         sys.exit(f"run.py: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
     result = json.loads(lines[-1])
+    result["case"] = case
     if case == "d":
         result["kiln_ms"] = result["total_ms"] - result["driver_ms"]
     return result
@@ -91,10 +110,36 @@ def table(results: list[dict], runs: int) -> str:
     return "\n".join(rows) + "\n"
 
 
+def runtime_table(results: list[dict], runs: int) -> str:
+    """Cases (e), (f) and (c) for the kernel the package lacks, against (a) of the packaged CUB kernel."""
+    def values(case: str, kernel: str, key: str = "total_ms") -> list[float]:
+        return [r[key] for r in results if r["case"] == case and r["kernel"] == kernel]
+
+    package_path = stats(values("a", "block_sum<float, 256>"))[0]
+    rows = ["", f"Compiled at run time (issue 14): `{RUNTIME_KERNEL}`, which saxpy_carried.kiln lacks; "
+            f"{runs} fresh processes per row; times in milliseconds.", "",
+            "| case | median ms | p10 | p90 | ratio e/c | ratio f/a |", "|---|---:|---:|---:|---:|---:|"]
+    medians = {case: stats(values(case, RUNTIME_KERNEL))[0] for case in RUNTIME_CASES}
+    for case, label in RUNTIME_CASES.items():
+        median, p10, p90 = stats(values(case, RUNTIME_KERNEL))
+        ratios = ["", ""]
+        if case == "e":
+            ratios[0] = f"{medians['e'] / medians['c']:.2f}"
+        if case == "f":
+            ratios[1] = f"{medians['f'] / package_path:.2f}"
+        rows.append(f"| `{RUNTIME_KERNEL}` {label} | {ms(median)} | {ms(p10)} | {ms(p90)} | " + " | ".join(ratios) + " |")
+    rows.append(f"| `block_sum<float, 256>` (a) Kiln, from the package (the f/a baseline) | {ms(package_path)} | | | | |")
+    rows += ["", "e/c: a cold run-time compile (dlopen of NVRTC and nvJitLink, the carried headers written out, "
+             "compile, trimmed link, cache write) against NVRTC called directly (linked, headers read in place, "
+             "untrimmed cubin); f/a: a hit in the user's cache against the package's own cubin."]
+    return "\n".join(rows) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", type=Path, required=True, help="the runtime_load_bench program")
     parser.add_argument("--package", type=Path, required=True, help="the saxpy example's package")
+    parser.add_argument("--carried", type=Path, help="saxpy_carried.kiln: adds cases (e) and (f), compiled at run time")
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per case and kernel (at least 15)")
     parser.add_argument("--sources", type=Path, default=REPO / "examples" / "saxpy" / "kernels")
     parser.add_argument("--cuda-include", type=Path, default=Path("/usr/local/cuda/include"))
@@ -116,9 +161,23 @@ def main() -> int:
                     return 1
                 results.append(result)
         print(f"run.py: round {i + 1}/{args.runs} done", file=sys.stderr)
+    if args.carried:
+        with tempfile.TemporaryDirectory(prefix="kiln-runtime-load-") as temp:
+            warm = Path(temp) / "warm"
+            run_once(args, "e", RUNTIME_KERNEL, warm)   # fills the cache (f) reads
+            for i in range(args.runs):
+                for case in RUNTIME_CASES:
+                    cold = Path(tempfile.mkdtemp(dir=temp))
+                    result = run_once(args, case, RUNTIME_KERNEL, warm if case == "f" else cold)
+                    shutil.rmtree(cold)
+                    if not result["ok"]:
+                        print(f"run.py: case {case} {RUNTIME_KERNEL}: the kernel's result is wrong", file=sys.stderr)
+                        return 1
+                    results.append(result)
+                print(f"run.py: run-time compile round {i + 1}/{args.runs} done", file=sys.stderr)
     if args.raw:
         args.raw.write_text("".join(json.dumps(r) + "\n" for r in results))
-    report = table(results, args.runs)
+    report = table(results, args.runs) + (runtime_table(results, args.runs) if args.carried else "")
     print(report, end="")
     if args.out:
         args.out.write_text(report)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -55,7 +57,25 @@ bool find_packages() {
 
 }  // namespace
 
+// Kernels compiled at run time go to a cache of this run's own (unless KILN_CACHE_DIR says where),
+// and NVRTC is looked for in the toolkit's usual place too (a CUDA_PATH set by the caller wins).
+struct RunTimeCompileSettings {
+  RunTimeCompileSettings() {
+    if (!std::getenv("KILN_CACHE_DIR")) {
+      directory = std::filesystem::temp_directory_path() / ("kiln-gpu-tests-" + std::to_string(::getpid()));
+      ::setenv("KILN_CACHE_DIR", directory.c_str(), 1);
+    }
+    ::setenv("CUDA_PATH", "/usr/local/cuda", 0);
+  }
+  ~RunTimeCompileSettings() {
+    std::error_code ignored;
+    if (!directory.empty()) std::filesystem::remove_all(directory, ignored);
+  }
+  std::filesystem::path directory;
+};
+
 int main(int argc, char** argv) {
+  const RunTimeCompileSettings run_time_compile;
   testing::InitGoogleTest(&argc, argv);
   if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();  // listing needs no GPU
   try {

@@ -15,6 +15,7 @@ std::string built_package(const std::string& file) {
   if (file == "scan_fixtures.kiln") return KILN_GPU_TEST_SCAN_FIXTURES_PACKAGE;
   if (file == "arch.kiln") return KILN_GPU_TEST_ARCH_PACKAGE;
   if (file == "linking.kiln") return KILN_GPU_TEST_LINKING_PACKAGE;
+  if (file == "carried.kiln") return KILN_GPU_TEST_CARRIED_PACKAGE;
   return {};
 }
 

@@ -8,6 +8,9 @@ that there is a GPU, and then checks what the whole run left behind:
     ~/.cupy/kernel_cache, which is reported, not failed);
   - no NVRTC or nvJitLink was loaded (/proc/self/maps): nothing was compiled.
 
+Then test_compile_gpu.py, which compiles at run time on purpose (issue 14), runs in a process of its
+own with KILN_CACHE_DIR in a fresh directory, so the checks above still mean what they say.
+
     python run_gpu_tests.py [pytest options]     (ctest: python_binding_gpu)
 
 Environment: as for the other tests (KILN_LIBRARY, PYTHONPATH, KILN_PYTHON_TEST_PACKAGES);
@@ -18,6 +21,7 @@ import ctypes
 import glob
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -83,7 +87,22 @@ def main():
         print("run_gpu_tests: FAILED: " + problem)
     if not problems:
         print("run_gpu_tests: no NVRTC or nvJitLink loaded; no file written to HOME")
+    compile_status = run_compile_tests(here, sys.argv[1:])
+    if status == 0 and not problems:
+        status = compile_status
     return status if status != 0 else (1 if problems else 0)
+
+
+def run_compile_tests(here, pytest_options):
+    """test_compile_gpu.py in a fresh interpreter, its cache in a directory of its own."""
+    cache = tempfile.mkdtemp(prefix="kiln-gpu-compile-cache-")
+    environment = dict(os.environ, KILN_CACHE_DIR=cache)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", *pytest_options,
+                               os.path.join(here, "test_compile_gpu.py")], env=environment, cwd=here)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return done.returncode
 
 
 if __name__ == "__main__":
