@@ -99,7 +99,7 @@ def run_compile_tests(here, pytest_options):
     environment = dict(os.environ, KILN_CACHE_DIR=cache)
     try:
         done = subprocess.run([sys.executable, "-m", "pytest", *pytest_options,
-                               os.path.join(here, "test_compile_gpu.py")], env=environment, cwd=here)
+                               os.path.join(here, "test_compile_gpu.py")], env=environment)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return done.returncode

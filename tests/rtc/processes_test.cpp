@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 
@@ -65,9 +66,9 @@ protected:
     std::error_code ignored;
     if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
   }
-  std::string command(const std::string& env, const std::string& request = "ops::shift<int>") const {
+  std::string command(const std::string& env, const std::string& extra = "") const {
     return "env " + env + " CUDA_PATH=/usr/local/cuda " KILN_TEST_RTC_PROBE " " + (m_dir / "carried.kiln").string() +
-           " '" + request + "' sm_90 2>&1";
+           " 'ops::shift<int>' sm_90 " + extra + " 2>&1";
   }
   std::string cache_env() const { return "KILN_CACHE_DIR=" + (m_dir / "cache").string(); }
   static ProbeRun finish(FILE* pipe) {
@@ -78,13 +79,17 @@ protected:
     return run;
   }
   ProbeRun probe(const std::string& env) const { return finish(popen(command(env).c_str(), "r")); }
-  // Entries of the store: files under its two-hex-digit directories.
-  std::vector<fs::path> entries() const {
+  // Entries of the store holding compiled kernels (`memos`: the compiler's identity memo instead):
+  // files under its two-hex-digit directories.
+  std::vector<fs::path> entries(bool memos = false) const {
     std::vector<fs::path> found;
     std::error_code ec;
     for (fs::recursive_directory_iterator it(m_dir / "cache", ec), end; !ec && it != end; it.increment(ec)) {
       const std::string parent = it->path().parent_path().filename().string();
-      if (it->is_regular_file() && parent.size() == 2 && parent != "tm") found.push_back(it->path());
+      if (!it->is_regular_file() || parent.size() != 2 || parent == "tm") continue;
+      std::ifstream in(it->path(), std::ios::binary);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if ((text.find("kiln-compiler-memo") != std::string::npos) == memos) found.push_back(it->path());
     }
     return found;
   }
@@ -103,8 +108,10 @@ TEST_F(ProcessesTest, SixteenProcessesMissingOneKernelLeaveOneValidEntry) {
   }
   EXPECT_GE(produced, 1);
   EXPECT_EQ(entries().size(), 1u) << "every process that compiled published the same entry";
-  const ProbeRun later = probe(cache_env());
-  EXPECT_EQ(later.out, "disk\n");
+  EXPECT_EQ(entries(/*memos=*/true).size(), 1u) << "the compiler's identity, for hits that load no NVRTC";
+  // A hit needs the compiler's versions for its key, and takes them from the memo: no NVRTC is loaded.
+  const ProbeRun later = finish(popen(command(cache_env(), "--nvrtc").c_str(), "r"));
+  EXPECT_EQ(later.out, "disk no-nvrtc\n");
 }
 
 TEST_F(ProcessesTest, AProcessKilledWhileCompilingLeavesNothingThatIsUsed) {

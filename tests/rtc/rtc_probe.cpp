@@ -4,17 +4,20 @@
 // kernel, and prints where it came from: "produced", "disk" or "memory". Exit 0 on success, 1 with
 // the message on stderr otherwise. processes_test.cpp runs many at once.
 //
-//   rtc_probe <package> <request> <target>
+//   rtc_probe <package> <request> <target> [--nvrtc]     (--nvrtc: add whether libnvrtc was loaded)
 #include "format/package_reader.hpp"
 #include "rtc/compiled_package.hpp"
 #include "rtc/runtime_compiler.hpp"
 #include "util/file_io.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: rtc_probe <package> <request> <target>\n");
+  if (argc != 4 && !(argc == 5 && std::string(argv[4]) == "--nvrtc")) {
+    std::fprintf(stderr, "usage: rtc_probe <package> <request> <target> [--nvrtc]\n");
     return 2;
   }
   kiln::Result<std::vector<std::byte>> bytes = kiln::read_binary_file(argv[1]);
@@ -37,6 +40,12 @@ int main(int argc, char** argv) {
   const char* source = outcome.source == kiln::rtc::Source::produced ? "produced"
                        : outcome.source == kiln::rtc::Source::disk   ? "disk"
                                                                      : "memory";
+  if (argc == 5) {
+    std::ifstream maps("/proc/self/maps");
+    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    std::printf("%s %s\n", source, text.find("libnvrtc") != std::string::npos ? "nvrtc-loaded" : "no-nvrtc");
+    return 0;
+  }
   std::printf("%s\n", source);
   return 0;
 }

@@ -89,17 +89,21 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
   }
   std::string failures;
   for (const Candidate& candidate : candidates) {
-    Result<Compiler*> compiler = process_compiler(major_of(candidate.unit->nvrtc_version));
-    if (!compiler) {
+    // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.
+    const int major = major_of(candidate.unit->nvrtc_version);
+    Result<CompilerIdentity> identity = compiler_identity(major, m_cache);
+    if (!identity) {
       outcome.failure = Failure::no_compiler;
-      outcome.message = "cannot compile '" + candidate.expression + "' at run time: " + compiler.error().message;
+      outcome.message = "cannot compile '" + candidate.expression + "' at run time: " + identity.error().message;
       return outcome;
     }
-    const std::string key = carried_key(candidate.unit->inputs, candidate.expression, target, (*compiler)->identity());
+    const std::string key = carried_key(candidate.unit->inputs, candidate.expression, target, *identity);
     Source source = Source::produced;
     Result<SharedBytes> package = m_cache.get_or_produce(
         key,
-        [&] {
+        [&]() -> Result<Bytes> {
+          Result<Compiler*> compiler = process_compiler(major);
+          if (!compiler) return compiler.error();
           return compile_carried(**compiler, reader, candidate, target, label, m_settings.log, m_cache.directory());
         },
         is_compiled_package, &source);

@@ -41,11 +41,21 @@ public:
   virtual ~Compiler() = default;
   virtual const CompilerIdentity& identity() const = 0;
   virtual CompileOutput compile(const CompileInput& input) = 0;
+  // The library files loaded (NVRTC's, nvJitLink's), for compiler_identity's memo; none for a stand-in.
+  virtual std::vector<std::string> files() const { return {}; }
 };
 
 // The process's compiler for options written for NVRTC `required_major` (0: any), loaded on the first
 // call; the error says where it looked and why each place was refused.
 Result<Compiler*> process_compiler(int required_major);
+
+// The identity (versions) of the compiler process_compiler would give, for cache keys, without
+// loading it when a memo in the user's cache (`cache`) names the files it loaded last time and they
+// are unchanged (size and modification time): loading NVRTC and nvJitLink costs 100 ms and more with
+// a cold page cache, and a cache hit must not pay it. The memo is this machine's, keyed by the
+// variables that steer the search; kernel entries are keyed by the versions alone.
+class CompiledCache;
+Result<CompilerIdentity> compiler_identity(int required_major, CompiledCache& cache);
 
 // A directory to search for the libraries before $CUDA_PATH (kiln_compiler_add_search_dir).
 void add_compiler_search_directory(const std::string& directory);

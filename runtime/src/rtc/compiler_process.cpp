@@ -5,6 +5,8 @@
 #include "jit/compiler_loader.hpp"
 #include "jit/program_compiler.hpp"
 
+#include <dlfcn.h>
+
 #include <map>
 #include <mutex>
 
@@ -17,6 +19,17 @@ public:
   explicit LoadedCompiler(jit::CompilerApi api)
       : m_api(std::move(api)), m_identity{m_api.nvrtc_version, m_api.nvjitlink_version} {}
   const CompilerIdentity& identity() const override { return m_identity; }
+  // The files as loaded: a soname the loader resolved is named by the file it found (dladdr).
+  std::vector<std::string> files() const override {
+    std::vector<std::string> out;
+    for (const void* symbol : {reinterpret_cast<const void*>(m_api.nvrtc.version),
+                               reinterpret_cast<const void*>(m_api.nvjitlink.version)}) {
+      Dl_info info{};
+      if (dladdr(symbol, &info) == 0 || !info.dli_fname) return {};
+      out.emplace_back(info.dli_fname);
+    }
+    return out;
+  }
   CompileOutput compile(const CompileInput& input) override {
     jit::ProgramInput in{input.name,         input.source,    input.headers, input.options, input.link_options,
                          input.kernels,      input.variables, input.target,  input.record_headers};

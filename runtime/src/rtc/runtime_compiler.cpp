@@ -68,13 +68,14 @@ RuntimeCompiler& RuntimeCompiler::process() {
 
 CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std::string& target) {
   CompileOutcome outcome;
-  Result<Compiler*> compiler = process_compiler(0);
-  if (!compiler) {
+  // The keys need the compiler's versions, not the compiler: a hit loads no NVRTC.
+  Result<CompilerIdentity> identity = compiler_identity(0, m_cache);
+  if (!identity) {
     outcome.failure = Failure::no_compiler;
-    outcome.message = request.name + ": cannot compile at run time: " + compiler.error().message;
+    outcome.message = request.name + ": cannot compile at run time: " + identity.error().message;
     return outcome;
   }
-  const std::string request_key = program_request_key(request, target, (*compiler)->identity());
+  const std::string request_key = program_request_key(request, target, *identity);
   static KeyLocks locks;
   const std::shared_ptr<std::mutex> key_lock = locks.lock_for(request_key);
   std::lock_guard serialized(*key_lock);
@@ -95,6 +96,12 @@ CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std
     }
   }
 
+  Result<Compiler*> compiler = process_compiler(0);
+  if (!compiler) {
+    outcome.failure = Failure::no_compiler;
+    outcome.message = request.name + ": cannot compile at run time: " + compiler.error().message;
+    return outcome;
+  }
   CompileInput input;
   input.name = request.name;
   input.source = request.source;
