@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -93,10 +94,20 @@ TEST_F(ProgramKeyTest, HeadersAreRecordedByWhereTheyWereFoundAndTheirContent) {
   EXPECT_TRUE(headers_unchanged(r, *back));
 }
 
+TEST_F(ProgramKeyTest, ATouchedButUnchangedHeaderIsHashedAgainAndStillMatches) {
+  const ProgramRequest r = request(m_root / "project");
+  const std::vector<HeaderRecord> before = locate_headers(r, opened(m_root / "project"));
+  fs::last_write_time(m_root / "project" / "include" / "lib.cuh",
+                      fs::last_write_time(m_root / "project" / "include" / "lib.cuh") + std::chrono::seconds(5));
+  EXPECT_TRUE(headers_unchanged(r, before)) << "another time, the same content";
+  // Same size and time but other content (written within the clock's resolution): the stamp wins,
+  // as in ccache's direct mode; a real edit moves the time.
+}
+
 TEST_F(ProgramKeyTest, AHeaderChangeIsNoticedAndChangesTheKey) {
   const ProgramRequest r = request(m_root / "project");
   const std::vector<HeaderRecord> before = locate_headers(r, opened(m_root / "project"));
-  write(m_root / "project" / "include" / "lib.cuh", "#define N 5\n");
+  write(m_root / "project" / "include" / "lib.cuh", "#define N 15\n");
   EXPECT_FALSE(headers_unchanged(r, before));
   const std::vector<HeaderRecord> after = locate_headers(r, opened(m_root / "project"));
   const std::string key = program_request_key(r, "sm_90", k_compiler);
@@ -143,13 +154,16 @@ TEST_F(ProgramKeyTest, EveryRequestFieldCounts) {
 }
 
 TEST(HeaderRecords, DamagedRecordsAreRefused) {
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 1\n0 0 zz 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 1\n7 0 0000000000000001 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 1\n0 0 0000000000000001\n"));
-  const auto spaced = decode_header_records("kiln-headers 1\n1 0 0000000000000001 a dir/b c.h\n");
+  EXPECT_FALSE(decode_header_records("kiln-headers 1\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 zz 1 2 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n7 0 0000000000000001 1 2 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 x 2 1.h\n"));
+  const auto spaced = decode_header_records("kiln-headers 2\n1 0 0000000000000001 10 20 a dir/b c.h\n");
   ASSERT_TRUE(spaced);
   EXPECT_EQ((*spaced)[0].path, "a dir/b c.h");
+  EXPECT_EQ((*spaced)[0].size, 10u);
+  EXPECT_EQ((*spaced)[0].mtime_ns, 20);
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ TEST_F(ProgramCompileTest, AChangedHeaderCompilesAgain) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
   ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
-  write(m_root / "project" / "include" / "lib.cuh", "#define N 5\n");
+  write(m_root / "project" / "include" / "lib.cuh", "#define N 15\n");
   CompileOutcome changed = compiler.program(request(m_root / "project"), "sm_90");
   ASSERT_EQ(changed.failure, Failure::none);
   EXPECT_EQ(changed.source, Source::produced) << "a stale kernel";

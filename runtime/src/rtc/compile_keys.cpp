@@ -4,6 +4,8 @@
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <filesystem>
 #include <sstream>
@@ -45,6 +47,15 @@ std::optional<std::string> inside(const fs::path& path, const fs::path& dir) {
   const fs::path relative = path.lexically_relative(dir);
   if (relative.empty() || *relative.begin() == "..") return std::nullopt;
   return relative.generic_string();
+}
+
+// A file's size and modification time; false when it cannot be stat'ed.
+bool stamp_of(const fs::path& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  size = static_cast<std::uint64_t>(st.st_size);
+  mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return true;
 }
 
 fs::path program_directory(const ProgramRequest& request) {
@@ -114,16 +125,17 @@ std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const st
     const std::optional<std::uint64_t> hash = file_content_hash(path.string());
     if (!hash) continue;   // gone already: the next lookup's check fails and compiles again
     record.content_hash = *hash;
+    stamp_of(path, record.size, record.mtime_ns);
     records.push_back(std::move(record));
   }
   return records;
 }
 
 std::string encode_header_records(const std::vector<HeaderRecord>& records) {
-  std::string text = "kiln-headers 1\n";
+  std::string text = "kiln-headers 2\n";
   for (const HeaderRecord& r : records) {
     text += std::to_string(static_cast<std::uint32_t>(r.origin)) + " " + std::to_string(r.index) + " " +
-            hex64(r.content_hash) + " " + r.path + "\n";
+            hex64(r.content_hash) + " " + std::to_string(r.size) + " " + std::to_string(r.mtime_ns) + " " + r.path + "\n";
   }
   return text;
 }
@@ -131,14 +143,15 @@ std::string encode_header_records(const std::vector<HeaderRecord>& records) {
 std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text) {
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line != "kiln-headers 1") return std::nullopt;
+  if (!std::getline(in, line) || line != "kiln-headers 2") return std::nullopt;
   std::vector<HeaderRecord> records;
   while (std::getline(in, line)) {
     HeaderRecord r;
     std::uint32_t origin = 0;
     std::string hash;
     std::istringstream fields(line);
-    if (!(fields >> origin >> r.index >> hash) || origin > 2 || hash.size() != 16) return std::nullopt;
+    if (!(fields >> origin >> r.index >> hash >> r.size >> r.mtime_ns) || origin > 2 || hash.size() != 16)
+      return std::nullopt;
     r.origin = static_cast<HeaderOrigin>(origin);
     if (std::from_chars(hash.data(), hash.data() + hash.size(), r.content_hash, 16).ec != std::errc{})
       return std::nullopt;
@@ -161,6 +174,9 @@ bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRe
       case HeaderOrigin::beside_program: path = program_directory(request) / r.path; break;
       case HeaderOrigin::absolute: path = r.path; break;
     }
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    if (stamp_of(path, size, mtime_ns) && size == r.size && mtime_ns == r.mtime_ns) continue;
     if (file_content_hash(path.string()) != r.content_hash) return false;
   }
   return true;

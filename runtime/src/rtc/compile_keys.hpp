@@ -64,6 +64,10 @@ struct HeaderRecord {
   std::uint32_t index = 0;         // include_dir: which
   std::string path;                // relative to its origin, or absolute
   std::uint64_t content_hash = 0;
+  // The file's size and modification time when it was hashed: a check that finds both unchanged
+  // trusts the hash without reading the file again (as ccache's direct mode does). Never in a key.
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
 };
 
 // Where each header NVRTC opened came from; in-memory headers are left out (the request key holds them).
@@ -71,8 +75,8 @@ std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const st
 // The records as stored under the request key, and back (nothing: not such a record).
 std::string encode_header_records(const std::vector<HeaderRecord>& records);
 std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text);
-// Whether each recorded header still has its recorded content (read now, from where the request
-// says it is).
+// Whether each recorded header still has its recorded content, from where the request says it is:
+// unchanged size and modification time, else its content hashed again.
 bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records);
 std::string program_entry_key(const std::string& request_key, const std::vector<HeaderRecord>& records);
 
