@@ -73,15 +73,17 @@ TEST_F(CompiledCacheTest, ASecondLookupInTheProcessIsAMemoryHit) {
 
 TEST_F(CompiledCacheTest, AnotherProcessFindsTheEntryOnDisk) {
   { CompiledCache writer(on_disk()); ASSERT_TRUE(writer.get_or_produce(k_key, compile("image-1"), usable)); }
-  CompiledCache reader(on_disk());   // a new process: nothing in memory
-  Source source{};
-  Result<SharedBytes> found = reader.get_or_produce(k_key, compile("image-2"), usable, &source);
-  ASSERT_TRUE(found);
-  EXPECT_EQ(source, Source::disk);
-  EXPECT_EQ(text_of(**found), "image-1");
-  EXPECT_EQ(m_compiles, 1);
-  EXPECT_EQ(reader.counters().disk_hits, 1u);
-  EXPECT_EQ(reader.counters().disk_bytes_read, 7u);
+  {
+    CompiledCache reader(on_disk());   // a new process: nothing in memory
+    Source source{};
+    Result<SharedBytes> found = reader.get_or_produce(k_key, compile("image-2"), usable, &source);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(source, Source::disk);
+    EXPECT_EQ(text_of(**found), "image-1");
+    EXPECT_EQ(m_compiles, 1);
+    EXPECT_EQ(reader.counters().disk_hits, 1u);
+    EXPECT_EQ(reader.counters().disk_bytes_read, 7u);
+  }   // the process ends: its hits are saved
   // The store's statistics (kiln cache stats) count what the runtime did.
   store::LocalStore store(m_dir, 0);
   EXPECT_EQ(store.counters()["runtime.compiles"], 1u);

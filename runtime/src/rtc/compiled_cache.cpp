@@ -14,12 +14,23 @@ struct CompiledCache::Flight {
 CompiledCache::CompiledCache(const store::CacheSettings& settings, std::string settings_error)
     : m_settings(settings), m_settings_error(std::move(settings_error)) {}
 
+CompiledCache::~CompiledCache() {
+  if (const std::uint64_t hits = m_unsaved_hits.exchange(0); hits > 0 && m_disk) m_disk->add_counters({{"runtime.hits", hits}});
+}
+
 CompiledCache& CompiledCache::process() {
   static CompiledCache* cache = [] {
     Result<store::CacheSettings> settings = store::cache_settings({}, store::process_environment());
     if (!settings) return new CompiledCache(store::CacheSettings{false, {}, 0}, settings.error().message);
     return new CompiledCache(*settings);
   }();  // never destroyed: packages may be released from static destructors of other modules
+  // ... but its hits are saved at exit.
+  static const struct SaveHitsAtExit {
+    ~SaveHitsAtExit() {
+      if (const std::uint64_t hits = cache->m_unsaved_hits.exchange(0); hits > 0 && cache->m_disk)
+        cache->m_disk->add_counters({{"runtime.hits", hits}});
+    }
+  } save_hits_at_exit;
   return *cache;
 }
 
@@ -70,7 +81,7 @@ std::optional<SharedBytes> CompiledCache::find(const std::string& key, const Che
   if (counted) {
     ++m_counters.disk_hits;
     m_counters.disk_bytes_read += stored->size();
-    persist_counters({{"runtime.hits", 1}});
+    ++m_unsaved_hits;
   }
   if (source) *source = Source::disk;
   auto shared = std::make_shared<const Bytes>(std::move(*stored));
