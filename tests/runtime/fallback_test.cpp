@@ -30,9 +30,7 @@ class FallbackTest : public RuntimeTest {
 protected:
   void SetUp() override {
     RuntimeTest::SetUp();
-    if (!std::filesystem::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
-      GTEST_SKIP() << "no NVRTC in /usr/local/cuda: the real-compiler tests need the toolkit";
-    ::setenv("CUDA_PATH", "/usr/local/cuda", 1);
+    if (const std::string why = use_toolkit_compilers(); !why.empty()) GTEST_SKIP() << why;
   }
   // Built for sm_80 only, so a 9.0 device has no image: its cubin does not run across majors.
   static Bytes carried_package() {

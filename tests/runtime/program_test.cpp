@@ -16,9 +16,7 @@ class ProgramTest : public RuntimeTest {
 protected:
   void SetUp() override {
     RuntimeTest::SetUp();
-    if (!std::filesystem::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
-      GTEST_SKIP() << "no NVRTC in /usr/local/cuda: the real-compiler tests need the toolkit";
-    ::setenv("CUDA_PATH", "/usr/local/cuda", 1);
+    if (const std::string why = use_toolkit_compilers(); !why.empty()) GTEST_SKIP() << why;
   }
   static kiln::Program scale_program() {
     kiln::Program p;

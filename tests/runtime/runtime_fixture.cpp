@@ -128,6 +128,13 @@ struct TestCacheDirectory {
 
 }  // namespace
 
+std::string use_toolkit_compilers() {
+  if (!std::filesystem::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
+    return "no NVRTC in /usr/local/cuda: the real-compiler tests need the toolkit";
+  ::setenv("CUDA_PATH", "/usr/local/cuda", 1);
+  return {};
+}
+
 void RuntimeTest::SetUp() {
   static TestCacheDirectory cache_directory;
   ::unsetenv("KILN_FORCE_TARGET");

@@ -81,6 +81,10 @@ void damage_image(Bytes& package, std::string_view unit, std::string_view target
 // Runs `call`, expects a kiln::Error with `expected`, and returns its message.
 std::string error_of(const std::function<void()>& call, kiln_status expected);
 
+// For tests that compile at run time with the toolkit's real NVRTC and nvJitLink: points CUDA_PATH at
+// /usr/local/cuda and returns "", or why they cannot run (then the test skips, saying so).
+std::string use_toolkit_compilers();
+
 class RuntimeTest : public ::testing::Test {
 protected:
   void SetUp() override;

@@ -1,25 +1,11 @@
 #include "cli/verify_carried.hpp"
 
+#include "format/tree_path.hpp"
+
 #include <set>
 #include <string_view>
 
 namespace kiln::cli {
-
-namespace {
-
-bool tree_path(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos) return false;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const std::size_t end = std::min(path.find('/', start), path.size());
-    const std::string_view part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::vector<std::string> check_carried_sources(const format::PackageReader& reader) {
   std::vector<std::string> problems;
@@ -40,7 +26,7 @@ std::vector<std::string> check_carried_sources(const format::PackageReader& read
       const bool file = entry.kind == format::CarriedEntryKind::source || entry.kind == format::CarriedEntryKind::header;
       const std::string what = entry.kind == format::CarriedEntryKind::source ? "source" : "header";
       if (file) {
-        if (!tree_path(entry.value))
+        if (!format::is_tree_path(entry.value))
           problems.push_back(name + ": carried " + what + " '" + std::string(entry.value) +
                              "' is not a relative path without '.' or '..' parts");
         if (!paths.insert(entry.value).second)
@@ -48,7 +34,8 @@ std::vector<std::string> check_carried_sources(const format::PackageReader& read
         if (bad_texts.count(entry.text))
           problems.push_back(name + ": carried " + what + " '" + std::string(entry.value) + "' has a damaged text");
       }
-      if (entry.kind == format::CarriedEntryKind::include_dir && entry.value != "." && !tree_path(entry.value))
+      const bool directory = entry.kind == format::CarriedEntryKind::include_dir;
+      if (directory && entry.value != "." && !format::is_tree_path(entry.value))
         problems.push_back(name + ": carried include directory '" + std::string(entry.value) +
                            "' is not '.' or a relative path without '.' or '..' parts");
     }

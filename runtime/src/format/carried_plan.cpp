@@ -2,6 +2,7 @@
 #include "write_plan.hpp"
 
 #include "checksum.hpp"
+#include "tree_path.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,19 +10,6 @@
 
 namespace kiln::format::detail {
 namespace {
-
-// Relative, '/'-separated, no empty, "." or ".." part: a path the runtime can lay out under a directory.
-bool tree_path(std::string_view path) {
-  if (path.empty() || path.front() == '/') return false;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const std::size_t end = std::min(path.find('/', start), path.size());
-    const std::string_view part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
 
 std::optional<std::uint32_t> unit_index(const WritePlan& plan, const std::string& source) {
   for (std::uint32_t u = 0; u < plan.units.size(); ++u)
@@ -49,7 +37,7 @@ std::string plan_carried(const PackageContents& contents, std::uint16_t version_
     const std::optional<std::uint32_t> unit = unit_index(plan, carried.unit_source);
     if (!unit) return where + " is not a unit of the package";
     if (!seen.insert(*unit).second) return where + " is carried twice";
-    if (!tree_path(carried.source.path))
+    if (!is_tree_path(carried.source.path))
       return where + ": source path '" + carried.source.path + "' is not a relative path without '.' or '..' parts";
     PlannedCarriedUnit planned{*unit, carried.nvrtc_version, {}};
     std::vector<std::uint64_t> hashes;
@@ -60,7 +48,8 @@ std::string plan_carried(const PackageContents& contents, std::uint16_t version_
     std::sort(headers.begin(), headers.end(), [](auto* a, auto* b) { return a->path < b->path; });
     for (std::size_t i = 0; i < headers.size(); ++i) {
       const std::string& path = headers[i]->path;
-      if (!tree_path(path)) return where + ": header path '" + path + "' is not a relative path without '.' or '..' parts";
+      if (!is_tree_path(path))
+        return where + ": header path '" + path + "' is not a relative path without '.' or '..' parts";
       if ((i > 0 && headers[i - 1]->path == path) || path == carried.source.path)
         return where + ": path '" + path + "' is given twice";
       planned.entries.push_back({CarriedEntryKind::header, path, 0});
@@ -74,7 +63,7 @@ std::string plan_carried(const PackageContents& contents, std::uint16_t version_
     for (const auto& [kind, values] : lists) {
       for (const std::string& value : *values) {
         if (value.empty()) return where + ": an empty option, include directory or kernel name";
-        if (kind == CarriedEntryKind::include_dir && value != "." && !tree_path(value))
+        if (kind == CarriedEntryKind::include_dir && value != "." && !is_tree_path(value))
           return where + ": include directory '" + value + "' is not '.' or a relative path without '.' or '..' parts";
         planned.entries.push_back({kind, value, 0});
       }

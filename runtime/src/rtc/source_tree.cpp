@@ -1,5 +1,7 @@
 #include "rtc/source_tree.hpp"
 
+#include "format/tree_path.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -30,8 +32,8 @@ SourceTree::~SourceTree() {
 }
 
 Status SourceTree::write(const std::string& relative, std::string_view text) {
-  const fs::path path = fs::path(relative).lexically_normal();
-  if (path.empty() || path.is_absolute() || *path.begin() == "..") {
+  const fs::path path(relative);
+  if (!format::is_tree_path(relative)) {
     return Error{"carried file '" + relative + "' is not a relative path inside the source tree"};
   }
   std::error_code ec;
