@@ -131,7 +131,7 @@ TEST(PackageIndex, SectionPlacement) {
 TEST(PackageIndex, RequiredAndDuplicateSections) {
   expect_corrupt(change_section(SectionKind::kernels, [](TocEntry& e) { e.kind = 200; }),
                  "no KERNELS section");
-  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 14; }),
+  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 201; }),
                  "no BLOBS section");
   expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
                  "two KERNEL_TARGETS sections");

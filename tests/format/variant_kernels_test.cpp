@@ -23,7 +23,7 @@ void expect_corrupt(const Bytes& file, const std::string& message) {
 TEST(VariantKernels, TheLoweredNameIsTheSymbolAfterTheVariant) {
   const Bytes file = write_ok(variant_contents());
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 2);
+  EXPECT_EQ(r.version_minor(), 3);
   const KernelView v = r.kernel(k_variant_kernel);
   EXPECT_EQ(v.stored_name, "f64/_Z5scaleIdEvPT_S0_i");
   EXPECT_EQ(v.lowered_name, "_Z5scaleIdEvPT_S0_i");
