@@ -192,16 +192,16 @@ kiln_expect("${report}" MATCHES "f64/fill<double>" "the f64 variant's kernel")
 configure(carry_with_manifest "${fn} CARRY_SOURCES cannot be combined with MANIFEST"
           "kiln_add_cache(c MANIFEST kernel.cu CARRY_SOURCES)")
 write_project(${WORK}/carrying "set_source_files_properties(templates.cu PROPERTIES KILN_CARRY_SOURCES OFF)
-kiln_add_cache(all SOURCES kernel.cu templates.cu TARGETS sm_80 CARRY_SOURCES
+kiln_add_cache(every SOURCES kernel.cu templates.cu TARGETS sm_80 CARRY_SOURCES
   INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
 set_source_files_properties(kernel.cu PROPERTIES KILN_CARRY_SOURCES ON)
 kiln_add_cache(one SOURCES kernel.cu TARGETS sm_80 INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)")
 kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/carrying -B ${WORK}/carrying/build -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX})
 kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/carrying/build)
-file(READ ${WORK}/carrying/build/kiln/all/kiln.toml manifest)
+file(READ ${WORK}/carrying/build/kiln/every/kiln.toml manifest)
 kiln_expect("${manifest}" MATCHES "carry_sources = true\n" "CARRY_SOURCES's manifest")
 kiln_expect("${manifest}" MATCHES "path = \"templates.cu\"\ncarry_sources = false\n" "KILN_CARRY_SOURCES OFF")
-kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/carrying/build/all.kiln)
+kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/carrying/build/every.kiln)
 kiln_expect("${report}" MATCHES "kernel.cu: 1 images[^\n]*\n[^\n]*\n    carries its sources" "CARRY_SOURCES: kernel.cu is carried")
 kiln_expect("${report}" MATCHES "templates.cu: 1 images[^\n]*\n[^\n]*\n  carried texts" "KILN_CARRY_SOURCES OFF: templates.cu is not")
 kiln_expect("${report}" MATCHES "include dirs: include include2 _cuda/include/cccl _cuda/include\n"
