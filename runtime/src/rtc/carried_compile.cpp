@@ -28,17 +28,15 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
   const CarriedUnit& unit = *candidate.unit;
   Result<SourceTree> tree = SourceTree::create();
   if (!tree) return tree.error();
+  CompileInput input;
   for (std::size_t file = 0; file <= unit.inputs.headers.size(); ++file) {
     Result<std::string> text = carried_text(reader, unit, file);
     if (!text) return Error{std::string(label) + ": " + text.error().message};
     const std::string& path = file == 0 ? unit.inputs.program : unit.inputs.headers[file - 1].path;
     if (Status written = tree->write(path, *text); !written) return written.error();
+    if (file == 0) input.source = std::move(*text);   // NVRTC takes the source as text; the tree holds it too
   }
-  CompileInput input;
   input.name = tree->path_of(unit.inputs.program);
-  Result<std::string> source = carried_text(reader, unit, 0);
-  if (!source) return source.error();
-  input.source = std::move(*source);
   for (const std::string& dir : unit.inputs.include_dirs) input.options.push_back("-I" + tree->path_of(dir));
   input.options.insert(input.options.end(), unit.inputs.options.begin(), unit.inputs.options.end());
   input.link_options = unit.inputs.link_options;
