@@ -12,7 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path write_project(const ScratchDir& dir, const std::string& targets, const std::string& source) {
+fs::path write_arch_project(const ScratchDir& dir, const std::string& targets, const std::string& source) {
   const fs::path p = dir.path() / "p";
   write_text(p / "kiln.toml", "targets = [" + targets + "]\n[[source]]\npath = \"kernels/k.cu\"\n");
   write_text(p / "kernels/k.cu", source);
@@ -35,7 +35,7 @@ const json* kernel_named(const json& report, const std::string& prefix) {
 
 TEST(BuildArchKernels, AGuardedKernelIsRecordedWithTheTargetsThatHoldIt) {
   ScratchDir dir;
-  write_project(dir, "\"sm_80\", \"sm_90\", \"compute_80\"",
+  write_arch_project(dir, "\"sm_80\", \"sm_90\", \"compute_80\"",
                 "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void new_only(int* x) { x[0] = 1; }\n#endif\n"
                 "extern \"C\" __global__ void always(int* x) { x[0] = 2; }\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
@@ -62,7 +62,7 @@ TEST(BuildArchKernels, AGuardedKernelIsRecordedWithTheTargetsThatHoldIt) {
 
 TEST(BuildArchKernels, CubsUmbrellaHeaderBuildsForSeveralTargets) {
   ScratchDir dir;
-  write_project(dir, "\"sm_80\", \"sm_90\"",
+  write_arch_project(dir, "\"sm_80\", \"sm_90\"",
                 "#include <cub/cub.cuh>\n"
                 "template <int B> __global__ void block_sum(const float* in, float* out) {\n"
                 "  using Reduce = cub::BlockReduce<float, B>;\n"

@@ -11,13 +11,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int k_failed = 1;
-constexpr int k_usage = 2;
-constexpr int k_bad_input = 3;
-constexpr int k_environment = 4;
 
 // A one-source project in a scratch directory.
-fs::path write_project(const ScratchDir& dir, const std::string& manifest_extra, const std::string& source) {
+fs::path write_errors_project(const ScratchDir& dir, const std::string& manifest_extra, const std::string& source) {
   const fs::path p = dir.path() / "p";
   write_text(p / "kiln.toml", "targets = [\"sm_80\", \"compute_80\"]\n[[source]]\npath = \"kernels/k.cu\"\n" + manifest_extra);
   write_text(p / "kernels/k.cu", source);
@@ -32,7 +28,7 @@ TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNo
   ScratchDir dir;
   // Only NVRTC sees the error (clang, which scans every source first, defines __clang__): this is
   // about how compile errors are shown. Scan errors: build_scan_test.cpp.
-  const fs::path p = write_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n#ifndef __clang__\n"
+  const fs::path p = write_errors_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n#ifndef __clang__\n"
                                             "  x[0] = undefined_name;\n#endif\n}\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, k_failed);
@@ -47,7 +43,7 @@ TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNo
 
 TEST(BuildErrors, FailedBuildLeavesThePreviousPackageAndNoTemporaryFiles) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "", k_good_source);
+  const fs::path p = write_errors_project(dir, "", k_good_source);
   ASSERT_EQ(run_kiln({"build", "-o", "out.kiln"}, p).exit_code, 0);
   const std::vector<std::byte> before = read_bytes(p / "out.kiln");
   write_text(p / "kernels/k.cu", "this is not CUDA\n");
@@ -59,7 +55,7 @@ TEST(BuildErrors, FailedBuildLeavesThePreviousPackageAndNoTemporaryFiles) {
 
 TEST(BuildErrors, InstantiationThatDoesNotCompileIsNamed) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "instantiate = [\"scale<NoSuchType>\"]\n", k_good_source);
+  const fs::path p = write_errors_project(dir, "instantiate = [\"scale<NoSuchType>\"]\n", k_good_source);
   const RunResult r = run_kiln({"build"}, p);
   EXPECT_EQ(r.exit_code, k_failed);
   EXPECT_NE(r.err.find("NoSuchType"), std::string::npos) << r.err;
@@ -71,7 +67,7 @@ TEST(BuildErrors, InstantiationThatDoesNotCompileIsNamed) {
 
 TEST(BuildErrors, ExpressionThatIsNotAKernelIsNamed) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "instantiate = [\"table\"]\n", k_good_source);
+  const fs::path p = write_errors_project(dir, "instantiate = [\"table\"]\n", k_good_source);
   const RunResult r = run_kiln({"build"}, p);
   EXPECT_EQ(r.exit_code, k_failed);
   EXPECT_NE(r.err.find("'table'"), std::string::npos) << r.err;
@@ -79,7 +75,7 @@ TEST(BuildErrors, ExpressionThatIsNotAKernelIsNamed) {
 
 TEST(BuildErrors, UnknownVariableIsNamedWithItsManifestLine) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "variables = [\"table\", \"no_such_variable\"]\n", k_good_source);
+  const fs::path p = write_errors_project(dir, "variables = [\"table\", \"no_such_variable\"]\n", k_good_source);
   const RunResult r = run_kiln({"build"}, p);
   EXPECT_EQ(r.exit_code, k_failed);
   EXPECT_NE(r.err.find("no_such_variable"), std::string::npos) << r.err;
@@ -113,7 +109,7 @@ TEST(BuildErrors, OneNameClaimedByTwoKernelsNamesBothSources) {
 
 TEST(BuildErrors, InvalidManifestIsBadInput) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "tragets = 3\n", k_good_source);
+  const fs::path p = write_errors_project(dir, "tragets = 3\n", k_good_source);
   const RunResult r = run_kiln({"build"}, p);
   EXPECT_EQ(r.exit_code, k_bad_input);
   EXPECT_NE(r.err.find("kiln.toml:4"), std::string::npos) << r.err;
@@ -129,7 +125,7 @@ TEST(BuildErrors, MissingManifestIsBadInput) {
 
 TEST(BuildErrors, TargetNvrtcDoesNotSupportIsBadInput) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "", k_good_source);
+  const fs::path p = write_errors_project(dir, "", k_good_source);
   write_text(p / "kiln.toml", "targets = [\"sm_101\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
   const RunResult r = run_kiln({"build"}, p);
   EXPECT_EQ(r.exit_code, k_bad_input);
@@ -138,7 +134,7 @@ TEST(BuildErrors, TargetNvrtcDoesNotSupportIsBadInput) {
 
 TEST(BuildErrors, UnwritableOutputIsAnEnvironmentError) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "", k_good_source);
+  const fs::path p = write_errors_project(dir, "", k_good_source);
   const RunResult r = run_kiln({"build", "-o", "no/such/dir/out.kiln"}, p);
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("no/such/dir"), std::string::npos) << r.err;
@@ -156,7 +152,7 @@ TEST(BuildErrors, BadCommandLineIsUsageError) {
 // byte is found, named at its line, and nvcc, which reads it, compiles the source instead.
 TEST(BuildErrors, ByteFFInACommentIsNamedAndNvccCompilesTheSource) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "instantiate = [\"scale<float>\"]\n", std::string("// caf\xff\n") + k_good_source);
+  const fs::path p = write_errors_project(dir, "instantiate = [\"scale<float>\"]\n", std::string("// caf\xff\n") + k_good_source);
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "-v"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("p/kernels/k.cu:1:7: error: a 0xFF byte"), std::string::npos) << r.err;
@@ -167,7 +163,7 @@ TEST(BuildErrors, ByteFFInACommentIsNamedAndNvccCompilesTheSource) {
 // An output that cannot be written is an environment error giving the output and the reason.
 TEST(BuildErrors, OutputInAMissingDirectoryGivesTheReasonAndTheOutput) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "", k_good_source);
+  const fs::path p = write_errors_project(dir, "", k_good_source);
   const RunResult r = run_kiln({"build", "-o", "missing/out.kiln"}, p);
   EXPECT_EQ(r.exit_code, k_environment);
   EXPECT_NE(r.err.find("missing/out.kiln"), std::string::npos) << r.err;
@@ -177,7 +173,7 @@ TEST(BuildErrors, OutputInAMissingDirectoryGivesTheReasonAndTheOutput) {
 TEST(BuildErrors, ReadOnlyOutputDirectoryGivesTheReasonAndTheOutput) {
   if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
   ScratchDir dir;
-  const fs::path p = write_project(dir, "", k_good_source);
+  const fs::path p = write_errors_project(dir, "", k_good_source);
   fs::create_directory(p / "ro");
   fs::permissions(p / "ro", fs::perms::owner_read | fs::perms::owner_exec);
   const RunResult r = run_kiln({"build", "-o", "ro/out.kiln"}, p);
@@ -189,7 +185,7 @@ TEST(BuildErrors, ReadOnlyOutputDirectoryGivesTheReasonAndTheOutput) {
 
 TEST(BuildErrors, SourceWithoutKernelsIsAWarningNamingIt) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "[[source]]\npath = \"kernels/empty.cu\"\n", k_good_source);
+  const fs::path p = write_errors_project(dir, "[[source]]\npath = \"kernels/empty.cu\"\n", k_good_source);
   write_text(p / "kernels/empty.cu", "");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;

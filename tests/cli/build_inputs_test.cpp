@@ -10,7 +10,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int k_usage = 2;
 
 // The basic fixture (kernels/ops.cu includes include/ops_common.cuh and kernels/local.cuh), with a
 // host and a Python source added.

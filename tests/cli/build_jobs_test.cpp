@@ -14,7 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int k_usage = 2;
 
 // MAKEFLAGS cleared: these tests may themselves run under make.
 RunResult build_v(const fs::path& project, std::vector<std::string> args, std::vector<std::string> env) {

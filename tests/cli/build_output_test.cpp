@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 const char* k_source = "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
                        "extern \"C\" __global__ void use(float* x) { x[0] = 1; }\n";
 
-fs::path write_project(const ScratchDir& dir, const std::string& manifest, const std::string& source = k_source) {
+fs::path write_output_project(const ScratchDir& dir, const std::string& manifest, const std::string& source = k_source) {
   const fs::path p = dir.path() / "p";
   write_text(p / "kiln.toml", manifest);
   write_text(p / "kernels/k.cu", source);
@@ -28,7 +28,7 @@ const std::string k_complete = k_one_target + "instantiate = [\"scale<float>\"]\
 
 TEST(BuildOutput, SilentOnSuccess) {
   ScratchDir dir;
-  write_project(dir, k_complete);
+  write_output_project(dir, k_complete);
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -37,7 +37,7 @@ TEST(BuildOutput, SilentOnSuccess) {
 
 TEST(BuildOutput, SummaryLineWithSummaryOrVerbose) {
   ScratchDir dir;
-  write_project(dir, k_complete);
+  write_output_project(dir, k_complete);
   for (const char* flag : {"--summary", "-v"}) {
     const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", flag}, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -47,7 +47,7 @@ TEST(BuildOutput, SummaryLineWithSummaryOrVerbose) {
 
 TEST(BuildOutput, QuietHidesWarnings) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, k_one_target + "[[source]]\npath = \"kernels/empty.cu\"\n");
+  const fs::path p = write_output_project(dir, k_one_target + "[[source]]\npath = \"kernels/empty.cu\"\n");
   write_text(p / "kernels/empty.cu", "// nothing\n");
   const RunResult loud = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   ASSERT_EQ(loud.exit_code, 0) << loud.err;
@@ -59,7 +59,7 @@ TEST(BuildOutput, QuietHidesWarnings) {
 
 TEST(BuildOutput, JsonReportOnStdout) {
   ScratchDir dir;
-  write_project(dir, k_complete);
+  write_output_project(dir, k_complete);
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "--json"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = nlohmann::json::parse(r.out);
@@ -81,7 +81,7 @@ TEST(BuildOutput, JsonReportOnStdout) {
 
 TEST(BuildOutput, JsonReportOfAFailedBuild) {
   ScratchDir dir;
-  write_project(dir, k_one_target, "this is not CUDA\n");
+  write_output_project(dir, k_one_target, "this is not CUDA\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "--json"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   const nlohmann::json report = nlohmann::json::parse(r.out);
@@ -92,7 +92,7 @@ TEST(BuildOutput, JsonReportOfAFailedBuild) {
 
 TEST(BuildOutput, ColourOnlyWhenAsked) {
   ScratchDir dir;
-  write_project(dir, "targets = [\"sm90\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
+  write_output_project(dir, "targets = [\"sm90\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
   const RunResult always = run_kiln({"build", "p/kiln.toml", "--color=always"}, dir.path());
   EXPECT_EQ(always.exit_code, 3);
   EXPECT_NE(always.err.find("\033[1m" "p/kiln.toml:1:12:\033[0m \033[1;31merror:\033[0m invalid target"),
@@ -113,7 +113,7 @@ TEST(BuildOutput, UnknownCommandSuggestsTheNearest) {
 
 TEST(BuildErrorsAtTheirPlace, ManifestErrorHasLineColumnAndSuggestion) {
   ScratchDir dir;
-  write_project(dir, "targets = [\"sm_80\", \"9.0a\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
+  write_output_project(dir, "targets = [\"sm_80\", \"9.0a\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml"}, dir.path());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err.rfind("p/kiln.toml:1:21: error: invalid target '9.0a' in 'targets' (did you mean 'sm_90a'?)", 0), 0u)
@@ -122,7 +122,7 @@ TEST(BuildErrorsAtTheirPlace, ManifestErrorHasLineColumnAndSuggestion) {
 
 TEST(BuildErrorsAtTheirPlace, PackageNameThatCannotBeAFile) {
   ScratchDir dir;
-  write_project(dir, "name = \"lib:kernels\"\n" + k_one_target);
+  write_output_project(dir, "name = \"lib:kernels\"\n" + k_one_target);
   const RunResult r = run_kiln({"build", "p/kiln.toml"}, dir.path());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("p/kiln.toml:1:8: error: package name 'lib:kernels' cannot be a file name"), std::string::npos)
@@ -131,7 +131,7 @@ TEST(BuildErrorsAtTheirPlace, PackageNameThatCannotBeAFile) {
 
 TEST(BuildErrorsAtTheirPlace, NameExpressionErrorIsAtItsInstantiateEntry) {
   ScratchDir dir;
-  write_project(dir, k_one_target + "instantiate = [\"scale<float>\",\n               \"scale<flaot>\"]\n");
+  write_output_project(dir, k_one_target + "instantiate = [\"scale<float>\",\n               \"scale<flaot>\"]\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   // Line 5, the entry itself: 'flaot' is at column 23, in the string whose quote is at column 16.
@@ -146,7 +146,7 @@ TEST(BuildErrorsAtTheirPlace, NameExpressionErrorIsAtItsInstantiateEntry) {
 // with the namespace the user left out.
 TEST(BuildErrorsAtTheirPlace, MisspeltNamesInAnInstantiationGetADidYouMean) {
   ScratchDir dir;
-  write_project(dir, k_one_target + "instantiate = [\"scael<float>\", \"scale<flaot>\", \"block_sum<int>\"]\n",
+  write_output_project(dir, k_one_target + "instantiate = [\"scael<float>\", \"scale<flaot>\", \"block_sum<int>\"]\n",
                 std::string(k_source) +
                     "namespace mylib { template <typename T> __global__ void block_sum(T* x) { x[0] += 1; } }\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
@@ -163,7 +163,7 @@ TEST(BuildErrorsAtTheirPlace, MisspeltNamesInAnInstantiationGetADidYouMean) {
 // template): reported at its own `instantiate` entry, in the compilers' format.
 TEST(BuildErrorsAtTheirPlace, InstantiationThatIsNoKernelIsAtItsEntry) {
   ScratchDir dir;
-  write_project(dir, k_one_target + "instantiate = [\"scale<float>\", \"twice<int>\"]\n",
+  write_output_project(dir, k_one_target + "instantiate = [\"scale<float>\", \"twice<int>\"]\n",
                 std::string(k_source) + "template <typename T> __device__ T twice(T x) { return 2 * x; }\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
@@ -174,7 +174,7 @@ TEST(BuildErrorsAtTheirPlace, InstantiationThatIsNoKernelIsAtItsEntry) {
 
 TEST(BuildErrorsAtTheirPlace, CompileFailureNamesItsTargets) {
   ScratchDir dir;
-  write_project(dir, "targets = [\"sm_80\", \"sm_90\"]\n[[source]]\npath = \"kernels/k.cu\"\n",
+  write_output_project(dir, "targets = [\"sm_80\", \"sm_90\"]\n[[source]]\npath = \"kernels/k.cu\"\n",
                 "extern \"C\" __global__ void k(int* x) {\n#ifndef __clang__\n  x[0] = undefined_name;\n#endif\n}\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
@@ -185,7 +185,7 @@ TEST(BuildErrorsAtTheirPlace, CompileFailureNamesItsTargets) {
 
 TEST(VerifyOutput, JsonVerdictOnStdout) {
   ScratchDir dir;
-  write_project(dir, k_complete);
+  write_output_project(dir, k_complete);
   ASSERT_EQ(run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path()).exit_code, 0);
   const RunResult r = run_kiln({"verify", "out.kiln", "--json"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -15,9 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using Names = std::set<std::string>;
 
-constexpr int k_failed = 1;
-constexpr int k_bad_input = 3;
-constexpr int k_environment = 4;
 
 class BuildPython : public ::testing::Test {
 protected:

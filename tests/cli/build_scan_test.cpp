@@ -19,7 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using Names = std::set<std::string>;
 
-constexpr int k_failed = 1;
 
 // The kernels `nvcc -cubin -arch=sm_80` emits for `source`, by canonical name (the demangled name:
 // nvcc's and NVRTC's symbols for unnamed namespaces differ, their demangled names do not).

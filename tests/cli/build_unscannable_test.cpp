@@ -18,10 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using Names = std::set<std::string>;
 
-constexpr int k_failed = 1;
 constexpr const char* k_clang_refuses = "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n";
 
-fs::path write_project(const ScratchDir& dir, const std::string& source, const std::string& manifest_extra = "") {
+fs::path write_unscannable_project(const ScratchDir& dir, const std::string& source, const std::string& manifest_extra = "") {
   const fs::path p = dir.path() / "p";
   write_text(p / "kiln.toml", "targets = [\"sm_80\", \"compute_80\"]\n[[source]]\npath = \"kernels/k.cu\"\n" + manifest_extra);
   write_text(p / "kernels/k.cu", source);
@@ -40,7 +39,7 @@ Names kernels_of(const fs::path& package) {
 
 TEST(BuildUnscannable, TheCompilerDecidesWhichKernelsADeviceSourceHolds) {
   ScratchDir dir;
-  write_project(dir, std::string(k_clang_refuses) +
+  write_unscannable_project(dir, std::string(k_clang_refuses) +
                          "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
                          "template __global__ void scale<float>(float*, float);\n"
                          "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
@@ -58,7 +57,7 @@ TEST(BuildUnscannable, TheCompilerDecidesWhichKernelsADeviceSourceHolds) {
 
 TEST(BuildUnscannable, StrictMakesTheLostDiscoveryAnErrorAndWritesNothing) {
   ScratchDir dir;
-  write_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  write_unscannable_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "--strict"}, dir.path());
   EXPECT_EQ(r.exit_code, k_failed);
   EXPECT_NE(r.err.find("p/kernels/k.cu: error: the scan cannot read this source"), std::string::npos) << r.err;
@@ -71,7 +70,7 @@ TEST(BuildUnscannable, StrictMakesTheLostDiscoveryAnErrorAndWritesNothing) {
 // with a line that counts them and says so (pip shows a build's output with -v).
 TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACount) {
   ScratchDir dir;
-  write_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  write_unscannable_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
   const RunResult warned = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path(), {"KILN_STRICT=0"});
   ASSERT_EQ(warned.exit_code, 0) << warned.err;
   EXPECT_NE(warned.err.find("kiln: out.kiln: 1 warning (above); with --strict (KILN_STRICT=1) the scan's findings "
@@ -88,7 +87,7 @@ TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACoun
 
 TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {
   ScratchDir dir;
-  write_project(dir, "template <typename T> __global__ void never(T* x) { x[0] = T(); }\n"
+  write_unscannable_project(dir, "template <typename T> __global__ void never(T* x) { x[0] = T(); }\n"
                      "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
   ASSERT_EQ(run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path()).exit_code, 0);
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "strict.kiln", "--strict"}, dir.path());
@@ -100,7 +99,7 @@ TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {
 
 TEST(BuildUnscannable, ASourceWithHostCodeTheScanCannotSeeGoesToNvcc) {
   ScratchDir dir;
-  write_project(dir, std::string(k_clang_refuses) +
+  write_unscannable_project(dir, std::string(k_clang_refuses) +
                          "template <typename T> __global__ void scale(T* x, T f) { x[0] *= f; }\n"
                          "void run(float* x) { scale<float><<<1, 1>>>(x, 2.0f); }\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "-v"}, dir.path());
@@ -114,7 +113,7 @@ TEST(BuildUnscannable, ASourceWithHostCodeTheScanCannotSeeGoesToNvcc) {
 
 TEST(BuildUnscannable, AHostSourceTheScanCannotReadLosesItsRequestsOnly) {
   ScratchDir dir;
-  const fs::path p = write_project(dir, "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n",
+  const fs::path p = write_unscannable_project(dir, "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n",
                                    "");
   write_text(p / "kiln.toml", "targets = [\"sm_80\"]\nhost_sources = [\"app.cpp\"]\n[[source]]\npath = \"kernels/k.cu\"\n");
   write_text(p / "app.cpp", "int main() { return undeclared(); }\n");

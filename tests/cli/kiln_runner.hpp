@@ -8,6 +8,12 @@
 
 namespace kiln::test {
 
+// kiln's exit codes (docs/cli.md, "Exit codes").
+constexpr int k_failed = 1;       // the build ran and something failed
+constexpr int k_usage = 2;        // the command line is wrong
+constexpr int k_bad_input = 3;    // a manifest or package is wrong
+constexpr int k_environment = 4;  // the machine lacks something (a compiler, a writable directory)
+
 struct RunResult {
   int exit_code = -1;
   std::string out;

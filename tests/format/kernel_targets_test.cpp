@@ -69,13 +69,6 @@ TEST(KernelTargets, TheWriterRefusesATargetTheUnitHasNoImageFor) {
             "kernel _Z5scaleIfEvPT_S0_i is said to be in the 'sm_100' image of unit 'kernels/scale.cu', which has none");
 }
 
-void expect_corrupt(const Bytes& file, const std::string& message) {
-  PackageReader r;
-  const ReadError e = r.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_EQ(e.message, "app.kiln: " + message);
-}
-
 TEST(KernelTargets, DamagedRecordsAreRefusedNamingTheRecord) {
   const Bytes good = write_ok(partial_contents());
   const auto edited = [&](std::size_t i, KernelTargetRecord r) {

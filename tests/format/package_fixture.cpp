@@ -221,4 +221,11 @@ PackageReader open_ok(const Bytes& file) {
   return reader;
 }
 
+void expect_corrupt(const Bytes& file, const std::string& message) {
+  PackageReader reader;
+  const ReadError e = reader.open(file, "app.kiln");
+  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
+  EXPECT_EQ(e.message, "app.kiln: " + message);
+}
+
 }  // namespace kiln::format::testing

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -68,5 +69,8 @@ Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections);
 
 // Opens `file` and fails the test if that does not work.
 PackageReader open_ok(const Bytes& file);
+
+// Opening `file` (as "app.kiln") fails as corrupt with exactly "app.kiln: <message>".
+void expect_corrupt(const Bytes& file, const std::string& message);
 
 }  // namespace kiln::format::testing

@@ -25,7 +25,7 @@ ReadError open_edited(const std::function<void(Bytes&)>& edit) {
   return e;
 }
 
-void expect_corrupt(const std::function<void(Bytes&)>& edit, const std::string& message) {
+void expect_edit_corrupts(const std::function<void(Bytes&)>& edit, const std::string& message) {
   const ReadError e = open_edited(edit);
   EXPECT_EQ(e.code, ReadErrorCode::corrupt);
   EXPECT_EQ(e.message, "app.kiln: " + message);
@@ -63,7 +63,7 @@ TEST(PackageIndex, ResealedSampleStillOpens) {
 }
 
 TEST(PackageIndex, HeaderAndToc) {
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto h = header_of(f);
         h.header_size = 48;
@@ -71,21 +71,21 @@ TEST(PackageIndex, HeaderAndToc) {
       },
       "header size 48 or file size " +
           std::to_string(header_of(write_ok(sample_contents())).file_size) + " is impossible");
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto h = header_of(f);
         h.toc_offset = 8;
         set_header(f, h);
       },
       "the TOC lies outside the file");
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto h = header_of(f);
         h.section_count += 1;
         set_header(f, h);
       },
       "the TOC lies outside the file");
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto h = header_of(f);
         f.insert(f.end(), 16, std::byte{0});  // the TOC no longer ends the file
@@ -96,17 +96,17 @@ TEST(PackageIndex, HeaderAndToc) {
 }
 
 TEST(PackageIndex, SectionPlacement) {
-  expect_corrupt(
+  expect_edit_corrupts(
       change_section(SectionKind::units, [](TocEntry& e) { e.offset += 8; }),
       "UNITS section at offset " +
           std::to_string(section_of(write_ok(sample_contents()), SectionKind::units).offset + 8) +
           " is not 16-byte aligned");
-  expect_corrupt(change_section(SectionKind::strings, [](TocEntry& e) { e.offset = 0; }),
+  expect_edit_corrupts(change_section(SectionKind::strings, [](TocEntry& e) { e.offset = 0; }),
                  "STRINGS section lies outside the space between header and TOC");
-  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.size += 1000000; }),
+  expect_edit_corrupts(change_section(SectionKind::blobs, [](TocEntry& e) { e.size += 1000000; }),
                  "BLOBS section lies outside the space between header and TOC");
   const Bytes sample = write_ok(sample_contents());
-  expect_corrupt(change_section(SectionKind::units,
+  expect_edit_corrupts(change_section(SectionKind::units,
                                 [&](TocEntry& e) {
                                   e.offset = section_of(sample, SectionKind::targets).offset;
                                 }),
@@ -114,7 +114,7 @@ TEST(PackageIndex, SectionPlacement) {
                      std::to_string(section_of(sample, SectionKind::targets).offset));
   // The last PARAMS byte is a zero high byte of a size, so after shrinking, the padding check
   // passes and the record size check is reached.
-  expect_corrupt(change_section(SectionKind::params, [](TocEntry& e) { e.size -= 1; }),
+  expect_edit_corrupts(change_section(SectionKind::params, [](TocEntry& e) { e.size -= 1; }),
                  "PARAMS section size " +
                      std::to_string(section_of(sample, SectionKind::params).size - 1) +
                      " is not a multiple of 8");
@@ -124,40 +124,40 @@ TEST(PackageIndex, SectionPlacement) {
     if (e.size % 16 != 0 && padding == 0) padding = e.offset + e.size;
   }
   ASSERT_NE(padding, 0u);
-  expect_corrupt([&](Bytes& f) { f[padding] = std::byte{7}; },
+  expect_edit_corrupts([&](Bytes& f) { f[padding] = std::byte{7}; },
                  "non-zero padding byte at offset " + std::to_string(padding));
 }
 
 TEST(PackageIndex, RequiredAndDuplicateSections) {
-  expect_corrupt(change_section(SectionKind::kernels, [](TocEntry& e) { e.kind = 200; }),
+  expect_edit_corrupts(change_section(SectionKind::kernels, [](TocEntry& e) { e.kind = 200; }),
                  "no KERNELS section");
-  expect_corrupt(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 201; }),
+  expect_edit_corrupts(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 201; }),
                  "no BLOBS section");
-  expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
+  expect_edit_corrupts(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
                  "two KERNEL_TARGETS sections");
-  expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 13; }),
+  expect_edit_corrupts(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 13; }),
                  "two UNIT_SOURCES sections");
-  expect_corrupt(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 9; }),
+  expect_edit_corrupts(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 9; }),
                  "two SOURCES sections");
 }
 
 TEST(PackageIndex, Strings) {
-  expect_corrupt([](Bytes& f) { f[section_of(f, SectionKind::strings).offset] = std::byte{'x'}; },
+  expect_edit_corrupts([](Bytes& f) { f[section_of(f, SectionKind::strings).offset] = std::byte{'x'}; },
                  "STRINGS section does not start with a NUL byte");
   const std::uint32_t strings_size = static_cast<std::uint32_t>(
       section_of(write_ok(sample_contents()), SectionKind::strings).size);
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<KernelRecord>(SectionKind::kernels, 1,
                                   [&](KernelRecord& r) { r.lowered_name.offset = strings_size; }),
       "KERNELS record 1: lowered_name (offset " + std::to_string(strings_size) +
           ", length 19) is not a NUL-terminated string inside STRINGS");
   const std::uint32_t source =
       get_record<UnitRecord>(write_ok(sample_contents()), SectionKind::units, 0).source.offset;
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<UnitRecord>(SectionKind::units, 0, [](UnitRecord& r) { r.source.length += 1; }),
       "UNITS record 0: source (offset " + std::to_string(source) +
           ", length 17) is not a NUL-terminated string inside STRINGS");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<MetadataRecord>(SectionKind::metadata, 2,
                                     [](MetadataRecord& r) { r.value.length = 0xffffffff; }),
       "METADATA record 2: value (offset " +
@@ -166,7 +166,7 @@ TEST(PackageIndex, Strings) {
                   .value.offset) +
           ", length 4294967295) is not a NUL-terminated string inside STRINGS");
   // An embedded NUL: the C API would see a shorter name.
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         const auto ref = get_record<UnitRecord>(f, SectionKind::units, 0).source;
         f[section_of(f, SectionKind::strings).offset + ref.offset + 3] = std::byte{0};
@@ -176,25 +176,25 @@ TEST(PackageIndex, Strings) {
 }
 
 TEST(PackageIndex, IndicesOutOfRange) {
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<KernelRecord>(SectionKind::kernels, 2, [](KernelRecord& r) { r.unit = 2; }),
       "KERNELS record 2: unit 2 is out of range (2 UNITS records)");
-  expect_corrupt(change_record<KernelRecord>(SectionKind::kernels, 3,
+  expect_edit_corrupts(change_record<KernelRecord>(SectionKind::kernels, 3,
                                              [](KernelRecord& r) { r.param_count += 1; }),
                  "KERNELS record 3: parameters [6, +5) lie outside PARAMS (10 records)");
-  expect_corrupt(change_record<KernelRecord>(SectionKind::kernels, 3,
+  expect_edit_corrupts(change_record<KernelRecord>(SectionKind::kernels, 3,
                                              [](KernelRecord& r) { r.first_param = 0xfffffffe; }),
                  "KERNELS record 3: parameters [4294967294, +4) lie outside PARAMS (10 records)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<NameRecord>(SectionKind::names, 5, [](NameRecord& r) { r.kernel = 4; }),
       "NAMES record 5: kernel 4 is out of range (4 KERNELS records)");
-  expect_corrupt(change_record<VariableRecord>(SectionKind::variables, 0,
+  expect_edit_corrupts(change_record<VariableRecord>(SectionKind::variables, 0,
                                                [](VariableRecord& r) { r.unit = 99; }),
                  "VARIABLES record 0: unit 99 is out of range (2 UNITS records)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 4, [](ImageRecord& r) { r.target = 3; }),
       "IMAGES record 4: target 3 is out of range (3 TARGETS records)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 0, [](ImageRecord& r) { r.unit = 5; }),
       "IMAGES record 0: unit 5 is out of range (2 UNITS records)");
 }
@@ -202,12 +202,12 @@ TEST(PackageIndex, IndicesOutOfRange) {
 TEST(PackageIndex, ImagesInsideBlobsAndGroupedByUnit) {
   const Bytes sample = write_ok(sample_contents());
   const std::uint64_t blobs = section_of(sample, SectionKind::blobs).size;
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 1, [](ImageRecord& r) { r.offset += 8; }),
       "IMAGES record 1: offset " +
           std::to_string(get_record<ImageRecord>(sample, SectionKind::images, 1).offset + 8) +
           " is not a multiple of 16");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 4,
                                  [](ImageRecord& r) { r.stored_size += 1000; }),
       "IMAGES record 4: bytes [" +
@@ -215,26 +215,26 @@ TEST(PackageIndex, ImagesInsideBlobsAndGroupedByUnit) {
           std::to_string(get_record<ImageRecord>(sample, SectionKind::images, 4).stored_size +
                          1000) +
           ") lie outside BLOBS (" + std::to_string(blobs) + " bytes)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 0,
                                  [](ImageRecord& r) { r.offset = 0xfffffffffffffff0; }),
       "IMAGES record 0: bytes [18446744073709551600, +" +
           std::to_string(get_record<ImageRecord>(sample, SectionKind::images, 0).stored_size) +
           ") lie outside BLOBS (" + std::to_string(blobs) + " bytes)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 3, [](ImageRecord& r) { r.unit = 0; }),
       "IMAGES record 3: unit 0 is not the unit whose range holds it (1)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<UnitRecord>(SectionKind::units, 1, [](UnitRecord& r) { r.image_count = 1; }),
       "IMAGES record 4: belongs to no unit");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<UnitRecord>(SectionKind::units, 1, [](UnitRecord& r) { r.first_image = 2; }),
       "UNITS record 1: images [2, +2) do not follow the previous unit's (expected 3, 5 IMAGES "
       "records)");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<ImageRecord>(SectionKind::images, 1, [](ImageRecord& r) { r.target = 0; }),
       "IMAGES record 1: out of order or a duplicate (a unit's images are sorted by target)");
-  expect_corrupt(change_record<ImageRecord>(SectionKind::images, 0,
+  expect_edit_corrupts(change_record<ImageRecord>(SectionKind::images, 0,
                                             [](ImageRecord& r) { r.ptx_version = 80; }),
                  "IMAGES record 0: a cubin with a PTX version (80)");
 }
@@ -246,28 +246,28 @@ TEST(PackageIndex, TablesSortedAndUnique) {
       std::swap_ranges(first, first + size, first + size);
     };
   };
-  expect_corrupt(
+  expect_edit_corrupts(
       swap_records(SectionKind::kernels, sizeof(KernelRecord), 1),
       "KERNELS record 2: out of order or a duplicate (the table is sorted by lowered name)");
-  expect_corrupt(swap_records(SectionKind::names, sizeof(NameRecord), 6),
+  expect_edit_corrupts(swap_records(SectionKind::names, sizeof(NameRecord), 6),
                  "NAMES record 7: out of order or a duplicate (the table is sorted by name)");
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto second = get_record<NameRecord>(f, SectionKind::names, 1);
         second.name = get_record<NameRecord>(f, SectionKind::names, 0).name;  // one name twice
         set_record(f, SectionKind::names, 1, second);
       },
       "NAMES record 1: out of order or a duplicate (the table is sorted by name)");
-  expect_corrupt(swap_records(SectionKind::variables, sizeof(VariableRecord), 0),
+  expect_edit_corrupts(swap_records(SectionKind::variables, sizeof(VariableRecord), 0),
                  "VARIABLES record 1: out of order or a duplicate (the table is sorted by name)");
-  expect_corrupt(swap_records(SectionKind::sources, sizeof(SourceRecord), 3),
+  expect_edit_corrupts(swap_records(SectionKind::sources, sizeof(SourceRecord), 3),
                  "SOURCES record 4: out of order or a duplicate (the table is sorted by path)");
-  expect_corrupt(swap_records(SectionKind::metadata, sizeof(MetadataRecord), 0),
+  expect_edit_corrupts(swap_records(SectionKind::metadata, sizeof(MetadataRecord), 0),
                  "METADATA record 1: out of order or a duplicate (the table is sorted by key)");
-  expect_corrupt(swap_records(SectionKind::units, sizeof(UnitRecord), 0),
+  expect_edit_corrupts(swap_records(SectionKind::units, sizeof(UnitRecord), 0),
                  "UNITS record 0: images [3, +2) do not follow the previous unit's (expected 0, 5 "
                  "IMAGES records)");
-  expect_corrupt(
+  expect_edit_corrupts(
       [](Bytes& f) {
         auto second = get_record<UnitRecord>(f, SectionKind::units, 1);
         auto first = get_record<UnitRecord>(f, SectionKind::units, 0);
@@ -275,22 +275,22 @@ TEST(PackageIndex, TablesSortedAndUnique) {
         set_record(f, SectionKind::units, 0, first);
       },
       "UNITS record 1: out of order or a duplicate (the table is sorted by source path)");
-  expect_corrupt(
+  expect_edit_corrupts(
       swap_records(SectionKind::targets, sizeof(TargetRecord), 0),
       "TARGETS record 1: out of order or a duplicate (the table is sorted by kind, arch, variant)");
 }
 
 TEST(PackageIndex, EnumsAndTargetFields) {
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<TargetRecord>(SectionKind::targets, 1, [](TargetRecord& r) { r.arch = 89; }),
       "TARGETS record 1: name 'sm_90a' does not match its fields");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<TargetRecord>(SectionKind::targets, 0, [](TargetRecord& r) { r.variant = 7; }),
       "TARGETS record 0: name 'sm_80' does not match its fields");
-  expect_corrupt(change_record<VariableRecord>(SectionKind::variables, 2,
+  expect_edit_corrupts(change_record<VariableRecord>(SectionKind::variables, 2,
                                                [](VariableRecord& r) { r.kind = 3; }),
                  "VARIABLES record 2: unknown variable kind 3");
-  expect_corrupt(
+  expect_edit_corrupts(
       change_record<SourceRecord>(SectionKind::sources, 1, [](SourceRecord& r) { r.role = 9; }),
       "SOURCES record 1: unknown source role 9");
 }

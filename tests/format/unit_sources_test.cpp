@@ -15,13 +15,6 @@ using Views = std::vector<std::string_view>;
 // Units of variant_contents(), sorted by name.
 constexpr std::uint32_t k_f64 = 0, k_saxpy = 1, k_scale = 2, k_rdc = 3;
 
-void expect_corrupt(const Bytes& file, const std::string& message) {
-  PackageReader r;
-  const ReadError e = r.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_EQ(e.message, "app.kiln: " + message);
-}
-
 TEST(UnitSources, LinkGroupsAndVariantsReadBack) {
   const Bytes file = write_ok(variant_contents());
   const PackageReader r = open_ok(file);

@@ -13,13 +13,6 @@ namespace {
 
 constexpr std::uint32_t k_variant_kernel = 4;   // f64/_Z5scaleIdEvPT_S0_i, in variant_contents()
 
-void expect_corrupt(const Bytes& file, const std::string& message) {
-  PackageReader r;
-  const ReadError e = r.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_EQ(e.message, "app.kiln: " + message);
-}
-
 TEST(VariantKernels, TheLoweredNameIsTheSymbolAfterTheVariant) {
   const Bytes file = write_ok(variant_contents());
   const PackageReader r = open_ok(file);

@@ -11,13 +11,8 @@
 namespace kiln::image {
 namespace {
 
+using test::describe;
 using test::test_module;
-
-std::string describe(const std::vector<format::ParamRecord>& params) {
-  std::string out;
-  for (const format::ParamRecord& p : params) out += " " + std::to_string(p.offset) + "/" + std::to_string(p.size);
-  return out;
-}
 
 CubinInfo read(const std::string& arch) {
   Result<CubinInfo> info = read_cubin(test_module(arch).cubin, "test.cu [" + arch + "]");

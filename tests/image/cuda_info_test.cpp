@@ -9,15 +9,11 @@
 namespace kiln::image {
 namespace {
 
+using test::describe;
+
 std::vector<std::byte> bytes(std::initializer_list<unsigned> values) {
   std::vector<std::byte> out;
   for (unsigned v : values) out.push_back(static_cast<std::byte>(v));
-  return out;
-}
-
-std::string describe(const std::vector<format::ParamRecord>& params) {
-  std::string out;
-  for (const format::ParamRecord& p : params) out += " " + std::to_string(p.offset) + "/" + std::to_string(p.size);
   return out;
 }
 

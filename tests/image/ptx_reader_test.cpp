@@ -13,13 +13,9 @@
 namespace kiln::image {
 namespace {
 
-using namespace std::literals;
+using test::describe;
 
-std::string describe(const std::vector<format::ParamRecord>& params) {
-  std::string out;
-  for (const format::ParamRecord& p : params) out += " " + std::to_string(p.offset) + "/" + std::to_string(p.size);
-  return out;
-}
+using namespace std::literals;
 
 PtxInfo read_ok(std::string_view text) {
   Result<PtxInfo> info = read_ptx(text, "t.ptx");

@@ -159,4 +159,10 @@ std::string lowered_name(const BuiltModule& module, const std::string& expressio
   return it != module.lowered.end() ? it->second : expression;  // extern "C" kernels keep their name
 }
 
+std::string describe(const std::vector<format::ParamRecord>& params) {
+  std::string out;
+  for (const format::ParamRecord& p : params) out += " " + std::to_string(p.offset) + "/" + std::to_string(p.size);
+  return out;
+}
+
 }  // namespace kiln::image::test

@@ -46,4 +46,7 @@ std::vector<ExpectedVariable> expected_variables();
 // one of the module's name expressions is taken to be a symbol already.
 std::string lowered_name(const BuiltModule& module, const std::string& expression);
 
+// Parameters as " offset/size" pairs, for comparing against expectations in one line.
+std::string describe(const std::vector<format::ParamRecord>& params);
+
 }  // namespace kiln::image::test

@@ -51,7 +51,8 @@ TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
   write(package_for("a.cu"));
   kiln::Package package = kiln::Package::open_file(m_path.c_str());
   write(package_for("b.cu"));  // same size and layout: only the image bytes differ
-  kiln_image image = {sizeof image};
+  kiln_image image{};
+  image.struct_size = sizeof image;
   const kiln_status status = kiln_package_select_image_for_arch(package.get(), "k", 90, 0, &image);
   if (status == KILN_STATUS_SUCCESS) {
     EXPECT_EQ(image_key(image.data), image_text("a.cu", "sm_90"));
