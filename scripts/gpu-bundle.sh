@@ -4,6 +4,7 @@
 #
 #   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  arch.kiln  linking.kiln
 #   carried.kiln  saxpy_carried.kiln (the example with its sources carried, for run-time compiles)
+#                 and saxpy_listed.kiln (the kernel those compile, listed: runtime_load's baseline)
 #   python_test.kiln  wheel/kiln_example_wheel-*.whl (the example wheel, every architecture)  BUNDLE.txt
 #   fidelity_load_packages, and fidelity_packages.tar.gz when $KILN_FIDELITY_WORK names the work folder of
 #   a bench/fidelity/run.py run (its packages/ are loaded kernel by kernel on the GPU)
@@ -35,7 +36,7 @@ fi
 install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libkiln.so.0"
 install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
   "$build/tests/gpu/scan_fixtures.kiln" "$build/tests/gpu/arch.kiln" "$build/tests/gpu/linking.kiln" "$build/tests/gpu/carried.kiln" \
-  "$build/bench/runtime_load/saxpy_carried.kiln" "$build/tests/python/packages/python_test.kiln" "$carry/"
+  "$build/bench/runtime_load/saxpy_carried.kiln" "$build/bench/runtime_load/saxpy_listed.kiln" "$build/tests/python/packages/python_test.kiln" "$carry/"
 
 # The example wheel, built as a user builds it (pip wheel against an installed Kiln), for every
 # architecture CUDA 13 supports; the GPU machine installs it offline.

@@ -23,7 +23,7 @@ mkdir -p "$out"
 summary=$out/summary.txt
 
 for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
-            arch.kiln linking.kiln carried.kiln saxpy_carried.kiln python_test.kiln fidelity_load_packages; do
+            arch.kiln linking.kiln carried.kiln saxpy_carried.kiln saxpy_listed.kiln python_test.kiln fidelity_load_packages; do
   if [ ! -e "$carry/$file" ]; then
     echo "gpu-check: $carry/$file is missing: build the folder with scripts/gpu-bundle.sh first" >&2
     exit 1
@@ -108,7 +108,7 @@ if [ "$runs" -gt 0 ]; then
   step python_first_launch python_first_launch.log env PYTHONPATH="$site" PYTHONUNBUFFERED=1 "$python" \
     bench/python_first_launch/run.py --runs "$runs" --out "$out/python-first-launch.md"
   step runtime_load runtime_load.log env PYTHONUNBUFFERED=1 python3 bench/runtime_load/run.py \
-    --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --carried "$carry/saxpy_carried.kiln" --runs "$runs" \
+    --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --carried "$carry/saxpy_carried.kiln" --listed "$carry/saxpy_listed.kiln" --runs "$runs" \
     --sources examples/saxpy/kernels --cuda-include "$CUDA_HOME/include" \
     --out "$out/runtime_load.md" --raw "$out/runtime_load.jsonl"
 else

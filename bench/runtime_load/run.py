@@ -6,7 +6,7 @@ context current before the clock starts), round-robin over the cases so drift to
 and prints a Markdown table of medians. See README.md beside this file for what each case times.
 
     python3 bench/runtime_load/run.py --bench .carry/runtime_load_bench --package .carry/saxpy.kiln \
-        [--carried .carry/saxpy_carried.kiln] [--runs 15] [--sources examples/saxpy/kernels] \
+        [--carried .carry/saxpy_carried.kiln --listed .carry/saxpy_listed.kiln] [--runs 15] [--sources examples/saxpy/kernels] \
         [--cuda-include /usr/local/cuda/include] [--out runtime_load.md] [--raw runtime_load.jsonl]
 
 Python 3.9+, standard library only. Exit status: 0 done, 1 a run failed or gave a wrong result.
@@ -35,18 +35,24 @@ CASES = {
 
 # Issue 14: a kernel the package lacks, compiled at run time from the sources it carries. (e) and (f)
 # are case (a) of the benchmark program on saxpy_carried.kiln, with a fresh empty KILN_CACHE_DIR per
-# process (e) or one an earlier process filled (f); (c) compiles the same kernel with NVRTC directly.
+# process (e) or one an earlier process filled (f); (f-own) is case (d) of a hit, Kiln's own time in
+# it; (g) is case (a) of the same kernel listed in saxpy_listed.kiln, the package path (f) is held
+# to; (c) compiles the same kernel with NVRTC directly.
 RUNTIME_KERNEL = "block_sum<float, 512>"
 RUNTIME_CASES = {
     "e": "(e) Kiln, compiled at run time (cold cache): get_kernel + launch + sync",
     "f": "(f) Kiln, from the run-time cache (another process compiled it): get_kernel + launch + sync",
+    "f-own": "(f-own) Kiln's own time in (f)",
+    "g": "(g) Kiln, the same kernel listed in a package: get_kernel + launch + sync",
     "c": "(c) NVRTC: compile + load + launch + sync",
 }
+# Which program case and package each run-time case runs.
+PROGRAM_CASE = {"e": "a", "f": "a", "f-own": "d", "g": "a"}
 
 
 def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | None = None) -> dict:
-    package = args.carried if case in ("e", "f") else args.package
-    command = [str(args.bench), "--case", "a" if case in ("e", "f") else case, "--kernel", kernel,
+    package = {"e": args.carried, "f": args.carried, "f-own": args.carried, "g": args.listed}.get(case, args.package)
+    command = [str(args.bench), "--case", PROGRAM_CASE.get(case, case), "--kernel", kernel,
                "--package", str(package), "--sources", str(args.sources), "--cuda-include", str(args.cuda_include)]
     environment = dict(os.environ)
     if cache is not None:
@@ -57,7 +63,7 @@ def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | Non
         sys.exit(f"run.py: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
     result = json.loads(lines[-1])
     result["case"] = case
-    if case == "d":
+    if case in ("d", "f-own"):
         result["kiln_ms"] = result["total_ms"] - result["driver_ms"]
     return result
 
@@ -111,27 +117,26 @@ def table(results: list[dict], runs: int) -> str:
 
 
 def runtime_table(results: list[dict], runs: int) -> str:
-    """Cases (e), (f) and (c) for the kernel the package lacks, against (a) of the packaged CUB kernel."""
-    def values(case: str, kernel: str, key: str = "total_ms") -> list[float]:
-        return [r[key] for r in results if r["case"] == case and r["kernel"] == kernel]
+    """Cases (e), (f), (f-own), (g) and (c) for the kernel saxpy_carried.kiln lacks."""
+    def values(case: str, key: str = "total_ms") -> list[float]:
+        return [r[key] for r in results if r["case"] == case and r["kernel"] == RUNTIME_KERNEL]
 
-    package_path = stats(values("a", "block_sum<float, 256>"))[0]
     rows = ["", f"Compiled at run time (issue 14): `{RUNTIME_KERNEL}`, which saxpy_carried.kiln lacks; "
-            f"{runs} fresh processes per row; times in milliseconds.", "",
-            "| case | median ms | p10 | p90 | ratio e/c | ratio f/a |", "|---|---:|---:|---:|---:|---:|"]
-    medians = {case: stats(values(case, RUNTIME_KERNEL))[0] for case in RUNTIME_CASES}
+            f"{runs} fresh processes per row, the cases interleaved; times in milliseconds.", "",
+            "| case | median ms | p10 | p90 | ratio e/c | ratio f/g |", "|---|---:|---:|---:|---:|---:|"]
+    key_of = {"f-own": "kiln_ms"}
+    medians = {case: stats(values(case, key_of.get(case, "total_ms")))[0] for case in RUNTIME_CASES}
     for case, label in RUNTIME_CASES.items():
-        median, p10, p90 = stats(values(case, RUNTIME_KERNEL))
+        median, p10, p90 = stats(values(case, key_of.get(case, "total_ms")))
         ratios = ["", ""]
         if case == "e":
             ratios[0] = f"{medians['e'] / medians['c']:.2f}"
         if case == "f":
-            ratios[1] = f"{medians['f'] / package_path:.2f}"
+            ratios[1] = f"{medians['f'] / medians['g']:.2f}"
         rows.append(f"| `{RUNTIME_KERNEL}` {label} | {ms(median)} | {ms(p10)} | {ms(p90)} | " + " | ".join(ratios) + " |")
-    rows.append(f"| `block_sum<float, 256>` (a) Kiln, from the package (the f/a baseline) | {ms(package_path)} | | | | |")
     rows += ["", "e/c: a cold run-time compile (dlopen of NVRTC and nvJitLink, the carried headers written out, "
              "compile, trimmed link, cache write) against NVRTC called directly (linked, headers read in place, "
-             "untrimmed cubin); f/a: a hit in the user's cache against the package's own cubin."]
+             "untrimmed cubin); f/g: a hit in the user's cache against the same kernel from a package."]
     return "\n".join(rows) + "\n"
 
 
@@ -139,7 +144,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", type=Path, required=True, help="the runtime_load_bench program")
     parser.add_argument("--package", type=Path, required=True, help="the saxpy example's package")
-    parser.add_argument("--carried", type=Path, help="saxpy_carried.kiln: adds cases (e) and (f), compiled at run time")
+    parser.add_argument("--carried", type=Path, help="saxpy_carried.kiln: adds the run-time compile cases (needs --listed)")
+    parser.add_argument("--listed", type=Path, help="saxpy_listed.kiln: case (g), the baseline of the cache hit (f)")
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per case and kernel (at least 15)")
     parser.add_argument("--sources", type=Path, default=REPO / "examples" / "saxpy" / "kernels")
     parser.add_argument("--cuda-include", type=Path, default=Path("/usr/local/cuda/include"))
@@ -148,6 +154,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.runs < 15:
         parser.error("--runs must be at least 15")
+    if bool(args.carried) != bool(args.listed):
+        parser.error("--carried and --listed go together")
 
     # One warm-up process first: the first process after a while pays for loading the driver's files.
     run_once(args, "a", KERNELS[0])
@@ -168,7 +176,7 @@ def main() -> int:
             for i in range(args.runs):
                 for case in RUNTIME_CASES:
                     cold = Path(tempfile.mkdtemp(dir=temp))
-                    result = run_once(args, case, RUNTIME_KERNEL, warm if case == "f" else cold)
+                    result = run_once(args, case, RUNTIME_KERNEL, warm if case in ("f", "f-own") else cold)
                     shutil.rmtree(cold)
                     if not result["ok"]:
                         print(f"run.py: case {case} {RUNTIME_KERNEL}: the kernel's result is wrong", file=sys.stderr)

@@ -8,7 +8,7 @@ import pytest
 
 import kiln
 
-KERNELS = {"saxpy", "echo_args", "take_pair", "scale<float>", "scale<double>", "count_up"}
+KERNELS = {"saxpy", "echo_args", "take_pair", "scale<float>", "scale<double>", "count_up", "shift<float>"}
 
 
 def test_versions(runtime_library):
@@ -120,4 +120,4 @@ def test_the_with_block_closes(package_path):
 
 
 def test_repr_names_the_package(package):
-    assert repr(package) == "<kiln.Package %s (6 kernels)>" % package.label
+    assert repr(package) == "<kiln.Package %s (7 kernels)>" % package.label

@@ -114,6 +114,42 @@ TEST_F(ProgramKeyTest, AHeaderChangeIsNoticedAndChangesTheKey) {
   EXPECT_NE(program_entry_key(key, before), program_entry_key(key, after));
 }
 
+// A CUB kernel reads about 600 headers in dozens of directories: the check is split over threads
+// (header_check.cpp), and a change anywhere in the list, first or last, is still found.
+TEST_F(ProgramKeyTest, AChangeAmongHundredsOfHeadersIsFoundWhereverItIs) {
+  ProgramRequest r = request(m_root / "project");
+  std::vector<std::string> names = opened(m_root / "project");
+  for (int i = 0; i < 700; ++i) {
+    const fs::path header = m_root / "project" / "include" / ("dir" + std::to_string(i % 37)) / ("h" + std::to_string(i) + ".cuh");
+    write(header, "#define H" + std::to_string(i) + " 1\n");
+    names.push_back(header.string());
+  }
+  const std::vector<HeaderRecord> records = locate_headers(r, names);
+  ASSERT_EQ(records.size(), 702u);
+  EXPECT_TRUE(headers_unchanged(r, records));
+  for (const int changed : {0, 351, 699}) {
+    const fs::path header = m_root / "project" / "include" / ("dir" + std::to_string(changed % 37)) /
+                            ("h" + std::to_string(changed) + ".cuh");
+    const std::string text = "#define H" + std::to_string(changed) + " 1\n";
+    write(header, text + "// edited\n");
+    EXPECT_FALSE(headers_unchanged(r, records)) << "header " << changed << " changed";
+    write(header, text);   // back to the recorded bytes (a new time: hashed again, and equal)
+    EXPECT_TRUE(headers_unchanged(r, records)) << "header " << changed << " restored";
+  }
+  fs::remove_all(m_root / "project" / "include" / "dir36");
+  EXPECT_FALSE(headers_unchanged(r, records)) << "a directory of headers removed";
+}
+
+TEST_F(ProgramKeyTest, ARecordOfAnotherRequestIsNotTakenForThisOne) {
+  const ProgramRequest r = request(m_root / "project");
+  const std::vector<HeaderRecord> records = locate_headers(r, opened(m_root / "project"));
+  ProgramRequest fewer_dirs = r;
+  fewer_dirs.include_dirs.clear();   // the record names include directory 0, which this one lacks
+  EXPECT_FALSE(headers_unchanged(fewer_dirs, records));
+  fs::remove(m_root / "project" / "src" / "near.cuh");
+  EXPECT_FALSE(headers_unchanged(r, records)) << "a header beside the program removed";
+}
+
 TEST_F(ProgramKeyTest, ACopyOfTheProjectElsewhereHasTheSameKeys) {
   fs::create_directories(m_root / "elsewhere");
   fs::copy(m_root / "project", m_root / "elsewhere" / "copy", fs::copy_options::recursive);
@@ -159,6 +195,21 @@ TEST(HeaderRecords, DamagedRecordsAreRefused) {
   EXPECT_FALSE(decode_header_records("kiln-headers 2\n7 0 0000000000000001 1 2 1.h\n"));
   EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2\n"));
   EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 x 2 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2 \n")) << "an empty path";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 000000000000001 1 2 1.h\n")) << "15 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 00000000000000012 1 2 1.h\n")) << "17 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 -1 0000000000000001 1 2 1.h\n")) << "a negative index";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1x 2 1.h\n")) << "trailing junk";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0  0 0000000000000001 1 2 1.h\n")) << "an empty field";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n\n")) << "an empty line";
+  EXPECT_FALSE(decode_header_records("kiln-headers 2 \n")) << "not the magic line";
+  const auto none = decode_header_records("kiln-headers 2\n");
+  ASSERT_TRUE(none) << "a program that read no header from disk";
+  EXPECT_TRUE(none->empty());
+  const auto negative_time = decode_header_records("kiln-headers 2\n2 0 00000000000000ff 1 -5 /x.h");
+  ASSERT_TRUE(negative_time) << "no final newline, a time before 1970";
+  EXPECT_EQ((*negative_time)[0].mtime_ns, -5);
+  EXPECT_EQ((*negative_time)[0].content_hash, 0xffu);
   const auto spaced = decode_header_records("kiln-headers 2\n1 0 0000000000000001 10 20 a dir/b c.h\n");
   ASSERT_TRUE(spaced);
   EXPECT_EQ((*spaced)[0].path, "a dir/b c.h");

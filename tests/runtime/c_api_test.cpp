@@ -48,6 +48,7 @@ TEST(CApi, NullArgumentsAreRefusedAndDestroyNullIsANoOp) {
   EXPECT_EQ(kiln_package_kernel_count(nullptr), 0u);
   EXPECT_EQ(kiln_package_kernel_name(nullptr, 0), nullptr);
   EXPECT_EQ(kiln_package_kernel_lowered_name(nullptr, 0), nullptr);
+  EXPECT_EQ(kiln_kernel_lowered_name(nullptr), nullptr);
   EXPECT_EQ(kiln_package_target_count(nullptr), 0u);
   EXPECT_EQ(kiln_package_target(nullptr, 0), nullptr);
   kiln_kernel* kernel = nullptr;
@@ -74,6 +75,7 @@ TEST_F(RuntimeTest, NullArgumentsOnAnOpenPackage) {
   EXPECT_EQ(kiln_kernel_params(kernel, nullptr, nullptr, nullptr, 0), KILN_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(kiln_kernel_handle(kernel, nullptr), KILN_STATUS_INVALID_ARGUMENT);
   EXPECT_STREQ(kiln_kernel_name(kernel), "k");
+  EXPECT_STREQ(kiln_kernel_lowered_name(kernel), kiln_package_kernel_lowered_name(package.get(), 0));
   EXPECT_EQ(kiln_package_kernel_name(package.get(), 1), nullptr);
   EXPECT_EQ(kiln_package_target(package.get(), 1), nullptr);
 }

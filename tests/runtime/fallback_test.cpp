@@ -56,6 +56,7 @@ TEST_F(FallbackTest, AnInstantiationThePackageLacksIsCompiledForTheDevice) {
   const kiln_cache_stats before = kiln::cache_stats();
   kiln::Kernel k = package.kernel("scale< double >");   // unqualified: qualified as the source declares it
   EXPECT_EQ(k.name(), "ops::scale<double>");
+  EXPECT_EQ(k.lowered_name(), "_ZN3ops5scaleIdEEvPT_S1_i") << "the symbol in the image compiled at run time";
   double* x = nullptr;
   double a = 2;
   int n = 4;

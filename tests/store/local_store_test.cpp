@@ -180,6 +180,23 @@ TEST_F(LocalStoreTest, EvictionRemovesTheLeastRecentlyUsedFirst) {
   EXPECT_EQ(store.counters().at("size"), entry * 3);
 }
 
+TEST_F(LocalStoreTest, AHitMarksTheEntryUsedUnlessItWasUsedInTheLastMinute) {
+  LocalStore store(m_dir, 0);
+  store.put(key(1), value(100, 1));
+  const fs::path path = store.entry_path(key(1));
+  const auto seconds_since_use = [&] {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    return time(nullptr) - st.st_mtim.tv_sec;
+  };
+  set_used(path, 30);
+  ASSERT_TRUE(store.get(key(1)));
+  EXPECT_GE(seconds_since_use(), 29) << "used 30 s ago: a hit writes nothing (the run-time cache's hits stay reads)";
+  set_used(path, 120);
+  ASSERT_TRUE(store.get(key(1)));
+  EXPECT_LE(seconds_since_use(), 5) << "used two minutes ago: the hit makes it the most recent";
+}
+
 TEST_F(LocalStoreTest, APutOverTheMaximumEvictsDownToNinetyPercent) {
   const std::uint64_t entry = encode_entry(key(0), value(1000, 0)).size();
   LocalStore store(m_dir, entry * 4);

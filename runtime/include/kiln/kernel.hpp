@@ -100,6 +100,11 @@ public:
     const char* n = kiln_kernel_name(m_kernel);
     return n ? std::string_view(n) : std::string_view();
   }
+  // The symbol in the image ("_Z9block_sumIfLi256EEvPKT_PS0_i").
+  std::string_view lowered_name() const {
+    const char* n = kiln_kernel_lowered_name(m_kernel);
+    return n ? std::string_view(n) : std::string_view();
+  }
 
   // False when the package does not record this kernel's parameters: then params() is empty and
   // launches are not checked.

@@ -154,6 +154,9 @@ KILN_API kiln_status kiln_kernel_params(const kiln_kernel* kernel, size_t* count
 
 /* The kernel's canonical name. */
 KILN_API const char* kiln_kernel_name(const kiln_kernel* kernel);
+/* The kernel's symbol in its image (what cuLibraryGetKernel takes), also for a kernel compiled at
+ * run time, which has no index in the package it was asked of (0.4.0). Valid while the package is open. */
+KILN_API const char* kiln_kernel_lowered_name(const kiln_kernel* kernel);
 
 typedef struct kiln_dim3 {
   uint32_t x, y, z;

@@ -144,6 +144,7 @@ OPTIONAL_FUNCTIONS = {
     "kiln_cache_get_stats": (400, _status, [C.POINTER(CacheStatsStruct)]),
     "kiln_package_kernel_coverage": (400, _status, [_package, C.c_size_t, C.c_uint32, C.c_int,
                                                     C.POINTER(C.c_int)]),
+    "kiln_kernel_lowered_name": (400, C.c_char_p, [_kernel]),
 }
 
 

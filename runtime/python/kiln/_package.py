@@ -183,7 +183,13 @@ class Package:
         with self._lock:
             kernel = self._kernels.get(out.value)
             if kernel is None:
-                lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, self._find(name))
+                # A kernel compiled at run time has no index in this package: ask the kernel itself
+                # (runtimes before 0.4.0 compile nothing, and their kernels all have one).
+                lowered_of_kernel = getattr(runtime.lib, "kiln_kernel_lowered_name", None)
+                if lowered_of_kernel is not None:
+                    lowered = lowered_of_kernel(out)
+                else:
+                    lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, self._find(name))
                 kernel = self._kernels[out.value] = Kernel(self, out.value, lowered.decode("utf-8", "replace"))
         return kernel
 

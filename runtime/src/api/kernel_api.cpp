@@ -21,6 +21,10 @@ KILN_API const char* kiln_kernel_name(const kiln_kernel* kernel) {
   return kernel ? from_handle(kernel)->name() : nullptr;
 }
 
+KILN_API const char* kiln_kernel_lowered_name(const kiln_kernel* kernel) {
+  return kernel ? from_handle(kernel)->lowered_name() : nullptr;
+}
+
 KILN_API kiln_status kiln_kernel_launch(kiln_kernel* kernel, kiln_dim3 grid, kiln_dim3 block,
                                         uint32_t shared_memory_bytes, void* stream, void** args, size_t arg_count) {
   return guarded(kiln::api::kernel_owner(kernel), "kiln_kernel_launch", [&]() -> Status {

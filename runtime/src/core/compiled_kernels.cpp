@@ -24,6 +24,10 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   const format::PackageReader& reader = m_owner.reader();
   if (!rtc::carries_sources(reader)) return miss;
   rtc::RuntimeCompiler& compiler = rtc::RuntimeCompiler::process();
+  // A name no carried source declares is a plain miss: it needs no driver to say so.
+  if (std::optional<std::string> why = compiler.not_carried(reader, m_owner.label(), name)) {
+    return fail(miss.code, miss.message + "; " + *why);
+  }
   if (!compiler.enabled()) {
     return fail(miss.code, miss.message + " (" + m_owner.label() +
                                " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");

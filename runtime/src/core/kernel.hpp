@@ -40,6 +40,7 @@ public:
 
   Package& package() const { return m_package; }
   const char* name() const { return m_view.canonical_name.data(); }  // NUL-terminated in STRINGS
+  const char* lowered_name() const { return m_view.lowered_name.data(); }   // the symbol in the image
 
   // As kiln_kernel_params: `count` is KILN_PARAMS_UNKNOWN when the package does not record them.
   Status params(std::size_t* count, std::size_t* sizes, std::size_t* offsets, std::size_t capacity) const;

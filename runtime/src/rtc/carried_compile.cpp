@@ -74,17 +74,24 @@ std::string declared_list(const std::vector<CarriedUnit>& units) {
 
 }  // namespace
 
+std::optional<std::string> RuntimeCompiler::not_carried(const format::PackageReader& reader, std::string_view label,
+                                                        std::string_view request) const {
+  const std::vector<CarriedUnit> units = carried_units(reader, /*declarations_only=*/true);
+  if (!candidates_for(units, request).empty()) return std::nullopt;
+  return "no source " + std::string(label) + " carries declares a kernel '" + std::string(request) +
+         "' to compile at run time (carried: " + declared_list(units) + ")";
+}
+
 CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& reader, std::string_view label,
                                                std::string_view request, const std::string& target) {
   CompileOutcome outcome;
-  const std::vector<CarriedUnit> units = carried_units(reader);
-  const std::vector<Candidate> candidates = candidates_for(units, request);
-  if (candidates.empty()) {
+  if (std::optional<std::string> why = not_carried(reader, label, request)) {
     outcome.failure = Failure::not_carried;
-    outcome.message = "no source " + std::string(label) + " carries declares a kernel '" + std::string(request) +
-                      "' to compile at run time (carried: " + declared_list(units) + ")";
+    outcome.message = std::move(*why);
     return outcome;
   }
+  const std::vector<CarriedUnit> units = carried_units(reader);
+  const std::vector<Candidate> candidates = candidates_for(units, request);
   std::string failures;
   for (const Candidate& candidate : candidates) {
     // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.

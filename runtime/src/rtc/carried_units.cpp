@@ -3,7 +3,7 @@
 
 namespace kiln::rtc {
 
-std::vector<CarriedUnit> carried_units(const format::PackageReader& reader) {
+std::vector<CarriedUnit> carried_units(const format::PackageReader& reader, bool declarations_only) {
   std::vector<CarriedUnit> units;
   for (std::uint32_t i = 0; i < reader.carried_unit_count(); ++i) {
     const format::CarriedUnitView view = reader.carried_unit(i);
@@ -13,6 +13,9 @@ std::vector<CarriedUnit> carried_units(const format::PackageReader& reader) {
     unit.nvrtc_version = std::string(view.nvrtc_version);
     for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
       const format::CarriedEntryView entry = reader.carried_entry(e);
+      const bool declaration = entry.kind == format::CarriedEntryKind::source ||
+                               entry.kind == format::CarriedEntryKind::kernel_template;
+      if (declarations_only && !declaration) continue;
       const std::string value(entry.value);
       switch (entry.kind) {
         case format::CarriedEntryKind::source:

@@ -21,7 +21,9 @@ struct CarriedUnit {
   std::string nvrtc_version;                  // the build's: "13.0"
 };
 
-std::vector<CarriedUnit> carried_units(const format::PackageReader& reader);
+// Every carried unit; with `declarations_only`, only what tells which kernels each can compile (its
+// program, kernels and NVRTC version: no header list, options or hashes), which a miss reads first.
+std::vector<CarriedUnit> carried_units(const format::PackageReader& reader, bool declarations_only = false);
 // Whether the package carries any source, and whether it carries unit `unit`'s (cheap: no decoding).
 bool carries_sources(const format::PackageReader& reader);
 bool carries_unit(const format::PackageReader& reader, std::uint32_t unit);

@@ -8,7 +8,7 @@
 
 #include <charconv>
 #include <filesystem>
-#include <sstream>
+#include <string_view>
 
 namespace kiln::rtc {
 
@@ -30,8 +30,9 @@ void add_list(Hasher& h, const std::string& tag, const std::vector<std::string>&
 }
 
 std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 0xf];
   return text;
 }
 
@@ -58,15 +59,15 @@ bool stamp_of(const fs::path& path, std::uint64_t& size, std::int64_t& mtime_ns)
   return true;
 }
 
+}  // namespace
+
 fs::path program_directory(const ProgramRequest& request) {
   return normal(fs::path(request.name)).parent_path();
 }
 
-}  // namespace
-
 std::string carried_key(const CarriedInputs& inputs, const std::string& expression, const std::string& target,
                         const CompilerIdentity& compiler) {
-  Hasher h;
+  Hasher h(Hasher::Dump::skip);
   add_common(h, "carried", target, compiler);
   h.add("program", inputs.program);
   h.add("source", hex64(inputs.source_hash));
@@ -81,7 +82,7 @@ std::string carried_key(const CarriedInputs& inputs, const std::string& expressi
 
 std::string program_request_key(const ProgramRequest& request, const std::string& target,
                                 const CompilerIdentity& compiler) {
-  Hasher h;
+  Hasher h(Hasher::Dump::skip);
   add_common(h, "program", target, compiler);
   // The name is NVRTC's program name (in messages and internal symbols); a path's directory is not
   // an input (the headers beside it are recorded by content), its file name is.
@@ -140,50 +141,60 @@ std::string encode_header_records(const std::vector<HeaderRecord>& records) {
   return text;
 }
 
+namespace {
+
+// The next space-separated field of `line`, which loses it and the space; nothing if none is left.
+std::optional<std::string_view> next_field(std::string_view& line) {
+  const std::size_t space = line.find(' ');
+  if (space == std::string_view::npos || space == 0) return std::nullopt;
+  const std::string_view field = line.substr(0, space);
+  line.remove_prefix(space + 1);
+  return field;
+}
+
+template <typename Number>
+bool parse(std::optional<std::string_view> field, Number& value, int base = 10) {
+  if (!field) return false;
+  const auto [end, ec] = std::from_chars(field->data(), field->data() + field->size(), value, base);
+  return ec == std::errc{} && end == field->data() + field->size();
+}
+
+}  // namespace
+
+// Parsed by hand, not with streams: a hit decodes the record of every header (about 600 for CUB).
 std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || line != "kiln-headers 2") return std::nullopt;
+  std::string_view rest = text;
+  const auto next_line = [&rest]() -> std::optional<std::string_view> {
+    if (rest.empty()) return std::nullopt;
+    const std::size_t end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    return line;
+  };
+  if (next_line() != std::optional<std::string_view>("kiln-headers 2")) return std::nullopt;
   std::vector<HeaderRecord> records;
-  while (std::getline(in, line)) {
+  while (std::optional<std::string_view> line = next_line()) {
     HeaderRecord r;
     std::uint32_t origin = 0;
-    std::string hash;
-    std::istringstream fields(line);
-    if (!(fields >> origin >> r.index >> hash >> r.size >> r.mtime_ns) || origin > 2 || hash.size() != 16)
+    const std::optional<std::string_view> origin_field = next_field(*line);
+    const std::optional<std::string_view> index_field = next_field(*line);
+    const std::optional<std::string_view> hash_field = next_field(*line);
+    const std::optional<std::string_view> size_field = next_field(*line);
+    const std::optional<std::string_view> mtime_field = next_field(*line);
+    if (!parse(origin_field, origin) || origin > 2 || !parse(index_field, r.index) || !hash_field ||
+        hash_field->size() != 16 || !parse(hash_field, r.content_hash, 16) || !parse(size_field, r.size) ||
+        !parse(mtime_field, r.mtime_ns) || line->empty()) {
       return std::nullopt;
+    }
     r.origin = static_cast<HeaderOrigin>(origin);
-    if (std::from_chars(hash.data(), hash.data() + hash.size(), r.content_hash, 16).ec != std::errc{})
-      return std::nullopt;
-    fields.get();   // the space before the path, which may hold spaces itself
-    std::getline(fields, r.path);
-    if (r.path.empty()) return std::nullopt;
+    r.path = std::string(*line);   // the rest of the line: a path may hold spaces
     records.push_back(std::move(r));
   }
   return records;
 }
 
-bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records) {
-  for (const HeaderRecord& r : records) {
-    fs::path path;
-    switch (r.origin) {
-      case HeaderOrigin::include_dir:
-        if (r.index >= request.include_dirs.size()) return false;
-        path = fs::path(request.include_dirs[r.index]) / r.path;
-        break;
-      case HeaderOrigin::beside_program: path = program_directory(request) / r.path; break;
-      case HeaderOrigin::absolute: path = r.path; break;
-    }
-    std::uint64_t size = 0;
-    std::int64_t mtime_ns = 0;
-    if (stamp_of(path, size, mtime_ns) && size == r.size && mtime_ns == r.mtime_ns) continue;
-    if (file_content_hash(path.string()) != r.content_hash) return false;
-  }
-  return true;
-}
-
 std::string program_entry_key(const std::string& request_key, const std::vector<HeaderRecord>& records) {
-  Hasher h;
+  Hasher h(Hasher::Dump::skip);
   h.add("schema", k_runtime_cache_schema);
   h.add("request", request_key);
   h.add("headers.count", std::to_string(records.size()));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -76,8 +77,10 @@ std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const st
 std::string encode_header_records(const std::vector<HeaderRecord>& records);
 std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text);
 // Whether each recorded header still has its recorded content, from where the request says it is:
-// unchanged size and modification time, else its content hashed again.
+// unchanged size and modification time, else its content hashed again (header_check.cpp).
 bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records);
+// The directory beside_program headers are relative to: that of the program's name, made absolute.
+std::filesystem::path program_directory(const ProgramRequest& request);
 std::string program_entry_key(const std::string& request_key, const std::vector<HeaderRecord>& records);
 
 // XXH3-64 of a file's bytes; nothing when it cannot be read.

@@ -24,7 +24,7 @@ std::string env(const char* name) {
 
 // What decides which files the search finds.
 std::string memo_key(int required_major) {
-  Hasher h;
+  Hasher h(Hasher::Dump::skip);
   h.add("memo", k_memo_magic);
   h.add("major", std::to_string(required_major));
   for (const char* name : {"KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH"})
@@ -68,8 +68,13 @@ std::optional<CompilerIdentity> read_memo(const Bytes& bytes) {
 
 Result<CompilerIdentity> compiler_identity(int required_major, CompiledCache& cache) {
   const std::string key = memo_key(required_major);
-  const auto valid = [](const Bytes& b) { return read_memo(b).has_value(); };
-  if (std::optional<SharedBytes> memo = cache.find(key, valid, nullptr, /*counted=*/false)) return *read_memo(**memo);
+  // Read from disk, the memo is checked (its files stamped) once, by the check itself.
+  std::optional<CompilerIdentity> checked;
+  const auto valid = [&checked](const Bytes& b) { return (checked = read_memo(b)).has_value(); };
+  if (std::optional<SharedBytes> memo = cache.find(key, valid, nullptr, /*counted=*/false)) {
+    if (checked) return *checked;
+    if (std::optional<CompilerIdentity> identity = read_memo(**memo)) return *identity;   // from memory
+  }
   Result<Compiler*> compiler = process_compiler(required_major);
   if (!compiler) return compiler.error();
   const CompilerIdentity identity = (*compiler)->identity();

@@ -4,7 +4,9 @@
 #include "rtc/compiler_access.hpp"
 #include "rtc/run_log.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <map>
 #include <mutex>
 
@@ -39,8 +41,12 @@ private:
   std::map<std::string, std::shared_ptr<std::mutex>> m_locks;
 };
 
+// The store checksums its entries; this tells a header record from another kind of entry. The
+// record itself is decoded once, by the caller, which takes one that does not decode for a miss.
 bool is_header_record(const Bytes& bytes) {
-  return decode_header_records(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())).has_value();
+  constexpr std::string_view magic = "kiln-headers ";
+  return bytes.size() >= magic.size() && std::equal(magic.begin(), magic.end(), bytes.begin(),
+                                                    [](char c, std::byte b) { return c == static_cast<char>(b); });
 }
 
 Bytes bytes_of(const std::string& text) {
@@ -82,11 +88,11 @@ CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std
 
   // Known already: the headers it read last time are unchanged, and the image is still cached.
   if (std::optional<SharedBytes> record = m_cache.find(request_key, is_header_record, nullptr, /*counted=*/false)) {
-    const std::vector<HeaderRecord> headers =
-        *decode_header_records(std::string(reinterpret_cast<const char*>((*record)->data()), (*record)->size()));
-    if (headers_unchanged(request, headers)) {
+    const std::optional<std::vector<HeaderRecord>> headers =
+        decode_header_records(std::string(reinterpret_cast<const char*>((*record)->data()), (*record)->size()));
+    if (headers && headers_unchanged(request, *headers)) {
       Source source = Source::disk;
-      const std::string entry_key = program_entry_key(request_key, headers);
+      const std::string entry_key = program_entry_key(request_key, *headers);
       if (std::optional<SharedBytes> package = m_cache.find(entry_key, is_compiled_package, &source)) {
         if (m_settings.log) log_cache_hit(request.name, target, source);
         outcome.package = *package;

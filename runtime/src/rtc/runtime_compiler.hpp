@@ -8,6 +8,7 @@
 #include "rtc/compile_keys.hpp"
 #include "rtc/compiled_cache.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,10 @@ public:
   // templates match the request's name are tried in the package's order.
   CompileOutcome package_kernel(const format::PackageReader& reader, std::string_view label, std::string_view request,
                                 const std::string& target);
+  // Why no source `reader` carries can compile `request` (none declares a kernel of its name), or
+  // nothing when one may. Needs neither a driver nor a compiler: a misspelt name is told as such.
+  std::optional<std::string> not_carried(const format::PackageReader& reader, std::string_view label,
+                                         std::string_view request) const;
   // A program from strings, compiled for `target`.
   CompileOutcome program(const ProgramRequest& request, const std::string& target);
 

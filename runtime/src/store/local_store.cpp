@@ -20,6 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// An entry used again within this many seconds of its last use keeps its time (see get).
+constexpr long k_touch_after_seconds = 60;
+
 constexpr std::string_view k_cachedir_tag =
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by kiln (ahead-of-time CUDA kernel packages).\n"
@@ -78,14 +81,24 @@ fs::path LocalStore::entry_path(std::string_view key) const {
 std::optional<std::vector<std::byte>> LocalStore::get(std::string_view key) {
   if (!valid_key(key)) return std::nullopt;
   const fs::path path = entry_path(key);
-  Result<std::vector<std::byte>> file = read_binary_file(path);
+  struct stat status {};
+  Result<std::vector<std::byte>> file = read_binary_file(path, &status);
   if (!file) return std::nullopt;
   const std::optional<std::span<const std::byte>> payload = decode_entry(*file, key);
   if (!payload) return std::nullopt;   // damaged: a miss, and the caller's put replaces it
-  // Used now: the last to be evicted. Only the modification time, which every file system keeps.
-  const struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
-  utimensat(AT_FDCWD, path.c_str(), times, 0);
-  return std::vector<std::byte>(payload->begin(), payload->end());
+  // Used now: the last to be evicted. Only the modification time, which every file system keeps, and
+  // only when it is older than a minute: eviction needs no finer order, and a hit then writes nothing.
+  struct timespec now {};
+  clock_gettime(CLOCK_REALTIME, &now);
+  if (now.tv_sec - status.st_mtim.tv_sec >= k_touch_after_seconds) {
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
+    utimensat(AT_FDCWD, path.c_str(), times, 0);
+  }
+  const std::size_t offset = static_cast<std::size_t>(payload->data() - file->data());
+  const std::size_t size = payload->size();
+  file->erase(file->begin(), file->begin() + static_cast<std::ptrdiff_t>(offset));
+  file->resize(size);
+  return std::move(*file);
 }
 
 void LocalStore::put(std::string_view key, std::span<const std::byte> value) {

@@ -15,16 +15,40 @@ namespace kiln {
 
 namespace fs = std::filesystem;
 
-Result<std::vector<std::byte>> read_binary_file(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return Error{"cannot read " + path.string() + ": Is a directory"};
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
-  const std::streamoff size = in.tellg();
-  std::vector<std::byte> bytes(static_cast<std::size_t>(size < 0 ? 0 : size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
-    return Error{"cannot read " + path.string() + ": " + std::strerror(errno)};
+Result<std::vector<std::byte>> read_binary_file(const fs::path& path, struct stat* status) {
+  // open, fstat, read: the run-time cache reads a few files on every hit, and a stream costs more
+  // than the read itself for small ones.
+  const auto failure = [&path](int error) { return Error{"cannot read " + path.string() + ": " + std::strerror(error)}; };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return failure(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    const int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    ::close(fd);
+    return failure(error);
+  }
+  // The size fstat gave, as a stream's tellg would; a file that says 0 (a pipe, /proc) is read to its end.
+  const bool sized = S_ISREG(st.st_mode) && st.st_size > 0;
+  std::vector<std::byte> bytes(sized ? static_cast<std::size_t>(st.st_size) : 4096);
+  std::size_t done = 0;
+  while (true) {
+    if (done == bytes.size()) {
+      if (sized) break;
+      bytes.resize(bytes.size() * 2);
+    }
+    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      return failure(error);
+    }
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  if (status) *status = st;
   return bytes;
 }
 

@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+struct stat;
+
 namespace kiln {
 
-Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path);
+// A file's bytes; with `status`, also its fstat (size and times as read, for callers that judge them).
+Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path, struct stat* status = nullptr);
 
 // Writes `bytes` to a temporary file in the destination's directory, flushes it to disk and renames
 // it over `path`, then flushes the directory. On failure (the message names `path` and gives the

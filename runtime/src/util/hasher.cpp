@@ -29,7 +29,9 @@ struct Hasher::State {
   XXH3_state_t xxh;
 };
 
-Hasher::Hasher() : m_state(std::make_unique<State>()) { XXH3_128bits_reset(&m_state->xxh); }
+Hasher::Hasher(Dump dump) : m_state(std::make_unique<State>()), m_keep_dump(dump == Dump::keep) {
+  XXH3_128bits_reset(&m_state->xxh);
+}
 
 Hasher::~Hasher() = default;
 
@@ -44,6 +46,7 @@ void Hasher::add(std::string_view tag, std::span<const std::byte> value) {
   XXH3_128bits_update(&m_state->xxh, "", 1);
   XXH3_128bits_update(&m_state->xxh, &size, sizeof size);
   XXH3_128bits_update(&m_state->xxh, value.data(), value.size());
+  if (!m_keep_dump) return;
   const std::string_view text(reinterpret_cast<const char*>(value.data()), value.size());
   m_dump += std::string(tag) + ": ";
   if (printable(text)) {

@@ -13,7 +13,10 @@ namespace kiln {
 
 class Hasher {
 public:
-  Hasher();
+  // Whether dump() is kept: the generator's cache explains its misses with it; the runtime's keys,
+  // made on every hit, have no use for it and skip its cost.
+  enum class Dump { keep, skip };
+  explicit Hasher(Dump dump = Dump::keep);
   ~Hasher();
   Hasher(const Hasher&) = delete;
   Hasher& operator=(const Hasher&) = delete;
@@ -23,12 +26,14 @@ public:
 
   // XXH3-128 of everything added so far, as 32 lowercase hex digits.
   std::string hex_digest() const;
-  // One "tag: value" line per field; long or binary values are shown by size and hash.
+  // One "tag: value" line per field; long or binary values are shown by size and hash. Empty when
+  // made with Dump::skip.
   const std::string& dump() const { return m_dump; }
 
 private:
   struct State;
   std::unique_ptr<State> m_state;
+  bool m_keep_dump;
   std::string m_dump;
 };
 

@@ -1,0 +1,122 @@
+// headers_unchanged: the check every program-cache hit makes of the headers the program read last
+// time. A CUB kernel reads about 600 of them, so the check is what a hit costs; it is kept cheap:
+// each directory is opened once and its files are stat'ed relative to it (a path walk of one name,
+// not of every component from the root: on overlay file systems, as in containers, that is most of
+// a stat), and long lists are split over a few threads.
+#include "rtc/compile_keys.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <system_error>
+#include <thread>
+
+namespace kiln::rtc {
+
+namespace {
+
+// Below this many headers one thread checks them all: a thread costs about as much as 50 stats.
+constexpr std::size_t k_headers_per_thread = 160;
+constexpr unsigned k_max_threads = 8;
+
+struct HeaderFile {
+  std::string directory;   // absolute or as the request gave it; "" for a bare relative name
+  std::string name;        // the last component
+  const HeaderRecord* record = nullptr;
+};
+
+std::string joined(const std::string& directory, const std::string& relative) {
+  if (directory.empty()) return relative;
+  return directory.back() == '/' ? directory + relative : directory + "/" + relative;
+}
+
+// Where each record is now, split into its directory and name; false when a record's include
+// directory is not in the request (so it cannot be the same program).
+bool locate(const ProgramRequest& request, const std::vector<HeaderRecord>& records, std::vector<HeaderFile>& files) {
+  const std::string beside = program_directory(request).string();
+  files.reserve(records.size());
+  for (const HeaderRecord& r : records) {
+    std::string path;
+    switch (r.origin) {
+      case HeaderOrigin::include_dir:
+        if (r.index >= request.include_dirs.size()) return false;
+        path = joined(request.include_dirs[r.index], r.path);
+        break;
+      case HeaderOrigin::beside_program: path = joined(beside, r.path); break;
+      case HeaderOrigin::absolute: path = r.path; break;
+    }
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos) {
+      files.push_back(HeaderFile{"", path, &r});
+    } else {
+      files.push_back(HeaderFile{slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), &r});
+    }
+  }
+  return true;
+}
+
+// Checks files [begin, end); stops early once `failed` is set by any thread.
+bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::size_t end,
+                 const std::atomic<bool>& failed) {
+  std::map<std::string, int> directories;   // directory -> O_PATH descriptor, or -1 if it did not open
+  const auto directory_fd = [&](const std::string& directory) {
+    if (directory.empty()) return AT_FDCWD;
+    auto [it, inserted] = directories.emplace(directory, -1);
+    if (inserted) it->second = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return it->second;
+  };
+  bool unchanged = true;
+  for (std::size_t i = begin; i < end && unchanged && !failed.load(std::memory_order_relaxed); ++i) {
+    const HeaderFile& file = files[i];
+    const HeaderRecord& r = *file.record;
+    const int fd = directory_fd(file.directory);
+    struct stat st {};
+    if (fd != -1 && ::fstatat(fd, file.name.c_str(), &st, 0) == 0 &&
+        static_cast<std::uint64_t>(st.st_size) == r.size &&
+        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec == r.mtime_ns) {
+      continue;
+    }
+    // Touched or moved: the content decides (a touched file with the same bytes is the same header).
+    unchanged = file_content_hash(joined(file.directory, file.name)) == r.content_hash;
+  }
+  for (const auto& [directory, fd] : directories) {
+    if (fd != -1) ::close(fd);
+  }
+  return unchanged;
+}
+
+}  // namespace
+
+bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records) {
+  std::vector<HeaderFile> files;
+  if (!locate(request, records, files)) return false;
+  std::atomic<bool> failed{false};
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t wanted = std::min<std::size_t>({files.size() / k_headers_per_thread, hardware, k_max_threads});
+  if (wanted <= 1) return check_range(files, 0, files.size(), failed);
+
+  // Contiguous ranges: NVRTC opens a directory's headers together, so each thread opens few directories.
+  const std::size_t per_thread = (files.size() + wanted - 1) / wanted;
+  std::vector<std::thread> helpers;
+  std::size_t begin = per_thread;   // the calling thread takes the first range itself
+  try {
+    for (; begin < files.size(); begin += per_thread) {
+      const std::size_t end = std::min(files.size(), begin + per_thread);
+      helpers.emplace_back([&files, &failed, begin, end] {
+        if (!check_range(files, begin, end, failed)) failed = true;
+      });
+    }
+  } catch (const std::system_error&) {
+    // No more threads to be had: the calling thread checks what no helper took.
+    if (!check_range(files, begin, files.size(), failed)) failed = true;
+  }
+  if (!check_range(files, 0, std::min(files.size(), per_thread), failed)) failed = true;
+  for (std::thread& helper : helpers) helper.join();
+  return !failed;
+}
+
+}  // namespace kiln::rtc
