@@ -85,15 +85,18 @@ std::optional<std::string> RuntimeCompiler::not_carried(const format::PackageRea
 CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& reader, std::string_view label,
                                                std::string_view request, const std::string& target) {
   CompileOutcome outcome;
-  if (std::optional<std::string> why = not_carried(reader, label, request)) {
+  // Which sources may declare it, from their declarations alone; the inputs only of those.
+  const std::vector<CarriedUnit> declared = carried_units(reader, /*declarations_only=*/true);
+  const std::vector<Candidate> declaring = candidates_for(declared, request);
+  if (declaring.empty()) {
     outcome.failure = Failure::not_carried;
-    outcome.message = std::move(*why);
+    outcome.message = *not_carried(reader, label, request);
     return outcome;
   }
-  const std::vector<CarriedUnit> units = carried_units(reader);
-  const std::vector<Candidate> candidates = candidates_for(units, request);
   std::string failures;
-  for (const Candidate& candidate : candidates) {
+  for (const Candidate& declaration : declaring) {
+    const CarriedUnit unit = carried_unit(reader, declaration.unit->record);
+    const Candidate candidate{&unit, declaration.expression};
     // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.
     const int major = major_of(candidate.unit->nvrtc_version);
     Result<CompilerIdentity> identity = compiler_identity(major, m_cache);

@@ -3,36 +3,38 @@
 
 namespace kiln::rtc {
 
+CarriedUnit carried_unit(const format::PackageReader& reader, std::uint32_t record, bool declarations_only) {
+  const format::CarriedUnitView view = reader.carried_unit(record);
+  CarriedUnit unit;
+  unit.record = record;
+  unit.unit = std::string(reader.unit(view.unit).source);
+  unit.nvrtc_version = std::string(view.nvrtc_version);
+  for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
+    const format::CarriedEntryView entry = reader.carried_entry(e);
+    const bool declaration = entry.kind == format::CarriedEntryKind::source ||
+                             entry.kind == format::CarriedEntryKind::kernel_template;
+    if (declarations_only && !declaration) continue;
+    const std::string value(entry.value);
+    switch (entry.kind) {
+      case format::CarriedEntryKind::source:
+        unit.inputs.program = value;
+        unit.inputs.source_hash = reader.source_text(entry.text).content_hash;
+        break;
+      case format::CarriedEntryKind::header:
+        unit.inputs.headers.push_back(CarriedFileRef{value, reader.source_text(entry.text).content_hash});
+        break;
+      case format::CarriedEntryKind::include_dir: unit.inputs.include_dirs.push_back(value); break;
+      case format::CarriedEntryKind::option: unit.inputs.options.push_back(value); break;
+      case format::CarriedEntryKind::link_option: unit.inputs.link_options.push_back(value); break;
+      case format::CarriedEntryKind::kernel_template: unit.kernel_templates.push_back(value); break;
+    }
+  }
+  return unit;
+}
+
 std::vector<CarriedUnit> carried_units(const format::PackageReader& reader, bool declarations_only) {
   std::vector<CarriedUnit> units;
-  for (std::uint32_t i = 0; i < reader.carried_unit_count(); ++i) {
-    const format::CarriedUnitView view = reader.carried_unit(i);
-    CarriedUnit unit;
-    unit.record = i;
-    unit.unit = std::string(reader.unit(view.unit).source);
-    unit.nvrtc_version = std::string(view.nvrtc_version);
-    for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
-      const format::CarriedEntryView entry = reader.carried_entry(e);
-      const bool declaration = entry.kind == format::CarriedEntryKind::source ||
-                               entry.kind == format::CarriedEntryKind::kernel_template;
-      if (declarations_only && !declaration) continue;
-      const std::string value(entry.value);
-      switch (entry.kind) {
-        case format::CarriedEntryKind::source:
-          unit.inputs.program = value;
-          unit.inputs.source_hash = reader.source_text(entry.text).content_hash;
-          break;
-        case format::CarriedEntryKind::header:
-          unit.inputs.headers.push_back(CarriedFileRef{value, reader.source_text(entry.text).content_hash});
-          break;
-        case format::CarriedEntryKind::include_dir: unit.inputs.include_dirs.push_back(value); break;
-        case format::CarriedEntryKind::option: unit.inputs.options.push_back(value); break;
-        case format::CarriedEntryKind::link_option: unit.inputs.link_options.push_back(value); break;
-        case format::CarriedEntryKind::kernel_template: unit.kernel_templates.push_back(value); break;
-      }
-    }
-    units.push_back(std::move(unit));
-  }
+  for (std::uint32_t i = 0; i < reader.carried_unit_count(); ++i) units.push_back(carried_unit(reader, i, declarations_only));
   return units;
 }
 

@@ -24,6 +24,8 @@ struct CarriedUnit {
 // Every carried unit; with `declarations_only`, only what tells which kernels each can compile (its
 // program, kernels and NVRTC version: no header list, options or hashes), which a miss reads first.
 std::vector<CarriedUnit> carried_units(const format::PackageReader& reader, bool declarations_only = false);
+// The carried unit of record `record`, the same way.
+CarriedUnit carried_unit(const format::PackageReader& reader, std::uint32_t record, bool declarations_only = false);
 // Whether the package carries any source, and whether it carries unit `unit`'s (cheap: no decoding).
 bool carries_sources(const format::PackageReader& reader);
 bool carries_unit(const format::PackageReader& reader, std::uint32_t unit);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <charconv>
+#include <span>
 #include <filesystem>
 #include <string_view>
 
@@ -72,7 +73,10 @@ std::string carried_key(const CarriedInputs& inputs, const std::string& expressi
   h.add("program", inputs.program);
   h.add("source", hex64(inputs.source_hash));
   h.add("headers.count", std::to_string(inputs.headers.size()));
-  for (const CarriedFileRef& header : inputs.headers) h.add("header", header.path + "\n" + hex64(header.content_hash));
+  for (const CarriedFileRef& header : inputs.headers) {
+    h.add("header", header.path);
+    h.add("header.hash", std::as_bytes(std::span(&header.content_hash, 1)));
+  }
   add_list(h, "include_dir", inputs.include_dirs);
   add_list(h, "option", inputs.options);
   add_list(h, "link_option", inputs.link_options);

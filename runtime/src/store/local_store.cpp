@@ -61,10 +61,7 @@ bool older(const Entry& a, const Entry& b) {
 }  // namespace
 
 LocalStore::LocalStore(fs::path directory, std::uint64_t max_size)
-    : m_directory(std::move(directory)), m_max_size(max_size) {
-  // What killed writers left; those of live builds stay.
-  remove_stale_temporaries(m_directory / "tmp");
-}
+    : m_directory(std::move(directory)), m_max_size(max_size) {}
 
 std::string LocalStore::unwritable_reason() const {
   std::error_code ec;
@@ -109,6 +106,8 @@ void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
     publish_file(m_directory, m_directory / "CACHEDIR.TAG",
                  std::as_bytes(std::span(k_cachedir_tag.data(), k_cachedir_tag.size())));
   }
+  // What killed writers left (those of live writers stay), once per store that writes.
+  std::call_once(m_stale_removed, [this] { remove_stale_temporaries(m_directory / "tmp"); });
   const fs::path path = entry_path(key);
   struct stat old {};
   const bool replaced = stat(path.c_str(), &old) == 0;

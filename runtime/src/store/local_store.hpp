@@ -6,16 +6,19 @@
 //   <dir>/stats, stats.lock   counters and the store's size (stats_file.hpp)
 //
 // Publication is atomic (a temporary file renamed over the entry), so readers see a whole entry or
-// none; a writer that is killed leaves only its temporary file, which the next store opened on the
-// directory removes once its owner is gone (its pid runs nothing and its flock is free). A hit sets
-// the entry's modification time: eviction removes the least recently used entries first, when a put
-// takes the store over its maximum size (down to 90% of it) or on `kiln cache trim`.
+// none; a writer that is killed leaves only its temporary file, which the next store to write to the
+// directory (its first put, or trim) removes once its owner is gone (its pid runs nothing and its
+// flock is free): a process that only reads, as a run-time cache hit does, never lists tmp/. A hit
+// sets the entry's modification time (when it is older than a minute): eviction removes the least
+// recently used entries first, when a put takes the store over its maximum size (down to 90% of it)
+// or on `kiln cache trim`.
 #pragma once
 
 #include "store/store.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <string>
 
 namespace kiln::store {
@@ -54,6 +57,7 @@ public:
 private:
   std::filesystem::path m_directory;
   std::uint64_t m_max_size;
+  std::once_flag m_stale_removed;   // by the first put
 };
 
 }  // namespace kiln::store
