@@ -126,7 +126,14 @@ TEST_F(ProgramKeyTest, AChangeAmongHundredsOfHeadersIsFoundWhereverItIs) {
   }
   const std::vector<HeaderRecord> records = locate_headers(r, names);
   ASSERT_EQ(records.size(), 702u);
+  const auto open_descriptors = [] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  const std::size_t descriptors = open_descriptors();
   EXPECT_TRUE(headers_unchanged(r, records));
+  EXPECT_EQ(open_descriptors(), descriptors) << "every directory the check opened is closed";
   for (const int changed : {0, 351, 699}) {
     const fs::path header = m_root / "project" / "include" / ("dir" + std::to_string(changed % 37)) /
                             ("h" + std::to_string(changed) + ".cuh");
