@@ -97,8 +97,9 @@ bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::s
 bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records) {
   std::vector<HeaderFile> files;
   if (!locate(request, records, files)) return false;
-  std::stable_sort(files.begin(), files.end(),
-                   [](const HeaderFile& a, const HeaderFile& b) { return a.directory < b.directory; });
+  std::sort(files.begin(), files.end(), [](const HeaderFile& a, const HeaderFile& b) {
+    return a.directory != b.directory ? a.directory < b.directory : a.name < b.name;
+  });
   std::atomic<bool> failed{false};
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t wanted = std::min<std::size_t>({files.size() / k_headers_per_thread, hardware, k_max_threads});
