@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <system_error>
 #include <thread>
 
 namespace kiln::rtc {
@@ -116,8 +115,9 @@ bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRe
         if (!check_range(files, begin, end, failed)) failed = true;
       });
     }
-  } catch (const std::system_error&) {
-    // No more threads to be had: the calling thread checks what no helper took.
+  } catch (...) {
+    // No more threads to be had (or no memory for one): the calling thread checks what no helper
+    // took, and the helpers already started are joined below either way.
     if (!check_range(files, begin, files.size(), failed)) failed = true;
   }
   if (!check_range(files, 0, std::min(files.size(), per_thread), failed)) failed = true;
