@@ -131,6 +131,29 @@ TEST_F(ProgramCompileTest, ACopyOfTheProjectElsewhereHits) {
   EXPECT_EQ(m_compiler->compiles, 1);
 }
 
+// The store checksums its entries, so a damaged record would have to be written whole; one that
+// is a header record by its first line but does not decode is still a miss, compiled and replaced.
+TEST_F(ProgramCompileTest, AHeaderRecordThatDoesNotDecodeIsAMissAndIsReplaced) {
+  {
+    CompiledCache cache(on_disk());
+    RuntimeCompiler compiler(CompilerSettings{}, cache);
+    ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
+  }
+  const std::string request_key = program_request_key(request(m_root / "project"), "sm_90", CompilerIdentity{"13.0", "13.0"});
+  store::LocalStore store(m_root / "cache", 0);
+  ASSERT_TRUE(store.get(request_key)) << "the record is stored under the request's key";
+  store.put(request_key, bytes_of("kiln-headers 2\nnot a record\n"));
+
+  CompiledCache second(on_disk());
+  CompileOutcome recompiled = RuntimeCompiler(CompilerSettings{}, second).program(request(m_root / "project"), "sm_90");
+  ASSERT_EQ(recompiled.failure, Failure::none) << recompiled.message;
+  EXPECT_EQ(recompiled.source, Source::produced);
+  EXPECT_EQ(m_compiler->compiles, 2);
+  CompiledCache third(on_disk());
+  EXPECT_EQ(RuntimeCompiler(CompilerSettings{}, third).program(request(m_root / "project"), "sm_90").source,
+            Source::disk) << "the record was replaced";
+}
+
 TEST_F(ProgramCompileTest, AnotherTargetIsAnotherCompile) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);

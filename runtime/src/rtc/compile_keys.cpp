@@ -30,13 +30,6 @@ void add_list(Hasher& h, const std::string& tag, const std::vector<std::string>&
   for (const std::string& v : values) h.add(tag, v);
 }
 
-std::string hex64(std::uint64_t value) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string text(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 0xf];
-  return text;
-}
-
 // A path made absolute and normal, for comparing where NVRTC found a file with the directories asked.
 fs::path normal(const fs::path& path) {
   std::error_code ec;
@@ -56,7 +49,7 @@ bool stamp_of(const fs::path& path, std::uint64_t& size, std::int64_t& mtime_ns)
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
   size = static_cast<std::uint64_t>(st.st_size);
-  mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  mtime_ns = modification_time_ns(st);
   return true;
 }
 

@@ -1,8 +1,14 @@
 #include "rtc/compiled_cache.hpp"
 
 #include <cstdio>
+#include <span>
 
 namespace kiln::rtc {
+
+Bytes bytes_of(std::string_view text) {
+  const auto bytes = std::as_bytes(std::span(text.data(), text.size()));
+  return Bytes(bytes.begin(), bytes.end());
+}
 
 // One compile in progress: the threads that miss the same key wait on it.
 struct CompiledCache::Flight {

@@ -30,6 +30,8 @@
 namespace kiln::rtc {
 
 using Bytes = std::vector<std::byte>;
+// The characters of `text` as bytes, for storing a text record.
+Bytes bytes_of(std::string_view text);
 using SharedBytes = std::shared_ptr<const Bytes>;
 
 // What the runtime's caches did in this process (kiln_cache_get_stats).

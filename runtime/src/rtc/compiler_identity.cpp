@@ -2,6 +2,7 @@
 // loaded last time (compiler_access.hpp).
 #include "rtc/compiled_cache.hpp"
 #include "rtc/compiler_access.hpp"
+#include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
 #include "jit/compiler_loader.hpp"
@@ -38,13 +39,7 @@ std::string stamp(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
   return std::to_string(st.st_size) + " " +
-         std::to_string(static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
-}
-
-Bytes bytes_of(const std::string& text) {
-  Bytes out(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) out[i] = static_cast<std::byte>(text[i]);
-  return out;
+         std::to_string(modification_time_ns(st));
 }
 
 // The memo's identity when every file it names is unchanged.

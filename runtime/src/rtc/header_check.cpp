@@ -6,6 +6,7 @@
 // has initialized CUDA (dozens of descriptors open, many threads), holding fifty would grow the
 // descriptor table, which waits for an RCU grace period (measured: 10-20 ms instead of 1).
 #include "rtc/compile_keys.hpp"
+#include "util/file_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -81,7 +82,7 @@ bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::s
     struct stat st {};
     if (fd != -1 && ::fstatat(fd, file.name.c_str(), &st, 0) == 0 &&
         static_cast<std::uint64_t>(st.st_size) == r.size &&
-        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec == r.mtime_ns) {
+        modification_time_ns(st) == r.mtime_ns) {
       continue;
     }
     // Touched or moved: the content decides (a touched file with the same bytes is the same header).

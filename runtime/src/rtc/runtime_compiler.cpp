@@ -49,12 +49,6 @@ bool is_header_record(const Bytes& bytes) {
                                                     [](char c, std::byte b) { return c == static_cast<char>(b); });
 }
 
-Bytes bytes_of(const std::string& text) {
-  Bytes out(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) out[i] = static_cast<std::byte>(text[i]);
-  return out;
-}
-
 }  // namespace
 
 CompilerSettings CompilerSettings::from_environment() {

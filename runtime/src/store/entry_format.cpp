@@ -1,22 +1,17 @@
 #include "store/entry_format.hpp"
 
+#include "util/hasher.hpp"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 namespace kiln::store {
 
 namespace {
-
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 std::uint64_t checksum(std::span<const std::byte> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 

@@ -15,6 +15,10 @@ namespace kiln {
 
 namespace fs = std::filesystem;
 
+std::int64_t modification_time_ns(const struct stat& status) {
+  return static_cast<std::int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
+}
+
 Result<std::vector<std::byte>> read_binary_file(const fs::path& path, struct stat* status) {
   // open, fstat, read: the run-time cache reads a few files on every hit, and a stream costs more
   // than the read itself for small ones.

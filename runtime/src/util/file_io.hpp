@@ -5,6 +5,7 @@
 #include "util/result.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -13,6 +14,9 @@
 struct stat;
 
 namespace kiln {
+
+// A stat's modification time in nanoseconds since the epoch (how caches stamp the files they trust).
+std::int64_t modification_time_ns(const struct stat& status);
 
 // A file's bytes; with `status`, also its fstat (size and times as read, for callers that judge them).
 Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path, struct stat* status = nullptr);

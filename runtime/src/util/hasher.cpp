@@ -4,17 +4,17 @@
 #include <xxhash.h>
 
 #include <cstdint>
-#include <cstdio>
 
 namespace kiln {
 
-namespace {
-
 std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 0xf];
   return text;
 }
+
+namespace {
 
 bool printable(std::string_view value) {
   if (value.size() > 200) return false;

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace kiln {
+
+// 16 lowercase hex digits: how keys and records spell a 64-bit hash.
+std::string hex64(std::uint64_t value);
 
 class Hasher {
 public:
