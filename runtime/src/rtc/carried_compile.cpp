@@ -1,6 +1,7 @@
 // RuntimeCompiler::package_kernel: a kernel a package lacks, compiled from the sources it carries,
 // with exactly the build's inputs: the files are written to a private directory laid out as the
-// build's tree, and NVRTC gets the build's options with the include directories moved there.
+// build's tree (source_tree.hpp: in memory where it can), and NVRTC gets the build's options with the
+// include directories moved there.
 #include "rtc/runtime_compiler.hpp"
 
 #include "rtc/carried_units.hpp"
@@ -26,16 +27,17 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
                               const std::string& target, std::string_view label, bool log,
                               const std::filesystem::path& cache_directory) {
   const CarriedUnit& unit = *candidate.unit;
-  Result<SourceTree> tree = SourceTree::create();
-  if (!tree) return tree.error();
-  CompileInput input;
+  std::vector<TreeFile> files;
+  files.reserve(unit.inputs.headers.size() + 1);
   for (std::size_t file = 0; file <= unit.inputs.headers.size(); ++file) {
     Result<std::string> text = carried_text(reader, unit, file);
     if (!text) return Error{std::string(label) + ": " + text.error().message};
-    const std::string& path = file == 0 ? unit.inputs.program : unit.inputs.headers[file - 1].path;
-    if (Status written = tree->write(path, *text); !written) return written.error();
-    if (file == 0) input.source = std::move(*text);   // NVRTC takes the source as text; the tree holds it too
+    files.push_back({file == 0 ? unit.inputs.program : unit.inputs.headers[file - 1].path, std::move(*text)});
   }
+  Result<SourceTree> tree = SourceTree::write(files);
+  if (!tree) return Error{std::string(label) + ": " + tree.error().message};
+  CompileInput input;
+  input.source = std::move(files.front().text);   // NVRTC takes the source as text; the tree holds it too
   input.name = tree->path_of(unit.inputs.program);
   for (const std::string& dir : unit.inputs.include_dirs) input.options.push_back("-I" + tree->path_of(dir));
   input.options.insert(input.options.end(), unit.inputs.options.begin(), unit.inputs.options.end());
