@@ -5,16 +5,20 @@
 
 find_package(PkgConfig REQUIRED)
 
-find_path(KILN_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
-find_library(KILN_ZSTD_STATIC NAMES libzstd.a REQUIRED)
-add_library(kiln_zstd INTERFACE)
-target_include_directories(kiln_zstd SYSTEM INTERFACE ${KILN_ZSTD_INCLUDE_DIR})
-target_link_libraries(kiln_zstd INTERFACE ${KILN_ZSTD_STATIC})
+if(WIN32)
+  include(KilnWindowsDependencies)
+else()
+  find_path(KILN_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
+  find_library(KILN_ZSTD_STATIC NAMES libzstd.a REQUIRED)
+  add_library(kiln_zstd INTERFACE)
+  target_include_directories(kiln_zstd SYSTEM INTERFACE ${KILN_ZSTD_INCLUDE_DIR})
+  target_link_libraries(kiln_zstd INTERFACE ${KILN_ZSTD_STATIC})
 
-# xxhash is used header-only (XXH_INLINE_ALL), so only its header is needed.
-find_path(KILN_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
-add_library(kiln_xxhash INTERFACE)
-target_include_directories(kiln_xxhash SYSTEM INTERFACE ${KILN_XXHASH_INCLUDE_DIR})
+  # xxhash is used header-only (XXH_INLINE_ALL), so only its header is needed.
+  find_path(KILN_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
+  add_library(kiln_xxhash INTERFACE)
+  target_include_directories(kiln_xxhash SYSTEM INTERFACE ${KILN_XXHASH_INCLUDE_DIR})
+endif()
 
 if(NOT KILN_RUNTIME_ONLY)
   find_package(tomlplusplus CONFIG QUIET)

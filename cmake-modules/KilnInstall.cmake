@@ -3,8 +3,8 @@
 #   bin/kiln                               the generator (not in runtime-only builds)
 #   include/kiln/kiln.h, launch.h, compile.h the C interface
 #   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp, program.hpp   the C++ interface (kiln.hpp includes the rest)
-#   lib/libkiln.so*
-#   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules
+#   lib/libkiln.so*                        (Windows: bin/kiln.dll, lib/libkiln.dll.a and lib/kiln.lib)
+#   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules (not on Windows)
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
@@ -20,14 +20,22 @@ include(CMakePackageConfigHelpers)
 set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 
 set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
+# Windows: kiln.dll in bin/, its MinGW import library libkiln.dll.a and MSVC's kiln.lib in lib/.
 install(TARGETS kiln_runtime EXPORT KilnTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The static runtime for extension modules (one archive, zstd included: see runtime/src/api).
-set_target_properties(kiln_runtime_static PROPERTIES EXPORT_NAME runtime_static)
-install(TARGETS kiln_runtime_static EXPORT KilnTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(WIN32)
+  install(FILES $<TARGET_FILE_DIR:kiln_runtime>/kiln.lib DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+if(TARGET kiln_runtime_static)
+  # The static runtime for extension modules (one archive, zstd included: see runtime/src/api).
+  set_target_properties(kiln_runtime_static PROPERTIES EXPORT_NAME runtime_static)
+  install(TARGETS kiln_runtime_static EXPORT KilnTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 set(kiln_public_headers kiln.h launch.h compile.h kiln.hpp error.hpp kernel.hpp name_of.hpp program.hpp)
 list(TRANSFORM kiln_public_headers PREPEND ${PROJECT_SOURCE_DIR}/runtime/include/kiln/)
 install(FILES ${kiln_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs what Kiln needs beyond a Debian 12 machine with g++, CMake, Ninja, GoogleTest and the CUDA 13
 # toolkit at /usr/local/cuda. Idempotent: does nothing when everything is present.
+# The Windows runtime (cross-built, its tests under Wine) needs the MinGW-w64 cross compiler, Wine and
+# zstd's source, which Debian ships only as its source package: that is unpacked into .deps/zstd.
 # Python tools (scikit-build-core to build wheels, pytest and numpy for the binding's tests, pybind11 for the
 # extension-module consumer test) go into .venv at the top of the tree, never into the system Python
 # (Debian marks it externally managed).
@@ -8,7 +10,7 @@ set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
-          python3 python3-venv python3-dev binutils"
+          python3 python3-venv python3-dev binutils g++-mingw-w64-x86-64-posix wine64"
 
 missing=""
 for p in $packages; do
@@ -28,8 +30,35 @@ if [ ! -f /usr/local/cuda/include/nvrtc.h ] && [ -z "${CUDA_PATH:-}" ]; then
   exit 1
 fi
 
+# zstd's source for the Windows build: Debian's source package of the libzstd-dev installed above
+# (the same version the Linux build links), fetched with a deb-src list of its own so that the
+# machine's apt configuration is left as it is.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+zstd_dir="$root/.deps/zstd"
+if [ ! -f "$zstd_dir/lib/zstd.h" ]; then
+  echo "install-deps: fetching zstd's Debian source package into $zstd_dir"
+  work=$(mktemp -d)
+  chmod 755 "$work"   # apt downloads as its own user, _apt
+  mkdir -p "$work/lists/partial" "$work/sources"
+  printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: bookworm bookworm-updates" \
+    "Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" > "$work/sources/debian-source.sources"
+  apt_source="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$work/sources -o Dir::State::Lists=$work/lists"
+  # shellcheck disable=SC2086
+  apt-get $apt_source update -qq
+  version=$(dpkg-query -W -f='${Version}' libzstd-dev)
+  # shellcheck disable=SC2086
+  (cd "$work" && apt-get $apt_source source --download-only -qq "libzstd=$version")
+  for archive in "$work"/libzstd_*.orig.tar.*; do
+    case $archive in *.asc) ;; *) tar -xf "$archive" -C "$work" ;; esac
+  done
+  mkdir -p "$root/.deps"
+  rm -rf "$zstd_dir"
+  mv "$work"/zstd-*/ "$zstd_dir"
+  rm -rf "$work"
+fi
+
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
-venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+venv="$root/.venv"
 # pip 23.1 added `pip wheel -C`, the short --config-settings that docs/python.md uses.
 python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11" 2>/dev/null; then

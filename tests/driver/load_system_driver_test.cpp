@@ -2,11 +2,12 @@
 // toolkit's stub, a driver older than 12.0, a driver missing an entry point, cuInit failing. The fake
 // drivers built beside this test stand in for real ones past dlopen.
 #include "driver/driver_api.hpp"
+#include "platform/library.hpp"
 #include "test_support.hpp"
 
-#include <dlfcn.h>
-#include <unistd.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 namespace kiln::driver {
 namespace {
@@ -15,10 +16,21 @@ using test::contains;
 using test::ScopedEnv;
 
 bool system_has_libcuda() {
-  void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (handle != nullptr) dlclose(handle);
+  std::string error;
+  void* handle = platform::open_system_library(platform::driver_library_name(), error);
+  platform::close_library(handle);
   return handle != nullptr;
 }
+
+// A fake driver's path as the loader reports the file it loaded (Windows: with '\\').
+std::string as_loaded(const char* path) { return std::filesystem::path(path).make_preferred().string(); }
+
+// What the system says of a library file that does not exist.
+#if defined(_WIN32)
+constexpr const char* k_no_such_file = "(error 126)";   // ERROR_MOD_NOT_FOUND, in any language
+#else
+constexpr const char* k_no_such_file = "No such file";   // dlerror's reason
+#endif
 
 TEST(LoadSystemDriver, MissingLibraryIsNoLibraryAndNamesThePath) {
   ScopedEnv env("KILN_LIBCUDA", "/nonexistent/kiln/libcuda.so.1");
@@ -27,28 +39,49 @@ TEST(LoadSystemDriver, MissingLibraryIsNoLibraryAndNamesThePath) {
   EXPECT_EQ(load.driver, nullptr);
   EXPECT_TRUE(contains(load.message, "no NVIDIA driver: /nonexistent/kiln/libcuda.so.1 cannot be opened"));
   EXPECT_TRUE(contains(load.message, "KILN_LIBCUDA"));
-  EXPECT_TRUE(contains(load.message, "No such file"));  // dlerror's reason
+  EXPECT_TRUE(contains(load.message, k_no_such_file));
 }
 
-TEST(LoadSystemDriver, DefaultIsLibcudaSo1AndAbsentHere) {
-  if (system_has_libcuda()) GTEST_SKIP() << "this machine has a libcuda.so.1";
+TEST(LoadSystemDriver, DefaultIsTheSystemsDriverAndAbsentHere) {
+  if (system_has_libcuda()) GTEST_SKIP() << "this machine has a " << platform::driver_library_name();
   ScopedEnv env("KILN_LIBCUDA", nullptr);
   const DriverLoad load = load_system_driver();
   EXPECT_EQ(load.failure, DriverLoadFailure::no_library);
-  EXPECT_TRUE(contains(load.message, "no NVIDIA driver: libcuda.so.1 cannot be opened: "));
+  EXPECT_TRUE(contains(load.message, std::string("no NVIDIA driver: ") + platform::driver_library_name() +
+                                         " cannot be opened: "));
+#if defined(_WIN32)
+  EXPECT_TRUE(contains(load.message, "(looked in System32 only)")) << "never the program's directory or PATH";
+#endif
 }
 
 TEST(LoadSystemDriver, EmptyOverrideMeansTheDefault) {
-  if (system_has_libcuda()) GTEST_SKIP() << "this machine has a libcuda.so.1";
+  if (system_has_libcuda()) GTEST_SKIP() << "this machine has a " << platform::driver_library_name();
   ScopedEnv env("KILN_LIBCUDA", "");  // dlopen("") would return the program itself
   const DriverLoad load = load_system_driver();
   EXPECT_EQ(load.failure, DriverLoadFailure::no_library);
-  EXPECT_TRUE(contains(load.message, "libcuda.so.1 cannot be opened"));
+  EXPECT_TRUE(contains(load.message, std::string(platform::driver_library_name()) + " cannot be opened"));
 }
+
+#if defined(_WIN32)
+TEST(LoadSystemDriver, ADriverBesideTheProgramIsNeverTaken) {
+  // nvcuda.dll comes from System32 only: a copy of the (fake) driver in the program's directory or
+  // on PATH, where a planted DLL would be, is not loaded. (The fake is not named nvcuda.dll where it
+  // is built: once loaded, a module of that name would be what any later load by name returns.)
+  if (system_has_libcuda()) GTEST_SKIP() << "this machine has an nvcuda.dll";
+  const std::filesystem::path beside = test::own_program().parent_path() / "nvcuda.dll";
+  std::filesystem::remove(beside);
+  std::filesystem::copy_file(KILN_TEST_FAKE_LIBCUDA, beside);
+  ScopedEnv env("KILN_LIBCUDA", nullptr);
+  ScopedEnv path("PATH", (test::own_program().parent_path().string() + ";" + std::getenv("PATH")).c_str());
+  const DriverLoad load = load_system_driver();
+  EXPECT_EQ(load.failure, DriverLoadFailure::no_library) << load.message;
+  std::filesystem::remove(beside);
+}
+#endif
 
 TEST(LoadSystemDriver, ToolkitStubIsStubLibrary) {
 #ifdef KILN_TEST_STUB_LIBCUDA
-  if (access(KILN_TEST_STUB_LIBCUDA, R_OK) != 0) GTEST_SKIP() << KILN_TEST_STUB_LIBCUDA " is gone";
+  if (!std::filesystem::exists(KILN_TEST_STUB_LIBCUDA)) GTEST_SKIP() << KILN_TEST_STUB_LIBCUDA " is gone";
   ScopedEnv env("KILN_LIBCUDA", KILN_TEST_STUB_LIBCUDA);
   const DriverLoad load = load_system_driver();
   EXPECT_EQ(load.failure, DriverLoadFailure::stub_library);
@@ -64,7 +97,7 @@ TEST(LoadSystemDriver, DriverWithoutGetProcAddressV2IsTooOld) {
   ScopedEnv env("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA_11);
   const DriverLoad load = load_system_driver();
   EXPECT_EQ(load.failure, DriverLoadFailure::too_old);
-  EXPECT_TRUE(contains(load.message, "the NVIDIA driver is older than CUDA 12.0 (" KILN_TEST_FAKE_LIBCUDA_11));
+  EXPECT_TRUE(contains(load.message, "the NVIDIA driver is older than CUDA 12.0 (" + as_loaded(KILN_TEST_FAKE_LIBCUDA_11)));
 }
 
 TEST(LoadSystemDriver, FakeDriverLoadsWithTheAbiVersionsOfCudaTypedefs) {
@@ -73,7 +106,7 @@ TEST(LoadSystemDriver, FakeDriverLoadsWithTheAbiVersionsOfCudaTypedefs) {
   const DriverLoad load = load_system_driver();
   ASSERT_EQ(load.failure, DriverLoadFailure::none) << load.message;
   ASSERT_NE(load.driver, nullptr);
-  EXPECT_TRUE(contains(load.message, KILN_TEST_FAKE_LIBCUDA));
+  EXPECT_TRUE(contains(load.message, as_loaded(KILN_TEST_FAKE_LIBCUDA)));
 }
 
 TEST(LoadSystemDriver, MissingEntryPointIsTooOldAndNamed) {
@@ -98,7 +131,7 @@ TEST(LoadSystemDriver, StubAnswerFromGetProcAddressIsStubLibrary) {
   ScopedEnv stub("KILN_FAKE_PROC_RESULT", "34");
   const DriverLoad load = load_system_driver();
   EXPECT_EQ(load.failure, DriverLoadFailure::stub_library);
-  EXPECT_TRUE(contains(load.message, "stub libcuda.so was found (" KILN_TEST_FAKE_LIBCUDA ")"));
+  EXPECT_TRUE(contains(load.message, "stub libcuda.so was found (" + as_loaded(KILN_TEST_FAKE_LIBCUDA) + ")"));
 }
 
 TEST(LoadSystemDriver, StubAnswerFromInitIsStubLibrary) {
@@ -117,12 +150,15 @@ TEST(LoadSystemDriver, NoDeviceIsInitFailedWithTheErrorName) {
   EXPECT_EQ(load.failure, DriverLoadFailure::init_failed);
   EXPECT_EQ(load.init_result, k_cuda_error_no_device);
   EXPECT_EQ(load.driver, nullptr);
-  EXPECT_EQ(load.message, "no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE, " KILN_TEST_FAKE_LIBCUDA ")");
+  EXPECT_EQ(load.message, "no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE, " + as_loaded(KILN_TEST_FAKE_LIBCUDA) + ")");
 }
 
 TEST(LoadSystemDriver, NoDeviceMentionsCudaVisibleDevices) {
   ScopedEnv env("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
   ScopedEnv no_device("KILN_FAKE_INIT_RESULT", "100");
+#if defined(_WIN32)
+  GTEST_SKIP() << "Windows' C runtime holds no empty variable: setting one to \"\" unsets it";
+#endif
   ScopedEnv visible("CUDA_VISIBLE_DEVICES", "");
   const DriverLoad load = load_system_driver();
   EXPECT_TRUE(contains(load.message, "CUDA_VISIBLE_DEVICES is \"\""));

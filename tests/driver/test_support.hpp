@@ -1,6 +1,7 @@
 // Helpers for the driver tests: environment variables scoped to a test, and substring checks.
 #pragma once
 
+#include "test_process.hpp"
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -16,16 +17,16 @@ public:
   ScopedEnv(const char* name, const char* value) : m_name(name) {
     if (const char* old = std::getenv(name)) m_old = old;
     if (value != nullptr) {
-      setenv(name, value, 1);
+      kiln::test::set_variable(name, value);
     } else {
-      unsetenv(name);
+      kiln::test::unset_variable(name);
     }
   }
   ~ScopedEnv() {
     if (m_old) {
-      setenv(m_name.c_str(), m_old->c_str(), 1);
+      kiln::test::set_variable(m_name.c_str(), m_old->c_str());
     } else {
-      unsetenv(m_name.c_str());
+      kiln::test::unset_variable(m_name.c_str());
     }
   }
   ScopedEnv(const ScopedEnv&) = delete;

@@ -3,6 +3,8 @@
 // next, memory only where it is a tmpfs with room, and trees killed processes left are removed.
 #include "rtc/source_tree.hpp"
 
+#include "platform/files.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/vfs.h>
@@ -105,8 +107,14 @@ TEST_F(SourceTreeTest, ATreeAKilledProcessLeftIsRemovedByTheNextOneAndLiveOrNewT
   const auto two_minutes_ago = fs::file_time_type::clock::now() - std::chrono::minutes(2);
   fs::create_directories(m_dir / "kiln-rtc-abandoned/include");
   std::ofstream(m_dir / "kiln-rtc-abandoned/include/a.h") << "x";
+  std::ofstream(m_dir / "kiln-rtc-abandoned/.kiln-rtc.lock");   // its owner was killed: nobody holds it
   fs::last_write_time(m_dir / "kiln-rtc-abandoned", two_minutes_ago);
-  fs::create_directories(m_dir / "kiln-rtc-justmade");   // unlocked, but its owner may not have locked it yet
+  fs::create_directories(m_dir / "kiln-rtc-justmade");   // no lock yet: its owner may be about to make it
+  fs::create_directories(m_dir / "kiln-rtc-oldbutnotempty/x");   // old, no lock file, not empty: not ours
+  std::ofstream(m_dir / "kiln-rtc-oldbutnotempty/x/y.h") << "y";
+  fs::last_write_time(m_dir / "kiln-rtc-oldbutnotempty", two_minutes_ago);
+  fs::create_directories(m_dir / "kiln-rtc-emptyold");   // killed before it made its lock file
+  fs::last_write_time(m_dir / "kiln-rtc-emptyold", two_minutes_ago);
   fs::create_directories(m_dir / "not-kiln-old");
   fs::last_write_time(m_dir / "not-kiln-old", two_minutes_ago);
 
@@ -117,7 +125,9 @@ TEST_F(SourceTreeTest, ATreeAKilledProcessLeftIsRemovedByTheNextOneAndLiveOrNewT
   Result<SourceTree> next = SourceTree::write(k_files, {m_dir});
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_FALSE(fs::exists(m_dir / "kiln-rtc-abandoned"));
+  EXPECT_FALSE(fs::exists(m_dir / "kiln-rtc-emptyold"));
   EXPECT_TRUE(fs::exists(m_dir / "kiln-rtc-justmade"));
+  EXPECT_TRUE(fs::exists(m_dir / "kiln-rtc-oldbutnotempty/x/y.h"));
   EXPECT_TRUE(fs::exists(m_dir / "not-kiln-old"));
   EXPECT_EQ(read_text(live->root() / "kernels/op.cuh"), "#pragma once\n");
 }
@@ -125,14 +135,14 @@ TEST_F(SourceTreeTest, ATreeAKilledProcessLeftIsRemovedByTheNextOneAndLiveOrNewT
 TEST(TreePlaces, TmpdirWhenSetElseMemoryWithRoomElseTmp) {
   EXPECT_EQ(tree_places(1, "/scratch/me", "/dev/shm"), std::vector<fs::path>{"/scratch/me"});
   // Not a tmpfs, or one too small for the tree: not a place.
-  EXPECT_FALSE(memory_backed_with_room("/proc", 1));
-  EXPECT_FALSE(memory_backed_with_room("/no/such/directory", 1));
+  EXPECT_FALSE(platform::memory_backed_with_room("/proc", 1));
+  EXPECT_FALSE(platform::memory_backed_with_room("/no/such/directory", 1));
   EXPECT_EQ(tree_places(1ull << 60, "", "/proc"), std::vector<fs::path>{"/tmp"});
   EXPECT_EQ(tree_places(1ull << 60, nullptr, nullptr), std::vector<fs::path>{"/tmp"});
 
   struct statfs kind {};
   if (statfs("/dev/shm", &kind) != 0 || static_cast<long>(kind.f_type) != 0x01021994 ||
-      !memory_backed_with_room("/dev/shm", 1)) {
+      !platform::memory_backed_with_room("/dev/shm", 1)) {
     GTEST_SKIP() << "this machine has no writable tmpfs at /dev/shm with 16 MiB free";
   }
   EXPECT_EQ(tree_places(1 << 20, nullptr, nullptr), (std::vector<fs::path>{"/dev/shm", "/tmp"}));

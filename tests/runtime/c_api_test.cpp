@@ -1,6 +1,7 @@
 // The C ABI itself: NULL handling, statuses, the version, last errors, open_file on every kind of
 // bad file, and a package without a driver.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include "core/driver_access.hpp"
 
@@ -169,13 +170,13 @@ protected:
   }
   kiln_status open_status(const fs::path& path) {
     kiln_package* package = nullptr;
-    const kiln_status status = kiln_package_open_file(path.c_str(), &package);
+    const kiln_status status = kiln_package_open_file(path.string().c_str(), &package);
     kiln_package_destroy(package);
     return status;
   }
   void SetUp() override {
     RuntimeTest::SetUp();
-    m_dir = fs::path(::testing::TempDir()) / ("kiln_open_file_" + std::to_string(::getpid()));
+    m_dir = fs::path(::testing::TempDir()) / ("kiln_open_file_" + std::to_string(kiln::test::process_id()));
     fs::create_directories(m_dir);
   }
   void TearDown() override {

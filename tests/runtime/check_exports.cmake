@@ -1,5 +1,7 @@
-# The shared runtime exports the C ABI and nothing else, and needs no CUDA library at load time.
-# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADERS=<kiln.h;launch.h;compile.h> -P check_exports.cmake
+# The shared runtime exports the C ABI and nothing else, and needs no CUDA library at load time; the
+# export list kiln.dll is linked with (kiln.def, and the MSVC import library made from it) names
+# exactly the same functions.
+# Usage: cmake -DLIBRARY=<libkiln.so> -DHEADERS=<kiln.h;launch.h;compile.h> -DDEF=<kiln.def> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.25)  # IN_LIST
 execute_process(COMMAND nm -D --defined-only "${LIBRARY}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -42,6 +44,29 @@ if(declared EQUAL 0)
   message(FATAL_ERROR "check_exports: no KILN_API declaration found in ${HEADERS}")
 endif()
 
+# kiln.def: "EXPORTS" then one name per line.
+file(STRINGS "${DEF}" def_lines)
+set(in_def "")
+set(listing FALSE)
+foreach(line IN LISTS def_lines)
+  string(STRIP "${line}" line)
+  if(line STREQUAL "EXPORTS")
+    set(listing TRUE)
+  elseif(listing AND line MATCHES "^(kiln_[a-z_0-9]+)$")
+    list(APPEND in_def "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+foreach(name IN LISTS exported)
+  if(NOT name IN_LIST in_def)
+    message(FATAL_ERROR "check_exports: ${name} is exported by ${LIBRARY} but missing from ${DEF} (kiln.dll would lack it)")
+  endif()
+endforeach()
+foreach(name IN LISTS in_def)
+  if(NOT name IN_LIST exported)
+    message(FATAL_ERROR "check_exports: ${DEF} lists ${name}, which ${LIBRARY} does not export")
+  endif()
+endforeach()
+
 execute_process(COMMAND readelf -d "${LIBRARY}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check_exports: readelf failed on ${LIBRARY}")
@@ -53,4 +78,4 @@ foreach(entry IN LISTS needed)
   endif()
 endforeach()
 list(LENGTH exported count)
-message(STATUS "check_exports: ${count} kiln_* symbols (${declared} declared), no CUDA library needed")
+message(STATUS "check_exports: ${count} kiln_* symbols (${declared} declared, all in kiln.def), no CUDA library needed")

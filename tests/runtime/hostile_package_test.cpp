@@ -2,13 +2,13 @@
 // cannot read are refused before it sees them, a failed image stays failed, a zstd bomb is refused
 // at open, and a lookup's nearest-names search costs a bounded amount however many names there are.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include "package_fixture.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <sys/resource.h>
 
 namespace kiln::testing {
 namespace {
@@ -28,11 +28,7 @@ Bytes package_with_image(Bytes image, const char* target = "sm_90") {
   return format::write_package(contents, options).bytes;
 }
 
-long max_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
-}
+long max_rss_kib() { return kiln::test::peak_memory_kib(); }
 
 TEST_F(RuntimeTest, MalformedImagesNeverReachTheDriver) {
   Bytes far = format::testing::cubin_of("img", 90);

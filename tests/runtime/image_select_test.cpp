@@ -1,6 +1,7 @@
 // kiln_package_find_kernel and kiln_package_select_image*: which image is handed to another loader,
 // that it is the one kiln_package_get_kernel loads, and every way the calls fail.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include "core/driver_access.hpp"
 
@@ -256,7 +257,7 @@ TEST_F(RuntimeTest, ArchitecturesAndDriverVersionsOutOfRangeAreRefused) {
 }
 
 TEST_F(RuntimeTest, SelectImageHonorsKilnForceTarget) {
-  ::setenv("KILN_FORCE_TARGET", "ptx", 1);  // read when the package is opened
+  kiln::test::set_variable("KILN_FORCE_TARGET", "ptx");  // read when the package is opened
   kiln::Package package = open(single_kernel_package({"sm_80", "sm_90", "compute_80"}));
   const kiln::Image image = package.image("k");
   EXPECT_EQ(image.target, "compute_80");
@@ -264,7 +265,7 @@ TEST_F(RuntimeTest, SelectImageHonorsKilnForceTarget) {
   EXPECT_EQ(image.description, "PTX compute_80 (compiled by the driver for this device)");
   EXPECT_EQ(package.image_for_arch("k", 90).target, "compute_80");
 
-  ::setenv("KILN_FORCE_TARGET", "sm_100", 1);
+  kiln::test::set_variable("KILN_FORCE_TARGET", "sm_100");
   kiln::Package forced = open(single_kernel_package({"sm_80", "sm_90", "compute_80"}));
   EXPECT_THAT(error_of([&] { forced.image("k"); }, KILN_STATUS_NO_IMAGE_FOR_DEVICE),
               HasSubstr("KILN_FORCE_TARGET=sm_100 but ops.cu has no image for it"));
@@ -272,7 +273,7 @@ TEST_F(RuntimeTest, SelectImageHonorsKilnForceTarget) {
 }
 
 TEST_F(RuntimeTest, KilnLogWritesOneLinePerSelection) {
-  ::setenv("KILN_LOG", "1", 1);
+  kiln::test::set_variable("KILN_LOG", "1");
   kiln::Package package = open(single_kernel_package({"sm_80", "sm_90"}));
   ::testing::internal::CaptureStderr();
   package.image("k");

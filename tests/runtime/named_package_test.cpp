@@ -3,11 +3,10 @@
 // "Next to the calling module" is checked with named_probe, a shared library copied into a
 // temporary directory: packages beside it are found from it, and not from this program.
 #include "core/named_package.hpp"
+#include "platform/library.hpp"
+#include "platform/text.hpp"
 #include "runtime_fixture.hpp"
-
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include "test_process.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+
+// KILN_PACKAGE_PATH's separator on this system, and named_probe's file as built.
+const std::string k_sep(1, platform::path_list_separator());
+const fs::path k_probe_file = fs::path(KILN_TEST_NAMED_PROBE).filename();
 
 // A package with `kernels` kernels named k0, k1, ...: the count tells the tests which one opened.
 Bytes package_with(std::size_t kernels) {
@@ -31,15 +34,27 @@ class NamedPackage : public RuntimeTest {
 protected:
   void SetUp() override {
     RuntimeTest::SetUp();
-    ::unsetenv("KILN_PACKAGE_PATH");
-    std::string pattern = (fs::temp_directory_path() / "kiln-named-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    m_dir = pattern;
+    kiln::test::unset_variable("KILN_PACKAGE_PATH");
+    m_dir = fs::temp_directory_path() / ("kiln-named-" + std::to_string(kiln::test::process_id()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
   }
   void TearDown() override {
-    ::unsetenv("KILN_PACKAGE_PATH");
-    fs::remove_all(m_dir);
+    kiln::test::unset_variable("KILN_PACKAGE_PATH");
+    std::error_code ignored;   // Windows keeps a DLL's file while the library stays loaded
+    fs::remove_all(m_dir, ignored);
     RuntimeTest::TearDown();
+  }
+
+  // named_probe in `directory`, and on Windows the kiln.dll it imports beside it (a DLL's imports
+  // are found in its own directory first).
+  void copy_probe_to(const fs::path& directory) const {
+    fs::create_directories(directory);
+    fs::copy_file(KILN_TEST_NAMED_PROBE, directory / k_probe_file);
+#if defined(_WIN32)
+    fs::copy_file(KILN_TEST_KILN_DLL, directory / "kiln.dll");
+#endif
   }
 
   fs::path write(const fs::path& relative, const Bytes& bytes) const {
@@ -102,18 +117,18 @@ TEST_F(NamedPackage, EmbeddedPackagesOpenByNameInPlace) {
 TEST_F(NamedPackage, NotFoundListsEveryPlaceLooked) {
   const Bytes other = package_with(1);
   ASSERT_EQ(kiln_register_embedded("other", other.data(), other.size()), KILN_STATUS_SUCCESS);
-  ::setenv("KILN_PACKAGE_PATH", (m_dir.string() + "/a::" + m_dir.string() + "/b").c_str(), 1);
+  kiln::test::set_variable("KILN_PACKAGE_PATH", (m_dir / "a").string() + k_sep + k_sep + (m_dir / "b").string());
   kiln_status status = KILN_STATUS_SUCCESS;
   EXPECT_EQ(open_here("app", &status), 0u);
   EXPECT_EQ(status, KILN_STATUS_PACKAGE_NOT_FOUND);
   const std::string message = kiln_last_error();
-  const fs::path self = fs::canonical("/proc/self/exe");
+  const fs::path self = kiln::test::own_program();
   EXPECT_THAT(message, HasSubstr("no package 'app'; looked in: embedded packages (registered: other); "));
   EXPECT_THAT(message, HasSubstr((self.parent_path() / "app.kiln").string() + " (next to the calling module " +
                                  self.string() + "); "));
-  EXPECT_THAT(message, HasSubstr("KILN_PACKAGE_PATH: " + m_dir.string() + "/a/app.kiln, " + m_dir.string() +
-                                 "/b/app.kiln"));
-  ::unsetenv("KILN_PACKAGE_PATH");
+  EXPECT_THAT(message, HasSubstr("KILN_PACKAGE_PATH: " + (m_dir / "a" / "app.kiln").string() + ", " +
+                                 (m_dir / "b" / "app.kiln").string()));
+  kiln::test::unset_variable("KILN_PACKAGE_PATH");
   EXPECT_EQ(open_here("app", &status), 0u);
   EXPECT_THAT(kiln_last_error(), HasSubstr("KILN_PACKAGE_PATH (not set or empty)"));
   kiln_unregister_embedded("other", other.data());
@@ -122,33 +137,36 @@ TEST_F(NamedPackage, NotFoundListsEveryPlaceLooked) {
 TEST_F(NamedPackage, PackagePathDirectoriesAreSearchedInOrder) {
   write("b/app.kiln", package_with(2));
   write("c/app.kiln", package_with(3));
-  ::setenv("KILN_PACKAGE_PATH", (m_dir.string() + "/a:" + m_dir.string() + "/b:" + m_dir.string() + "/c").c_str(), 1);
+  kiln::test::set_variable("KILN_PACKAGE_PATH",
+                           (m_dir / "a").string() + k_sep + (m_dir / "b").string() + k_sep + (m_dir / "c").string());
   EXPECT_EQ(open_here("app"), 2u);
-  EXPECT_EQ(core::split_package_path(":x::y/z:"), (std::vector<std::string>{"x", "y/z"}));
+  EXPECT_EQ(core::split_package_path(k_sep + "x" + k_sep + k_sep + "y/z" + k_sep), (std::vector<std::string>{"x", "y/z"}));
 }
 
 TEST_F(NamedPackage, ADamagedFileIsReportedNotSkipped) {
   write("a/app.kiln", Bytes(100, std::byte{0x42}));
   write("b/app.kiln", package_with(1));
-  ::setenv("KILN_PACKAGE_PATH", (m_dir.string() + "/a:" + m_dir.string() + "/b").c_str(), 1);
+  kiln::test::set_variable("KILN_PACKAGE_PATH", (m_dir / "a").string() + k_sep + (m_dir / "b").string());
   kiln_status status = KILN_STATUS_SUCCESS;
   EXPECT_EQ(open_here("app", &status), 0u);
   EXPECT_EQ(status, KILN_STATUS_NOT_A_PACKAGE);
 }
 
-// named_probe, loaded from a copy in the test's directory; its calls go through libkiln.so.
+// named_probe, loaded from a copy in the test's directory; its calls go through libkiln.so (kiln.dll).
 class Probe {
 public:
-  explicit Probe(const fs::path& library) : m_handle(::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-    if (!m_handle) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+  explicit Probe(const fs::path& library) {
+    std::string error;
+    m_handle = platform::open_library(platform::utf8_of(library), error);
+    if (!m_handle) throw std::runtime_error("cannot load " + library.string() + ": " + error);
   }
-  ~Probe() { ::dlclose(m_handle); }
+  ~Probe() { platform::close_library(m_handle); }
   Probe(const Probe&) = delete;
   Probe& operator=(const Probe&) = delete;
 
   template <class Function>
   Function* get(const char* name) const {
-    void* symbol = ::dlsym(m_handle, name);
+    void* symbol = platform::library_symbol(m_handle, name);
     if (!symbol) throw std::runtime_error(std::string("dlsym ") + name);
     return reinterpret_cast<Function*>(symbol);
   }
@@ -165,12 +183,12 @@ private:
 
 TEST_F(NamedPackage, LooksNextToTheCallingLibraryThenThePackagePath) {
   fs::create_directories(m_dir / "lib");
-  fs::copy_file(KILN_TEST_NAMED_PROBE, m_dir / "lib/libnamed_probe.so");
+  copy_probe_to(m_dir / "lib");
   write("lib/beside.kiln", package_with(2));
   write("path/beside.kiln", package_with(3));
   write("path/elsewhere.kiln", package_with(3));
-  ::setenv("KILN_PACKAGE_PATH", (m_dir / "path").c_str(), 1);
-  const Probe probe(m_dir / "lib/libnamed_probe.so");
+  kiln::test::set_variable("KILN_PACKAGE_PATH", (m_dir / "path").string());
+  const Probe probe(m_dir / "lib" / k_probe_file);
 
   EXPECT_EQ(probe.open("beside"), 2u);  // next to the library wins over KILN_PACKAGE_PATH
   EXPECT_EQ(probe.get<std::size_t(const char*)>("named_probe_open_cpp")("beside"), 2u);
@@ -181,15 +199,15 @@ TEST_F(NamedPackage, LooksNextToTheCallingLibraryThenThePackagePath) {
   EXPECT_EQ(probe.open("absent", &status), 0u);
   EXPECT_EQ(status, KILN_STATUS_PACKAGE_NOT_FOUND);
   const std::string message = probe.get<const char*()>("named_probe_last_error")();
-  EXPECT_THAT(message, HasSubstr(fs::canonical(m_dir / "lib").string() + "/absent.kiln (next to the calling module " +
-                                 fs::canonical(m_dir / "lib/libnamed_probe.so").string() + ")"));
+  EXPECT_THAT(message, HasSubstr((fs::canonical(m_dir / "lib") / "absent.kiln").string() + " (next to the calling module " +
+                                 fs::canonical(m_dir / "lib" / k_probe_file).string() + ")"));
 }
 
 TEST_F(NamedPackage, EmbeddedComesBeforeTheFileNextToTheModule) {
   fs::create_directories(m_dir / "lib");
-  fs::copy_file(KILN_TEST_NAMED_PROBE, m_dir / "lib/libnamed_probe.so");
+  copy_probe_to(m_dir / "lib");
   write("lib/both.kiln", package_with(2));
-  const Probe probe(m_dir / "lib/libnamed_probe.so");
+  const Probe probe(m_dir / "lib" / k_probe_file);
   const Bytes embedded = package_with(1);
   using Register = kiln_status(const char*, const void*, std::size_t);
   ASSERT_EQ(probe.get<Register>("named_probe_register")("both", embedded.data(), embedded.size()), KILN_STATUS_SUCCESS);

@@ -2,6 +2,7 @@
 // does): the runtime must neither crash (a mapped file gives SIGBUS) nor serve the new file's images
 // under the old index. Either the old images or an error naming the file.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,7 @@ class PackageChanges : public RuntimeTest {
 protected:
   void SetUp() override {
     RuntimeTest::SetUp();
-    m_path = fs::temp_directory_path() / ("kiln_changes_" + std::to_string(::getpid()) + ".kiln");
+    m_path = fs::temp_directory_path() / ("kiln_changes_" + std::to_string(kiln::test::process_id()) + ".kiln");
   }
   void TearDown() override {
     fs::remove(m_path);
@@ -40,7 +41,7 @@ protected:
 
 TEST_F(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
   write(package_for("a.cu"));
-  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   fs::resize_file(m_path, 100);
   const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string()), std::string::npos) << message;
@@ -49,7 +50,7 @@ TEST_F(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
 
 TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
   write(package_for("a.cu"));
-  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   write(package_for("b.cu"));  // same size and layout: only the image bytes differ
   kiln_image image{};
   image.struct_size = sizeof image;
@@ -64,7 +65,7 @@ TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
 
 TEST_F(PackageChanges, ImagesReadBeforeAChangeStayValid) {
   write(package_for("a.cu"));
-  kiln::Package package = kiln::Package::open_file(m_path.c_str());
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   const kiln::Image before = package.image_for_arch("k", 90);
   fs::resize_file(m_path, 0);
   const kiln::Image after = package.image_for_arch("k", 90);

@@ -2,6 +2,7 @@
 // `#if __CUDA_ARCH__ >= 800`, or a toolkit kernel in a namespace versioned per SM. The runtime chooses
 // among the images that hold the kernel, and where none fits the device, says which targets do.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 namespace kiln::testing {
 namespace {
@@ -62,7 +63,7 @@ TEST_F(RuntimeTest, NoImageForTheDeviceHoldingTheKernelNamesTheTargetsThatDo) {
 }
 
 TEST_F(RuntimeTest, AForcedTargetThatLacksTheKernelSaysSo) {
-  ::setenv("KILN_FORCE_TARGET", "sm_75", 1);
+  kiln::test::set_variable("KILN_FORCE_TARGET", "sm_75");
   fake->devices = {FakeDevice{90, false}};
   kiln::Package package = open(guarded_package());
   const std::string message = failure_of(package, "new_only");

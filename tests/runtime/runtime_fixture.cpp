@@ -1,4 +1,5 @@
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include "package_fixture.hpp"
 
@@ -116,8 +117,8 @@ namespace {
 // process's cache reads KILN_CACHE_DIR on its first use, which comes after a SetUp.
 struct TestCacheDirectory {
   TestCacheDirectory() {
-    path = std::filesystem::temp_directory_path() / ("kiln-runtime-tests-" + std::to_string(::getpid()));
-    ::setenv("KILN_CACHE_DIR", path.c_str(), 1);
+    path = std::filesystem::temp_directory_path() / ("kiln-runtime-tests-" + std::to_string(kiln::test::process_id()));
+    kiln::test::set_variable("KILN_CACHE_DIR", path.string());
   }
   ~TestCacheDirectory() {
     std::error_code ignored;
@@ -129,23 +130,27 @@ struct TestCacheDirectory {
 }  // namespace
 
 std::string use_toolkit_compilers() {
+#if defined(_WIN32)
+  return "needs NVRTC and nvJitLink built for Windows (nvrtc64_130_0.dll), which the Linux machine that "
+         "runs these tests under Wine does not have";
+#endif
   if (!std::filesystem::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
     return "no NVRTC in /usr/local/cuda: the real-compiler tests need the toolkit";
-  ::setenv("CUDA_PATH", "/usr/local/cuda", 1);
+  kiln::test::set_variable("CUDA_PATH", "/usr/local/cuda");
   return {};
 }
 
 void RuntimeTest::SetUp() {
   static TestCacheDirectory cache_directory;
-  ::unsetenv("KILN_FORCE_TARGET");
-  ::unsetenv("KILN_LOG");
+  kiln::test::unset_variable("KILN_FORCE_TARGET");
+  kiln::test::unset_variable("KILN_LOG");
   core::set_driver_for_testing(fake);
 }
 
 void RuntimeTest::TearDown() {
   core::set_driver_for_testing(nullptr);
-  ::unsetenv("KILN_FORCE_TARGET");
-  ::unsetenv("KILN_LOG");
+  kiln::test::unset_variable("KILN_FORCE_TARGET");
+  kiln::test::unset_variable("KILN_LOG");
 }
 
 kiln::Package RuntimeTest::open(const Bytes& bytes, const char* label) {

@@ -1,6 +1,7 @@
 // Image selection through the runtime: the device the fake driver reports, the targets a package
 // holds, and the image the runtime actually hands to cuLibraryLoadData.
 #include "runtime_fixture.hpp"
+#include "test_process.hpp"
 
 #include <cstdlib>
 
@@ -115,7 +116,7 @@ class ForceTarget : public RuntimeTest, public ::testing::WithParamInterface<For
 
 TEST_P(ForceTarget, NarrowsTheChoice) {
   const Forced& f = GetParam();
-  ::setenv("KILN_FORCE_TARGET", f.force, 1);  // read when the package is opened
+  kiln::test::set_variable("KILN_FORCE_TARGET", f.force);  // read when the package is opened
   fake->devices = {FakeDevice{90, false}};
   kiln::Package package = open(single_kernel_package({"sm_80", "sm_90", "compute_80"}));
   if (f.expected.empty()) {
@@ -142,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Forced>& param) { return std::string(param.param.force); });
 
 TEST_F(RuntimeTest, ForcedSassWithOnlyPtxFindsNothing) {
-  ::setenv("KILN_FORCE_TARGET", "sass", 1);
+  kiln::test::set_variable("KILN_FORCE_TARGET", "sass");
   kiln::Package package = open(single_kernel_package({"compute_75"}));
   try {
     package.kernel("k");

@@ -35,11 +35,26 @@ TEST(SizeSpec, ErrorsNameTheVariableAndTheText) {
   }
 }
 
+// The variable that gives the user's cache directory on this system, set.
+#if defined(_WIN32)
+const std::pair<const char*, const char*> k_home{"LOCALAPPDATA", "C:\\l"};
+#else
+const std::pair<const char*, const char*> k_home{"HOME", "/h"};
+#endif
+
 TEST(CacheSettings, DirectoryFromFlagThenVariablesThenHome) {
+#if defined(_WIN32)
+  EXPECT_EQ(cache_settings("", table({{"LOCALAPPDATA", "C:\\Users\\u\\AppData\\Local"}}))->directory,
+            std::filesystem::path("C:\\Users\\u\\AppData\\Local\\kiln"));
+  EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}))->directory.empty())
+      << "Windows' cache is under LOCALAPPDATA, never HOME";
+  EXPECT_EQ(cache_settings("", table({{"LOCALAPPDATA", "C:\\l"}, {"KILN_CACHE_DIR", "D:\\k"}}))->directory, "D:\\k");
+#else
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}}))->directory, "/h/.cache/kiln");
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}))->directory, "/x/kiln");
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"KILN_CACHE_DIR", "/k"}}))->directory,
             "/k");
+#endif
   EXPECT_EQ(cache_settings("/f", table({{"KILN_CACHE_DIR", "/k"}}))->directory, "/f");
   const Result<CacheSettings> none = cache_settings("", table({}));
   ASSERT_TRUE(none);
@@ -47,16 +62,16 @@ TEST(CacheSettings, DirectoryFromFlagThenVariablesThenHome) {
 }
 
 TEST(CacheSettings, OnOffAndMaximumSize) {
-  EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}}))->enabled);
-  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}}))->max_size, k_default_max_size);
+  EXPECT_TRUE(cache_settings("", table({k_home}))->enabled);
+  EXPECT_EQ(cache_settings("", table({k_home}))->max_size, k_default_max_size);
   for (const char* off : {"0", "false", "no", "off"})
-    EXPECT_FALSE(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", off}}))->enabled) << off;
-  EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", "1"}}))->enabled);
-  const Result<CacheSettings> bad = cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE", "maybe"}}));
+    EXPECT_FALSE(cache_settings("", table({k_home, {"KILN_CACHE", off}}))->enabled) << off;
+  EXPECT_TRUE(cache_settings("", table({k_home, {"KILN_CACHE", "1"}}))->enabled);
+  const Result<CacheSettings> bad = cache_settings("", table({k_home, {"KILN_CACHE", "maybe"}}));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message.rfind("KILN_CACHE=maybe: ", 0), 0u) << bad.error().message;
-  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE_MAX_SIZE", "500M"}}))->max_size, 500'000'000u);
-  const Result<CacheSettings> size = cache_settings("", table({{"HOME", "/h"}, {"KILN_CACHE_MAX_SIZE", "lots"}}));
+  EXPECT_EQ(cache_settings("", table({k_home, {"KILN_CACHE_MAX_SIZE", "500M"}}))->max_size, 500'000'000u);
+  const Result<CacheSettings> size = cache_settings("", table({k_home, {"KILN_CACHE_MAX_SIZE", "lots"}}));
   ASSERT_FALSE(size);
   EXPECT_NE(size.error().message.find("KILN_CACHE_MAX_SIZE: 'lots'"), std::string::npos) << size.error().message;
 }

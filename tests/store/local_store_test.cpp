@@ -4,13 +4,9 @@
 #include "store/entry_format.hpp"
 #include "store/local_store.hpp"
 
-#include <gtest/gtest.h>
+#include "test_process.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -39,7 +35,13 @@ class LocalStoreTest : public ::testing::Test {
 protected:
   LocalStoreTest() {
     static std::atomic<unsigned> counter{0};
-    m_dir = fs::temp_directory_path() / ("kiln-store-test-" + std::to_string(getpid()) + "-" +
+    // A child process (test_process.hpp) works in its parent's directory: "<role>:<directory>".
+    const std::string role = test::child_role();
+    if (const std::size_t colon = role.find(':'); colon != std::string::npos) {
+      m_dir = fs::path(role.substr(colon + 1));
+      return;
+    }
+    m_dir = fs::temp_directory_path() / ("kiln-store-test-" + std::to_string(std::random_device{}()) + "-" +
                                          std::to_string(counter++) + "-" + std::to_string(std::random_device{}()));
   }
   ~LocalStoreTest() override {
@@ -54,8 +56,7 @@ protected:
     return n;
   }
   void set_used(const fs::path& path, int seconds_ago) const {
-    const struct timespec times[2] = {{0, UTIME_OMIT}, {time(nullptr) - seconds_ago, 0}};
-    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+    fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::seconds(seconds_ago));
   }
   fs::path m_dir;
 };
@@ -97,7 +98,8 @@ TEST_F(LocalStoreTest, ADamagedEntryIsAMissAndIsReplaced) {
   EXPECT_FALSE(store.get(key(2)));
   // A sound entry of another key, renamed into this one's place.
   store.put(key(3), value(10, 3));
-  fs::copy_file(store.entry_path(key(3)), path, fs::copy_options::overwrite_existing);
+  fs::remove(path);   // (MinGW's libstdc++ 12 refuses copy_file's overwrite_existing)
+  fs::copy_file(store.entry_path(key(3)), path);
   EXPECT_FALSE(store.get(key(2)));
   EXPECT_FALSE(store.get("not-a-key")) << "nothing outside the key space";
 }
@@ -111,14 +113,14 @@ TEST_F(LocalStoreTest, ConcurrentWritersFromThreadsAndProcessesLeaveWholeEntries
     for (int round = 0; round < 15; ++round)
       for (int k = 0; k < 10; ++k) store.put(key(k), value(size, id));
   };
-  std::vector<pid_t> children;
+  if (const std::string role = test::child_role(); !role.empty()) {
+    writer(std::stoi(role.substr(0, role.find(':'))));
+    test::exit_child(0);
+  }
+  std::vector<test::ChildProcess> children;
   for (int p = 0; p < 4; ++p) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      writer(p);
-      _exit(0);
-    }
-    children.push_back(pid);
+    children.push_back(test::ChildProcess::start("LocalStoreTest.ConcurrentWritersFromThreadsAndProcessesLeaveWholeEntries",
+                                                 std::to_string(p) + ":" + m_dir.string()));
   }
   std::vector<std::thread> threads;
   for (int t = 4; t < 8; ++t) threads.emplace_back(writer, t);
@@ -132,11 +134,7 @@ TEST_F(LocalStoreTest, ConcurrentWritersFromThreadsAndProcessesLeaveWholeEntries
     }
   }
   for (std::thread& t : threads) t.join();
-  for (const pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  for (test::ChildProcess& child : children) EXPECT_EQ(child.wait(), 0);
   EXPECT_EQ(torn, 0);
   for (int k = 0; k < 10; ++k) EXPECT_TRUE(reader.get(key(k))) << k;
   EXPECT_EQ(reader.usage().entries, 10u);
@@ -147,15 +145,15 @@ TEST_F(LocalStoreTest, AKilledWriterLeavesNoVisiblePartialEntry) {
   // A child writes large entries until it is killed; what it left is whole entries or nothing, and
   // its temporary file goes when the next store writes to the directory (reading leaves it be).
   const std::size_t size = 8'000'000;
-  const pid_t pid = fork();
-  if (pid == 0) {
+  if (test::child_role().rfind("writer:", 0) == 0) {
     LocalStore store(m_dir, 0);
     for (int k = 0;; k = (k + 1) % 50) store.put(key(k), value(size, 9));
   }
+  test::ChildProcess child =
+      test::ChildProcess::start("LocalStoreTest.AKilledWriterLeavesNoVisiblePartialEntry", "writer:" + m_dir.string());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  child.kill();
+  child.wait();
   LocalStore store(m_dir, 0);
   for (int k = 0; k < 50; ++k) {
     const std::optional<std::vector<std::byte>> got = store.get(key(k));
@@ -186,9 +184,8 @@ TEST_F(LocalStoreTest, AHitMarksTheEntryUsedUnlessItWasUsedInTheLastMinute) {
   store.put(key(1), value(100, 1));
   const fs::path path = store.entry_path(key(1));
   const auto seconds_since_use = [&] {
-    struct stat st {};
-    EXPECT_EQ(::stat(path.c_str(), &st), 0);
-    return time(nullptr) - st.st_mtim.tv_sec;
+    return std::chrono::duration_cast<std::chrono::seconds>(fs::file_time_type::clock::now() - fs::last_write_time(path))
+        .count();
   };
   set_used(path, 30);
   ASSERT_TRUE(store.get(key(1)));

@@ -30,7 +30,17 @@
 
 /* KILN_STATIC: the runtime is linked statically into this module (Kiln::runtime_static, which
  * defines it for its users): the entry points are hidden, private to the module. */
-#if defined(__GNUC__) && defined(KILN_STATIC)
+#if defined(_WIN32)
+/* Windows: kiln.dll exports the entry points (KILN_BUILDING_RUNTIME, while it is built) and its
+ * users import them; linked statically (KILN_STATIC) they are plain functions of the module. */
+#  if defined(KILN_STATIC)
+#    define KILN_API
+#  elif defined(KILN_BUILDING_RUNTIME)
+#    define KILN_API __declspec(dllexport)
+#  else
+#    define KILN_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && defined(KILN_STATIC)
 #  define KILN_API __attribute__((visibility("hidden")))
 #elif defined(__GNUC__)
 #  define KILN_API __attribute__((visibility("default")))

@@ -1,6 +1,6 @@
 #include "core/embedded_registry.hpp"
 
-#include "core/module_path.hpp"
+#include "platform/library.hpp"
 
 #include <algorithm>
 #include <mutex>
@@ -26,7 +26,7 @@ Registry& registry() {
 void register_embedded(std::string_view name, const void* data, std::size_t size) {
   // dladdr before taking the lock: it takes the loader's lock, and a registration runs while the
   // loader holds it (from a constructor), so the two are never taken in the other order here.
-  const ModuleInfo module = module_of(data);
+  const platform::ModuleInfo module = platform::module_of(data);
   Registry& r = registry();
   const std::lock_guard<std::mutex> lock(r.mutex);
   for (const EmbeddedPackage& p : r.packages) {

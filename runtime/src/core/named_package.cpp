@@ -1,9 +1,9 @@
 #include "core/named_package.hpp"
 
 #include "core/embedded_registry.hpp"
-#include "core/module_path.hpp"
-
-#include <sys/stat.h>
+#include "platform/files.hpp"
+#include "platform/library.hpp"
+#include "platform/text.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -15,10 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-bool exists(const std::string& path) {
-  struct stat info {};
-  return ::stat(path.c_str(), &info) == 0;
+bool file_exists(const fs::path& path) {
+  platform::FileStatus info;
+  return platform::status_of(path, info);
 }
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
@@ -38,7 +37,7 @@ Status open_embedded(const EmbeddedPackage& embedded, std::unique_ptr<Package>& 
 std::vector<std::string> split_package_path(std::string_view value) {
   std::vector<std::string> dirs;
   while (!value.empty()) {
-    const std::size_t colon = value.find(':');
+    const std::size_t colon = value.find(platform::path_list_separator());
     const std::string_view dir = value.substr(0, colon);
     if (!dir.empty()) dirs.emplace_back(dir);
     if (colon == std::string_view::npos) break;
@@ -51,7 +50,7 @@ std::vector<std::string> split_package_path(std::string_view value) {
 Status check_package_name(std::string_view name, std::string_view function) {
   const std::string quoted = "'" + std::string(name) + "'";
   if (name.empty()) return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": name is empty");
-  if (name.find('/') != std::string_view::npos) {
+  if (name.find_first_of("/\\") != std::string_view::npos) {
     return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": name " + quoted +
                                                   " is a path; give a package name, or use kiln_package_open_file");
   }
@@ -65,7 +64,7 @@ Status check_package_name(std::string_view name, std::string_view function) {
 Status open_named(std::string_view name, const void* caller, std::unique_ptr<Package>& out) {
   KILN_TRY(check_package_name(name, "kiln_package_open_named"));
   const std::string file_name = std::string(name) + ".kiln";
-  const ModuleInfo module = module_of(caller);
+  const platform::ModuleInfo module = platform::module_of(caller);
   std::vector<std::string> looked;
 
   if (const std::optional<EmbeddedPackage> embedded = find_embedded(name, module.base)) {
@@ -75,19 +74,21 @@ Status open_named(std::string_view name, const void* caller, std::unique_ptr<Pac
   looked.push_back("embedded packages (registered: " + (registered.empty() ? "none" : join(registered, ", ")) + ")");
 
   if (!module.path.empty()) {
-    const std::string candidate = (fs::path(module.path).parent_path() / file_name).string();
-    if (exists(candidate)) return Package::open_file(candidate.c_str(), out);
+    const fs::path file = platform::path_of_utf8(module.path).parent_path() / platform::path_of_utf8(file_name);
+    const std::string candidate = platform::utf8_of(file);
+    if (file_exists(file)) return Package::open_file(candidate.c_str(), out);
     looked.push_back(candidate + " (next to the calling module " + module.path + ")");
   } else {
     looked.push_back("next to the calling module (unknown: no loaded module holds the caller's address)");
   }
 
-  const char* env = std::getenv("KILN_PACKAGE_PATH");
+  const char* env = platform::environment("KILN_PACKAGE_PATH");
   const std::vector<std::string> dirs = split_package_path(env ? env : "");
   std::vector<std::string> candidates;
   for (const std::string& dir : dirs) {
-    const std::string candidate = (fs::path(dir) / file_name).string();
-    if (exists(candidate)) return Package::open_file(candidate.c_str(), out);
+    const fs::path file = platform::path_of_utf8(dir) / platform::path_of_utf8(file_name);
+    const std::string candidate = platform::utf8_of(file);
+    if (file_exists(file)) return Package::open_file(candidate.c_str(), out);
     candidates.push_back(candidate);
   }
   looked.push_back("KILN_PACKAGE_PATH" + (candidates.empty() ? std::string(" (not set or empty)")

@@ -26,7 +26,8 @@ Status open_named(std::string_view name, const void* caller, std::unique_ptr<Pac
 // point) starts the message.
 Status check_package_name(std::string_view name, std::string_view function);
 
-// The directories of a KILN_PACKAGE_PATH value, in order, without empty entries.
+// The directories of a KILN_PACKAGE_PATH value (separated by ':', ';' on Windows), in order, without
+// empty entries.
 std::vector<std::string> split_package_path(std::string_view value);
 
 }  // namespace kiln::core

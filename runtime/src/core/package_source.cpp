@@ -7,45 +7,39 @@
 #include <cstring>
 #include <string>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform/files.hpp"
+#include "platform/text.hpp"
 
 namespace kiln::core {
 
 namespace {
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
 
 std::string error_text(int error) { return std::strerror(error); }
 
 }  // namespace
 
 PackageSource::~PackageSource() {
-  if (m_map) ::munmap(m_map, m_map_size);
-  if (m_fd >= 0) ::close(m_fd);
+  platform::release_memory(m_map, m_map_size);
+  if (m_fd >= 0) platform::close_file(m_fd);
 }
 
 Status PackageSource::read_file(const char* path) {
   m_path = path;
-  m_fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (m_fd < 0) return fail(KILN_STATUS_IO_ERROR, "cannot open " + quoted(m_path) + ": " + error_text(errno));
-  struct stat info {};
-  if (::fstat(m_fd, &info) != 0) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + quoted(m_path) + ": " + error_text(errno));
-  // open() succeeds on a directory with O_RDONLY; only fstat tells.
-  if (S_ISDIR(info.st_mode)) return fail(KILN_STATUS_IO_ERROR, quoted(m_path) + " is a directory, not a package file");
-  if (!S_ISREG(info.st_mode)) return fail(KILN_STATUS_IO_ERROR, quoted(m_path) + " is not a regular file");
-  if (info.st_size == 0) return fail(KILN_STATUS_TRUNCATED, quoted(m_path) + " is empty, not a package");
-  m_identity = {info.st_dev, info.st_ino, static_cast<unsigned long long>(info.st_size), info.st_mtim.tv_sec,
-                info.st_mtim.tv_nsec};
-  const auto size = static_cast<std::size_t>(info.st_size);
-  // Anonymous and NORESERVE: pages never read (most of BLOBS) are never backed.
-  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED) return fail(KILN_STATUS_OUT_OF_MEMORY, "cannot reserve " + std::to_string(size) + " bytes for " + quoted(m_path));
-  // Huge pages where the system allows them: a large image is read with a few page faults instead
-  // of one per 4 KiB (50 MiB: 32 ms -> see bench/results/package-open.md).
-  ::madvise(map, size, MADV_HUGEPAGE);
+  m_fd = platform::open_for_reading(platform::path_of_utf8(path));
+  if (m_fd < 0) return fail(KILN_STATUS_IO_ERROR, "cannot open " + in_quotes(m_path) + ": " + error_text(errno));
+  platform::FileStatus info;
+  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
+  // Opening a directory for reading succeeds; only its status tells.
+  if (info.is_directory) return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is a directory, not a package file");
+  if (!info.is_regular) return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is not a regular file");
+  if (info.size == 0) return fail(KILN_STATUS_TRUNCATED, in_quotes(m_path) + " is empty, not a package");
+  m_identity = {info.device, info.file, info.size, info.mtime_ns};
+  const auto size = static_cast<std::size_t>(info.size);
+  // Pages never read (most of BLOBS) are never backed.
+  void* map = platform::reserve_memory(size);
+  if (!map) return fail(KILN_STATUS_OUT_OF_MEMORY, "cannot reserve " + std::to_string(size) + " bytes for " + in_quotes(m_path));
   m_map = map;
   m_map_size = size;
   m_view = std::span<const std::byte>(static_cast<const std::byte*>(map), size);
@@ -81,12 +75,11 @@ Status PackageSource::fetch(std::span<const std::byte> range) const {
   if (m_fd < 0 || range.empty()) return {};
   const auto offset = static_cast<std::uint64_t>(range.data() - m_view.data());
   if (offset + range.size() <= m_lazy_begin || offset >= m_lazy_end) return {};  // read at open
-  struct stat info {};
-  if (::fstat(m_fd, &info) != 0) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + quoted(m_path) + ": " + error_text(errno));
-  const Identity now{info.st_dev, info.st_ino, static_cast<unsigned long long>(info.st_size), info.st_mtim.tv_sec,
-                     info.st_mtim.tv_nsec};
+  platform::FileStatus info;
+  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
+  const Identity now{info.device, info.file, info.size, info.mtime_ns};
   if (!(now == m_identity)) {
-    return fail(KILN_STATUS_IO_ERROR, quoted(m_path) + " has changed since it was opened (" +
+    return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " has changed since it was opened (" +
                                           std::to_string(m_identity.size) + " bytes then, " +
                                           std::to_string(now.size) + " now); open it again");
   }
@@ -96,11 +89,11 @@ Status PackageSource::fetch(std::span<const std::byte> range) const {
 Status PackageSource::read_range(std::uint64_t offset, std::uint64_t size) const {
   auto* at = static_cast<char*>(m_map) + offset;
   while (size > 0) {
-    const ssize_t got = ::pread(m_fd, at, size, static_cast<off_t>(offset));
+    const long got = platform::read_at(m_fd, at, static_cast<std::size_t>(size), offset);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return fail(KILN_STATUS_IO_ERROR, "cannot read " + quoted(m_path) + ": " + error_text(errno));
+    if (got < 0) return fail(KILN_STATUS_IO_ERROR, "cannot read " + in_quotes(m_path) + ": " + error_text(errno));
     if (got == 0) {
-      return fail(KILN_STATUS_IO_ERROR, quoted(m_path) + " ends at byte " + std::to_string(offset) +
+      return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " ends at byte " + std::to_string(offset) +
                                             ", before the bytes it had when opened; open it again");
     }
     at += got;

@@ -44,13 +44,13 @@ public:
 private:
   Status read_range(std::uint64_t offset, std::uint64_t size) const;
 
-  void* m_map = nullptr;  // non-null: munmap on destruction
+  void* m_map = nullptr;  // non-null: released on destruction (platform::reserve_memory)
   std::size_t m_map_size = 0;
   int m_fd = -1;          // a file's, kept open to read images; closed on destruction
   std::string m_path;
   struct Identity {
-    unsigned long long device, inode, size;
-    long long seconds, nanoseconds;
+    std::uint64_t device, file, size;
+    std::int64_t mtime_ns;
     bool operator==(const Identity&) const = default;
   } m_identity{};
   std::uint64_t m_lazy_begin = 0, m_lazy_end = 0;  // BLOBS: read on demand

@@ -1,10 +1,10 @@
-// load_system_driver(): dlopen libcuda, take every entry point through cuGetProcAddress_v2 with the ABI
-// version it was written against, then cuInit. Nothing links against CUDA, so the runtime loads (and
+// load_system_driver(): open the driver library (platform/library.hpp), take every entry point
+// through cuGetProcAddress_v2 with the ABI version it was written against, then cuInit. Nothing links against CUDA, so the runtime loads (and
 // reports why it cannot run) on machines without a driver (cuda-platform-facts.md section 2.7).
 #include "driver/system_driver.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
+#include "platform/library.hpp"
+#include "platform/text.hpp"
 
 #include <cstdlib>
 #include <new>
@@ -12,24 +12,11 @@
 namespace kiln::driver {
 namespace {
 
-constexpr const char* k_default_library = "libcuda.so.1";  // the driver's SONAME, not the dev symlink
-
 // Closes the library on early failures; release() once the driver has run code worth keeping loaded.
 struct LibraryCloser {
-  void operator()(void* handle) const { dlclose(handle); }
+  void operator()(void* handle) const { platform::close_library(handle); }
 };
 using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
-
-// The file dlopen actually picked: the toolkit's stub shares the real driver's SONAME, so the name asked
-// for does not tell them apart in a message.
-std::string loaded_path(void* handle, const std::string& requested) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return requested;
-}
 
 // Takes entry points one by one and remembers the first that could not be had. The driver answers a
 // missing symbol with CUDA_SUCCESS and a null pointer, so the pointer is checked, not only the result.
@@ -148,31 +135,32 @@ DriverLoad load(DriverLoadFailure failure, std::string message, CUresult init_re
   return result;
 }
 
-// The library to open: $KILN_LIBCUDA, or the driver's SONAME. An empty value counts as unset:
-// dlopen("") would hand back the main program.
+// The library to open: $KILN_LIBCUDA, or the system's driver (libcuda.so.1, the SONAME, not the dev
+// symlink; nvcuda.dll from System32). An empty value counts as unset: dlopen("") would hand back
+// the main program.
 std::string requested_library(bool& overridden) {
-  const char* from_env = std::getenv("KILN_LIBCUDA");
+  const char* from_env = platform::environment("KILN_LIBCUDA");
   overridden = from_env != nullptr && from_env[0] != '\0';
-  return overridden ? from_env : k_default_library;
+  return overridden ? from_env : platform::driver_library_name();
 }
 
 DriverLoad load_or_throw() {
   bool overridden = false;
   const std::string requested = requested_library(overridden);
 
-  LibraryHandle library(dlopen(requested.c_str(), RTLD_NOW | RTLD_LOCAL));
+  // The override is a file the user named; the driver itself comes from the system's own place only.
+  std::string error;
+  LibraryHandle library(overridden ? platform::open_library(requested, error)
+                                   : platform::open_system_library(requested, error));
   if (!library) {
-    const char* error = dlerror();
     return load(DriverLoadFailure::no_library, "no NVIDIA driver: " + requested + " cannot be opened" +
-                                                   (overridden ? " (KILN_LIBCUDA)" : "") + ": " +
-                                                   (error != nullptr ? error : "unknown dlopen error"));
+                                                   (overridden ? " (KILN_LIBCUDA)" : "") + ": " + error);
   }
-  const std::string path = loaded_path(library.get(), requested);
+  const std::string path = platform::library_file(library.get(), requested);
 
   // cuGetProcAddress_v2 (5 arguments) came with CUDA 12.0, as did the library API the runtime needs, so
-  // its absence is the version check. dlerror() is cleared first so that a stale error is not reported.
-  dlerror();
-  void* get_proc_address = dlsym(library.get(), "cuGetProcAddress_v2");
+  // its absence is the version check.
+  void* get_proc_address = platform::library_symbol(library.get(), "cuGetProcAddress_v2");
   if (get_proc_address == nullptr) {
     return load(DriverLoadFailure::too_old, "the NVIDIA driver is older than CUDA 12.0 (" + path +
                                                 " has no cuGetProcAddress_v2); install a newer driver");
@@ -212,10 +200,7 @@ DriverLoad load_or_throw() {
 bool system_driver_in_process() {
   bool overridden = false;
   const std::string requested = requested_library(overridden);
-  void* handle = dlopen(requested.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  if (!handle) return false;
-  dlclose(handle);  // RTLD_NOLOAD still takes a reference
-  return true;
+  return platform::library_loaded(requested);
 }
 
 DriverLoad load_system_driver() {

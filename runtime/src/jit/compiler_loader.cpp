@@ -1,7 +1,8 @@
 #include "jit/compiler_loader.hpp"
 
-#include <dlfcn.h>
-#include <unistd.h>
+#include "platform/files.hpp"
+#include "platform/library.hpp"
+#include "platform/text.hpp"
 
 #include <cstdlib>
 #include <mutex>
@@ -9,12 +10,6 @@
 namespace kiln::jit {
 
 namespace {
-
-#if defined(__aarch64__)
-constexpr const char* k_target_lib = "targets/sbsa-linux/lib";
-#else
-constexpr const char* k_target_lib = "targets/x86_64-linux/lib";
-#endif
 
 std::mutex g_directories_mutex;
 std::vector<std::string> g_directories;
@@ -24,7 +19,7 @@ struct Candidate {
   std::string where;         // for messages: "KILN_NVRTC", "$CUDA_PATH", "the dynamic loader's search path"
 };
 
-// Every place to look for `stem` ("libnvrtc"), in order, without repeats.
+// Every place to look for `stem` ("nvrtc"), in order, without repeats.
 std::vector<Candidate> candidates(const SearchSettings& settings, const char* variable, const std::string& stem) {
   std::vector<Candidate> out;
   const auto add = [&](std::string file, std::string where) {
@@ -33,38 +28,41 @@ std::vector<Candidate> candidates(const SearchSettings& settings, const char* va
     out.push_back(Candidate{std::move(file), std::move(where)});
   };
   const auto in_directory = [&](const std::string& dir, const std::string& where) {
-    for (int major : settings.majors) add(dir + "/" + stem + ".so." + std::to_string(major), where);
+    for (int major : settings.majors) {
+      add(platform::utf8_of(platform::path_of_utf8(dir) / platform::versioned_library_name(stem, major)), where);
+    }
   };
   if (std::optional<std::string> file = settings.environment(variable); file && !file->empty()) add(*file, variable);
   for (const std::string& dir : settings.directories) in_directory(dir, "a registered directory");
   for (const char* root_variable : {"CUDA_PATH", "CUDA_HOME"}) {
     std::optional<std::string> root = settings.environment(root_variable);
     if (!root || root->empty()) continue;
-    for (const char* sub : {"lib64", "lib", k_target_lib}) in_directory(*root + "/" + sub, std::string("$") + root_variable);
+    for (const char* const* sub = platform::toolkit_library_directories(); *sub; ++sub) {
+      in_directory(platform::utf8_of(platform::path_of_utf8(*root) / *sub), std::string("$") + root_variable);
+    }
   }
-  for (int major : settings.majors) add(stem + ".so." + std::to_string(major), "the dynamic loader's search path");
+  for (int major : settings.majors) add(platform::versioned_library_name(stem, major), "the dynamic loader's search path");
   return out;
 }
 
 template <class Function>
 bool bind(void* library, const char* name, Function& out, std::string& missing) {
-  out = reinterpret_cast<Function>(dlsym(library, name));
+  out = reinterpret_cast<Function>(platform::library_symbol(library, name));
   if (!out && missing.empty()) missing = name;
   return out != nullptr;
 }
 
 // Opens `c`; nullptr with `why` set when it cannot be.
 void* open_library(const Candidate& c, std::string& why) {
-  const bool is_path = c.file.find('/') != std::string::npos;
-  if (is_path && ::access(c.file.c_str(), F_OK) != 0) {
+  const bool is_path = platform::names_a_path(c.file);
+  platform::FileStatus status;
+  if (is_path && !platform::status_of(platform::path_of_utf8(c.file), status)) {
     why = "not found";
     return nullptr;
   }
-  void* library = dlopen(c.file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char* error = dlerror();
-    why = error ? error : "dlopen failed";
-    if (!is_path && why.find("No such file") != std::string::npos) why = "not found";
+  void* library = platform::open_library(c.file, why);
+  if (!library && !is_path && (why.find("No such file") != std::string::npos || why.find("not found") != std::string::npos)) {
+    why = "not found";
   }
   return library;
 }
@@ -121,9 +119,9 @@ void add_search_directory(const std::string& directory) {
 
 Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_major) {
   std::vector<std::string> looked;
-  const std::vector<Candidate> linkers = candidates(settings, "KILN_NVJITLINK", "libnvJitLink");
+  const std::vector<Candidate> linkers = candidates(settings, "KILN_NVJITLINK", "nvJitLink");
   std::vector<std::string> linker_notes;   // reported once, however many NVRTCs were tried with them
-  for (const Candidate& c : candidates(settings, "KILN_NVRTC", "libnvrtc")) {
+  for (const Candidate& c : candidates(settings, "KILN_NVRTC", "nvrtc")) {
     std::string why;
     void* library = open_library(c, why);
     CompilerApi api;

@@ -4,8 +4,6 @@
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
-#include <sys/stat.h>
-
 #include <charconv>
 #include <span>
 #include <filesystem>
@@ -46,10 +44,10 @@ std::optional<std::string> inside(const fs::path& path, const fs::path& dir) {
 
 // A file's size and modification time; false when it cannot be stat'ed.
 bool stamp_of(const fs::path& path, std::uint64_t& size, std::int64_t& mtime_ns) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  size = static_cast<std::uint64_t>(st.st_size);
-  mtime_ns = modification_time_ns(st);
+  platform::FileStatus st;
+  if (!platform::status_of(path, st)) return false;
+  size = st.size;
+  mtime_ns = st.mtime_ns;
   return true;
 }
 

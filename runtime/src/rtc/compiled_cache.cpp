@@ -51,7 +51,8 @@ store::LocalStore* CompiledCache::disk() {
       why = m_settings_error;
     } else if (!m_settings.enabled) {
       if (!m_settings.directory.empty()) return;   // KILN_CACHE=0: the user's choice, said nowhere
-      why = "no cache directory: neither KILN_CACHE_DIR, XDG_CACHE_HOME nor HOME is set";
+      why = "no cache directory: neither KILN_CACHE_DIR nor the user's cache location (XDG_CACHE_HOME or HOME; "
+            "LOCALAPPDATA on Windows) is set";
     } else {
       auto store = std::make_unique<store::LocalStore>(m_settings.directory, m_settings.max_size);
       const std::string reason = store->unwritable_reason();

@@ -2,12 +2,11 @@
 // loaded last time (compiler_access.hpp).
 #include "rtc/compiled_cache.hpp"
 #include "rtc/compiler_access.hpp"
+#include "platform/text.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
 #include "jit/compiler_loader.hpp"
-
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <sstream>
@@ -36,10 +35,9 @@ std::string memo_key(int required_major) {
 
 // "<size> <mtime in ns>" of a file, or "" when it cannot be read.
 std::string stamp(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return std::to_string(st.st_size) + " " +
-         std::to_string(modification_time_ns(st));
+  platform::FileStatus st;
+  if (!platform::status_of(platform::path_of_utf8(path), st)) return {};
+  return std::to_string(st.size) + " " + std::to_string(st.mtime_ns);
 }
 
 // The memo's identity when every file it names is unchanged.

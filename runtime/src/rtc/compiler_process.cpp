@@ -5,7 +5,7 @@
 #include "jit/compiler_loader.hpp"
 #include "jit/program_compiler.hpp"
 
-#include <dlfcn.h>
+#include "platform/library.hpp"
 
 #include <map>
 #include <mutex>
@@ -19,14 +19,14 @@ public:
   explicit LoadedCompiler(jit::CompilerApi api)
       : m_api(std::move(api)), m_identity{m_api.nvrtc_version, m_api.nvjitlink_version} {}
   const CompilerIdentity& identity() const override { return m_identity; }
-  // The files as loaded: a soname the loader resolved is named by the file it found (dladdr).
+  // The files as loaded: a name the loader resolved is named by the file it found.
   std::vector<std::string> files() const override {
     std::vector<std::string> out;
     for (const void* symbol : {reinterpret_cast<const void*>(m_api.nvrtc.version),
                                reinterpret_cast<const void*>(m_api.nvjitlink.version)}) {
-      Dl_info info{};
-      if (dladdr(symbol, &info) == 0 || !info.dli_fname) return {};
-      out.emplace_back(info.dli_fname);
+      platform::ModuleInfo module = platform::module_of(symbol);
+      if (module.path.empty()) return {};
+      out.push_back(std::move(module.path));
     }
     return out;
   }

@@ -6,11 +6,8 @@
 // has initialized CUDA (dozens of descriptors open, many threads), holding fifty would grow the
 // descriptor table, which waits for an RCU grace period (measured: 10-20 ms instead of 1).
 #include "rtc/compile_keys.hpp"
+#include "platform/files.hpp"
 #include "util/file_io.hpp"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -63,32 +60,18 @@ bool locate(const ProgramRequest& request, const std::vector<HeaderRecord>& reco
 // Checks files [begin, end); stops early once `failed` is set by any thread.
 bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::size_t end,
                  const std::atomic<bool>& failed) {
-  const std::string* open_directory = nullptr;   // the one directory held open, sorted order
-  int open_fd = -1;
-  const auto directory_fd = [&](const std::string& directory) {
-    if (directory.empty()) return AT_FDCWD;
-    if (!open_directory || *open_directory != directory) {
-      if (open_fd != -1) ::close(open_fd);
-      open_fd = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-      open_directory = &directory;
-    }
-    return open_fd;
-  };
+  platform::DirectoryStatus statuses;   // one directory held at a time, in sorted order
   bool unchanged = true;
   for (std::size_t i = begin; i < end && unchanged && !failed.load(std::memory_order_relaxed); ++i) {
     const HeaderFile& file = files[i];
     const HeaderRecord& r = *file.record;
-    const int fd = directory_fd(file.directory);
-    struct stat st {};
-    if (fd != -1 && ::fstatat(fd, file.name.c_str(), &st, 0) == 0 &&
-        static_cast<std::uint64_t>(st.st_size) == r.size &&
-        modification_time_ns(st) == r.mtime_ns) {
+    platform::FileStatus st;
+    if (statuses.status_of(file.directory, file.name, st) && st.size == r.size && st.mtime_ns == r.mtime_ns) {
       continue;
     }
     // Touched or moved: the content decides (a touched file with the same bytes is the same header).
     unchanged = file_content_hash(joined(file.directory, file.name)) == r.content_hash;
   }
-  if (open_fd != -1) ::close(open_fd);
   return unchanged;
 }
 

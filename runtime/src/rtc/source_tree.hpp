@@ -5,12 +5,13 @@
 //
 // Where: $TMPDIR when it is set (the user chose it); else memory ($XDG_RUNTIME_DIR, then /dev/shm,
 // each only when it is a tmpfs with room for the tree), because writing the ~600 headers of a CUB
-// kernel to a disk file system costs 20-150 ms under write-back and 3 ms in memory; else /tmp. A
+// kernel to a disk file system costs 20-150 ms under write-back and 3 ms in memory; else /tmp
+// (Windows: no memory place; %TEMP%, GetTempPathW's answer). A
 // place that fails (full, not writable) passes the tree to the next.
 //
-// A tree holds a lock on its directory while it lives; one whose lock is free and that is over a
-// minute old was left by a killed process and is removed by the next tree made in the same place
-// (in memory it would hold RAM until reboot).
+// A tree holds a lock on a file in it (.kiln-rtc.lock) while it lives; one whose lock is free and
+// that is over a minute old was left by a killed process and is removed by the next tree made in
+// the same place (in memory it would hold RAM until reboot).
 #pragma once
 
 #include "util/result.hpp"
@@ -50,14 +51,11 @@ public:
 private:
   SourceTree(std::filesystem::path root, int lock) : m_root(std::move(root)), m_lock(lock) {}
   std::filesystem::path m_root;   // empty once moved from
-  int m_lock = -1;                // the root, opened and locked
+  int m_lock = -1;                // the lock file, opened and locked
 };
 
 // The places a tree of `bytes` is tried in, in order (see the top of this file), from the variables
 // given (null: unset).
 std::vector<std::filesystem::path> tree_places(std::uint64_t bytes, const char* tmpdir, const char* runtime_dir);
-
-// Whether `directory` is a writable tmpfs directory with `bytes` free and some to spare.
-bool memory_backed_with_room(const std::filesystem::path& directory, std::uint64_t bytes);
 
 }  // namespace kiln::rtc

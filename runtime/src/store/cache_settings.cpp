@@ -1,8 +1,8 @@
 #include "store/cache_settings.hpp"
 
+#include "platform/files.hpp"
+#include "platform/text.hpp"
 #include "store/size_spec.hpp"
-
-#include <cstdlib>
 
 namespace kiln::store {
 
@@ -10,7 +10,7 @@ namespace fs = std::filesystem;
 
 Environment process_environment() {
   return [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
+    const char* value = platform::environment(name);
     if (!value) return std::nullopt;
     return std::string(value);
   };
@@ -35,11 +35,9 @@ Result<CacheSettings> cache_settings(const fs::path& directory_option, const Env
   if (!directory_option.empty()) {
     settings.directory = directory_option;
   } else if (const std::optional<std::string> dir = env("KILN_CACHE_DIR"); set(dir)) {
-    settings.directory = *dir;
-  } else if (const std::optional<std::string> xdg = env("XDG_CACHE_HOME"); set(xdg)) {
-    settings.directory = fs::path(*xdg) / "kiln";
-  } else if (const std::optional<std::string> home = env("HOME"); set(home)) {
-    settings.directory = fs::path(*home) / ".cache" / "kiln";
+    settings.directory = platform::path_of_utf8(*dir);
+  } else {
+    settings.directory = platform::user_cache_directory(env, "kiln");
   }
   if (settings.directory.empty()) settings.enabled = false;
   return settings;

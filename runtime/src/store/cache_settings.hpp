@@ -1,6 +1,7 @@
 // Where the user's cache is and how it behaves, from the command line and the environment:
 //
 //   directory  --cache-dir DIR, else $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln
+//              (Windows: %LOCALAPPDATA%\kiln; platform::user_cache_directory)
 //   enabled    $KILN_CACHE: 0, false, no, off turn the cache off; 1, true, yes, on (or unset) leave it on
 //   max_size   $KILN_CACHE_MAX_SIZE (size_spec.hpp), default 5G
 //

@@ -5,11 +5,11 @@
 #include "util/file_io.hpp"
 #include "util/scratch_names.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/stat.h>
+#include "platform/files.hpp"
+#include "platform/text.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -31,7 +31,7 @@ constexpr std::string_view k_cachedir_tag =
 struct Entry {
   fs::path path;
   std::uint64_t bytes = 0;
-  struct timespec used {};
+  std::int64_t used_ns = 0;
 };
 
 // Every entry file of the store, with its size and last use.
@@ -39,22 +39,21 @@ std::vector<Entry> list_entries(const fs::path& directory) {
   std::vector<Entry> entries;
   std::error_code ec;
   for (fs::directory_iterator dir(directory, ec), end; !ec && dir != end; dir.increment(ec)) {
-    const std::string name = dir->path().filename().string();
+    const std::string name = platform::utf8_of(dir->path().filename());
     if (name.size() != 2 || !valid_key(name + std::string(30, '0'))) continue;
     std::error_code inner;
     for (fs::directory_iterator file(dir->path(), inner), stop; !inner && file != stop; file.increment(inner)) {
-      if (!valid_key(file->path().filename().string())) continue;
-      struct stat info {};
-      if (stat(file->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
-      entries.push_back({file->path(), static_cast<std::uint64_t>(info.st_size), info.st_mtim});
+      if (!valid_key(platform::utf8_of(file->path().filename()))) continue;
+      platform::FileStatus info;
+      if (!platform::status_of(file->path(), info) || !info.is_regular) continue;
+      entries.push_back({file->path(), info.size, info.mtime_ns});
     }
   }
   return entries;
 }
 
 bool older(const Entry& a, const Entry& b) {
-  if (a.used.tv_sec != b.used.tv_sec) return a.used.tv_sec < b.used.tv_sec;
-  if (a.used.tv_nsec != b.used.tv_nsec) return a.used.tv_nsec < b.used.tv_nsec;
+  if (a.used_ns != b.used_ns) return a.used_ns < b.used_ns;
   return a.path < b.path;
 }
 
@@ -67,7 +66,7 @@ std::string LocalStore::unwritable_reason() const {
   std::error_code ec;
   fs::create_directories(m_directory / "tmp", ec);
   if (ec) return ec.message();
-  if (::access((m_directory / "tmp").c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  if (!platform::directory_writable(m_directory / "tmp")) return std::strerror(errno);
   return {};
 }
 
@@ -78,19 +77,16 @@ fs::path LocalStore::entry_path(std::string_view key) const {
 std::optional<std::vector<std::byte>> LocalStore::get(std::string_view key) {
   if (!valid_key(key)) return std::nullopt;
   const fs::path path = entry_path(key);
-  struct stat status {};
+  platform::FileStatus status;
   Result<std::vector<std::byte>> file = read_binary_file(path, &status);
   if (!file) return std::nullopt;
   const std::optional<std::span<const std::byte>> payload = decode_entry(*file, key);
   if (!payload) return std::nullopt;   // damaged: a miss, and the caller's put replaces it
   // Used now: the last to be evicted. Only the modification time, which every file system keeps, and
   // only when it is older than a minute: eviction needs no finer order, and a hit then writes nothing.
-  struct timespec now {};
-  clock_gettime(CLOCK_REALTIME, &now);
-  if (now.tv_sec - status.st_mtim.tv_sec >= k_touch_after_seconds) {
-    const struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
-    utimensat(AT_FDCWD, path.c_str(), times, 0);
-  }
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch()).count();
+  if (now_ns - status.mtime_ns >= k_touch_after_seconds * 1000000000LL) platform::touch_now(path);
   const std::size_t offset = static_cast<std::size_t>(payload->data() - file->data());
   const std::size_t size = payload->size();
   file->erase(file->begin(), file->begin() + static_cast<std::ptrdiff_t>(offset));
@@ -109,14 +105,14 @@ void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
   // What killed writers left (those of live writers stay), once per store that writes.
   std::call_once(m_stale_removed, [this] { remove_stale_temporaries(m_directory / "tmp"); });
   const fs::path path = entry_path(key);
-  struct stat old {};
-  const bool replaced = stat(path.c_str(), &old) == 0;
+  platform::FileStatus old;
+  const bool replaced = platform::status_of(path, old);
   const std::vector<std::byte> bytes = encode_entry(key, value);
   if (!publish_file(m_directory, path, bytes)) return;
   bool over = false;
   update_stats(m_directory, [&](Counters& c) {
     const std::uint64_t grown = c["size"] + bytes.size();
-    c["size"] = grown - (replaced ? std::min<std::uint64_t>(grown, static_cast<std::uint64_t>(old.st_size)) : 0);
+    c["size"] = grown - (replaced ? std::min<std::uint64_t>(grown, old.size) : 0);
     if (!replaced) ++c["entries"];
     over = m_max_size > 0 && c["size"] > m_max_size;
   });

@@ -4,11 +4,10 @@
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform/files.hpp"
+#include "platform/text.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -29,23 +28,24 @@ bool publish_file(const fs::path& directory, const fs::path& path, std::span<con
   fs::create_directories(directory / "tmp", ec);
   fs::create_directories(path.parent_path(), ec);
   std::string temp = scratch_template(directory / "tmp" / path.filename(), "tmp");
-  const int fd = mkostemp(temp.data(), O_CLOEXEC);
+  const int fd = platform::make_temporary(temp);
   if (fd < 0) return false;
   try_lock(fd);   // a later build sees a live owner; a signal removes the file
   const cleanup::ScopedPath on_signal(temp);
   bool ok = true;
   for (std::size_t written = 0; ok && written < bytes.size();) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    const long n = platform::write_some(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0 && errno == EINTR) continue;
     ok = n > 0;
     if (ok) written += static_cast<std::size_t>(n);
   }
   // mkstemp makes 0600 files; a cache shared by a group needs the umask's permissions.
-  const mode_t mask = umask(0);
-  umask(mask);
-  ok = ok && fchmod(fd, 0666 & ~mask) == 0 && rename(temp.c_str(), path.c_str()) == 0;
-  if (!ok) unlink(temp.c_str());
-  close(fd);
+  ok = ok && platform::share_like_other_outputs(fd) && platform::replace_file(platform::path_of_utf8(temp), path);
+  if (!ok) {
+    std::error_code ignored;
+    fs::remove(platform::path_of_utf8(temp), ignored);
+  }
+  platform::close_file(fd);
   return ok;
 }
 
@@ -72,16 +72,15 @@ Counters read_stats(const fs::path& directory) {
 void update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
   std::error_code ec;
   fs::create_directories(directory, ec);
-  const int lock = open((directory / "stats.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  const int lock = platform::open_for_writing(directory / "stats.lock", /*truncate=*/false);
   if (lock < 0) return;
-  while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
-  }
+  platform::lock_file(lock, /*wait=*/true);
   Counters counters = read_stats(directory);
   change(counters);
   std::string text = std::string(k_stats_magic) + "\n";
   for (const auto& [name, value] : counters) text += name + " " + std::to_string(value) + "\n";
   publish_file(directory, directory / "stats", std::as_bytes(std::span(text.data(), text.size())));
-  close(lock);   // releases the flock
+  platform::close_file(lock);   // releases the lock
 }
 
 }  // namespace kiln::store

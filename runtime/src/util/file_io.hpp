@@ -2,6 +2,7 @@
 // failed build leaves the previous one in place.
 #pragma once
 
+#include "platform/files.hpp"
 #include "util/result.hpp"
 
 #include <cstddef>
@@ -11,15 +12,11 @@
 #include <string>
 #include <vector>
 
-struct stat;
-
 namespace kiln {
 
-// A stat's modification time in nanoseconds since the epoch (how caches stamp the files they trust).
-std::int64_t modification_time_ns(const struct stat& status);
-
-// A file's bytes; with `status`, also its fstat (size and times as read, for callers that judge them).
-Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path, struct stat* status = nullptr);
+// A file's bytes; with `status`, also its status (size and times as read, for callers that judge them).
+Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path,
+                                                platform::FileStatus* status = nullptr);
 
 // Writes `bytes` to a temporary file in the destination's directory, flushes it to disk and renames
 // it over `path`, then flushes the directory. On failure (the message names `path` and gives the

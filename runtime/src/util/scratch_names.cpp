@@ -1,9 +1,7 @@
 #include "util/scratch_names.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <unistd.h>
+#include "platform/files.hpp"
+#include "platform/text.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -22,50 +20,45 @@ fs::path directory_of(const fs::path& output) {
 }
 
 // The pid in "<prefix><pid>-XXXXXX", or 0 when `name` is not such a name.
-pid_t owner_of(std::string_view name, std::string_view prefix) {
+long owner_of(std::string_view name, std::string_view prefix) {
   if (name.substr(0, prefix.size()) != prefix) return 0;
   name.remove_prefix(prefix.size());
   long pid = 0;
   const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
   if (ec != std::errc{} || pid <= 0 || end == name.data() + name.size() || *end != '-') return 0;
   if (name.size() - static_cast<std::size_t>(end - name.data()) != 7) return 0;   // "-XXXXXX"
-  return static_cast<pid_t>(pid);
+  return pid;
 }
 
 // Whether the build that made `path` is gone: its pid runs nothing here and nobody holds its lock
 // (the lock also covers a build in another pid namespace sharing the directory).
-bool abandoned(const fs::path& path, pid_t owner) {
-  if (owner == getpid()) return false;
-  if (kill(owner, 0) == 0 || errno != ESRCH) return false;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+bool abandoned(const fs::path& path, long owner) {
+  if (owner == platform::current_process_id() || !platform::process_gone(owner)) return false;
+  const int fd = platform::open_for_reading(path);
   if (fd < 0) return false;
   const bool free = try_lock(fd);
-  close(fd);
+  platform::close_file(fd);
   return free;
 }
 
 }  // namespace
 
 std::string scratch_template(const fs::path& output, std::string_view kind) {
-  const std::string name = "." + output.filename().string() + "." + std::string(kind) + "-" +
-                           std::to_string(getpid()) + "-XXXXXX";
-  return (directory_of(output) / name).string();
+  const std::string name = "." + platform::utf8_of(output.filename()) + "." + std::string(kind) + "-" +
+                           std::to_string(platform::current_process_id()) + "-XXXXXX";
+  return platform::utf8_of(directory_of(output) / platform::path_of_utf8(name));
 }
 
-bool try_lock(int fd) {
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0)
-    if (errno != EINTR) return false;
-  return true;
-}
+bool try_lock(int fd) { return platform::lock_file(fd, /*wait=*/false); }
 
 void remove_stale_scratch(const fs::path& output) {
   std::error_code ec;
   fs::directory_iterator it(directory_of(output), ec);
   if (ec) return;
   for (const fs::directory_entry& entry : it) {
-    const std::string name = entry.path().filename().string();
+    const std::string name = platform::utf8_of(entry.path().filename());
     for (const char* kind : k_kinds) {
-      const pid_t owner = owner_of(name, "." + output.filename().string() + "." + kind + "-");
+      const long owner = owner_of(name, "." + platform::utf8_of(output.filename()) + "." + kind + "-");
       if (owner == 0 || !abandoned(entry.path(), owner)) continue;
       std::error_code ignored;
       fs::remove_all(entry.path(), ignored);
@@ -78,21 +71,14 @@ void remove_stale_temporaries(const fs::path& dir) {
   fs::directory_iterator it(dir, ec);
   if (ec) return;
   for (const fs::directory_entry& entry : it) {
-    const std::string name = entry.path().filename().string();
+    const std::string name = platform::utf8_of(entry.path().filename());
     const std::size_t at = name.rfind(".tmp-");
     if (name.empty() || name[0] != '.' || at == std::string::npos) continue;
-    const pid_t owner = owner_of(name, name.substr(0, at + 5));
+    const long owner = owner_of(name, name.substr(0, at + 5));
     if (owner == 0 || !abandoned(entry.path(), owner)) continue;
     std::error_code ignored;
     fs::remove(entry.path(), ignored);
   }
-}
-
-void sync_directory(const fs::path& dir) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  fsync(fd);
-  close(fd);
 }
 
 }  // namespace kiln

@@ -14,7 +14,7 @@ namespace kiln {
 // mkdtemp/mkstemp's template for a scratch entry of `output`: "<dir>/.<name>.<kind>-<pid>-XXXXXX".
 std::string scratch_template(const std::filesystem::path& output, std::string_view kind);
 
-// Takes an exclusive flock on `fd` without waiting; false when another open file holds one.
+// Takes an exclusive lock on `fd` without waiting; false when another open file holds one.
 bool try_lock(int fd);
 
 // Removes the scratch directories and temporary files of `output` that killed builds left behind.
@@ -24,9 +24,5 @@ void remove_stale_scratch(const std::filesystem::path& output);
 // Removes every temporary file of write_file_atomically in `dir` (".<name>.tmp-<pid>-XXXXXX") whose
 // owner is gone: the scan cache's, after a killed build.
 void remove_stale_temporaries(const std::filesystem::path& dir);
-
-// Flushes a directory's entries (a rename into it) to disk; errors are ignored, as nothing can be
-// done about them once the file is in place.
-void sync_directory(const std::filesystem::path& dir);
 
 }  // namespace kiln

@@ -1,0 +1,104 @@
+// Files, locks and processes, by operating system (posix/files.cpp, windows/files.cpp). Kiln keeps
+// POSIX-style descriptors everywhere; on Windows they come from the C runtime over handles opened
+// to share reading, writing and deleting, so a reader never stops another process from replacing
+// a cache entry. Functions return -1 or false with errno set, like the calls they stand for.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace kiln::platform {
+
+struct FileStatus {
+  bool is_directory = false;
+  bool is_regular = false;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;   // nanoseconds since the epoch (Windows: 100 ns steps)
+  std::uint64_t device = 0;    // with `file`: which file it is (inode; volume serial and file index)
+  std::uint64_t file = 0;
+};
+
+// Opened for reading, binary, not inherited by child processes.
+int open_for_reading(const std::filesystem::path& path);
+// Created if missing (permissions 0666 less the umask), truncated when asked.
+int open_for_writing(const std::filesystem::path& path, bool truncate);
+int close_file(int fd);
+
+bool status_of(int fd, FileStatus& out);
+bool status_of(const std::filesystem::path& path, FileStatus& out);
+
+// The status of files named within one directory at a time, as the header check takes them, sorted
+// by directory (POSIX: the directory is held open and each name is looked up relative to it, a path
+// walk of one name instead of every component from the root; Windows: the joined path). One
+// directory is held at a time: holding many grows a CUDA process's descriptor table, which is slow.
+class DirectoryStatus {
+public:
+  DirectoryStatus() = default;
+  DirectoryStatus(const DirectoryStatus&) = delete;
+  DirectoryStatus& operator=(const DirectoryStatus&) = delete;
+  ~DirectoryStatus();
+  // `directory` "" for a name relative to the current directory.
+  bool status_of(const std::string& directory, const std::string& name, FileStatus& out);
+
+private:
+  std::string m_directory;
+  int m_fd = -1;
+  bool m_open = false;
+};
+
+long read_some(int fd, void* buffer, std::size_t size);
+long read_at(int fd, void* buffer, std::size_t size, std::uint64_t offset);
+long write_some(int fd, const void* buffer, std::size_t size);
+bool sync_file(int fd);
+// Makes a rename inside `directory` durable (POSIX: fsync of the directory; NTFS journals it).
+void sync_directory(const std::filesystem::path& directory);
+
+// A new file from a template ending in "XXXXXX" (replaced in place); opened for writing.
+int make_temporary(std::string& path_template);
+// Gives a file mkstemp made private (0600) the permissions a shared output needs (0666 less the umask).
+bool share_like_other_outputs(int fd);
+
+// A new directory from a template ending in "XXXXXX" (replaced in place), private to this user.
+bool make_private_directory(std::string& path_template);
+
+// Whether `directory` is in memory (a tmpfs), writable, with `bytes` free and more to spare; never
+// on Windows, which has no such place for files.
+bool memory_backed_with_room(const std::filesystem::path& directory, std::uint64_t bytes);
+
+// The user's cache directory for `application`, from the variables `env` reads (UTF-8): POSIX
+// $XDG_CACHE_HOME/<application>, else $HOME/.cache/<application>; Windows %LOCALAPPDATA%\<application>.
+// Empty when none of them is set.
+std::filesystem::path user_cache_directory(const std::function<std::optional<std::string>(const char*)>& env,
+                                           const std::string& application);
+
+// Where temporary files go when nothing says otherwise: /tmp; Windows' GetTempPathW.
+std::filesystem::path default_temporary_directory();
+
+// An exclusive lock on an open file (flock; LockFileEx), held until the descriptor is closed;
+// false when `wait` is off and another holds it.
+bool lock_file(int fd, bool wait);
+
+// Renames `from` over `to` atomically. On Windows a sharing violation (another process has `to`
+// open without delete sharing, a virus scanner) is retried for about a second.
+bool replace_file(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Whether files can be made in `directory` (POSIX: its permissions; Windows: a file made and removed,
+// since its ACL decides); false with errno set.
+bool directory_writable(const std::filesystem::path& directory);
+
+// Sets a file's modification time to now (not its access time).
+bool touch_now(const std::filesystem::path& path);
+
+long current_process_id();
+// Whether no process with this id runs (false when unsure).
+bool process_gone(long pid);
+
+// `size` bytes of zeroed memory whose pages are backed only once touched; null when not to be had.
+void* reserve_memory(std::size_t size);
+void release_memory(void* memory, std::size_t size);
+
+}  // namespace kiln::platform

@@ -1,0 +1,52 @@
+// Shared libraries, by operating system (posix/library.cpp: dlopen; windows/library.cpp:
+// LoadLibraryExW): the driver, NVRTC and nvJitLink are loaded at run time, never linked, and
+// kiln_package_open_named needs the file of the module that called it.
+#pragma once
+
+#include <string>
+
+namespace kiln::platform {
+
+// The driver's library as the system names it: "libcuda.so.1", "nvcuda.dll".
+const char* driver_library_name();
+
+// A library's file name for a major version: ("nvrtc", 13) -> "libnvrtc.so.13" / "nvrtc64_130_0.dll",
+// ("nvJitLink", 13) -> "libnvJitLink.so.13" / "nvJitLink_130_0.dll".
+std::string versioned_library_name(const std::string& stem, int major);
+
+// The directories under a CUDA toolkit's root that hold its libraries, in the order searched.
+const char* const* toolkit_library_directories();
+
+// Whether `file` names a file by path (has a directory part), not a name for the system's search.
+bool names_a_path(const std::string& file);
+
+// A library by path, or by name through the system's search (Linux: the dynamic loader's path;
+// Windows: the application's directory, System32, PATH). Null with `error` set to the system's
+// message when it fails.
+void* open_library(const std::string& file, std::string& error);
+
+// A library of the operating system, by name, from the system's own place only where it has one
+// (Windows: System32, never the application's directory or PATH; Linux: the dynamic loader's
+// search, where the driver lives). Null with `error` set when it fails.
+void* open_system_library(const std::string& name, std::string& error);
+
+// Whether the process has this library loaded already (by the name or path it was loaded with).
+bool library_loaded(const std::string& file);
+
+void close_library(void* library);
+
+void* library_symbol(void* library, const char* name);
+
+// The file a loaded library came from (the stub and the real driver share a name, so the name
+// asked for does not say); `requested` when the system cannot tell.
+std::string library_file(void* library, const std::string& requested);
+
+struct ModuleInfo {
+  const void* base = nullptr;  // load address: the same for every address in one module; null if unknown
+  std::string path;            // absolute path of the module's file (UTF-8); "" if unknown
+};
+
+// The loaded module (the program or a shared library) that holds `address`.
+ModuleInfo module_of(const void* address);
+
+}  // namespace kiln::platform
