@@ -3,9 +3,9 @@
 # toolkit at /usr/local/cuda. Idempotent: does nothing when everything is present.
 # The Windows runtime (cross-built, its tests under Wine) needs the MinGW-w64 cross compiler, Wine and
 # zstd's source, which Debian ships only as its source package: that is unpacked into .deps/zstd.
-# Python tools (scikit-build-core to build wheels, pytest and numpy for the binding's tests, pybind11 for the
-# extension-module consumer test) go into .venv at the top of the tree, never into the system Python
-# (Debian marks it externally managed).
+# Python tools (scikit-build-core to build wheels, wheel to make the Windows one, pytest and numpy for the
+# binding's tests, pybind11 for the extension-module consumer test) go into .venv at the top of the tree,
+# never into the system Python (Debian marks it externally managed).
 set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
@@ -60,8 +60,8 @@ fi
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
 venv="$root/.venv"
 # pip 23.1 added `pip wheel -C`, the short --config-settings that docs/python.md uses.
-python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11" 2>/dev/null; then
+python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10 wheel>=0.40"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel" 2>/dev/null; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools

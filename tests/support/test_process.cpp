@@ -26,7 +26,19 @@ constexpr const char* k_role_variable = "KILN_TEST_CHILD";
 
 #if defined(_WIN32)
 
-void set_variable(const char* name, const std::string& value) { _putenv_s(name, value.c_str()); }
+namespace {
+
+// UTF-8 to UTF-16: variables are set as Windows holds them, so a non-ASCII value reads back whole.
+std::wstring wide(const std::string& utf8) {
+  std::wstring out(utf8.size(), L'\0');
+  out.resize(static_cast<std::size_t>(MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()),
+                                                          out.data(), static_cast<int>(out.size()))));
+  return out;
+}
+
+}  // namespace
+
+void set_variable(const char* name, const std::string& value) { _wputenv_s(wide(name).c_str(), wide(value).c_str()); }
 long process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
 long peak_memory_kib() {
@@ -35,7 +47,7 @@ long peak_memory_kib() {
   if (!K32GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) return 0;
   return static_cast<long>(counters.PeakWorkingSetSize / 1024);
 }
-void unset_variable(const char* name) { _putenv_s(name, ""); }
+void unset_variable(const char* name) { _wputenv_s(wide(name).c_str(), L""); }
 
 std::filesystem::path own_program() {
   std::wstring path(32768, L'\0');

@@ -4,13 +4,23 @@ cache's counters. Everything compiled goes through the user's cache (docs/runtim
 import ctypes
 import importlib.util
 import os
+import sys
 
 from . import _abi, _library
 from ._errors import InvalidArgumentError
 
 # Where the NVIDIA wheels put libnvrtc and libnvJitLink, under site-packages/nvidia/: one directory for
 # CUDA 13's wheels (nvidia-cuda-nvrtc, nvidia-nvjitlink), one per wheel before.
-_WHEEL_LIBRARY_DIRS = ("cu13/lib", "cuda_nvrtc/lib", "nvjitlink/lib")
+def wheel_library_dirs(platform=sys.platform):
+    """Where the nvidia-* wheels keep NVRTC and nvJitLink, under the `nvidia` package: lib/ on
+    Linux; bin/ on Windows, where DLLs go (CUDA 13's wheels put theirs in bin/x86_64). The Windows
+    places are taken from how NVIDIA lays the wheels out, not from a Windows machine: untried."""
+    if platform == "win32":
+        return ("cu13/bin/x86_64", "cu13/bin", "cuda_nvrtc/bin", "nvjitlink/bin")
+    return ("cu13/lib", "cuda_nvrtc/lib", "nvjitlink/lib")
+
+
+_WHEEL_LIBRARY_DIRS = wheel_library_dirs()
 
 
 def nvidia_wheel_library_dirs():

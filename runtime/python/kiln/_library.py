@@ -1,25 +1,39 @@
 """Finds and loads libkiln, once, on first use (never at import, so that importing works where the
 library is absent and the error comes from the first call that needs it).
 
-Where it looks, in order:
+Where it looks, in order (the library is libkiln.so.0 on Linux, kiln.dll on Windows):
   1. $KILN_LIBRARY, an explicit path (development). When set, nothing else is tried: silently
      falling back to another copy would run a library other than the one asked for.
-  2. libkiln.so.0 in this binding's own directory: the copy a wheel vendors beside the binding.
+  2. The library in this binding's own directory: the copy a wheel vendors beside the binding.
      If that file exists it is the one used, and a failure to load it is reported, not skipped (as
      kiln_package_open_named reports a damaged package instead of looking further).
-  3. libkiln.so.0 through the dynamic loader's search (LD_LIBRARY_PATH, ld.so.cache, ...).
-Each copy is loaded by its full path with RTLD_LOCAL, so two wheels that vendor their own copies
-get one library each and never share or clash.
+  3. The library through the system's search (Linux: LD_LIBRARY_PATH, ld.so.cache, ...; Windows:
+     the program's directory, System32 and directories added with os.add_dll_directory).
+Each copy is loaded by its full path (on Linux with RTLD_LOCAL), so two wheels that vendor their
+own copies get one library each and never share or clash.
 """
 
 import ctypes
+import ntpath
 import os
+import posixpath
+import sys
 import threading
 
 from . import _abi
 from ._errors import RuntimeLibraryError, error_for_status
 
-LIBRARY_FILE = "libkiln.so.0"
+def library_file(platform=sys.platform):
+    """The runtime library's file name on `platform` (sys.platform's spelling)."""
+    return "kiln.dll" if platform == "win32" else "libkiln.so.0"
+
+
+def system_search(platform=sys.platform):
+    """How a message names the system's library search on `platform`."""
+    return "Windows' DLL search" if platform == "win32" else "the dynamic loader's search"
+
+
+LIBRARY_FILE = library_file()
 # The runtime versions this binding works with: the same major version (what CMake's
 # SameMajorVersion accepts), and no older than the first runtime with the image API.
 BINDING_MAJOR = 0
@@ -85,6 +99,8 @@ class _DlInfo(ctypes.Structure):
 
 def _loaded_path(library, fallback):
     """The file the loader actually mapped (for a library found by the loader's search)."""
+    if sys.platform == "win32":
+        return _loaded_path_windows(library, fallback)
     try:
         dladdr = ctypes.CDLL(None).dladdr
         dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
@@ -97,23 +113,40 @@ def _loaded_path(library, fallback):
     return fallback
 
 
-def _candidate():
+def _loaded_path_windows(library, fallback):
+    """GetModuleFileNameW of the loaded kiln.dll."""
+    try:
+        buffer = ctypes.create_unicode_buffer(32768)
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        if kernel32.GetModuleFileNameW(ctypes.c_void_p(library._handle), buffer, len(buffer)):
+            return buffer.value
+    except (AttributeError, OSError):
+        pass
+    return fallback
+
+
+def _candidate(environ=os.environ, binding_dir=None, platform=sys.platform, exists=os.path.exists):
     """What to load, how to name it in a message, and the places passed over on the way."""
-    explicit = os.environ.get("KILN_LIBRARY")
+    explicit = environ.get("KILN_LIBRARY")
     if explicit:
         return explicit, "$KILN_LIBRARY=%s" % explicit, []
     passed = ["$KILN_LIBRARY (not set)"]
-    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY_FILE)
-    if os.path.exists(beside):
+    name = library_file(platform)
+    if binding_dir is None:
+        binding_dir = os.path.dirname(os.path.abspath(__file__))
+    join = ntpath.join if platform == "win32" else posixpath.join
+    beside = join(binding_dir, name)
+    if exists(beside):
         return beside, beside + " (beside the binding)", passed
     passed.append(beside + " (beside the binding): no such file")
-    return LIBRARY_FILE, LIBRARY_FILE + " through the dynamic loader's search", passed
+    return name, "%s through %s" % (name, system_search(platform)), passed
 
 
 def _load():
     target, description, looked = _candidate()
     try:
-        library = ctypes.CDLL(target, mode=os.RTLD_LOCAL)
+        # RTLD_LOCAL, where there is one: Windows has no global symbol namespace to keep out of.
+        library = ctypes.CDLL(target, mode=getattr(os, "RTLD_LOCAL", 0))
     except OSError as error:
         looked.append("%s: %s" % (description, error))
         raise RuntimeLibraryError("cannot load the Kiln runtime library (%s); looked in: %s"

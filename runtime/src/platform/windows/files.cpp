@@ -51,6 +51,14 @@ int open_shared(const std::filesystem::path& path, DWORD access, DWORD dispositi
 
 HANDLE handle_of(int fd) { return reinterpret_cast<HANDLE>(_get_osfhandle(fd)); }
 
+// Replaces a template's trailing "XXXXXX" with random letters and digits, as mkstemp does.
+void randomize_suffix(std::string& path_template) {
+  static const char k_letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::mt19937_64 random(std::random_device{}() ^ GetCurrentProcessId());
+  const std::size_t at = path_template.size() - 6;
+  for (std::size_t i = 0; i < 6; ++i) path_template[at + i] = k_letters[random() % (sizeof k_letters - 1)];
+}
+
 bool status_of_handle(HANDLE handle, FileStatus& out) {
   BY_HANDLE_FILE_INFORMATION info{};
   if (handle == INVALID_HANDLE_VALUE || !GetFileInformationByHandle(handle, &info)) {
@@ -138,11 +146,8 @@ bool sync_file(int fd) { return FlushFileBuffers(handle_of(fd)) != 0; }
 void sync_directory(const std::filesystem::path&) {}
 
 int make_temporary(std::string& path_template) {
-  static const char k_letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  thread_local std::mt19937_64 random(std::random_device{}() ^ GetCurrentProcessId());
-  const std::size_t at = path_template.size() - 6;
   for (int attempt = 0; attempt < 100; ++attempt) {
-    for (std::size_t i = 0; i < 6; ++i) path_template[at + i] = k_letters[random() % (sizeof k_letters - 1)];
+    randomize_suffix(path_template);
     const int fd = open_shared(path_of_utf8(path_template), GENERIC_READ | GENERIC_WRITE, CREATE_NEW, _O_RDWR);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
@@ -151,11 +156,8 @@ int make_temporary(std::string& path_template) {
 }
 
 bool make_private_directory(std::string& path_template) {
-  static const char k_letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  thread_local std::mt19937_64 random(std::random_device{}() ^ GetCurrentProcessId());
-  const std::size_t at = path_template.size() - 6;
   for (int attempt = 0; attempt < 100; ++attempt) {
-    for (std::size_t i = 0; i < 6; ++i) path_template[at + i] = k_letters[random() % (sizeof k_letters - 1)];
+    randomize_suffix(path_template);
     // Under the user's %TEMP%, whose ACL is the user's: a new directory inherits it.
     if (CreateDirectoryW(long_path(path_of_utf8(path_template)).c_str(), nullptr)) return true;
     if (GetLastError() != ERROR_ALREADY_EXISTS) {
