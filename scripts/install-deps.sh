@@ -3,6 +3,8 @@
 # toolkit at /usr/local/cuda. Idempotent: does nothing when everything is present.
 # The Windows runtime (cross-built, its tests under Wine) needs the MinGW-w64 cross compiler, Wine and
 # zstd's source, which Debian ships only as its source package: that is unpacked into .deps/zstd.
+# The remote cache's tests start nginx (WebDAV) and redis-server themselves, on loopback ports: the
+# packages' own services are kept from starting while they install (policy-rc.d), as in a container.
 # Python tools (scikit-build-core to build wheels, wheel to make the Windows one, pytest and numpy for the
 # binding's tests, pybind11 for the extension-module consumer test) go into .venv at the top of the tree,
 # never into the system Python (Debian marks it externally managed).
@@ -10,7 +12,8 @@ set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
-          python3 python3-venv python3-dev binutils g++-mingw-w64-x86-64-posix wine64"
+          python3 python3-venv python3-dev binutils g++-mingw-w64-x86-64-posix wine64
+          libcurl4-openssl-dev libhiredis-dev nginx-light redis-server"
 
 missing=""
 for p in $packages; do
@@ -22,7 +25,14 @@ if [ -n "$missing" ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+  [ -z "$policy" ] || $sudo rm -f "$policy"
 fi
 
 if [ ! -f /usr/local/cuda/include/nvrtc.h ] && [ -z "${CUDA_PATH:-}" ]; then

@@ -56,6 +56,21 @@ TEST_F(BuildCache, ASecondBuildHitsEveryImageAndWritesTheSameBytes) {
   EXPECT_FALSE(fs::exists(m_project / "basic.kiln.scan-cache")) << "no cache beside the output";
 }
 
+// A link group's job names no source file of its own; its members' sources decide whether it is kept.
+TEST_F(BuildCache, LinkGroupsAreKeptAndHitToo) {
+  const fs::path linking = m_dir.copy_project("linking", "linking");
+  const auto build_linking = [&] {
+    return run_kiln({"build", "-o", "linking.kiln", "-v"}, linking, {"KILN_CACHE_DIR=" + m_cache.string()});
+  };
+  const RunResult cold = build_linking();
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  const std::vector<std::byte> first = read_bytes(linking / "linking.kiln");
+  const RunResult warm = build_linking();
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_TRUE(says(warm, " cached, 0 compiled")) << warm.err;
+  EXPECT_EQ(read_bytes(linking / "linking.kiln"), first);
+}
+
 TEST_F(BuildCache, ACopyOfTheTreeElsewhereHitsTheSameEntries) {
   ASSERT_EQ(build().exit_code, 0);
   const fs::path other = m_dir.copy_project("basic", "deeper/elsewhere");

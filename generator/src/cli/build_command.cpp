@@ -1,5 +1,8 @@
 // kiln build: manifest -> plan -> compile (worker processes) -> assemble -> package file + depfile.
+// With --shard I/N it stops after compiling shard I's jobs and writes their part; kiln merge takes
+// the parts' images for the compile phase and writes the package the whole build would.
 #include "cli/build_report.hpp"
+#include "cli/build_store.hpp"
 #include "cli/command.hpp"
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
@@ -7,6 +10,7 @@
 #include "cli/output_guard.hpp"
 #include "cli/request_coverage.hpp"
 #include "cli/scan_phase.hpp"
+#include "cli/shard_phase.hpp"
 #include "cli/target_override.hpp"
 #include "compile/cached_runner.hpp"
 #include "compile/job_runner.hpp"
@@ -17,7 +21,6 @@
 #include "package/depfile.hpp"
 #include "plan/build_plan.hpp"
 #include "store/cache_settings.hpp"
-#include "store/local_store.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 #include "util/jobserver.hpp"
@@ -73,10 +76,24 @@ std::string display_prefix(const fs::path& root) {
   return relative.generic_string() + "/";
 }
 
+enum class BuildMode { build, merge };
+
 class BuildCommand final : public Command {
 public:
+  explicit BuildCommand(BuildMode mode) : m_mode(mode) {}
+
   void configure(CLI::App& app) override {
-    app.add_option("manifest", m_manifest, "The manifest to build")->capture_default_str();
+    if (m_mode == BuildMode::merge) {
+      app.add_option("parts", m_parts, "The parts to merge: one of each shard of the build")
+          ->required()
+          ->check(CLI::ExistingFile);
+      app.add_option("--manifest", m_manifest, "The manifest the shards built")->capture_default_str();
+    } else {
+      app.add_option("manifest", m_manifest, "The manifest to build")->capture_default_str();
+      app.add_option("--shard", m_shard,
+                     "Compile shard I of N of the jobs only, and write them as a part for kiln merge "
+                     "(default output: <name>.<I>-of-<N>.kilnpart)");
+    }
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
     app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
     app.add_option("-j,--jobs", m_jobs,
@@ -141,7 +158,21 @@ private:
       return k_exit_bad_input;
     }
     if (Status s = override_targets(*manifest, m_targets); !s) return fail(k_exit_usage, s.error().message);
-    const fs::path output = m_output.empty() ? fs::path(manifest->name + ".kiln") : m_output;
+    std::optional<shard::ShardSpec> shard;
+    if (!m_shard.empty()) {
+      Result<shard::ShardSpec> spec = shard::parse_shard(m_shard);
+      if (!spec) return fail(k_exit_usage, spec.error().message);
+      shard = *spec;
+    }
+    std::vector<shard::NamedPart> parts;
+    if (m_mode == BuildMode::merge) {
+      Result<std::vector<shard::NamedPart>> read = read_parts(m_parts);
+      if (!read) return fail(k_exit_bad_input, read.error().message + "; no package written");
+      parts = std::move(*read);
+    }
+    const fs::path output = !m_output.empty() ? m_output
+                            : shard        ? fs::path(default_part_name(manifest->name, *shard))
+                                           : fs::path(manifest->name + ".kiln");
     const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
     m_facts.output = output.string();
     m_facts.depfile = depfile.string();
@@ -169,19 +200,13 @@ private:
     if (!limit) return fail(k_exit_usage, limit.error().message);
     if (m_verbose) std::cerr << describe(*limit, jobserver != nullptr) << "\n";
     const int jobs = limit->jobs;
-    std::unique_ptr<store::Store> store = store::make_null_store();
-    if (cache->enabled) {
-      auto local = std::make_unique<store::LocalStore>(cache->directory, cache->max_size);
-      if (const std::string why = local->unwritable_reason(); !why.empty())
-        warn("kiln: warning: cannot write the cache directory " + cache->directory.string() + ": " + why +
-             "; building without the cache");
-      else
-        store = std::move(local);
-    }
+    Result<BuildStores> stores =
+        open_build_stores(*cache, store::process_environment(), [this](const std::string& text) { warn(text); });
+    if (!stores) return fail(k_exit_usage, stores.error().message);
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
     const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {store.get(), scratch->path(), jobs, jobserver.get(), prefix, m_python, {}},
+        scan_sources(*manifest, *toolkit, {&stores->shared(), scratch->path(), jobs, jobserver.get(), prefix, m_python, stores->remote != nullptr, {}},
                      scan_exit);
     m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
@@ -195,22 +220,44 @@ private:
                                   compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
                                                               toolkit->nvjitlink_version(), k_version),
                                   compile::nvcc_toolchain_identity, build_start, {}};
-    compile::CompileCache compile_cache(*store, std::move(context));
+    PartToWrite part{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, plan->jobs.size()};
+    if (shard || !parts.empty()) part.fingerprint = shard::plan_fingerprint(*plan, context);
+    if (!parts.empty()) {
+      if (Status s = shard::check_plan(parts, context.toolchain, part.fingerprint, m_manifest); !s)
+        return fail(k_exit_bad_input, s.error().message + "; no package written");
+    }
+    const compile::CacheContext part_context = context;
+    // A shard records the entries of its jobs; a merge reads the parts' entries and compiles nothing.
+    shard::RecordingStore recorded(stores->shared());
+    shard::PartsStore from_parts(merged_entries(parts));
+    store::Store& compile_store =
+        !parts.empty() ? static_cast<store::Store&>(from_parts) : shard ? recorded : stores->shared();
+    std::vector<std::string> part_files;
+    for (const shard::NamedPart& p : parts) part_files.push_back(p.file);
+    const std::unique_ptr<compile::JobRunner> refusing =
+        parts.empty() ? nullptr : shard::make_refusing_runner(shard::assign_shards(*plan, parts.size()), part_files);
+    compile::CompileCache compile_cache(compile_store, std::move(context));
     compile::CacheCounts counts;
     // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
     const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
       return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log));
     };
-    const std::unique_ptr<compile::JobRunner> runner = compile::make_cached_runner(*compiler, compile_cache, keep, counts);
+    const std::unique_ptr<compile::JobRunner> cached =
+        compile::make_cached_runner(parts.empty() ? *compiler : *refusing, compile_cache, keep, counts);
+    const std::unique_ptr<compile::JobRunner> runner =
+        shard ? shard::make_shard_runner(*cached, shard::assign_shards(*plan, shard->count), shard->index)
+              : std::unique_ptr<compile::JobRunner>();
     const auto compile_start = std::chrono::steady_clock::now();
     std::vector<std::string> compile_warnings;
     const std::optional<std::vector<compile::CompileOutput>> outputs =
-        compile_plan(*plan, *runner, verbosity(), compile_warnings);
+        compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings);
     m_facts.warnings.insert(m_facts.warnings.end(), compile_warnings.begin(), compile_warnings.end());
     m_facts.compile_seconds = seconds_since(compile_start);
-    store->add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
+    stores->shared().add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
     if (m_verbose) std::fprintf(stderr, "compile: %zu cached, %zu compiled\n", counts.hits, counts.misses);
+    if (const std::string remote = remote_summary(stores->shared()); m_verbose && !remote.empty()) std::cerr << remote << "\n";
     if (!outputs) return k_exit_failed;
+    if (shard) return finish_shard(output, part, *plan, part_context, recorded.take_entries(), start);
 
     Result<package::AssembledPackage> assembled =
         package::assemble(*manifest, *plan, *outputs, *toolkit, {prefix, k_version});
@@ -251,6 +298,19 @@ private:
                 << (m_facts.warnings.size() == 1 ? " warning" : " warnings")
                 << " (above); with --strict (KILN_STRICT=1) the scan's findings fail the build\n";
     if (m_json) std::cout << build_report(m_facts, *plan, *outputs).dump(2) << "\n";
+    return k_exit_ok;
+  }
+
+  int finish_shard(const fs::path& output, const PartToWrite& part, const plan::BuildPlan& plan,
+                   const compile::CacheContext& context, shard::Entries entries,
+                   std::chrono::steady_clock::time_point start) {
+    const std::size_t count = entries.size();
+    if (Status s = write_part(output, part, plan, context, std::move(entries)); !s)
+      return fail(k_exit_failed, s.error().message);
+    if (m_verbose || m_summary)
+      std::cerr << "kiln: wrote " << output.string() << ": shard " << part.spec.index << " of " << part.spec.count
+                << ", " << count << " of the build's " << plan.jobs.size() << " images, in "
+                << std::to_string(seconds_since(start)).substr(0, 4) << " s\n";
     return k_exit_ok;
   }
 
@@ -346,6 +406,9 @@ private:
   }
 
   std::string m_manifest = "kiln.toml";
+  BuildMode m_mode;
+  std::vector<fs::path> m_parts;            // kiln merge
+  std::string m_shard;                      // --shard I/N
   fs::path m_output;
   fs::path m_depfile;
   fs::path m_cuda_root;
@@ -368,6 +431,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Command> make_build_command() { return std::make_unique<BuildCommand>(); }
+std::unique_ptr<Command> make_build_command() { return std::make_unique<BuildCommand>(BuildMode::build); }
+std::unique_ptr<Command> make_merge_command() { return std::make_unique<BuildCommand>(BuildMode::merge); }
 
 }  // namespace kiln::cli

@@ -3,6 +3,7 @@
 // commands still reach the directory.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "remote/remote_settings.hpp"
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "store/size_spec.hpp"
@@ -81,6 +82,13 @@ private:
                          {"enabled", settings.enabled},
                          {"compile", {{"hits", counters["compile.hits"]}, {"misses", counters["compile.misses"]}}},
                          {"scan", {{"hits", counters["scan.hits"]}, {"misses", counters["scan.misses"]}}},
+                         {"remote",
+                          {{"url", remote_url()},
+                           {"hits", counters["remote.hits"]},
+                           {"misses", counters["remote.misses"]},
+                           {"damaged", counters["remote.damaged"]},
+                           {"errors", counters["remote.errors"]},
+                           {"writes", counters["remote.writes"]}}},
                          {"runtime",
                           {{"hits", counters["runtime.hits"]},
                            {"compiles", counters["runtime.compiles"]},
@@ -97,6 +105,13 @@ private:
     line("compile misses", std::to_string(counters["compile.misses"]));
     line("scan hits", std::to_string(counters["scan.hits"]));
     line("scan misses", std::to_string(counters["scan.misses"]));
+    // What builds got from and gave to KILN_REMOTE_CACHE (damaged entries count as misses too).
+    line("remote cache", remote_url().empty() ? std::string("none (KILN_REMOTE_CACHE is not set)") : remote_url());
+    line("remote hits", std::to_string(counters["remote.hits"]));
+    line("remote misses", std::to_string(counters["remote.misses"]) + " (" + std::to_string(counters["remote.damaged"]) +
+                              " damaged)");
+    line("remote errors", std::to_string(counters["remote.errors"]));
+    line("remote writes", std::to_string(counters["remote.writes"]));
     // What programs compiling kernels at run time did (libkiln, kiln/compile.h).
     line("runtime hits", std::to_string(counters["runtime.hits"]));
     line("runtime compiles", std::to_string(counters["runtime.compiles"]) + " (" +
@@ -105,6 +120,14 @@ private:
     line("size", store::format_size(usage.bytes) + " of " +
                      (settings.max_size ? store::format_size(settings.max_size) : std::string("no limit")));
     return k_exit_ok;
+  }
+
+  // The remote cache builds here use now, the password hidden, with its mode; "" when none.
+  static std::string remote_url() {
+    Result<std::optional<remote::RemoteSettings>> settings = remote::remote_settings(store::process_environment());
+    if (!settings) return settings.error().message;
+    if (!*settings) return "";
+    return (*settings)->shown_url + " (" + remote::mode_name((*settings)->mode) + ")";
   }
 
   static int fail(int code, const std::string& message) {

@@ -257,6 +257,9 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   out.scanned = misses.size();
   const auto file_name = [&](std::size_t i) { return inputs[i].file.generic_string(); };
   run_all(misses, settings, "scan-", [&](std::size_t i) { return cache.scan(inputs[i]); }, results, file_name);
+  if (settings.publish)
+    for (const std::size_t i : misses)
+      if (results[i].ok()) (void)cache.lookup(inputs[i]);
 
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     plan::ScannedFile file{inputs[i].file.generic_string(), std::move(results[i])};
@@ -296,6 +299,9 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
     return r;
   }, resolutions, file_name);
   out.resolved = unresolved.size();
+  if (settings.publish)
+    for (const std::size_t k : unresolved)
+      (void)cache.lookup_resolution(inputs[k], out.kernel_sources[k].result, foreign[k]);
   drop_resolved_elsewhere(out.kernel_sources, resolutions);
   for (std::size_t k = 0; k < kernel_count; ++k) {
     ScanResult& result = out.kernel_sources[k].result;

@@ -29,6 +29,9 @@ struct ScanPhaseSettings {
   Jobserver* jobserver = nullptr;             // make's, when kiln takes part in it
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
   std::string python;                         // --python: the interpreter for Python sources, if given
+  // The store reaches a remote cache: what worker processes stored locally is read back once here,
+  // which sends it on (remote/layered_store.hpp).
+  bool publish = false;
   // Called as each file clang parses is done (cache misses only): done, total, the file (relative to
   // the manifest directory); for progress lines.
   std::function<void(std::size_t, std::size_t, const std::string&)> progress;

@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 namespace kiln::compile {
 
 namespace fs = std::filesystem;
@@ -33,6 +35,13 @@ bool changed_since(const fs::path& path, const struct timespec& start) {
   for (const struct timespec& t : {info.st_mtim, info.st_ctim})
     if (t.tv_sec > start.tv_sec || (t.tv_sec == start.tv_sec && t.tv_nsec >= start.tv_nsec)) return true;
   return false;
+}
+
+// A link group's job names no file of its own: its members' sources are what it read.
+bool sources_changed_since(const CompileJob& job, const struct timespec& start) {
+  if (job.members.empty()) return changed_since(job.root / job.source, start);
+  return std::any_of(job.members.begin(), job.members.end(),
+                     [&](const CompileJob& member) { return changed_since(member.root / member.source, start); });
 }
 
 }  // namespace
@@ -74,7 +83,7 @@ std::optional<CompileOutput> CompileCache::lookup(const CompileJob& job) {
 }
 
 void CompileCache::store(const CompileJob& job, const CompileOutput& output) {
-  if (changed_since(job.root / job.source, m_context.build_start)) return;
+  if (sources_changed_since(job, m_context.build_start)) return;
   const std::optional<CompileKey> key = compile_key(job, m_context);
   if (!key) return;
   ByteWriter out;

@@ -1,0 +1,43 @@
+// A server that holds store entries for many machines: an HTTP server taking GET/HEAD/PUT (nginx with
+// WebDAV, a ccache HTTP cache server) or Redis. A backend moves bytes and reports what went wrong; it
+// neither checks entries nor decides what a failure means for the build (layered_store.hpp does).
+#pragma once
+
+#include "remote/remote_settings.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::remote {
+
+struct Reply {
+  enum class Kind {
+    found,        // `bytes` holds the value (get), or the value was stored or is already there (put)
+    absent,       // no such entry (get)
+    failed,       // the server answered with an error; the next request may fare better
+    unreachable,  // no answer: connecting failed or timed out; later requests would only wait too
+  };
+  Kind kind = Kind::absent;
+  std::vector<std::byte> bytes;
+  std::string message;   // for `failed` and `unreachable`: "HTTP 500 for http://host/prefix/ab/ab12...",
+                         // "Connection refused (http://host:8080/prefix)"
+};
+
+class RemoteBackend {
+public:
+  virtual ~RemoteBackend() = default;
+  virtual Reply get(std::string_view key) = 0;
+  // `only_if_missing`: leave an entry that is already there (HTTP: a HEAD first; Redis: SET NX).
+  virtual Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) = 0;
+};
+
+// Nothing is sent until the first request. Not safe for concurrent use.
+std::unique_ptr<RemoteBackend> make_http_backend(const RemoteSettings& settings);
+std::unique_ptr<RemoteBackend> make_redis_backend(const RemoteSettings& settings);
+std::unique_ptr<RemoteBackend> make_backend(const RemoteSettings& settings);
+
+}  // namespace kiln::remote

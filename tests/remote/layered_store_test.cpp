@@ -1,0 +1,219 @@
+#include "remote/layered_store.hpp"
+
+#include "store/entry_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+
+namespace kiln::remote {
+namespace {
+
+std::vector<std::byte> bytes_of(std::string_view text) {
+  const auto* begin = reinterpret_cast<const std::byte*>(text.data());
+  return {begin, begin + text.size()};
+}
+
+const std::string k_key = "0123456789abcdef0123456789abcdef";
+const std::string k_other = "fedcba9876543210fedcba9876543210";
+
+// A store in memory, as the local cache.
+class MemoryStore final : public store::Store {
+public:
+  std::optional<std::vector<std::byte>> get(std::string_view key) override {
+    const auto it = entries.find(std::string(key));
+    if (it == entries.end()) return std::nullopt;
+    return it->second;
+  }
+  void put(std::string_view key, std::span<const std::byte> value) override {
+    entries[std::string(key)].assign(value.begin(), value.end());
+  }
+  void add_counters(const store::Counters& counters) override {
+    for (const auto& [name, value] : counters) added[name] += value;
+  }
+  std::map<std::string, std::vector<std::byte>> entries;
+  store::Counters added;
+};
+
+// A server in memory that can be told to fail.
+struct FakeServer {
+  std::map<std::string, std::vector<std::byte>> entries;
+  Reply::Kind failure = Reply::Kind::found;   // found: no failure
+  int gets = 0;
+  int puts = 0;
+  std::vector<bool> only_if_missing;
+};
+
+class FakeBackend final : public RemoteBackend {
+public:
+  explicit FakeBackend(FakeServer& server) : m_server(server) {}
+  Reply get(std::string_view key) override {
+    ++m_server.gets;
+    if (m_server.failure != Reply::Kind::found) return {m_server.failure, {}, "the server is down"};
+    const auto it = m_server.entries.find(std::string(key));
+    if (it == m_server.entries.end()) return {Reply::Kind::absent, {}, {}};
+    return {Reply::Kind::found, it->second, {}};
+  }
+  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) override {
+    ++m_server.puts;
+    m_server.only_if_missing.push_back(only_if_missing);
+    if (m_server.failure != Reply::Kind::found) return {m_server.failure, {}, "the server is down"};
+    if (!only_if_missing || !m_server.entries.count(std::string(key)))
+      m_server.entries[std::string(key)].assign(value.begin(), value.end());
+    return {Reply::Kind::found, {}, {}};
+  }
+
+private:
+  FakeServer& m_server;
+};
+
+struct Layers {
+  explicit Layers(Mode mode = Mode::read_write) {
+    RemoteSettings settings;
+    settings.mode = mode;
+    settings.shown_url = "http://cache/k";
+    store = std::make_unique<LayeredStore>(local, std::make_unique<FakeBackend>(server), settings,
+                                           [this](const std::string& text) { warnings.push_back(text); });
+  }
+  MemoryStore local;
+  FakeServer server;
+  std::vector<std::string> warnings;
+  std::unique_ptr<LayeredStore> store;
+};
+
+TEST(LayeredStore, LocalFirstThenRemoteWrittenBack) {
+  Layers layers;
+  layers.local.put(k_key, bytes_of("local"));
+  EXPECT_EQ(layers.store->get(k_key), bytes_of("local"));
+  EXPECT_EQ(layers.server.gets, 0);   // a local hit never asks the server
+
+  layers.server.entries[k_other] = store::encode_entry(k_other, bytes_of("remote"));
+  EXPECT_EQ(layers.store->get(k_other), bytes_of("remote"));
+  EXPECT_EQ(layers.local.entries.at(k_other), bytes_of("remote"));   // written back
+  EXPECT_EQ(layers.store->get(k_other), bytes_of("remote"));
+  EXPECT_EQ(layers.server.gets, 1);
+  EXPECT_EQ(layers.store->remote_counters()["remote.hits"], 1u);
+  EXPECT_TRUE(layers.warnings.empty());
+}
+
+TEST(LayeredStore, PutsGoToBothAsCheckedEntries) {
+  Layers layers;
+  EXPECT_EQ(layers.store->get(k_key), std::nullopt);
+  layers.store->put(k_key, bytes_of("value"));
+  EXPECT_EQ(layers.local.entries.at(k_key), bytes_of("value"));
+  const std::optional<std::span<const std::byte>> payload = store::decode_entry(layers.server.entries.at(k_key), k_key);
+  ASSERT_TRUE(payload);
+  EXPECT_EQ(std::vector<std::byte>(payload->begin(), payload->end()), bytes_of("value"));
+  EXPECT_EQ(layers.server.only_if_missing, std::vector<bool>{true});
+  store::Counters counts = layers.store->remote_counters();
+  EXPECT_EQ(counts["remote.misses"], 1u);
+  EXPECT_EQ(counts["remote.writes"], 1u);
+}
+
+TEST(LayeredStore, ReadModeNeverWrites) {
+  Layers layers(Mode::read);
+  layers.store->put(k_key, bytes_of("value"));
+  EXPECT_EQ(layers.server.puts, 0);
+  EXPECT_TRUE(layers.server.entries.empty());
+  EXPECT_EQ(layers.local.entries.count(k_key), 1u);
+}
+
+TEST(LayeredStore, DamagedEntriesAreMissesAndReplaced) {
+  for (const std::vector<std::byte>& bad :
+       {bytes_of("garbage"), store::encode_entry(k_other, bytes_of("another key's entry"))}) {
+    Layers layers;
+    std::vector<std::byte> flipped = store::encode_entry(k_key, bytes_of("value"));
+    flipped.back() ^= std::byte{1};
+    for (const std::vector<std::byte>& entry : {bad, flipped}) {
+      layers.server.entries[k_key] = entry;
+      EXPECT_EQ(layers.store->get(k_key), std::nullopt);
+      EXPECT_EQ(layers.local.entries.count(k_key), 0u);   // never written back
+    }
+    layers.store->put(k_key, bytes_of("value"));
+    EXPECT_EQ(layers.server.only_if_missing, std::vector<bool>{false});   // replaced, not kept
+    EXPECT_TRUE(store::decode_entry(layers.server.entries.at(k_key), k_key));
+    store::Counters counts = layers.store->remote_counters();
+    EXPECT_EQ(counts["remote.damaged"], 2u);
+    EXPECT_EQ(counts["remote.misses"], 2u);
+    ASSERT_EQ(layers.warnings.size(), 1u);
+    EXPECT_NE(layers.warnings[0].find("damaged"), std::string::npos);
+  }
+}
+
+TEST(LayeredStore, AnUnreachableServerIsAskedOnceAndWarnedOnce) {
+  Layers layers;
+  layers.server.failure = Reply::Kind::unreachable;
+  EXPECT_EQ(layers.store->get(k_key), std::nullopt);
+  EXPECT_EQ(layers.store->get(k_other), std::nullopt);
+  layers.store->put(k_key, bytes_of("value"));
+  EXPECT_EQ(layers.server.gets + layers.server.puts, 1);
+  EXPECT_EQ(layers.local.entries.count(k_key), 1u);   // the local cache still works
+  ASSERT_EQ(layers.warnings.size(), 1u);
+  EXPECT_EQ(layers.warnings[0], "kiln: warning: remote cache: the server is down; building without it");
+  EXPECT_EQ(layers.store->remote_counters()["remote.errors"], 1u);
+}
+
+TEST(LayeredStore, AFailingServerIsAskedAgainButWarnedOnce) {
+  Layers layers;
+  layers.server.failure = Reply::Kind::failed;
+  EXPECT_EQ(layers.store->get(k_key), std::nullopt);
+  layers.store->put(k_key, bytes_of("value"));
+  EXPECT_EQ(layers.store->get(k_other), std::nullopt);
+  EXPECT_EQ(layers.server.gets + layers.server.puts, 3);
+  ASSERT_EQ(layers.warnings.size(), 1u);
+  EXPECT_NE(layers.warnings[0].find("compiling what it cannot give"), std::string::npos);
+  EXPECT_EQ(layers.store->remote_counters()["remote.errors"], 3u);
+}
+
+TEST(LayeredStore, CountersReachTheLocalStoreOnceEach) {
+  Layers layers;
+  layers.store->get(k_key);
+  layers.store->add_counters({{"compile.hits", 2}});
+  layers.store->get(k_other);
+  layers.store->add_counters({{"scan.hits", 1}});
+  EXPECT_EQ(layers.local.added["remote.misses"], 2u);
+  EXPECT_EQ(layers.local.added["compile.hits"], 2u);
+  EXPECT_EQ(layers.local.added["scan.hits"], 1u);
+}
+
+// Scan workers are forked: they store into the local cache alone, and the build sends what they
+// stored when it reads it back.
+TEST(LayeredStore, WorkerProcessesUseTheLocalStoreAloneAndTheBuildSendsOnWhatTheyStored) {
+  Layers layers;
+  EXPECT_EQ(layers.store->get(k_key), std::nullopt);   // the server lacks it
+  const pid_t child = fork();
+  if (child == 0) {
+    layers.store->put(k_key, bytes_of("from a worker"));
+    layers.store->get(k_other);
+    _exit(layers.server.puts + layers.server.gets == 1 ? 0 : 1);   // only the parent's get
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "a forked process used the server";
+  layers.local.put(k_key, bytes_of("from a worker"));    // what the worker's put did to the shared cache
+  EXPECT_EQ(layers.store->get(k_key), bytes_of("from a worker"));
+  ASSERT_EQ(layers.server.entries.count(k_key), 1u);
+  EXPECT_TRUE(store::decode_entry(layers.server.entries.at(k_key), k_key));
+  EXPECT_EQ(layers.store->get(k_key), bytes_of("from a worker"));
+  EXPECT_EQ(layers.server.puts, 1) << "sent once";
+  // Read mode: never.
+  Layers reader(Mode::read);
+  EXPECT_EQ(reader.store->get(k_key), std::nullopt);
+  reader.local.put(k_key, bytes_of("x"));
+  EXPECT_EQ(reader.store->get(k_key), bytes_of("x"));
+  EXPECT_EQ(reader.server.puts, 0);
+}
+
+TEST(LayeredStore, KeysThatCannotNameAnEntryNeverReachTheServer) {
+  Layers layers;
+  EXPECT_EQ(layers.store->get("../../etc/passwd"), std::nullopt);
+  layers.store->put("not-a-key", bytes_of("x"));
+  EXPECT_EQ(layers.server.gets + layers.server.puts, 0);
+}
+
+}  // namespace
+}  // namespace kiln::remote

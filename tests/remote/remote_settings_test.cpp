@@ -1,0 +1,112 @@
+#include "remote/remote_settings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kiln::remote {
+namespace {
+
+using Variables = std::map<std::string, std::string>;
+
+Result<std::optional<RemoteSettings>> settings_of(const Variables& variables) {
+  return remote_settings([&](const char* name) -> std::optional<std::string> {
+    const auto it = variables.find(name);
+    if (it == variables.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+RemoteSettings parsed(const Variables& variables) {
+  Result<std::optional<RemoteSettings>> result = settings_of(variables);
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+  EXPECT_TRUE(result.ok() && result->has_value());
+  return result.ok() && result->has_value() ? **result : RemoteSettings{};
+}
+
+std::string error_of(const Variables& variables) {
+  Result<std::optional<RemoteSettings>> result = settings_of(variables);
+  EXPECT_FALSE(result.ok());
+  return result.ok() ? "" : result.error().message;
+}
+
+TEST(RemoteSettings, UnsetOrEmptyMeansNoRemoteCache) {
+  Result<std::optional<RemoteSettings>> unset = settings_of({});
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset->has_value());
+  Result<std::optional<RemoteSettings>> empty = settings_of({{"KILN_REMOTE_CACHE", ""}, {"KILN_REMOTE_CACHE_MODE", "x"}});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->has_value());
+}
+
+TEST(RemoteSettings, HttpWithDefaults) {
+  const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", "http://cache.example:8080/kiln/"}});
+  EXPECT_EQ(s.protocol, Protocol::http);
+  EXPECT_EQ(s.mode, Mode::read_write);
+  EXPECT_EQ(s.url, "http://cache.example:8080/kiln/");
+  EXPECT_EQ(s.shown_url, s.url);
+  EXPECT_EQ(s.connect_timeout, std::chrono::milliseconds(2000));
+  EXPECT_EQ(s.timeout, std::chrono::milliseconds(60000));
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "https://cache.example/x"}}).protocol, Protocol::http);
+}
+
+TEST(RemoteSettings, ThePasswordIsNeverShown) {
+  const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", "http://ci:hunter2@cache.example/kiln"}});
+  EXPECT_EQ(s.url, "http://ci:hunter2@cache.example/kiln");   // the client needs it
+  EXPECT_EQ(s.shown_url.find("hunter2"), std::string::npos);
+  EXPECT_NE(s.shown_url.find("ci:***@cache.example"), std::string::npos) << s.shown_url;
+  const std::string error = error_of({{"KILN_REMOTE_CACHE", "ftp://ci:hunter2@cache.example/kiln"}});
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+}
+
+TEST(RemoteSettings, RedisParts) {
+  const RemoteSettings plain = parsed({{"KILN_REMOTE_CACHE", "redis://127.0.0.1"}});
+  EXPECT_EQ(plain.protocol, Protocol::redis);
+  EXPECT_EQ(plain.host, "127.0.0.1");
+  EXPECT_EQ(plain.port, 6379);
+  EXPECT_EQ(plain.database, 0);
+  EXPECT_TRUE(plain.password.empty());
+  const RemoteSettings full = parsed({{"KILN_REMOTE_CACHE", "redis://kiln:p%40ss@cache:7000/3"}});
+  EXPECT_EQ(full.host, "cache");
+  EXPECT_EQ(full.port, 7000);
+  EXPECT_EQ(full.database, 3);
+  EXPECT_EQ(full.user, "kiln");
+  EXPECT_EQ(full.password, "p@ss");
+  EXPECT_EQ(full.shown_url.find("p%40ss"), std::string::npos) << full.shown_url;
+  // The token is the AUTH password when the URL has none.
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://cache"}, {"KILN_REMOTE_CACHE_TOKEN", "t"}}).password, "t");
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://:u@cache"}, {"KILN_REMOTE_CACHE_TOKEN", "t"}}).password, "u");
+}
+
+TEST(RemoteSettings, ModeTokenAndTimeouts) {
+  const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", "http://c/k"},
+                                   {"KILN_REMOTE_CACHE_MODE", "read"},
+                                   {"KILN_REMOTE_CACHE_TOKEN", "abc"},
+                                   {"KILN_REMOTE_CACHE_CONNECT_TIMEOUT", "0.25"},
+                                   {"KILN_REMOTE_CACHE_TIMEOUT", "5"}});
+  EXPECT_EQ(s.mode, Mode::read);
+  EXPECT_EQ(s.token, "abc");
+  EXPECT_EQ(s.connect_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(s.timeout, std::chrono::milliseconds(5000));
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_MODE", "read-write"}}).mode,
+            Mode::read_write);
+}
+
+TEST(RemoteSettings, MistakesNameTheVariableAndValue) {
+  EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "ftp://c/k"}}),
+            "KILN_REMOTE_CACHE=ftp://c/k: not an http://, https:// or redis:// URL");
+  EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "cache.example/kiln"}}).find("KILN_REMOTE_CACHE="), std::string::npos);
+  EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "http://c/k?x=1"}}).find("no query or fragment"), std::string::npos);
+  EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "redis://c/db1"}}).find("'/db1' is not a database number"), std::string::npos);
+  EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_MODE", "rw"}}),
+            "KILN_REMOTE_CACHE_MODE=rw: not read (never write) or read-write");
+  for (const char* bad : {"0", "-1", "soon", "1e9", "2s"})
+    EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_TIMEOUT", bad}}),
+              std::string("KILN_REMOTE_CACHE_TIMEOUT=") + bad + ": not a number of seconds (above 0, at most 86400)");
+  EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_CONNECT_TIMEOUT", "x"}})
+                .find("KILN_REMOTE_CACHE_CONNECT_TIMEOUT=x"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::remote
