@@ -49,7 +49,7 @@ __global__ void tile_sum(const T* in, T* out, int n) {
 
 TYPES = ["float", "double", "int", "unsigned", "long long", "short", "char", "unsigned long long"]
 BLOCKS = [64, 128, 256, 512]
-ITEMS = [1, 2, 4, 8]
+ITEMS = [1, 2, 3, 4, 6, 8, 12, 16]
 
 
 def combos():

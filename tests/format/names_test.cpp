@@ -47,4 +47,14 @@ TEST(NormalizeName, IsIdempotent) {
 }
 
 }  // namespace
+// The fast path must agree with normalize_name on every spelling, or a lookup would miss.
+TEST(Names, IsNormalizedExactlyWhenNormalizingChangesNothing) {
+  for (const char* name : {"", "k", "block_sum<float,256>", "block_sum< float, 256 >", "unsigned int", "unsigned  int",
+                           "unsigned\tint", " k", "k ", "a< b", "a <b", "ops::scale<unsigned long long,4>",
+                           "k<(unsigned)256>", "k<'J'>", "f64/_Z5scaleIdEvPT_S0_i", "a b c", "a  b", "a\nb", "<unnamed>::k",
+                           "(anonymous namespace)::b::k", "x< y>", "x <y"}) {
+    EXPECT_EQ(is_normalized(name), normalize_name(name) == name) << "'" << name << "'";
+  }
+}
+
 }  // namespace kiln::format

@@ -34,6 +34,17 @@ std::string normalize_name(std::string_view name) {
   return out;
 }
 
+bool is_normalized(std::string_view name) {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (!is_space(name[i])) continue;
+    // Only one plain space between two identifier characters survives normalization.
+    if (name[i] != ' ' || i == 0 || i + 1 == name.size() || !is_identifier_char(name[i - 1]) ||
+        !is_identifier_char(name[i + 1]))
+      return false;
+  }
+  return true;
+}
+
 std::optional<VariantName> split_variant_name(std::string_view stored) {
   const std::size_t slash = stored.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash + 1 == stored.size()) {

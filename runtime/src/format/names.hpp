@@ -11,6 +11,9 @@ namespace kiln::format {
 // Removes all whitespace except one space where it separates two identifier characters
 // ([A-Za-z0-9_]), as in "unsigned int". "foo<bar<int> >" becomes "foo<bar<int>>".
 std::string normalize_name(std::string_view name);
+// Whether normalize_name(name) would return `name` unchanged, as it does for every name a package
+// stores: lookups and checks then use the name as it is, without a copy.
+bool is_normalized(std::string_view name);
 
 // A variant kernel's stored lowered name, "<variant>/<symbol>" (KernelFlags::k_kernel_variant),
 // split at its first '/'. The symbol is a suffix of the stored name, so a NUL-terminated stored

@@ -201,7 +201,8 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
 }
 
 std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) const {
-  const std::string key = normalize_name(name);
+  std::string normalized;
+  const std::string_view key = is_normalized(name) ? name : std::string_view(normalized = normalize_name(name));
   const auto found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
   if (!found) {
     return std::nullopt;
@@ -210,7 +211,8 @@ std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) c
 }
 
 std::optional<std::uint32_t> PackageReader::find_variable(std::string_view name) const {
-  const std::string key = normalize_name(name);
+  std::string normalized;
+  const std::string_view key = is_normalized(name) ? name : std::string_view(normalized = normalize_name(name));
   return search(m_variables, key, [&](std::uint32_t i) { return variable(i).name; });
 }
 

@@ -74,10 +74,12 @@ std::string check_names(const Tables& t) {
   for (std::uint32_t i = 0; i < t.kernels.count; ++i) {
     const auto k = load_record<KernelRecord>(t.kernels.bytes, i);
     for (const auto& [field, ref] : {std::pair{"lowered name", k.lowered_name}, std::pair{"canonical name", k.canonical_name}}) {
-      const std::string name = normalize_name(string_at(t.strings, ref));
+      const std::string_view stored = string_at(t.strings, ref);
+      std::string normalized;
+      const std::string_view name = is_normalized(stored) ? stored : std::string_view(normalized = normalize_name(stored));
       const std::optional<NameRecord> found = find_name(t, name);
       if (!found || found->kernel != i) {
-        return record(SectionKind::kernels, i) + "its " + field + " '" + name.substr(0, 200) +
+        return record(SectionKind::kernels, i) + "its " + field + " '" + std::string(name.substr(0, 200)) +
                (found ? "' belongs to kernel " + std::to_string(found->kernel) + " in NAMES"
                       : "' is not in NAMES");
       }

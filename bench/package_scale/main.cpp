@@ -1,0 +1,170 @@
+// package_scale: what opening a package and finding a kernel by name cost as the package grows
+// (README.md). For each --kernels count, writes a package of that many kernel template
+// instantiations ("tile_sum<float, 64, 3>", with their mangled names) in units of 100, each unit with
+// a cubin for each of 8 targets (a minimal well-formed ELF of 4 KiB: open and lookup never read
+// images), then measures through libkiln.so as programs use it:
+//
+//   open     kiln_package_open_file, per open (median of --runs; the page cache warm)
+//   lookup   kiln_package_find_kernel by canonical name, every kernel once in a shuffled order, per
+//            lookup (median of --runs rounds)
+//
+//   package_scale_bench [--kernels 100,1000,10000] [--runs 31] [--dir /tmp]
+#include "format/package_writer.hpp"
+
+#include <kiln/kiln.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* k_targets[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120", "compute_80", "compute_90"};
+constexpr std::size_t k_kernels_per_unit = 100;
+
+std::vector<std::byte> cubin(unsigned sm) {
+  std::vector<std::byte> out(4096);
+  const auto put = [&](std::size_t at, auto value) { std::memcpy(out.data() + at, &value, sizeof value); };
+  std::memcpy(out.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  out[8] = std::byte{8};
+  put(16, std::uint16_t{2});
+  put(18, std::uint16_t{190});
+  put(40, std::uint64_t{4096 - 64});
+  put(48, std::uint32_t{sm << 8});
+  put(52, std::uint16_t{64});
+  put(58, std::uint16_t{64});
+  put(60, std::uint16_t{1});
+  return out;
+}
+
+std::vector<std::byte> ptx() {
+  const std::string text = ".version 9.0\n.target sm_80\n.address_size 64\n";
+  std::vector<std::byte> out(text.size() + 1);
+  std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+const char* k_types[] = {"float", "double", "int", "unsigned int", "long long", "short", "signed char", "__half"};
+const char* k_mangled[] = {"f", "d", "i", "j", "x", "s", "a", "6__half"};
+
+// The i-th kernel: "ops::tile_sum<float, 64, 3>" and its Itanium mangling.
+std::pair<std::string, std::string> kernel_names(std::size_t i) {
+  const std::size_t type = i % 8, block = 32 << (i / 8 % 5), items = i / 40;
+  const std::string canonical = "ops::tile_sum<" + std::string(k_types[type]) + ", " + std::to_string(block) + ", " +
+                                std::to_string(items) + ">";
+  const std::string mangled = "_ZN3ops8tile_sumI" + std::string(k_mangled[type]) + "Li" + std::to_string(block) + "ELi" +
+                              std::to_string(items) + "EEEvPKT_PS1_i";
+  return {canonical, mangled};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Figures {
+  std::size_t bytes = 0;
+  double open_ms = 0;
+  double lookup_ns = 0;
+};
+
+Figures measure(std::size_t count, int runs, const std::string& dir) {
+  kiln::format::PackageContents contents;
+  for (const char* t : k_targets) contents.targets.push_back(t);
+  std::vector<std::string> names;
+  for (std::size_t u = 0; u * k_kernels_per_unit < count; ++u) {
+    kiln::format::PackageUnit unit{"kernels/unit_" + std::to_string(u) + ".cu", {}};
+    for (const char* t : k_targets) {
+      const std::string target = t;
+      if (target.rfind("compute_", 0) == 0)
+        unit.images.push_back({target, ptx(), 90});
+      else
+        unit.images.push_back({target, cubin(static_cast<unsigned>(std::stoul(target.substr(3)))), 0});
+    }
+    contents.units.push_back(std::move(unit));
+    for (std::size_t k = u * k_kernels_per_unit; k < std::min(count, (u + 1) * k_kernels_per_unit); ++k) {
+      const auto [canonical, mangled] = kernel_names(k);
+      kiln::format::PackageKernel kernel;
+      kernel.lowered_name = mangled;
+      kernel.canonical_name = canonical;
+      kernel.unit_source = contents.units.back().source;
+      kernel.flags = kiln::format::k_kernel_template;
+      kernel.names = {canonical};
+      contents.kernels.push_back(std::move(kernel));
+      names.push_back(canonical);
+    }
+  }
+  kiln::format::WriteOptions options;
+  options.compress = false;
+  const kiln::format::WriteResult written = kiln::format::write_package(contents, options);
+  if (!written.error.empty()) {
+    std::fprintf(stderr, "package_scale: %s\n", written.error.c_str());
+    std::exit(1);
+  }
+  const std::string path = dir + "/package_scale_" + std::to_string(count) + ".kiln";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
+
+  Figures figures;
+  figures.bytes = written.bytes.size();
+  std::vector<double> open_ms, lookup_ns;
+  std::mt19937 random(7);
+  for (int run = 0; run < runs; ++run) {
+    kiln_package* package = nullptr;
+    const auto start = Clock::now();
+    if (kiln_package_open_file(path.c_str(), &package) != KILN_STATUS_SUCCESS) {
+      std::fprintf(stderr, "package_scale: %s\n", kiln_last_error());
+      std::exit(1);
+    }
+    open_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    std::shuffle(names.begin(), names.end(), random);
+    std::size_t found = 0;
+    const auto lookups = Clock::now();
+    for (const std::string& name : names) {
+      std::size_t index = 0;
+      found += kiln_package_find_kernel(package, name.c_str(), &index) == KILN_STATUS_SUCCESS;
+    }
+    lookup_ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - lookups).count() /
+                        static_cast<double>(names.size()));
+    if (found != names.size()) {
+      std::fprintf(stderr, "package_scale: found %zu of %zu kernels\n", found, names.size());
+      std::exit(1);
+    }
+    kiln_package_destroy(package);
+  }
+  std::remove(path.c_str());
+  figures.open_ms = median(open_ms);
+  figures.lookup_ns = median(lookup_ns);
+  return figures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string counts = "100,1000,10000";
+  int runs = 31;
+  std::string dir = "/tmp";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--kernels") == 0) counts = argv[i + 1];
+    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--dir") == 0) dir = argv[i + 1];
+  }
+  std::printf("| kernels | images | package bytes | open (ms) | lookup (ns) |\n|---:|---:|---:|---:|---:|\n");
+  std::stringstream list(counts);
+  for (std::string item; std::getline(list, item, ',');) {
+    const std::size_t count = std::stoul(item);
+    const Figures f = measure(count, runs, dir);
+    const std::size_t units = (count + k_kernels_per_unit - 1) / k_kernels_per_unit;
+    std::printf("| %zu | %zu | %zu | %.3f | %.1f |\n", count, units * 8, f.bytes, f.open_ms, f.lookup_ns);
+  }
+  return 0;
+}
