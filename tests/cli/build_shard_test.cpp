@@ -1,6 +1,6 @@
 // kiln build --shard I/N and kiln merge: parts merged in any order write the bytes the unsharded build
 // writes (basic: 2 units x 3 targets; carried: carried sources and an nvcc unit; linking: link groups
-// and variants); a shard compiles only its jobs; what a merge refuses: a missing, repeated or foreign
+// and variants); a shard compiles only its jobs and scans only their sources; what a merge refuses: a missing, repeated or foreign
 // part, parts of other shard counts, of another manifest or source, a header changed since, a damaged
 // part, a file that is no part; bad --shard values.
 #include "kiln_runner.hpp"
@@ -62,14 +62,20 @@ TEST_F(BuildShard, LinkGroupsAndVariantsMergeToo) { check_merge_matches_the_whol
 
 TEST_F(BuildShard, AShardCompilesOnlyItsJobsAndWritesNoPackage) {
   const fs::path project = m_dir.copy_project("basic");
+  // Jobs 1-3 of 6 (units in name order): kernels/more.cu for its three targets; the shard scans that
+  // source alone.
   const RunResult first = build(project, {"--shard", "1/2"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(says(first, "compile: 0 cached, 3 compiled")) << first.err;
+  EXPECT_TRUE(says(first, "scan: 0 cached, 1 scanned")) << first.err;
+  EXPECT_TRUE(says(first, "sm_80 kernels/more.cu")) << first.err;
+  EXPECT_FALSE(says(first, "kernels/ops.cu")) << first.err;
   EXPECT_TRUE(fs::exists(project / "basic.1-of-2.kilnpart"));   // the default name
   EXPECT_FALSE(fs::exists(project / "basic.kiln"));
   // The same cache then has the other half to compile, and the whole build nothing more than that.
   const RunResult second = build(project, {"--shard", "2/2"});
   EXPECT_TRUE(says(second, "compile: 0 cached, 3 compiled")) << second.err;
+  EXPECT_TRUE(says(second, "scan: 0 cached, 1 scanned")) << second.err;
   const RunResult whole = build(project, {"-o", "basic.kiln"});
   EXPECT_TRUE(says(whole, "compile: 6 cached, 0 compiled")) << whole.err;
   // A shard from the cache: its part holds the entries all the same.
@@ -130,8 +136,9 @@ TEST_F(BuildShard, AHeaderChangedSinceTheShardsFailsTheMergeNamingTheShard) {
   write_text(project / "include/ops_common.cuh", read_text(project / "include/ops_common.cuh") + "\n// edited\n");
   const RunResult r = merge(project, {p1, p2});
   EXPECT_EQ(r.exit_code, k_failed) << r.err;
-  EXPECT_TRUE(says(r, "holds its sm_80 image as this merge sees the source: a header differs")) << r.err;
-  EXPECT_TRUE(says(r, "shard 1 of 2 (" + p1 + ")")) << r.err;
+  EXPECT_TRUE(says(r, "kernels/ops.cu: error: shard 2 of 2 (" + p2 +
+                         ") has no sm_80 image of it that matches the sources here: a header differs"))
+      << r.err;
   EXPECT_FALSE(fs::exists(project / "merged.kiln"));
 }
 

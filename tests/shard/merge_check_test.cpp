@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace kiln::shard {
 namespace {
 
@@ -60,7 +62,7 @@ TEST(MergeCheck, ThePlanHereMustBeTheParts) {
             std::string::npos);
 }
 
-TEST(ShardPlan, JobsGoRoundTheShardsByUnitAndTarget) {
+TEST(ShardPlan, EachShardGetsARunOfJobsByUnitAndTarget) {
   plan::BuildPlan plan;
   for (const char* unit : {"a.cu", "b.cu", "f32"})
     for (const char* target : {"sm_80", "sm_90"}) {
@@ -73,11 +75,18 @@ TEST(ShardPlan, JobsGoRoundTheShardsByUnitAndTarget) {
   const ShardOf shards = assign_shards(plan, 4);
   ASSERT_EQ(shards.size(), 6u);
   EXPECT_EQ(shards.at({"a.cu", "sm_80"}), 1u);
-  EXPECT_EQ(shards.at({"a.cu", "sm_90"}), 2u);
-  EXPECT_EQ(shards.at({"b.cu", "sm_80"}), 3u);
-  EXPECT_EQ(shards.at({"b.cu", "sm_90"}), 4u);
-  EXPECT_EQ(shards.at({"f32", "sm_80"}), 1u);
-  EXPECT_EQ(shards.at({"f32", "sm_90"}), 2u);
+  EXPECT_EQ(shards.at({"a.cu", "sm_90"}), 1u);
+  EXPECT_EQ(shards.at({"b.cu", "sm_80"}), 2u);
+  EXPECT_EQ(shards.at({"b.cu", "sm_90"}), 3u);
+  EXPECT_EQ(shards.at({"f32", "sm_80"}), 3u);
+  EXPECT_EQ(shards.at({"f32", "sm_90"}), 4u);
+  // As many shards as jobs: one each; fewer: runs that differ in length by one at most.
+  std::map<std::uint64_t, int> sizes;
+  for (const auto& [job, shard] : assign_shards(plan, 6)) ++sizes[shard];
+  EXPECT_EQ(sizes.size(), 6u);
+  sizes.clear();
+  for (const auto& [job, shard] : assign_shards(plan, 4)) ++sizes[shard];
+  for (const auto& [shard, size] : sizes) EXPECT_TRUE(size == 1 || size == 2) << shard;
 }
 
 TEST(ShardPlan, ParsesIofN) {

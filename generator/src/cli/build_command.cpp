@@ -203,11 +203,38 @@ private:
     Result<BuildStores> stores =
         open_build_stores(*cache, store::process_environment(), [this](const std::string& text) { warn(text); });
     if (!stores) return fail(k_exit_usage, stores.error().message);
+    compile::CacheContext context{toolkit->root,
+                                  compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
+                                                              toolkit->nvjitlink_version(), k_version),
+                                  compile::nvcc_toolchain_identity, build_start, {}};
+    // Shards and merges agree on the build before anything is scanned: a shard scans its own units only.
+    PartToWrite part{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0};
+    std::set<std::string> shard_sources;
+    if (shard || !parts.empty()) {
+      Result<shard::ShardLayout> layout =
+          shard::shard_layout(*manifest, *toolkit, {prefix, scratch->path()}, context, shard.value_or(shard::ShardSpec{1, 1}));
+      if (!layout) return fail(k_exit_bad_input, layout.error().message);
+      part.fingerprint = layout->fingerprint;
+      part.plan_jobs = layout->jobs;
+      shard_sources = std::move(layout->sources);
+    }
+    if (!parts.empty()) {
+      if (Status s = shard::check_plan(parts, context.toolchain, part.fingerprint, m_manifest); !s)
+        return fail(k_exit_bad_input, s.error().message + "; no package written");
+    }
+
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
-    const std::optional<plan::Discovery> discovery =
-        scan_sources(*manifest, *toolkit, {&stores->shared(), scratch->path(), jobs, jobserver.get(), prefix, m_python, stores->remote != nullptr, {}},
-                     scan_exit);
+    ScanPhaseSettings scan_settings;
+    scan_settings.store = &stores->shared();
+    scan_settings.scratch_dir = scratch->path();
+    scan_settings.jobs = jobs;
+    scan_settings.jobserver = jobserver.get();
+    scan_settings.display_prefix = prefix;
+    scan_settings.python = m_python;
+    scan_settings.publish = stores->remote != nullptr;
+    if (shard) scan_settings.scans_kernel_source = [&](const std::string& s) { return shard_sources.count(s) != 0; };
+    const std::optional<plan::Discovery> discovery = scan_sources(*manifest, *toolkit, scan_settings, scan_exit);
     m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
 
@@ -216,16 +243,6 @@ private:
 
     std::unique_ptr<compile::JobRunner> compiler =
         jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path(), jobserver.get());
-    compile::CacheContext context{toolkit->root,
-                                  compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
-                                                              toolkit->nvjitlink_version(), k_version),
-                                  compile::nvcc_toolchain_identity, build_start, {}};
-    PartToWrite part{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, plan->jobs.size()};
-    if (shard || !parts.empty()) part.fingerprint = shard::plan_fingerprint(*plan, context);
-    if (!parts.empty()) {
-      if (Status s = shard::check_plan(parts, context.toolchain, part.fingerprint, m_manifest); !s)
-        return fail(k_exit_bad_input, s.error().message + "; no package written");
-    }
     const compile::CacheContext part_context = context;
     // A shard records the entries of its jobs; a merge reads the parts' entries and compiles nothing.
     shard::RecordingStore recorded(stores->shared());

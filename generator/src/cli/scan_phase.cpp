@@ -247,6 +247,8 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   std::vector<ScanResult> results(inputs.size());
   std::vector<std::size_t> misses;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (i < kernel_count && settings.scans_kernel_source && !settings.scans_kernel_source(inputs[i].file.generic_string()))
+      continue;   // another shard's: nothing found here
     if (std::optional<ScanResult> hit = cache.lookup(inputs[i])) {
       results[i] = std::move(*hit);
       ++out.cached;

@@ -29,6 +29,9 @@ struct ScanPhaseSettings {
   Jobserver* jobserver = nullptr;             // make's, when kiln takes part in it
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
   std::string python;                         // --python: the interpreter for Python sources, if given
+  // Kernel sources (as the manifest names them) to scan; the others count as scanned with nothing
+  // found. Unset: all. A shard scans the sources of its own units only (shard/shard_plan.hpp).
+  std::function<bool(const std::string&)> scans_kernel_source;
   // The store reaches a remote cache: what worker processes stored locally is read back once here,
   // which sends it on (remote/layered_store.hpp).
   bool publish = false;

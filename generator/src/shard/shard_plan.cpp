@@ -23,8 +23,9 @@ Result<ShardSpec> parse_shard(const std::string& text) {
 
 ShardOf assign_shards(const plan::BuildPlan& plan, std::uint64_t count) {
   ShardOf shards;
-  for (std::size_t i = 0; i < plan.jobs.size(); ++i)
-    shards.emplace(std::pair(plan.jobs[i].unit, plan.jobs[i].target), i % count + 1);
+  const std::uint64_t total = plan.jobs.size();
+  for (std::uint64_t i = 0; i < total; ++i)
+    shards.emplace(std::pair(plan.jobs[i].unit, plan.jobs[i].target), i * count / total + 1);
   return shards;
 }
 
@@ -37,6 +38,25 @@ std::string plan_fingerprint(const plan::BuildPlan& plan, compile::CacheContext&
     hasher.add("job", job.source + " " + job.target + " " + (key ? key->hex : std::string("unreadable")));
   }
   return hasher.hex_digest();
+}
+
+Result<ShardLayout> shard_layout(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                                 const plan::PlanSettings& settings, compile::CacheContext context, ShardSpec spec) {
+  Result<plan::BuildPlan> plan = plan::make_plan(manifest, toolkit, settings, {});
+  if (!plan) return plan.error();
+  ShardLayout layout;
+  layout.fingerprint = plan_fingerprint(*plan, context);
+  layout.jobs = plan->jobs.size();
+  const ShardOf shards = assign_shards(*plan, spec.count);
+  std::set<std::string> units;
+  for (const auto& [job, index] : shards)
+    if (index == spec.index) units.insert(job.first);
+  for (const plan::PlannedUnit& unit : plan->units) {
+    if (!units.count(unit.name)) continue;
+    if (!unit.source.empty()) layout.sources.insert(unit.source);
+    for (const plan::PlannedUnit& member : unit.members) layout.sources.insert(member.source);
+  }
+  return layout;
 }
 
 }  // namespace kiln::shard

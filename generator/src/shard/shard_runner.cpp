@@ -49,9 +49,10 @@ public:
       if (it != m_shards.end() && it->second <= m_part_files.size())
         which = "shard " + std::to_string(it->second) + " of " + std::to_string(m_part_files.size()) + " (" +
                 m_part_files[it->second - 1] + ")";
-      outputs[i].log = (job.members.empty() ? job.display_prefix + job.source : job.source) + ": error: " + which + " holds its " + job.target +
-                       " image as this merge sees the source: a header differs from the shard's, or the shard "
-                       "ran from another directory and the image has warnings; build the shard again here";
+      outputs[i].log = (job.members.empty() ? job.display_prefix + job.source : job.source) + ": error: " + which +
+                       " has no " + job.target +
+                       " image of it that matches the sources here: a header differs from the shard's, or the "
+                       "shard ran from another directory and the image has warnings; build the shard again here";
       if (progress) progress(i + 1, jobs.size(), job, outputs[i]);
     }
     return outputs;
