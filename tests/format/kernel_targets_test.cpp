@@ -23,7 +23,7 @@ std::uint32_t kernel_index(const PackageReader& r, std::string_view name) { retu
 TEST(KernelTargets, OnlyTheImagesThatHoldAKernelAreRecorded) {
   const Bytes file = write_ok(partial_contents());
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 3);
+  EXPECT_EQ(r.version_minor(), k_version_minor);
   const std::uint32_t sum = kernel_index(r, "block_sum<float,256>");
   EXPECT_FALSE(r.kernel_in_every_image(sum));
   EXPECT_EQ(r.kernel_targets(sum), (Indices{1, 2}));   // sm_90a, compute_80, in target order

@@ -33,13 +33,14 @@ TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
   const PackageReader r = open_ok(file);
   EXPECT_EQ(r.version_major(), 1);
   EXPECT_EQ(r.version_minor(), 7);
-  ASSERT_EQ(r.section_count(), 15u);
+  ASSERT_EQ(r.section_count(), 16u);
   EXPECT_EQ(r.section(10).kind, static_cast<std::uint32_t>(SectionKind::kernel_targets));
   EXPECT_EQ(r.section(11).kind, static_cast<std::uint32_t>(SectionKind::unit_sources));
-  EXPECT_EQ(r.section(12).kind, 200u);
-  EXPECT_EQ(r.section(12).size, 25u);
-  EXPECT_EQ(r.section(13).kind, 4000000000u);
-  EXPECT_EQ(r.section(14).kind, static_cast<std::uint32_t>(SectionKind::blobs));
+  EXPECT_EQ(r.section(12).kind, static_cast<std::uint32_t>(SectionKind::name_index));
+  EXPECT_EQ(r.section(13).kind, 200u);
+  EXPECT_EQ(r.section(13).size, 25u);
+  EXPECT_EQ(r.section(14).kind, 4000000000u);
+  EXPECT_EQ(r.section(15).kind, static_cast<std::uint32_t>(SectionKind::blobs));
   // Everything reads as from a file of this version.
   const Bytes plain = write_ok(sample_contents());
   const PackageReader p = open_ok(plain);
@@ -59,7 +60,7 @@ TEST(PackageVersion, UnknownSectionsAreStillChecksummed) {
   options.version_minor = 7;
   options.extra_sections = {{200, bytes_of("a section from the future")}};
   Bytes file = write_ok(sample_contents(), options);
-  file[toc_of(file)[12].offset + 2] ^= std::byte{1};
+  file[toc_of(file)[13].offset + 2] ^= std::byte{1};
   EXPECT_EQ(open_bytes(file).message, "app.kiln: kind 200 section checksum mismatch");
 }
 

@@ -16,7 +16,7 @@ constexpr std::uint32_t k_variant_kernel = 4;   // f64/_Z5scaleIdEvPT_S0_i, in v
 TEST(VariantKernels, TheLoweredNameIsTheSymbolAfterTheVariant) {
   const Bytes file = write_ok(variant_contents());
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 3);
+  EXPECT_EQ(r.version_minor(), k_version_minor);
   const KernelView v = r.kernel(k_variant_kernel);
   EXPECT_EQ(v.stored_name, "f64/_Z5scaleIdEvPT_S0_i");
   EXPECT_EQ(v.lowered_name, "_Z5scaleIdEvPT_S0_i");

@@ -91,8 +91,10 @@ TEST_F(RuntimeTest, NearestNamesCostIsBoundedOnALargeTable) {
   contents.targets = {"sm_90"};
   contents.units.push_back({"ops.cu", {{"sm_90", format::testing::cubin_of("img:ops.cu:sm_90", 90), 0}}});
   const std::string stem(240, 'n');
-  // 100,000 names of ~246 characters: comparing each (the old search) is ~6e9 steps, tens of seconds;
-  // the bounded search compares 1024 neighbours, well under a second (a few under a sanitizer).
+  // 100,000 names of ~246 characters: comparing each (the old search) is ~6e9 steps, tens of seconds
+  // (minutes under a sanitizer); the bounded search compares 1024 neighbours, well under a second (a
+  // few under a sanitizer). The bound is loose so that a loaded machine cannot fail it, and still far
+  // below the unbounded search.
   for (int i = 0; i < 100000; ++i) {
     format::PackageKernel kernel;
     kernel.lowered_name = kernel.canonical_name = stem + std::to_string(100000 + i);
@@ -105,7 +107,7 @@ TEST_F(RuntimeTest, NearestNamesCostIsBoundedOnALargeTable) {
   kiln::Package package = open(file);
   const auto start = std::chrono::steady_clock::now();
   error_of([&] { package.kernel(stem + "x"); }, KILN_STATUS_KERNEL_NOT_FOUND);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
 }
 
 }  // namespace

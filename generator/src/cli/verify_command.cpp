@@ -28,6 +28,7 @@ public:
 
   std::vector<std::string> run() {
     if (format::ReadError e = m_reader.verify_all_sections()) m_problems.push_back(e.message);
+    if (std::string index = m_reader.check_name_index(); !index.empty()) m_problems.push_back(index);
     group_kernels();
     for (std::uint32_t i = 0; i < m_reader.image_count(); ++i) verify_image(i);
     return m_problems;

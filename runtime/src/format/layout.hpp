@@ -19,6 +19,8 @@
 // 1.1 added KERNEL_TARGETS: kernels that only some images of their unit hold.
 // 1.2 added UNIT_SOURCES (units built from several sources, or from another unit's source again) and
 // the variant kernel flag (a kernel of such a source variant, stored as "<variant>/<symbol>").
+// 1.3 added the carried sources (CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS, TEXT_BLOBS).
+// 1.4 added NAME_INDEX: a hash table over NAMES, so that a lookup probes once instead of searching.
 #pragma once
 
 #include <array>
@@ -30,7 +32,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 3;
+inline constexpr std::uint16_t k_version_minor = 4;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -72,7 +74,18 @@ enum class SectionKind : std::uint32_t {
   carried_entries = 15, // CarriedEntryRecord[], each carried unit's contiguous, in CARRIED_UNITS order
   source_texts = 16,    // SourceTextRecord[], sorted by content hash
   text_blobs = 17,      // the texts' stored bytes (verified lazily: each text carries its own hash)
+  // Since 1.4, optional (older files have none; older readers skip it):
+  name_index = 18,      // u32[]: NAMES as an open-addressing hash table (see NameIndexSlot)
 };
+
+// NAME_INDEX: a power-of-two number of u32 slots, at least twice as many as NAMES has records (8 at
+// least). A slot holds 0 (empty) or 1 + the index of a NAMES record. A name is looked up at slot
+// XXH3-64(name) (seed 0; the name's bytes without its NUL) modulo the slot count, then the next
+// slots in turn (wrapping) until an empty one; the writer inserts NAMES in their order. A reader
+// trusts a slot only when the NAMES record it points to has the name asked for, and a name the index
+// does not find is searched in NAMES as without an index: a wrong index can cost time, never give a
+// wrong kernel or hide one.
+using NameIndexSlot = std::uint32_t;
 
 // TocEntry.flags bits. Written to disk.
 enum SectionFlags : std::uint32_t {

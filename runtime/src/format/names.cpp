@@ -14,9 +14,8 @@ bool is_space(char c) {
 
 }  // namespace
 
-std::string normalize_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
+std::string_view normalize_name_into(std::string_view name, char* out) {
+  std::size_t size = 0;
   bool after_space = false;
   for (const char c : name) {
     if (is_space(c)) {
@@ -25,12 +24,16 @@ std::string normalize_name(std::string_view name) {
     }
     // A run of whitespace survives as one space only where dropping it would join two words
     // ("unsigned int"); everywhere else it carries no meaning for a key.
-    if (after_space && !out.empty() && is_identifier_char(out.back()) && is_identifier_char(c)) {
-      out += ' ';
-    }
+    if (after_space && size > 0 && is_identifier_char(out[size - 1]) && is_identifier_char(c)) out[size++] = ' ';
     after_space = false;
-    out += c;
+    out[size++] = c;
   }
+  return {out, size};
+}
+
+std::string normalize_name(std::string_view name) {
+  std::string out(name.size(), '\0');
+  out.resize(normalize_name_into(name, out.data()).size());
   return out;
 }
 

@@ -11,6 +11,9 @@ namespace kiln::format {
 // Removes all whitespace except one space where it separates two identifier characters
 // ([A-Za-z0-9_]), as in "unsigned int". "foo<bar<int> >" becomes "foo<bar<int>>".
 std::string normalize_name(std::string_view name);
+// The same into `out`, which must hold name.size() bytes (normalizing never lengthens a name): what
+// lookups use, with a buffer on the stack, so that finding a kernel allocates nothing.
+std::string_view normalize_name_into(std::string_view name, char* out);
 // Whether normalize_name(name) would return `name` unchanged, as it does for every name a package
 // stores: lookups and checks then use the name as it is, without a copy.
 bool is_normalized(std::string_view name);

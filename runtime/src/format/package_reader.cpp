@@ -207,6 +207,9 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   if (found[static_cast<std::uint32_t>(SectionKind::text_blobs)]) {
     tables.text_blobs = *found[static_cast<std::uint32_t>(SectionKind::text_blobs)];
   }
+  if (found[static_cast<std::uint32_t>(SectionKind::name_index)]) {
+    tables.name_index = records(SectionKind::name_index);
+  }
   return {};
 }
 
@@ -266,6 +269,7 @@ ReadError PackageReader::open(std::span<const std::byte> bytes, std::string labe
   m_carried_entries = table(t.carried_entries);
   m_source_texts = table(t.source_texts);
   m_text_blobs = t.text_blobs;
+  m_name_index = table(t.name_index);
   return {};
 }
 

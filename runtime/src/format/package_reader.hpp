@@ -192,6 +192,9 @@ public:
   TocEntry section(std::uint32_t i) const;
   // Verifies every section checksum, including the lazily verified ones (BLOBS).
   ReadError verify_all_sections() const;
+  // "" when NAME_INDEX (1.4) finds every name of NAMES, or there is none; else what it misses. For
+  // `kiln verify`: lookups never depend on it being right.
+  std::string check_name_index() const;
 
 private:
   struct Table {
@@ -209,6 +212,7 @@ private:
   Table m_carried_units, m_carried_entries, m_source_texts;   // 1.3, or empty
   std::span<const std::byte> m_text_blobs;
   std::span<const std::byte> m_blobs;
+  Table m_name_index;       // NAME_INDEX (1.4), or empty
 };
 
 }  // namespace kiln::format

@@ -2,6 +2,8 @@
 // these only guard against a caller's out-of-range index (returning an empty view) and never fail.
 #include "package_reader.hpp"
 
+#include "name_index.hpp"
+
 #include "checksum.hpp"
 #include "image_codec.hpp"
 #include "names.hpp"
@@ -38,6 +40,22 @@ std::optional<std::uint32_t> search(const Table& table, std::string_view key, Ke
   }
   return std::nullopt;
 }
+
+// A name as the tables hold it: the name itself when already normalized, else normalized into a
+// buffer on the stack (on the heap past 256 bytes).
+class NameKey {
+public:
+  std::string_view of(std::string_view name) {
+    if (is_normalized(name)) return name;
+    if (name.size() <= sizeof m_buffer) return normalize_name_into(name, m_buffer);
+    m_long = normalize_name(name);
+    return m_long;
+  }
+
+private:
+  char m_buffer[256];
+  std::string m_long;
+};
 
 }  // namespace
 
@@ -201,18 +219,37 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
 }
 
 std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) const {
-  std::string normalized;
-  const std::string_view key = is_normalized(name) ? name : std::string_view(normalized = normalize_name(name));
-  const auto found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
+  NameKey normalized;
+  const std::string_view key = normalized.of(name);
+  // NAME_INDEX first (1.4): a slot counts only if its record has the name; the search decides misses.
+  const auto named = [&](std::uint32_t i) { return i < m_names.count && this->name(i).name == key; };
+  std::optional<std::uint32_t> found = detail::probe_name_index(m_name_index.bytes, m_name_index.count, key, named);
+  if (!found) found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
   if (!found) {
     return std::nullopt;
   }
   return this->name(*found).kernel;
 }
 
+std::string PackageReader::check_name_index() const {
+  if (m_name_index.count == 0) return {};
+  if (m_name_index.count < detail::name_index_size(m_names.count) / 2 || m_name_index.count > UINT32_MAX / 2 ||
+      (m_name_index.count & (m_name_index.count - 1)) != 0)
+    return m_label + ": NAME_INDEX has " + std::to_string(m_name_index.count) + " slots for " +
+           std::to_string(m_names.count) + " names (a power of two, at least twice as many, is expected)";
+  for (std::uint32_t i = 0; i < m_names.count; ++i) {
+    const std::string_view wanted = name(i).name;
+    const auto named = [&](std::uint32_t k) { return k < m_names.count && name(k).name == wanted; };
+    if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, wanted, named) != i)
+      return m_label + ": NAME_INDEX does not find the name '" + std::string(wanted.substr(0, 200)) +
+             "' (lookups still find it by searching NAMES)";
+  }
+  return {};
+}
+
 std::optional<std::uint32_t> PackageReader::find_variable(std::string_view name) const {
-  std::string normalized;
-  const std::string_view key = is_normalized(name) ? name : std::string_view(normalized = normalize_name(name));
+  NameKey normalized;
+  const std::string_view key = normalized.of(name);
   return search(m_variables, key, [&](std::uint32_t i) { return variable(i).name; });
 }
 

@@ -2,6 +2,8 @@
 // sorted), records in plan order, sections in a fixed order, the TOC last and the header at 0.
 #include "package_writer.hpp"
 
+#include "name_index.hpp"
+
 #include "checksum.hpp"
 #include "image_codec.hpp"
 #include "record_io.hpp"
@@ -70,6 +72,7 @@ struct Sections {
   Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, unit_sources,
       blobs;
   Bytes carried_units, carried_entries, source_texts, text_blobs;   // 1.3
+  Bytes name_index;                                                  // 1.4
 };
 
 // Carried sources: records, and each text once in TEXT_BLOBS (16-byte aligned; zstd where it saves).
@@ -171,9 +174,12 @@ void encode_records(const detail::WritePlan& plan, StringTable& strings, Section
       detail::append_record(out.kernel_targets, KernelTargetRecord{k, target});
     }
   }
+  std::vector<std::string_view> names;
   for (const detail::PlannedName& name : plan.names) {
     detail::append_record(out.names, NameRecord{strings.intern(name.name), name.kernel});
+    names.push_back(name.name);
   }
+  for (const NameIndexSlot slot : detail::build_name_index(names)) detail::append_record(out.name_index, slot);
   for (const detail::PlannedVariable& planned : plan.variables) {
     const PackageVariable& variable = *planned.variable;
     detail::append_record(
@@ -226,6 +232,9 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
     place_known(SectionKind::carried_entries, s.carried_entries);
     place_known(SectionKind::source_texts, s.source_texts);
     place(static_cast<std::uint32_t>(SectionKind::text_blobs), s.text_blobs, k_section_verify_lazily);
+  }
+  if (options.version_minor >= 4) {
+    place_known(SectionKind::name_index, s.name_index);
   }
   for (const ExtraSection& extra : options.extra_sections) {
     place(extra.kind, extra.bytes, 0);

@@ -50,15 +50,16 @@ inline constexpr SectionKind k_required_kinds[] = {
 // Sections a file may lack: those a newer minor version added.
 inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources,
                                                    SectionKind::carried_units, SectionKind::carried_entries,
-                                                   SectionKind::source_texts, SectionKind::text_blobs};
+                                                   SectionKind::source_texts, SectionKind::text_blobs,
+                                                   SectionKind::name_index};
 
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&
-         kind <= static_cast<std::uint32_t>(SectionKind::text_blobs);
+         kind <= static_cast<std::uint32_t>(SectionKind::name_index);
 }
 
-// Bytes per record, or 0 for the sections that are not record arrays (STRINGS, BLOBS, TEXT_BLOBS,
-// unknown).
+// Bytes per record (a NAME_INDEX slot counts as one), or 0 for the sections that are not record
+// arrays (STRINGS, BLOBS, TEXT_BLOBS, unknown).
 inline constexpr std::size_t record_size(std::uint32_t kind) {
   switch (static_cast<SectionKind>(kind)) {
     case SectionKind::targets:
@@ -89,6 +90,8 @@ inline constexpr std::size_t record_size(std::uint32_t kind) {
       return sizeof(CarriedEntryRecord);
     case SectionKind::source_texts:
       return sizeof(SourceTextRecord);
+    case SectionKind::name_index:
+      return sizeof(NameIndexSlot);
     default:
       return 0;
   }
@@ -100,7 +103,7 @@ inline std::string section_name(std::uint32_t kind) {
                                                  "KERNELS",  "PARAMS",   "NAMES",          "VARIABLES",
                                                  "SOURCES",  "METADATA", "BLOBS",          "KERNEL_TARGETS",
                                                  "UNIT_SOURCES", "CARRIED_UNITS", "CARRIED_ENTRIES",
-                                                 "SOURCE_TEXTS", "TEXT_BLOBS"};
+                                                 "SOURCE_TEXTS", "TEXT_BLOBS", "NAME_INDEX"};
   if (is_known_kind(kind)) {
     return std::string(k_names[kind - 1]);
   }

@@ -1,0 +1,44 @@
+// NAME_INDEX (layout.hpp, since 1.4): NAMES as an open-addressing hash table, one definition for the
+// writer (which builds it) and the reader (which probes it).
+#pragma once
+
+#include "layout.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace kiln::format::detail {
+
+// XXH3-64 (seed 0) of the name's bytes: where its probe starts.
+std::uint64_t name_hash(std::string_view name);
+
+// The slot count for `names` names: a power of two, at least twice as many, at least 8.
+std::size_t name_index_size(std::size_t names);
+
+// The table for `names` (in NAMES order): slot i holds 0 or 1 + a NAMES index.
+std::vector<NameIndexSlot> build_name_index(std::span<const std::string_view> names);
+
+// The first NAMES index along `name`'s probe for which `matches(index)` holds; nothing when the
+// probe reaches an empty slot first, or `count` slots are not a power of two. `matches` must reject
+// indices out of range (a damaged index may hold any value).
+template <class Matches>
+std::optional<std::uint32_t> probe_name_index(std::span<const std::byte> slots, std::size_t count, std::string_view name,
+                                              Matches matches) {
+  if (count == 0 || (count & (count - 1)) != 0 || slots.size() < count * sizeof(NameIndexSlot)) return std::nullopt;
+  const std::size_t mask = count - 1;
+  std::size_t at = static_cast<std::size_t>(name_hash(name)) & mask;
+  for (std::size_t step = 0; step < count; ++step, at = (at + 1) & mask) {
+    NameIndexSlot slot = 0;
+    std::memcpy(&slot, slots.data() + at * sizeof slot, sizeof slot);
+    if (slot == 0) return std::nullopt;
+    if (matches(slot - 1)) return slot - 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::format::detail
