@@ -45,6 +45,22 @@ def find_program(name, extra=()):
     return found
 
 
+# One WebDAV location over the DAV root; `guard` refuses requests that lack the right Authorization.
+DAV_LOCATION = """
+    location /{name}/ {{
+      {guard}
+      alias {dav}/;
+      dav_methods PUT DELETE;
+      create_full_put_path on;
+      dav_access user:rw group:rw all:rw;
+    }}"""
+
+DAV_LOCATIONS = {
+    "cache": "",
+    "token": 'if ($http_authorization != "Bearer sekrit") { return 401; }',
+    "basic": 'if ($http_authorization != "Basic dTpw") { return 401; }',   # u:p
+}
+
 NGINX_CONFIG = """
 daemon off;
 worker_processes 1;
@@ -60,27 +76,7 @@ http {{
   scgi_temp_path {work}/scgi;
   client_max_body_size 0;
   server {{
-    listen 127.0.0.1:{port};
-    location /cache/ {{
-      alias {dav}/;
-      dav_methods PUT DELETE;
-      create_full_put_path on;
-      dav_access user:rw group:rw all:rw;
-    }}
-    location /token/ {{
-      if ($http_authorization != "Bearer sekrit") {{ return 401; }}
-      alias {dav}/;
-      dav_methods PUT DELETE;
-      create_full_put_path on;
-      dav_access user:rw group:rw all:rw;
-    }}
-    location /basic/ {{
-      if ($http_authorization != "Basic dTpw") {{ return 401; }}
-      alias {dav}/;
-      dav_methods PUT DELETE;
-      create_full_put_path on;
-      dav_access user:rw group:rw all:rw;
-    }}
+    listen 127.0.0.1:{port};{locations}
     location /broken/ {{
       return 500;
     }}
@@ -99,7 +95,9 @@ class Nginx:
         self.port = free_port()
         config = os.path.join(self.work, "nginx.conf")
         with open(config, "w") as f:
-            f.write(NGINX_CONFIG.format(work=self.work, dav=self.dav_root, port=self.port))
+            locations = "".join(DAV_LOCATION.format(name=name, guard=guard, dav=self.dav_root)
+                                for name, guard in DAV_LOCATIONS.items())
+            f.write(NGINX_CONFIG.format(work=self.work, port=self.port, locations=locations))
         nginx = find_program("nginx", ["/usr/sbin/nginx"])
         self.process = subprocess.Popen([nginx, "-c", config, "-e", os.path.join(self.work, "error.log")],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
