@@ -38,7 +38,7 @@ function(_kiln_did_you_mean_target out target)
 endfunction()
 
 function(kiln_add_cache name)
-  set(options EMBED STRICT RELOCATABLE REMOVE_UNUSED_VARIABLES CARRY_SOURCES)
+  set(options EMBED STRICT RELOCATABLE REMOVE_UNUSED_VARIABLES CARRY_SOURCES SPLIT)
   set(one_value MANIFEST OUTPUT JOB_POOL)
   set(multi_value SOURCES HOST_SOURCES SCAN_TARGETS PYTHON_SOURCES TARGETS ARCHITECTURES INSTANTIATE VARIABLES
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
@@ -94,6 +94,10 @@ function(kiln_add_cache name)
   if(multi_config)
     message(FATAL_ERROR "${fn}: the ${CMAKE_GENERATOR} generator builds several configurations; Kiln "
                         "supports single-configuration generators (Ninja, Unix Makefiles)")
+  endif()
+  if(arg_SPLIT AND arg_EMBED)
+    message(FATAL_ERROR "${fn}: SPLIT cannot be combined with EMBED: the files of a split package live beside "
+                        "each other, and an embedded package has no directory to find them in")
   endif()
   if(arg_TARGETS AND arg_ARCHITECTURES)
     message(FATAL_ERROR "${fn}: give TARGETS or ARCHITECTURES, not both")
@@ -238,9 +242,25 @@ function(kiln_add_cache name)
   endif()
   # The generator writes the depfile: every header NVRTC opened, so that Ninja and Makefiles rebuild
   # the package when any of them changes, and only then.
+  # SPLIT: kiln split rewrites the package as its index and PTX, and writes <name>.cc<major>.kiln
+  # beside it for each major of its cubins (docs/split-packages.md); known majors are byproducts.
+  set(split_command "")
+  set(companions "")
+  if(arg_SPLIT)
+    set(split_command COMMAND ${kiln_command} split ${output})
+    string(REGEX REPLACE "\\.kiln$" "" output_stem "${output}")
+    foreach(target IN LISTS targets)
+      if(target MATCHES "^sm_([0-9]+)[0-9][af]?$")
+        list(APPEND companions ${output_stem}.cc${CMAKE_MATCH_1}.kiln)
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES companions)
+  endif()
   add_custom_command(
     OUTPUT ${output}
+    BYPRODUCTS ${companions}
     COMMAND ${kiln_command} build ${manifest} ${generator_args}
+    ${split_command}
     DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
     DEPFILE ${output}.d
     COMMENT "Building Kiln package ${name} (kiln_add_cache at ${call_site})"
@@ -281,9 +301,13 @@ function(kiln_add_cache name)
   if(arg_EMBED)
     set(embed TRUE)
   endif()
+  set(split FALSE)
+  if(arg_SPLIT)
+    set(split TRUE)
+  endif()
   foreach(target ${name} ${name}_package)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
-                                               KILN_EMBED ${embed})
+                                               KILN_EMBED ${embed} KILN_SPLIT ${split})
   endforeach()
 endfunction()
 
@@ -413,6 +437,25 @@ function(kiln_install_cache name)
     set(component COMPONENT ${arg_COMPONENT})
   endif()
   install(FILES ${file} DESTINATION ${arg_DESTINATION} RENAME ${name}.kiln ${component})
+  get_target_property(split ${name} KILN_SPLIT)
+  if(split)
+    # The companions kiln split wrote, whichever majors the package has (a manifest may name its
+    # targets), renamed like the package: <name>.cc<major>.kiln.
+    string(REGEX REPLACE "\\.kiln$" "" stem "${file}")
+    set(destination "\${CMAKE_INSTALL_PREFIX}/${arg_DESTINATION}")
+    if(IS_ABSOLUTE "${arg_DESTINATION}")
+      set(destination "${arg_DESTINATION}")
+    endif()
+    install(CODE "
+      file(GLOB companions [[${stem}.cc*.kiln]])
+      foreach(companion IN LISTS companions)
+        string(REGEX MATCH [[\\.cc[0-9]+\\.kiln$]] suffix \"\${companion}\")
+        if(suffix)
+          file(INSTALL \"\${companion}\" DESTINATION \"${destination}\"
+               RENAME \"${name}\${suffix}\")
+        endif()
+      endforeach()" ${component})
+  endif()
 endfunction()
 
 cmake_policy(POP)

@@ -208,3 +208,34 @@ kiln_expect("${report}" MATCHES "include dirs: include include2 _cuda/include/cc
             "the include directories, in the carried tree")
 kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/carrying/build/one.kiln)
 kiln_expect("${report}" MATCHES "carries its sources" "KILN_CARRY_SOURCES ON carries without CARRY_SOURCES")
+
+# Split packages from CMake (issue 16): SPLIT runs kiln split after the build, the companions are
+# byproducts and installed beside the package under its name; a rebuild for fewer majors leaves no
+# stale companion; SPLIT with EMBED is refused.
+configure(split_embed "${fn} SPLIT cannot be combined with EMBED"
+          "kiln_add_cache(c SOURCES kernel.cu EMBED SPLIT)")
+set(split_code "string(REPLACE , \";\" split_targets \"\${SPLIT_TARGETS}\")
+kiln_add_cache(split_kernels SOURCES kernel.cu TARGETS \${split_targets} SPLIT
+  INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
+kiln_install_cache(split_kernels DESTINATION lib/kernels)")
+write_project(${WORK}/splitting "${split_code}")
+set(build ${WORK}/splitting/build)
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/splitting -B ${build} -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX}
+         -DSPLIT_TARGETS=sm_80,sm_90,compute_80)
+kiln_run(ignored ${CMAKE_COMMAND} --build ${build})
+file(READ ${build}/build.ninja ninja)
+kiln_expect("${ninja}" MATCHES "build split_kernels\\.kiln split_kernels\\.cc8\\.kiln split_kernels\\.cc9\\.kiln" "SPLIT's byproducts")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/split_kernels.kiln)
+kiln_expect("${report}" MATCHES "targets: compute_80\n  split: the index and PTX; cubins in [^\n]*split_kernels\\.cc8\\.kiln, [^\n]*split_kernels\\.cc9\\.kiln"
+            "SPLIT: the main file")
+kiln_run(ignored ${CMAKE_COMMAND} --install ${build} --prefix ${WORK}/splitting/installed)
+foreach(file split_kernels.kiln split_kernels.cc8.kiln split_kernels.cc9.kiln)
+  if(NOT EXISTS ${WORK}/splitting/installed/lib/kernels/${file})
+    message(FATAL_ERROR "SPLIT: the install lacks lib/kernels/${file}")
+  endif()
+endforeach()
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/splitting -B ${build} -DSPLIT_TARGETS=sm_90,compute_80)
+kiln_run(ignored ${CMAKE_COMMAND} --build ${build})
+if(EXISTS ${build}/split_kernels.cc8.kiln OR NOT EXISTS ${build}/split_kernels.cc9.kiln)
+  message(FATAL_ERROR "SPLIT: a rebuild for sm_90 alone keeps split_kernels.cc9.kiln only")
+endif()

@@ -29,7 +29,7 @@ void check_every_name_is_found(const PackageReader& reader) {
 TEST(NameIndex, EveryPackageHasOneThatFindsEveryName) {
   const Bytes file = write_ok(variant_contents());
   const PackageReader reader = open_ok(file);
-  EXPECT_EQ(reader.version_minor(), 4);
+  EXPECT_EQ(reader.version_minor(), k_version_minor);
   const std::vector<NameIndexSlot> slots = slots_of(file);
   EXPECT_EQ(slots.size(), detail::name_index_size(reader.name_count()));
   EXPECT_GE(slots.size(), 2u * reader.name_count());

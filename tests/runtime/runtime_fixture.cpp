@@ -63,6 +63,7 @@ Bytes build_package(const PackageSpec& spec) {
     kernel.names = k.aliases;
     kernel.targets = k.targets;
     if (k.variant) kernel.flags |= format::k_kernel_variant;
+    if (k.in_other_file) kernel.flags |= format::k_kernel_in_other_file;
     if (k.params_known) {
       kernel.flags |= format::k_kernel_params_known;
       std::uint32_t offset = 0;

@@ -47,6 +47,8 @@ struct KernelSpec {
   KernelSpec& only_in(std::vector<std::string> t) { targets = std::move(t); return *this; }
   // A variant kernel: `lowered` is "<variant>/<symbol>" (format::k_kernel_variant).
   KernelSpec& as_variant() { variant = true; return *this; }
+  // In no image of this file: another file of a split package holds it (k_kernel_in_other_file).
+  KernelSpec& elsewhere() { in_other_file = true; return *this; }
 
   std::string name;                      // canonical name; also the lowered name unless `lowered` is set
   std::string unit;
@@ -56,6 +58,7 @@ struct KernelSpec {
   std::vector<std::string> aliases;
   std::vector<std::string> targets;      // the images that hold it; empty: every image of its unit
   bool variant = false;
+  bool in_other_file = false;
 };
 
 struct PackageSpec {

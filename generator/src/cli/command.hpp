@@ -25,6 +25,7 @@ std::unique_ptr<Command> make_build_command();
 std::unique_ptr<Command> make_merge_command();
 std::unique_ptr<Command> make_inspect_command();
 std::unique_ptr<Command> make_verify_command();
+std::unique_ptr<Command> make_split_command();
 std::unique_ptr<Command> make_scan_command();
 std::unique_ptr<Command> make_cache_command();
 

@@ -1,4 +1,5 @@
 #include "cli/package_report.hpp"
+#include "format/split_files.hpp"
 
 #include "cli/string_budget.hpp"
 
@@ -137,6 +138,17 @@ json package_report(const format::PackageReader& reader, const std::string& path
   for (std::uint32_t i = 0; i < reader.metadata_count(); ++i)
     metadata[text(reader.metadata(i).key)] = text(reader.metadata(i).value);
   report["metadata"] = metadata;
+  if (const std::optional<std::string_view> id = reader.metadata_value(format::k_split_id_key)) {
+    json split = {{"id", text(*id)}};
+    if (const auto files = reader.metadata_value(format::k_split_files_key)) {
+      json companions = json::array();
+      for (const std::uint16_t major : format::parse_companion_list(*files).value_or(std::vector<std::uint16_t>{}))
+        companions.push_back({{"tag", format::companion_tag(major)}, {"path", format::companion_path(path, major)}});
+      split["companions"] = companions;
+    }
+    if (const auto file = reader.metadata_value(format::k_split_file_key)) split["file"] = text(*file);
+    report["split"] = split;
+  }
   json targets = json::array();
   for (std::uint32_t i = 0; i < reader.target_count(); ++i) targets.push_back(std::string(reader.target(i).name));
   report["targets"] = targets;
@@ -190,6 +202,7 @@ json package_report(const format::PackageReader& reader, const std::string& path
     for (const std::uint32_t t : reader.kernel_targets(k)) held.push_back(std::string(reader.target(t).name));
     entry["targets"] = held;
     entry["in_every_image"] = reader.kernel_in_every_image(k);
+    entry["in_other_file"] = reader.kernel_in_other_file(k);
     if (device) {
       entry["loads"] = reader.kernel_in_every_image(k) ? selections[kernel.unit] : selection(reader, kernel.unit, *device, k);
       entry["loads"]["coverage"] = coverage_name(entry["loads"], reader.find_carried_unit(kernel.unit).has_value());

@@ -90,6 +90,17 @@ std::string render_report(const json& r) {
   std::string targets;
   for (const json& t : r["targets"]) targets += (targets.empty() ? "" : " ") + t.get<std::string>();
   out += "  targets: " + targets + "\n";
+  if (r.contains("split")) {
+    const json& split = r["split"];
+    if (split.contains("companions")) {
+      std::string files;
+      for (const json& c : split["companions"]) files += (files.empty() ? "" : ", ") + c["path"].get<std::string>();
+      out += "  split: the index and PTX; cubins in " + (files.empty() ? std::string("no other file") : files) + "\n";
+    } else if (split.contains("file")) {
+      out += "  split: the " + split["file"].get<std::string>() + " cubins of a split package (split.id " +
+             split["id"].get<std::string>() + ")\n";
+    }
+  }
   if (r.contains("device"))
     out += fmt::format("  device: compute capability {}{}, driver PTX ISA up to {}\n",
                        r["device"]["compute_capability"].get<std::string>(),
@@ -144,6 +155,7 @@ std::string render_report(const json& r) {
     std::string only;
     if (k.contains("in_every_image") && !k["in_every_image"].get<bool>())
       for (const json& t : k["targets"]) only += (only.empty() ? "" : " ") + t.get<std::string>();
+    if (k.value("in_other_file", false)) only = "another file of the split";
     held.push_back(only);
   }
   const std::string kernel_table = table(rows);

@@ -100,7 +100,7 @@ private:
     // The runtime's own check, before anything reads the image as an ELF file or PTX text. A cubin's
     // SM is compared below, with its variant and -arch, so here it is taken as the cubin says.
     format::Target as_built = target.target;
-    if (as_built.kind == format::TargetKind::sass && bytes.size() >= 64) as_built.arch = format::cubin_sm(bytes);
+    if (as_built.kind == format::TargetKind::sass && bytes.size() >= 64) as_built.arch = static_cast<std::uint16_t>(format::cubin_sm(bytes));
     if (const std::string why = format::check_image(bytes, as_built); !why.empty()) {
       m_problems.push_back(label + ": the image " + why);
       return;

@@ -70,6 +70,10 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
     candidates.push_back(select::Candidate{target, image.ptx_version});
     images.push_back(image.index);
   }
+  if (partial && candidates.empty() && reader.kernel_in_other_file(*requester.kernel)) {
+    return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
+                prefix() + "no image of this file holds this kernel (its images are in another file of the split package)");
+  }
   if (partial && candidates.empty()) {
     std::string held;
     for (const std::uint32_t t : reader.kernel_targets(*requester.kernel))

@@ -60,8 +60,8 @@ Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, drive
     const std::string why = r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no kernel returned");
     return fail(means_no_image(r) ? KILN_STATUS_NO_IMAGE_FOR_DEVICE : KILN_STATUS_DRIVER_ERROR,
                 subject() + " (" + std::string(m_view.lowered_name) + ") does not resolve in image " +
-                    m_package.image_name(unit.image) + " loaded for " + describe_device(device, unit.profile) +
-                    ": cuLibraryGetKernel: " + why + m_package.jit_log_suffix(unit.image));
+                    Package::image_name(unit) + " loaded for " + describe_device(device, unit.profile) +
+                    ": cuLibraryGetKernel: " + why + Package::jit_log_suffix(unit));
   }
   std::unique_lock lock(m_mutex);
   for (const PerDevice& d : m_devices) {

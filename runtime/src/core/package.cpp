@@ -11,31 +11,25 @@ namespace {
 
 constexpr std::size_t k_nearest = 3;
 
-kiln_status status_of(format::ReadErrorCode code) {
-  switch (code) {
-    case format::ReadErrorCode::none: return KILN_STATUS_SUCCESS;
-    case format::ReadErrorCode::not_a_package: return KILN_STATUS_NOT_A_PACKAGE;
-    case format::ReadErrorCode::unsupported_version: return KILN_STATUS_UNSUPPORTED_VERSION;
-    case format::ReadErrorCode::truncated: return KILN_STATUS_TRUNCATED;
-    case format::ReadErrorCode::corrupt: return KILN_STATUS_CORRUPT;
-    case format::ReadErrorCode::image_corrupt: return KILN_STATUS_IMAGE_CORRUPT;
-  }
-  return KILN_STATUS_CORRUPT;
-}
-
 }  // namespace
 
-Package::Package(std::string label) : m_label(std::move(label)), m_options(RuntimeOptions::from_environment()) {}
+Package::Package(std::string label)
+    : m_reader(m_own.reader), m_label(std::move(label)), m_options(RuntimeOptions::from_environment()) {
+  m_own.label = m_label;
+}
 
 Package::~Package() {
   // Only a package that acquired a driver can have loaded anything.
-  if (m_driver.driver) m_libraries->unload_all(*m_driver.driver);
+  if (m_driver.driver) {
+    if (m_own.libraries) m_own.libraries->unload_all(*m_driver.driver);
+    if (m_companions) m_companions->unload_all(*m_driver.driver);
+  }
 }
 
 Status Package::open_file(const char* path, std::unique_ptr<Package>& out) {
   std::unique_ptr<Package> package(new Package(path));
-  KILN_TRY(package->m_source.read_file(path));
-  KILN_TRY(package->open_reader());
+  KILN_TRY(package->m_own.source.read_file(path));
+  KILN_TRY(package->open_reader(path));
   out = std::move(package);
   return {};
 }
@@ -44,20 +38,18 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
                             std::unique_ptr<Package>& out) {
   std::unique_ptr<Package> package(new Package(label ? label : "<memory>"));
   if (copy) {
-    package->m_source.copy(data, size);
+    package->m_own.source.copy(data, size);
   } else {
-    package->m_source.borrow(data, size);
+    package->m_own.source.borrow(data, size);
   }
-  KILN_TRY(package->open_reader());
+  KILN_TRY(package->open_reader({}));
   out = std::move(package);
   return {};
 }
 
-Status Package::open_reader() {
-  const format::ReadError error = m_reader.open(m_source.bytes(), m_label);
-  if (error) return fail(status_of(error.code), error.message);
-  m_images = std::make_unique<ImageStore>(m_reader, m_source, m_label);
-  m_libraries = std::make_unique<LibraryCache>(m_reader, *m_images, m_label, m_options.log);
+Status Package::open_reader(std::string_view path) {
+  KILN_TRY(m_own.open(m_options.log));
+  KILN_TRY(SplitCompanions::of(m_reader, m_label, path, m_options.log, m_companions));
   m_kernels.resize(m_reader.kernel_count());
   m_compiled = std::make_unique<CompiledKernels>(*this);
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
@@ -97,26 +89,49 @@ Status Package::current(driver::DriverApi*& driver, driver::CUdevice& device) {
   return current_device(*driver, device);
 }
 
-std::string Package::jit_log_suffix(std::uint32_t image) const {
-  const std::string& log = m_libraries->jit_log(image);
+std::string Package::jit_log_suffix(const UnitLibrary& loaded) {
+  const std::string& log = loaded.file->libraries->jit_log(loaded.image);
   return log.empty() ? std::string() : "\nJIT log:\n" + log;
 }
 
-std::string Package::image_name(std::uint32_t image) const { return m_libraries->image_name(image); }
+std::string Package::image_name(const UnitLibrary& loaded) {
+  return loaded.file->libraries->image_name(loaded.image);
+}
+
+Status Package::choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
+                       const ImageFile*& file, ImageChoice& out) {
+  file = &m_own;
+  if (!m_companions) return choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  const ImageFile* companion = nullptr;
+  KILN_TRY(m_companions->for_arch(profile.arch, companion));
+  Status from_companion;
+  if (companion) {
+    ImageRequester asked = requester;
+    asked.label = companion->label;
+    from_companion = choose_image(companion->reader, unit, profile, m_options.force_target, asked, out);
+    if (from_companion.ok()) {
+      file = companion;
+      return {};
+    }
+    if (from_companion.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return from_companion;
+  }
+  const Status own = choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  if (own.ok() || own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
+  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(profile.arch)));
+}
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                             std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel) {
   KILN_TRY(m_devices.profile(driver, device, out.profile));
   ImageChoice choice;
-  KILN_TRY(choose_image(m_reader, unit, out.profile, m_options.force_target,
-                        ImageRequester{m_label, subject, device, kernel}, choice));
+  KILN_TRY(choose(unit, out.profile, ImageRequester{m_label, subject, device, kernel}, out.file, choice));
   LoadRequest request;
   request.image = choice.image;
   request.subject = subject;
   request.device = device;
   request.profile = out.profile;
   request.description = choice.description;
-  KILN_TRY(m_libraries->load(driver, request, out.library));
+  KILN_TRY(out.file->libraries->load(driver, request, out.library));
   out.image = choice.image;
   return {};
 }
@@ -187,9 +202,9 @@ Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, 
   const driver::CUresult r = driver->library_get_global(&pointer, &size, unit.library, variable.lowered_name.data());
   if (r != driver::k_cuda_success) {
     return fail(KILN_STATUS_DRIVER_ERROR, m_label + ": " + subject + " (" + std::string(variable.lowered_name) +
-                                              ") is not available in image " + image_name(unit.image) +
+                                              ") is not available in image " + image_name(unit) +
                                               ": cuLibraryGetGlobal: " + describe_result(*driver, r) +
-                                              jit_log_suffix(unit.image));
+                                              jit_log_suffix(unit));
   }
   return {};
 }

@@ -7,9 +7,11 @@
 #include "core/device.hpp"
 #include "core/driver_access.hpp"
 #include "core/image_choice.hpp"
+#include "core/image_file.hpp"
 #include "core/image_store.hpp"
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
+#include "core/split_companions.hpp"
 #include "core/status.hpp"
 #include "format/package_reader.hpp"
 
@@ -28,10 +30,11 @@ namespace kiln::core {
 
 class Kernel;
 
-// The library a unit loaded for a device, and which image it came from.
+// The library a unit loaded for a device, and which image of which file it came from.
 struct UnitLibrary {
   driver::CUlibrary library = nullptr;
-  std::uint32_t image = 0;
+  const ImageFile* file = nullptr;   // the package's own file, or a split companion
+  std::uint32_t image = 0;           // in file's IMAGES
   select::DeviceProfile profile;
 };
 
@@ -103,27 +106,30 @@ public:
   Status library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                      std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel = std::nullopt);
   DeviceCache& devices() { return m_devices; }
-  std::string image_name(std::uint32_t image) const;   // "kernels/ops.cu [sm_90]"
-  // "\nJIT log:\n..." from loading `image`, or "" (see LibraryCache::jit_log).
-  std::string jit_log_suffix(std::uint32_t image) const;
+  static std::string image_name(const UnitLibrary& loaded);   // "kernels/ops.cu [sm_90]", and the file if a companion's
+  // "\nJIT log:\n..." from loading the image, or "" (see LibraryCache::jit_log).
+  static std::string jit_log_suffix(const UnitLibrary& loaded);
 
 private:
   Package(std::string label);
-  Status open_reader();
+  Status open_reader(std::string_view path);   // path: empty for a package in memory
   Status acquire_driver_once(driver::DriverApi*& out);
   Kernel* kernel_at(std::uint32_t index);
   // select_image's shared end: choose among the unit's images, then check and decode the one chosen.
   Status select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
                     SelectedImage& out);
+  // choose_image over this file and, for a split package, the companion of the device's major:
+  // its cubins first (a cubin runs only on its own major, and beats PTX), then this file's PTX.
+  Status choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
+                const ImageFile*& file, ImageChoice& out);
   // A copy of `text` that lives as long as the package (descriptions handed out through the C ABI).
   const char* keep(std::string text);
 
-  PackageSource m_source;                 // first: the reader points into it
-  format::PackageReader m_reader;
+  ImageFile m_own;                        // the file opened
+  format::PackageReader& m_reader;        // m_own.reader, by the name most of the code uses
   std::string m_label;
   RuntimeOptions m_options;
-  std::unique_ptr<ImageStore> m_images;   // before m_libraries, which loads from it
-  std::unique_ptr<LibraryCache> m_libraries;
+  std::unique_ptr<SplitCompanions> m_companions;   // a split package's main file only
 
   std::once_flag m_driver_once;
   DriverAccess m_driver;                  // written once under m_driver_once

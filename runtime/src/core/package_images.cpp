@@ -80,11 +80,11 @@ Status Package::select_for(std::uint32_t index, driver::CUdevice device, const s
   }
   const format::KernelView kernel = m_reader.kernel(index);
   ImageChoice choice;
-  KILN_TRY(choose_image(m_reader, kernel.unit, profile, m_options.force_target,
-                        ImageRequester{m_label, kernel.canonical_name, device, index}, choice));
+  const ImageFile* file = nullptr;
+  KILN_TRY(choose(kernel.unit, profile, ImageRequester{m_label, kernel.canonical_name, device, index}, file, choice));
   std::span<const std::byte> bytes;
-  KILN_TRY(m_images->bytes(choice.image, bytes));
-  const format::TargetView target = m_reader.target(m_reader.image(choice.image).target);
+  KILN_TRY(file->images->bytes(choice.image, bytes));
+  const format::TargetView target = file->reader.target(file->reader.image(choice.image).target);
   // Names in STRINGS are NUL-terminated (the reader checked), so their views are C strings.
   out.bytes = bytes;
   out.kind = target.target.kind;

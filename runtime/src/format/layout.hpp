@@ -21,6 +21,7 @@
 // the variant kernel flag (a kernel of such a source variant, stored as "<variant>/<symbol>").
 // 1.3 added the carried sources (CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS, TEXT_BLOBS).
 // 1.4 added NAME_INDEX: a hash table over NAMES, so that a lookup probes once instead of searching.
+// 1.5 added the in-other-file kernel flag, for the files of a split package (kiln split).
 #pragma once
 
 #include <array>
@@ -32,7 +33,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 4;
+inline constexpr std::uint16_t k_version_minor = 5;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -159,6 +160,11 @@ enum KernelFlags : std::uint32_t {
   // A kernel without the flag has no '/' in its lowered name. 1.0/1.1 readers ignore the bit, so
   // they look up "f64/_Z..." in the image, which fails for that kernel only.
   k_kernel_variant = 1u << 3,
+  // Since 1.5: no image of this file holds the kernel; another file of a split package does (a
+  // kernel only some targets' images hold, all of them split off: docs/split-packages.md). Such a
+  // kernel has no KERNEL_TARGETS records. 1.0-1.4 readers ignore the bit, load an image of its unit
+  // for it and fail at the kernel look-up, naming the kernel.
+  k_kernel_in_other_file = 1u << 4,
 };
 
 struct KernelRecord {                    // 32 bytes

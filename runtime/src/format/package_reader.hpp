@@ -171,7 +171,10 @@ public:
   // kernel in every image (every kernel of a 1.0 file), else as KERNEL_TARGETS says.
   bool kernel_in_target(std::uint32_t kernel, std::uint32_t target) const;
   bool kernel_in_every_image(std::uint32_t kernel) const;
-  // The targets (indices into TARGETS) whose images hold the kernel, in target order.
+  // Whether no image of this file holds the kernel (1.5: a split package's other file does).
+  bool kernel_in_other_file(std::uint32_t kernel) const;
+  // The targets (indices into TARGETS) whose images hold the kernel, in target order (none for a
+  // kernel in another file).
   std::vector<std::uint32_t> kernel_targets(std::uint32_t kernel) const;
 
   // Binary searches. The name is normalized first, so any spelling the package records works.

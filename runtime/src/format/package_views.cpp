@@ -175,7 +175,14 @@ std::uint32_t first_target_record(const Table& table, std::uint32_t kernel) {
 
 }  // namespace
 
+bool PackageReader::kernel_in_other_file(std::uint32_t kernel) const {
+  return kernel < m_kernels.count && (record_at<KernelRecord>(m_kernels, kernel).flags & k_kernel_in_other_file) != 0;
+}
+
 bool PackageReader::kernel_in_every_image(std::uint32_t kernel) const {
+  if (kernel_in_other_file(kernel)) {
+    return false;
+  }
   const std::uint32_t at = first_target_record(m_kernel_targets, kernel);
   return at == m_kernel_targets.count || record_at<KernelTargetRecord>(m_kernel_targets, at).kernel != kernel;
 }
@@ -183,6 +190,9 @@ bool PackageReader::kernel_in_every_image(std::uint32_t kernel) const {
 bool PackageReader::kernel_in_target(std::uint32_t kernel, std::uint32_t target) const {
   if (kernel_in_every_image(kernel)) {
     return true;
+  }
+  if (kernel_in_other_file(kernel)) {
+    return false;
   }
   for (std::uint32_t at = first_target_record(m_kernel_targets, kernel); at < m_kernel_targets.count; ++at) {
     const auto r = record_at<KernelTargetRecord>(m_kernel_targets, at);

@@ -247,7 +247,8 @@ private:
   }
 
   // Sorted by (kernel, target) without duplicates, and each target one the kernel's unit has an
-  // image for: a reader may then load that image for the kernel.
+  // image for: a reader may then load that image for the kernel. A kernel in another file (1.5)
+  // has none.
   bool check_kernel_targets() {
     const auto kind = SectionKind::kernel_targets;
     for (std::uint32_t i = 0; i < m_t.kernel_targets.count; ++i) {
@@ -263,6 +264,9 @@ private:
         }
       }
       const auto kernel = load_record<KernelRecord>(m_t.kernels.bytes, r.kernel);
+      if ((kernel.flags & k_kernel_in_other_file) != 0) {
+        return fail(kind, i, "kernel " + std::to_string(r.kernel) + " is flagged as in another file (1.5)");
+      }
       const auto unit = load_record<UnitRecord>(m_t.units.bytes, kernel.unit);
       bool imaged = false;
       for (std::uint32_t j = unit.first_image; j < unit.first_image + unit.image_count && !imaged; ++j) {

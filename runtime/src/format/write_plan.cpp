@@ -174,9 +174,21 @@ std::string plan_kernels(const PackageContents& contents, std::uint16_t version_
 }
 
 // Which images hold each kernel that not every image of its unit holds.
-std::string plan_kernel_targets(WritePlan& plan, bool allowed) {
+std::string plan_kernel_targets(WritePlan& plan, std::uint16_t version_minor) {
+  const bool allowed = version_minor >= 1;
   for (PlannedKernel& planned : plan.kernels) {
     const PackageKernel& kernel = *planned.kernel;
+    if ((kernel.flags & k_kernel_in_other_file) != 0) {
+      if (version_minor < 5) {
+        return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
+               ") is in another file of a split package, which formats before 1.5 cannot record";
+      }
+      if (!kernel.targets.empty()) {
+        return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
+               ") is said to be in another file and in images of this one";
+      }
+      continue;
+    }
     if (kernel.targets.empty()) {
       continue;
     }
@@ -323,7 +335,7 @@ std::string plan_package(const PackageContents& contents, std::uint16_t version_
       !(error = plan_units(contents, plan)).empty() ||
       !(error = plan_unit_sources(plan, version_minor)).empty() ||
       !(error = plan_kernels(contents, version_minor, plan)).empty() ||
-      !(error = plan_kernel_targets(plan, version_minor >= 1)).empty() || !(error = plan_names(plan)).empty() ||
+      !(error = plan_kernel_targets(plan, version_minor)).empty() || !(error = plan_names(plan)).empty() ||
       !(error = plan_variables(contents, plan)).empty() ||
       !(error = plan_sources_and_metadata(contents, plan)).empty() ||
       !(error = plan_carried(contents, version_minor, plan)).empty()) {

@@ -1,0 +1,31 @@
+// One package file as the loader uses it: its bytes, the checked index over them, the images
+// decoded from it and the libraries loaded from those. A package is one such file, plus, when it is
+// the main file of a split package, the companions beside it (split_companions.hpp).
+#pragma once
+
+#include "core/image_store.hpp"
+#include "core/library_cache.hpp"
+#include "core/package_source.hpp"
+#include "core/status.hpp"
+#include "format/package_reader.hpp"
+
+#include <memory>
+#include <string>
+
+namespace kiln::core {
+
+struct ImageFile {
+  PackageSource source;                   // first: the reader points into it
+  format::PackageReader reader;
+  std::string label;                      // the path, or what names a package in memory
+  std::unique_ptr<ImageStore> images;     // before libraries, which load from it
+  std::unique_ptr<LibraryCache> libraries;
+
+  // Checks the bytes `source` holds as a package and makes the stores over them. `log`: KILN_LOG.
+  Status open(bool log);
+};
+
+// The status a reader's refusal maps to (never renumbered: both are written in stone).
+kiln_status status_of(format::ReadErrorCode code);
+
+}  // namespace kiln::core

@@ -1,0 +1,118 @@
+#include "core/split_companions.hpp"
+
+#include "format/split_files.hpp"
+#include "platform/files.hpp"
+#include "platform/text.hpp"
+
+#include <cerrno>
+
+namespace kiln::core {
+
+namespace {
+
+std::string family(std::uint16_t major) { return "compute capability " + std::to_string(major) + ".x"; }
+
+// Whether a companion is of the split its main file names: the same split id, the tag of its
+// major, and the same units, kernels and variables (the indices the loader shares between them).
+std::string mismatch(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major) {
+  const std::string_view id = main.metadata_value(format::k_split_id_key).value_or("");
+  const std::string_view its_id = companion.metadata_value(format::k_split_id_key).value_or("");
+  if (its_id != id) {
+    return "it is not from the same split (split.id " + (its_id.empty() ? std::string("none") : std::string(its_id)) +
+           ", the main file's " + std::string(id) + ")";
+  }
+  const std::string tag = format::companion_tag(major);
+  if (companion.metadata_value(format::k_split_file_key).value_or("") != tag) return "it is not the split's " + tag + " file";
+  if (companion.unit_count() != main.unit_count() || companion.kernel_count() != main.kernel_count() ||
+      companion.variable_count() != main.variable_count()) {
+    return "its units, kernels or variables are not the main file's";
+  }
+  for (std::uint32_t u = 0; u < main.unit_count(); ++u) {
+    if (companion.unit(u).source != main.unit(u).source) return "its units are not the main file's";
+  }
+  return {};
+}
+
+}  // namespace
+
+SplitCompanions::SplitCompanions(const format::PackageReader& main, std::string main_label, std::string main_path,
+                                 bool log)
+    : m_main(main), m_main_label(std::move(main_label)), m_main_path(std::move(main_path)), m_log(log) {}
+
+SplitCompanions::~SplitCompanions() = default;
+
+Status SplitCompanions::of(const format::PackageReader& main, std::string_view main_label, std::string_view main_path,
+                           bool log, std::unique_ptr<SplitCompanions>& out) {
+  out.reset();
+  const std::optional<std::string_view> list = main.metadata_value(format::k_split_files_key);
+  if (!list || !main.metadata_value(format::k_split_id_key)) return {};
+  const std::optional<std::vector<std::uint16_t>> majors = format::parse_companion_list(*list);
+  if (!majors) {
+    return fail(KILN_STATUS_CORRUPT, std::string(main_label) + ": METADATA split.files '" + std::string(list->substr(0, 200)) +
+                                         "' is not a list of companion files such as 'cc8 cc9'");
+  }
+  std::unique_ptr<SplitCompanions> companions(
+      new SplitCompanions(main, std::string(main_label), std::string(main_path), log));
+  for (const std::uint16_t major : *majors) {
+    auto entry = std::make_unique<Entry>();
+    entry->major = major;
+    if (!main_path.empty()) entry->path = format::companion_path(main_path, major);
+    companions->m_entries.push_back(std::move(entry));
+  }
+  out = std::move(companions);
+  return {};
+}
+
+SplitCompanions::Entry* SplitCompanions::entry_for(std::uint16_t arch) const {
+  for (const std::unique_ptr<Entry>& entry : m_entries) {
+    if (entry->major == arch / 10) return entry.get();
+  }
+  return nullptr;
+}
+
+Status SplitCompanions::open_entry(Entry& entry) const {
+  if (entry.path.empty()) return {};   // in memory: nowhere to look
+  platform::FileStatus status;
+  if (!platform::status_of(platform::path_of_utf8(entry.path.c_str()), status) && (errno == ENOENT || errno == ENOTDIR)) {
+    return {};   // not installed
+  }
+  auto file = std::make_unique<ImageFile>();
+  file->label = entry.path;
+  const std::string what = m_main_label + ": its cubins for " + family(entry.major) + ", ";
+  if (Status read = file->source.read_file(entry.path.c_str()); !read.ok()) return fail(read.code, what + read.message);
+  if (Status opened = file->open(m_log); !opened.ok()) return fail(opened.code, what + opened.message);
+  if (const std::string why = mismatch(m_main, file->reader, entry.major); !why.empty()) {
+    return fail(KILN_STATUS_CORRUPT, what + entry.path + ", cannot be used: " + why +
+                                         "; install the file that came with " + m_main_label);
+  }
+  entry.file = std::move(file);
+  return {};
+}
+
+Status SplitCompanions::for_arch(std::uint16_t arch, const ImageFile*& out) {
+  out = nullptr;
+  Entry* entry = entry_for(arch);
+  if (!entry) return {};
+  std::call_once(entry->once, [&] { entry->failure = open_entry(*entry); });
+  if (!entry->failure.ok()) return entry->failure;
+  out = entry->file.get();
+  return {};
+}
+
+std::string SplitCompanions::missing_hint(std::uint16_t arch) const {
+  const Entry* entry = entry_for(arch);
+  if (!entry) return {};
+  if (entry->path.empty()) {
+    return "; its cubins for " + family(entry->major) + " are in the split's " + format::companion_tag(entry->major) +
+           " file, which a package opened from memory cannot find (open it from its file)";
+  }
+  return "; its cubins for " + family(entry->major) + " are in " + entry->path + ", which is not installed";
+}
+
+void SplitCompanions::unload_all(driver::DriverApi& driver) {
+  for (const std::unique_ptr<Entry>& entry : m_entries) {
+    if (entry->file) entry->file->libraries->unload_all(driver);
+  }
+}
+
+}  // namespace kiln::core

@@ -1,0 +1,33 @@
+// The files of a split package (kiln split; docs/split-packages.md): `<name>.kiln` holds the index
+// and every PTX image, `<name>.cc<major>.kiln` beside it the cubins of one compute-capability major.
+// Every file is a whole package with the same KERNELS, UNITS and VARIABLES, so an index in one is
+// the same index in the others; METADATA ties them together. The writer (kiln split) and the
+// runtime both use these definitions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::format {
+
+// In every file: one id for the files of one split (16 hex digits: the XXH3-64 of the package that
+// was split). A companion is used only with the main file of the same id.
+inline constexpr std::string_view k_split_id_key = "split.id";
+// In the main file: the companions written, "cc8 cc9 cc12" (majors ascending, one space apart).
+inline constexpr std::string_view k_split_files_key = "split.files";
+// In a companion: which one it is, "cc9".
+inline constexpr std::string_view k_split_file_key = "split.file";
+
+std::string companion_tag(std::uint16_t major);                       // 9 -> "cc9"
+std::optional<std::uint16_t> parse_companion_tag(std::string_view tag);  // "cc9" -> 9; else nullopt
+// "cc8 cc9" -> {8, 9}; nullopt unless every word is a tag and they ascend.
+std::optional<std::vector<std::uint16_t>> parse_companion_list(std::string_view list);
+
+// Where a main file's companion lives: "dir/app.kiln" -> "dir/app.cc9.kiln"; a name without the
+// ".kiln" extension gets ".cc9.kiln" appended. Only the file name changes, so any separator works.
+std::string companion_path(std::string_view main_path, std::uint16_t major);
+
+}  // namespace kiln::format
