@@ -10,6 +10,7 @@
 #include "util/hasher.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 
@@ -130,6 +131,32 @@ TEST_F(SplitCommand, InspectSaysWhichFileIsWhich) {
   EXPECT_NE(main.out.find("only in: another file of the split"), std::string::npos) << main.out;
   const RunResult cc9 = run_kiln({"inspect", "arch.cc9.kiln"}, m_dir.path());
   EXPECT_NE(cc9.out.find("split: the cc9 cubins of a split package (split.id "), std::string::npos) << cc9.out;
+}
+
+TEST_F(SplitCommand, InspectWithADeviceTakesTheCubinsFromItsCompanion) {
+  ASSERT_EQ(split().exit_code, 0);
+  RunResult r = run_kiln({"inspect", "arch.kiln", "--device", "9.0"}, m_dir.path());
+  EXPECT_NE(r.out.find("this device's cubins: arch.cc9.kiln\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("loads cubin sm_90 (exact match) from arch.cc9.kiln"), std::string::npos) << r.out;
+  r = run_kiln({"inspect", "arch.kiln", "--device", "8.6", "--json"}, m_dir.path());
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["split"]["device_file"]["path"], "arch.cc8.kiln");
+  for (const nlohmann::json& kernel : report["kernels"]) {
+    // sm_90's only: not on 8.6.
+    if (kernel["name"] == "from_sm90" || kernel["name"].get<std::string>().find("SM_900") != std::string::npos) {
+      EXPECT_TRUE(kernel["loads"]["target"].is_null()) << kernel.dump();
+    } else {
+      EXPECT_EQ(kernel["loads"]["target"], "sm_80") << kernel.dump();
+      EXPECT_EQ(kernel["loads"]["file"], "arch.cc8.kiln");
+    }
+  }
+  fs::remove(m_dir.path() / "arch.cc9.kiln");
+  r = run_kiln({"inspect", "arch.kiln", "--device", "9.0"}, m_dir.path());
+  EXPECT_NE(r.out.find("this device's cubins: arch.cc9.kiln (not installed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("loads PTX compute_80"), std::string::npos) << r.out;
+  fs::copy_file(m_dir.path() / "arch.cc8.kiln", m_dir.path() / "arch.cc9.kiln");
+  r = run_kiln({"inspect", "arch.kiln", "--device", "9.0"}, m_dir.path());
+  EXPECT_EQ(r.out.find("from arch.cc9.kiln"), std::string::npos) << r.out;
 }
 
 TEST_F(SplitCommand, TheSameFilesEveryTimeAndWhereOutputDirSays) {

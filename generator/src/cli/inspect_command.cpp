@@ -4,6 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
 #include "cli/package_report.hpp"
+#include "cli/split_report.hpp"
 
 #include <iostream>
 
@@ -38,7 +39,8 @@ public:
       }
       device = *parsed;
     }
-    const nlohmann::json report = package_report((*file)->reader, m_package, (*file)->bytes.size(), device);
+    nlohmann::json report = package_report((*file)->reader, m_package, (*file)->bytes.size(), device);
+    if (device) add_companion_loads(report, *device);
     if (m_json)
       std::cout << report.dump(2) << "\n";
     else

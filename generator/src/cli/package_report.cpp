@@ -55,6 +55,8 @@ const char* rule_name(select::Rule rule) {
 // only some hold (`kernel`), among those.
 json selection(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
                std::optional<std::uint32_t> kernel = std::nullopt) {
+  if (kernel && reader.kernel_in_other_file(*kernel))
+    return {{"target", nullptr}, {"rule", nullptr}, {"why", "no image of this file holds it (another file of the split does)"}};
   const format::UnitView unit = reader.unit(unit_index);
   std::vector<select::Candidate> candidates;
   for (std::uint32_t i = 0; i < unit.image_count; ++i) {

@@ -89,13 +89,21 @@ std::string render_report(const json& r) {
     out += "  options: " + meta["options"].get<std::string>() + "\n";
   std::string targets;
   for (const json& t : r["targets"]) targets += (targets.empty() ? "" : " ") + t.get<std::string>();
-  out += "  targets: " + targets + "\n";
+  out += "  targets: " + (targets.empty() ? std::string("none") : targets) + "\n";
   if (r.contains("split")) {
     const json& split = r["split"];
     if (split.contains("companions")) {
       std::string files;
       for (const json& c : split["companions"]) files += (files.empty() ? "" : ", ") + c["path"].get<std::string>();
       out += "  split: the index and PTX; cubins in " + (files.empty() ? std::string("no other file") : files) + "\n";
+      if (split.contains("device_file")) {
+        const json& file = split["device_file"];
+        out += "  this device's cubins: " + file["path"].get<std::string>() +
+               (!file["installed"].get<bool>() ? " (not installed: its kernels load as the PTX allows)"
+                : file["problem"].is_null()    ? ""
+                                               : " (not used: " + file["problem"].get<std::string>() + ")") +
+               "\n";
+      }
     } else if (split.contains("file")) {
       out += "  split: the " + split["file"].get<std::string>() + " cubins of a split package (split.id " +
              split["id"].get<std::string>() + ")\n";
@@ -139,7 +147,8 @@ std::string render_report(const json& r) {
     if (k.contains("loads")) {
       const json& loads = k["loads"];
       if (!loads["target"].is_null()) {
-        row.push_back("loads " + loads["why"].get<std::string>());
+        row.push_back("loads " + loads["why"].get<std::string>() +
+                      (loads.contains("file") ? " from " + loads["file"].get<std::string>() : ""));
       } else if (loads["coverage"] == "runtime-compile") {
         row.push_back("compiled at run time from carried sources (no image runs on this device)");
       } else {
