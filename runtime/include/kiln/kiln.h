@@ -109,8 +109,10 @@ typedef struct kiln_kernel kiln_kernel;     /* owned by its package; never destr
 
 /* ---- Opening ---------------------------------------------------------------------------------- */
 
-/* Maps the file at `path` read-only. Reads only the header and the index; images are checked and
- * decompressed when a device needs them. */
+/* Opens the file at `path` read-only. Reads only the header and the index; images are read, checked
+ * and decompressed when a device needs them. The main file of a split package (kiln split) loads a
+ * device's cubins from <name>.cc<major>.kiln beside `path`, opened when a device of that major first
+ * needs one, else from its own PTX (docs/split-packages.md). */
 KILN_API kiln_status kiln_package_open_file(const char* path, kiln_package** out);
 
 /* Flags for kiln_package_open_memory. */
