@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A build of many template instantiations (issue 16, point 4), side by side in one run:
 
-  kiln cold          empty local cache, no remote cache
+  kiln cold          empty local cache, no remote cache (and again with KILN_NVRTC_PCH=0: no shared
+                     precompiled headers)
   kiln warm-local    every image in the local cache, the package deleted
   kiln warm-remote   a fresh local cache, every image on the remote cache (nginx WebDAV on loopback,
                      filled by a cold build that wrote to it: "kiln cold + remote writes")
@@ -87,11 +88,13 @@ def run(command, cwd, env, what):
     return seconds, result.stderr
 
 
-def kiln_env(cache, remote=None):
+def kiln_env(cache, remote=None, pch=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_")}
     env["KILN_CACHE_DIR"] = str(cache)
     if remote:
         env["KILN_REMOTE_CACHE"] = remote
+    if not pch:
+        env["KILN_NVRTC_PCH"] = "0"
     return env
 
 
@@ -99,8 +102,12 @@ def kiln_round(kiln, project, scratch, nginx_url, label):
     """One round of every kiln case, each in fresh directories; seconds by case."""
     times = {}
     build = [kiln, "build", "-j", "2", "-v"]
+    times["kiln cold, no shared PCH"], _ = run(build + ["-o", "nopch.kiln"], project,
+                                              kiln_env(scratch / f"{label}-nopch", pch=False), "kiln cold, no PCH")
     cold_cache = scratch / f"{label}-cold"
     times["kiln cold"], err = run(build + ["-o", "cold.kiln"], project, kiln_env(cold_cache), "kiln cold")
+    if (project / "nopch.kiln").read_bytes() != (project / "cold.kiln").read_bytes():
+        sys.exit("the package built without shared PCHs differs from the one built with them")
     (project / "cold.kiln").unlink()
     times["kiln warm-local"], _ = run(build + ["-o", "cold.kiln"], project, kiln_env(cold_cache), "kiln warm")
     times["kiln cold + remote writes"], _ = run(build + ["-o", "fill.kiln"], project,
@@ -196,6 +203,8 @@ def main():
     slowest = max(median["kiln shard 1/2"], median["kiln shard 2/2"])
     lines += ["", f"- warm-remote vs cold: **{cold / median['kiln warm-remote']:.1f}x** faster (target: at least 20x)",
               f"- kiln cold vs nvcc cold: **{median['nvcc cold (ccache empty)'] / cold:.2f}x** faster (target: at least 2x)",
+              f"- shared NVRTC PCHs: cold {median['kiln cold, no shared PCH']:.2f} s without, {cold:.2f} s with "
+              f"({median['kiln cold, no shared PCH'] / cold:.2f}x)",
               f"- 2 shards: slowest shard {slowest:.2f} s + merge {median['kiln merge']:.2f} s = "
               f"{slowest + median['kiln merge']:.2f} s, {cold / (slowest + median['kiln merge']):.2f}x faster than one machine"]
     text = "\n".join(lines) + "\n"

@@ -242,7 +242,8 @@ private:
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
 
     std::unique_ptr<compile::JobRunner> compiler =
-        jobs == 1 ? compile::make_in_process_runner() : compile::make_process_runner(jobs, scratch->path(), jobserver.get());
+        jobs == 1 ? compile::make_in_process_runner(scratch->path())
+                  : compile::make_process_runner(jobs, scratch->path(), jobserver.get());
     const compile::CacheContext part_context = context;
     // A shard records the entries of its jobs; a merge reads the parts' entries and compiles nothing.
     shard::RecordingStore recorded(stores->shared());

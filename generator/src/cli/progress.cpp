@@ -43,7 +43,8 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
     const bool nvcc = job.compiler == compile::Compiler::nvcc;
     std::string options;
     for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + o;
-    std::fprintf(stderr, "%s (%.2f s)\n  %s:%s\n", line.c_str(), out.seconds, nvcc ? "nvcc" : "nvrtc", options.c_str());
+    std::fprintf(stderr, "%s (%.2f s%s)\n  %s:%s\n", line.c_str(), out.seconds, out.used_pch ? ", shared PCH" : "",
+                 nvcc ? "nvcc" : "nvrtc", options.c_str());
     if (!job.link_options.empty()) {
       std::string link;
       for (const std::string& o : job.link_options) link += " " + o;

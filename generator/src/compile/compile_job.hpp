@@ -59,6 +59,11 @@ struct CompileJob {
   bool relocatable = false;                    // a member: -rdc=true, stop at LTO-IR (compile_group links)
   bool nvcc_fallback = false;                  // a member NVRTC rejects goes to nvcc (nvcc fields are set)
   std::filesystem::path device_runtime;        // link groups: libcudadevrt.a, for dynamic parallelism
+  // NVRTC's precompiled header, shared by jobs that parse the same headers (shared_pch.hpp): made
+  // at create_pch by a group's first job, read from use_pch by the others. Not inputs of the
+  // compile (no part of its key): NVRTC's output is the same with or without.
+  std::filesystem::path create_pch;
+  std::filesystem::path use_pch;
 };
 
 struct LoweredName {
@@ -74,6 +79,8 @@ struct CompileOutput {
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
   double seconds = 0;
   bool from_cache = false;                     // set by the cached runner on a hit; never serialized
+  bool used_pch = false;                       // NVRTC read a shared precompiled header (shared_pch.hpp);
+                                               // never serialized with the output (the batch carries it)
 };
 
 // The job's parsed target; nothing, with `out.log` naming the source and the bad string, if it is

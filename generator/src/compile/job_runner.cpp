@@ -3,6 +3,8 @@
 #include "compile/link_group.hpp"
 #include "compile/nvcc_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "compile/shared_pch.hpp"
+#include "util/byte_stream.hpp"
 #include "util/process_pool.hpp"
 
 #include <chrono>
@@ -36,17 +38,76 @@ CompileOutput compile_in(const CompileJob& job) {
   return out;
 }
 
+// Runs one batch of jobs (shared_pch.hpp) in this process, one after another: the first of two or
+// more creates the batch's precompiled header at `pch`, and the others use it if it was made; their
+// headers then include the first's, which NVRTC's time trace leaves out for what came from the PCH.
+std::vector<CompileOutput> run_batch(const std::vector<CompileJob>& jobs, const std::vector<std::size_t>& batch,
+                                     const fs::path& pch, const std::function<void(std::size_t, const CompileOutput&)>& done) {
+  std::vector<CompileOutput> outputs;
+  const bool shared = batch.size() > 1 && !pch.empty();
+  bool made = false;
+  for (const std::size_t index : batch) {
+    CompileJob job = jobs[index];
+    if (shared && outputs.empty()) job.create_pch = pch;
+    if (made) job.use_pch = pch;
+    CompileOutput out = compile_in(job);
+    if (made) out.headers = with_seed_headers(outputs.front().headers, out.headers);
+    std::error_code ignored;
+    if (!job.create_pch.empty()) made = out.ok && fs::exists(pch, ignored);
+    if (done) done(index, out);
+    outputs.push_back(std::move(out));
+  }
+  std::error_code ignored;   // 100-200 MB: gone with the batch
+  if (shared) fs::remove(pch, ignored);
+  return outputs;
+}
+
 class InProcessRunner final : public JobRunner {
 public:
+  explicit InProcessRunner(fs::path scratch) : m_scratch(std::move(scratch)) {}
+
   std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
-    std::vector<CompileOutput> outputs;
-    for (const CompileJob& job : jobs) {
-      outputs.push_back(compile_in(job));
-      if (progress) progress(outputs.size(), jobs.size(), job, outputs.back());
+    std::vector<CompileOutput> outputs(jobs.size());
+    std::size_t finished = 0;
+    const bool pch = !m_scratch.empty() && shared_pch_enabled();
+    for (const std::vector<std::size_t>& batch : plan_shared_pch(jobs, 1, pch)) {
+      run_batch(jobs, batch, pch ? m_scratch / "kiln.pch" : fs::path(), [&](std::size_t index, const CompileOutput& out) {
+        outputs[index] = out;
+        if (progress) progress(++finished, jobs.size(), jobs[index], out);
+      });
     }
     return outputs;
   }
+
+private:
+  fs::path m_scratch;
 };
+
+// A batch's outputs in one worker's result: their count, then each serialized and whether it used the PCH.
+std::vector<std::byte> serialize_batch(const std::vector<CompileOutput>& outputs) {
+  ByteWriter out;
+  out.u64(outputs.size());
+  for (const CompileOutput& output : outputs) {
+    const std::vector<std::byte> bytes = serialize(output);
+    out.bytes(bytes.data(), bytes.size());
+    out.u64(output.used_pch ? 1 : 0);
+  }
+  return out.take();
+}
+
+bool deserialize_batch(const std::vector<std::byte>& bytes, std::size_t expected, std::vector<CompileOutput>& outputs) {
+  ByteReader in(bytes);
+  std::uint64_t count = 0;
+  if (!in.u64(count) || count != expected) return false;
+  outputs.resize(expected);
+  for (CompileOutput& output : outputs) {
+    std::vector<std::byte> one;
+    std::uint64_t used_pch = 0;
+    if (!in.blob(one) || !deserialize(one, output) || !in.u64(used_pch)) return false;
+    output.used_pch = used_pch != 0;
+  }
+  return in.at_end();
+}
 
 class ProcessRunner final : public JobRunner {
 public:
@@ -54,18 +115,31 @@ public:
       : m_settings{parallel, std::move(scratch), "job-", jobserver} {}
 
   std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
+    const std::vector<std::vector<std::size_t>> batches = plan_shared_pch(jobs, m_settings.parallel, shared_pch_enabled());
     std::vector<CompileOutput> outputs(jobs.size());
     std::size_t finished = 0;
     run_in_processes(
-        jobs.size(), m_settings, [&](std::size_t index) { return serialize(compile_in(jobs[index])); },
-        [&](std::size_t index, WorkerResult result) {
-          CompileOutput& out = outputs[index];
-          if (!result.bytes || !deserialize(*result.bytes, out)) {
-            out = CompileOutput{};
-            out.log = "kiln: the compiler process for " + jobs[index].display_prefix + jobs[index].source + " [" +
-                      jobs[index].target + "] " + (result.failure.empty() ? "failed to report its result" : result.failure);
+        batches.size(), m_settings,
+        [&](std::size_t b) {
+          const fs::path pch = m_settings.scratch_dir / ("batch-" + std::to_string(b) + ".pch");
+          return serialize_batch(run_batch(jobs, batches[b], pch, nullptr));
+        },
+        [&](std::size_t b, WorkerResult result) {
+          const std::vector<std::size_t>& batch = batches[b];
+          std::vector<CompileOutput> done;
+          const bool read = result.bytes && deserialize_batch(*result.bytes, batch.size(), done);
+          for (std::size_t k = 0; k < batch.size(); ++k) {
+            const CompileJob& job = jobs[batch[k]];
+            CompileOutput& out = outputs[batch[k]];
+            if (read) {
+              out = std::move(done[k]);
+            } else {
+              out = CompileOutput{};
+              out.log = "kiln: the compiler process for " + job.display_prefix + job.source + " [" + job.target + "] " +
+                        (result.failure.empty() ? "failed to report its result" : result.failure);
+            }
+            if (progress) progress(++finished, jobs.size(), job, out);
           }
-          if (progress) progress(++finished, jobs.size(), jobs[index], out);
         });
     return outputs;
   }
@@ -80,6 +154,8 @@ std::unique_ptr<JobRunner> make_process_runner(int parallel, fs::path scratch_di
   return std::make_unique<ProcessRunner>(parallel, std::move(scratch_dir), jobserver);
 }
 
-std::unique_ptr<JobRunner> make_in_process_runner() { return std::make_unique<InProcessRunner>(); }
+std::unique_ptr<JobRunner> make_in_process_runner(fs::path scratch_dir) {
+  return std::make_unique<InProcessRunner>(std::move(scratch_dir));
+}
 
 }  // namespace kiln::compile

@@ -26,9 +26,12 @@ public:
 };
 
 // Forks up to `parallel` workers at a time, and with a jobserver no more than it gives tokens for
-// (util/jobserver.hpp); each writes its output to a file in `scratch_dir`.
+// (util/jobserver.hpp); each writes its output to a file in `scratch_dir`. NVRTC jobs that parse the
+// same headers run in batches that share a precompiled header made in `scratch_dir`, one worker per
+// batch (shared_pch.hpp); a worker that dies fails every job of its batch.
 std::unique_ptr<JobRunner> make_process_runner(int parallel, std::filesystem::path scratch_dir,
                                                Jobserver* jobserver = nullptr);
-std::unique_ptr<JobRunner> make_in_process_runner();
+// Runs the jobs one after another in this process; with a `scratch_dir`, sharing PCHs there too.
+std::unique_ptr<JobRunner> make_in_process_runner(std::filesystem::path scratch_dir = {});
 
 }  // namespace kiln::compile

@@ -33,6 +33,24 @@ std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
   return out;
 }
 
+// NVRTC's lines about precompiled headers ("unit.cu": creating / using precompiled header file
+// "..."), which are Kiln's business, not the user's: taken out, noting whether one was used.
+std::string strip_pch_messages(const std::string& log, bool& used) {
+  std::string kept;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    end = end == std::string::npos ? log.size() : end + 1;
+    const std::string_view line(log.data() + start, end - start);
+    const bool using_pch = line.find(": using precompiled header file \"") != std::string_view::npos;
+    used = used || using_pch;
+    if (!using_pch && line.find(": creating precompiled header file \"") == std::string_view::npos) kept += line;
+    start = end;
+  }
+  // The message is followed by an empty line; a log of nothing else is empty.
+  return kept.find_first_not_of("\r\n") == std::string::npos ? std::string() : kept;
+}
+
 std::string program_log(nvrtcProgram program) {
   std::size_t size = 0;
   if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
@@ -82,6 +100,14 @@ CompileOutput compile_job(const CompileJob& job) {
   options.push_back("-frandom-seed=" + job.source);
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
+  if (!job.create_pch.empty() || !job.use_pch.empty()) {
+    options.push_back(job.create_pch.empty() ? "-use-pch=" + job.use_pch.string() : "-create-pch=" + job.create_pch.string());
+    // No warning when a PCH does not fit (629: other options, 630: other leading directives): NVRTC
+    // then parses the headers. Its "using precompiled header" line says whether it did not; Kiln
+    // takes that line out of the log (strip_pch_messages).
+    options.push_back("-pch-messages=true");
+    options.push_back("-diag-suppress=629,630");
+  }
 
   // NVRTC would read only part of the source, silently: nvcc compiles it instead (compile_phase.hpp).
   if (std::string lost = find_nvrtc_end_of_file(*source, where); !lost.empty()) {
@@ -100,7 +126,7 @@ CompileOutput compile_job(const CompileJob& job) {
 
   const std::vector<const char*> argv = c_strings(options);
   const nvrtcResult compiled = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
-  out.log = rewrite_diagnostics(program_log(raw), job.display_prefix);
+  out.log = rewrite_diagnostics(strip_pch_messages(program_log(raw), out.used_pch), job.display_prefix);
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 

@@ -13,8 +13,8 @@ constexpr std::string_view k_link_time =
     "has no effect on Kiln's builds: their code is generated when nvJitLink links the LTO-IR, and "
     "nvJitLink 13.0 has no such option";
 constexpr std::string_view k_pch =
-    "is refused: precompiled headers are files NVRTC writes and reads beside the build, which Kiln's "
-    "parallel, reproducible builds do not manage";
+    "is set by Kiln, which shares NVRTC's precompiled headers between sources that start with the same "
+    "includes (KILN_NVRTC_PCH=0 turns that off)";
 
 using R = Nvrtc;
 using T = Takes;
