@@ -21,8 +21,15 @@ namespace fs = std::filesystem;
 
 class SplitCommand : public ::testing::Test {
 protected:
-  // One build of `arch` for every test: it compiles CUB for three targets.
+  // The GPU tests' build of `arch` when this tree has one, else one build here for every test of
+  // this process (it compiles CUB for three targets).
   static void SetUpTestSuite() {
+#ifdef KILN_TEST_ARCH_PACKAGE
+    if (fs::exists(KILN_TEST_ARCH_PACKAGE)) {
+      s_package = new std::vector<std::byte>(read_bytes(KILN_TEST_ARCH_PACKAGE));
+      return;
+    }
+#endif
     s_dir = new ScratchDir;
     const fs::path project = s_dir->copy_project("arch");
     const RunResult built = run_kiln({"build", "-o", "arch.kiln"}, project);
