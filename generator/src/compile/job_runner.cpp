@@ -39,8 +39,9 @@ CompileOutput compile_in(const CompileJob& job) {
 }
 
 // Runs one batch of jobs (shared_pch.hpp) in this process, one after another: the first of two or
-// more creates the batch's precompiled header at `pch`, and the others use it if it was made; their
-// headers then include the first's, which NVRTC's time trace leaves out for what came from the PCH.
+// more creates the batch's precompiled header at `pch`, and the others use it if it was made. The
+// headers of a job NVRTC compiled with the PCH then include the first's: NVRTC's time trace leaves
+// out what came from the PCH.
 std::vector<CompileOutput> run_batch(const std::vector<CompileJob>& jobs, const std::vector<std::size_t>& batch,
                                      const fs::path& pch, const std::function<void(std::size_t, const CompileOutput&)>& done) {
   std::vector<CompileOutput> outputs;
@@ -51,7 +52,7 @@ std::vector<CompileOutput> run_batch(const std::vector<CompileJob>& jobs, const 
     if (shared && outputs.empty()) job.create_pch = pch;
     if (made) job.use_pch = pch;
     CompileOutput out = compile_in(job);
-    if (made) out.headers = with_seed_headers(outputs.front().headers, out.headers);
+    if (out.used_pch && !outputs.empty()) out.headers = with_seed_headers(outputs.front().headers, out.headers);
     std::error_code ignored;
     if (!job.create_pch.empty()) made = out.ok && fs::exists(pch, ignored);
     if (done) done(index, out);
