@@ -1,9 +1,10 @@
 #include "compile/shared_pch.hpp"
 
+#include "util/file_io.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,12 +13,12 @@ namespace kiln::compile {
 
 namespace {
 
+// The source's text, or nothing when it cannot be read (the job then shares no PCH; its compile
+// reports the error).
 std::optional<std::string> read_source(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
 bool shares_pch(const CompileJob& job) {
