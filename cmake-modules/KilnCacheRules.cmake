@@ -11,7 +11,7 @@ cmake_policy(VERSION 3.20...3.25)
 # condition leaves, and making every path relative to the project directory (`kiln build --root`),
 # so that the package records no absolute path.
 function(_kiln_generated_manifest name manifest_var inputs_var)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES;CARRY_SOURCES" "WORK_DIR"
+  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES;CARRY_SOURCES" "WORK_DIR;KERNELS_PER_IMAGE"
     "TARGETS;SOURCES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
   list(LENGTH arg_SOURCES source_count)
@@ -104,7 +104,8 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
   set(toolkits ${KILN_CUDA_ROOT} $ENV{CUDA_PATH} $ENV{CUDA_HOME} ${generator_toolkit})
   list(REMOVE_DUPLICATES toolkits)
   string(APPEND content "set(KILN_REMOVE_UNUSED_VARIABLES ${arg_REMOVE_UNUSED_VARIABLES})\n"
-                        "set(KILN_CARRY_SOURCES ${arg_CARRY_SOURCES})\n")
+                        "set(KILN_CARRY_SOURCES ${arg_CARRY_SOURCES})\n"
+                        "set(KILN_KERNELS_PER_IMAGE [==[${arg_KERNELS_PER_IMAGE}]==])\n")
   string(APPEND content "set(KILN_INCLUDE_DIRECTORIES [==[${include_dirs}]==])\n"
                         "set(KILN_DEFINES [==[${arg_DEFINES}]==])\n"
                         "set(KILN_OPTIONS [==[${arg_OPTIONS}]==])\n"

@@ -4,7 +4,7 @@
 #   kiln_add_cache(<name> SOURCES kernels/a.cu [INSTANTIATE ...] [TARGETS sm_80 compute_80 | ARCHITECTURES 80]
 #                  [MANIFEST kiln.toml] [INCLUDE_DIRECTORIES ...] [DEFINES ...] [OPTIONS ...] [VARIABLES ...]
 #                  [HOST_SOURCES ...] [SCAN_TARGETS ...] [PYTHON_SOURCES ...] [EMBED] [STRICT] [RELOCATABLE]
-#                  [REMOVE_UNUSED_VARIABLES] [CARRY_SOURCES] [OUTPUT file.kiln]
+#                  [REMOVE_UNUSED_VARIABLES] [CARRY_SOURCES] [KERNELS_PER_IMAGE n] [OUTPUT file.kiln]
 #                  [JOB_POOL pool])
 #   target_link_libraries(app PRIVATE <name>)
 #   kiln_install_cache(<name> DESTINATION bin [COMPONENT runtime])
@@ -39,7 +39,7 @@ endfunction()
 
 function(kiln_add_cache name)
   set(options EMBED STRICT RELOCATABLE REMOVE_UNUSED_VARIABLES CARRY_SOURCES SPLIT)
-  set(one_value MANIFEST OUTPUT JOB_POOL)
+  set(one_value MANIFEST OUTPUT JOB_POOL KERNELS_PER_IMAGE)
   set(multi_value SOURCES HOST_SOURCES SCAN_TARGETS PYTHON_SOURCES TARGETS ARCHITECTURES INSTANTIATE VARIABLES
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one_value}" "${multi_value}")
@@ -108,6 +108,13 @@ function(kiln_add_cache name)
   endif()
   if(arg_CARRY_SOURCES AND arg_MANIFEST)
     message(FATAL_ERROR "${fn}: CARRY_SOURCES cannot be combined with MANIFEST: set carry_sources = true in the manifest")
+  endif()
+  if(DEFINED arg_KERNELS_PER_IMAGE AND arg_MANIFEST)
+    message(FATAL_ERROR "${fn}: KERNELS_PER_IMAGE cannot be combined with MANIFEST: set kernels_per_image in the manifest")
+  endif()
+  if(DEFINED arg_KERNELS_PER_IMAGE AND NOT arg_KERNELS_PER_IMAGE MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "${fn}: KERNELS_PER_IMAGE must be a number of kernels (0: never split), not "
+                        "'${arg_KERNELS_PER_IMAGE}'")
   endif()
   if(arg_RELOCATABLE AND arg_MANIFEST)
     message(FATAL_ERROR "${fn}: RELOCATABLE cannot be combined with MANIFEST: put \"-rdc=true\" in the manifest's options")
@@ -212,7 +219,7 @@ function(kiln_add_cache name)
     _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} TARGETS ${targets}
       SOURCES ${arg_SOURCES} INSTANTIATE ${arg_INSTANTIATE} VARIABLES ${arg_VARIABLES}
       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES} ${scan_include_dirs} DEFINES ${arg_DEFINES} ${scan_defines}
-      OPTIONS ${arg_OPTIONS} ${manifest_flags})
+      OPTIONS ${arg_OPTIONS} ${manifest_flags} KERNELS_PER_IMAGE ${arg_KERNELS_PER_IMAGE})
     list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
 

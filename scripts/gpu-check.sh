@@ -23,7 +23,7 @@ mkdir -p "$out"
 summary=$out/summary.txt
 
 for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
-            arch.kiln arch_split.kiln arch_split.cc8.kiln arch_split.cc9.kiln linking.kiln carried.kiln saxpy_carried.kiln \
+            arch.kiln arch_split.kiln arch_split.cc8.kiln arch_split.cc9.kiln parts.kiln linking.kiln carried.kiln saxpy_carried.kiln \
             saxpy_listed.kiln python_test.kiln fidelity_load_packages; do
   if [ ! -e "$carry/$file" ]; then
     echo "gpu-check: $carry/$file is missing: build the folder with scripts/gpu-bundle.sh first" >&2

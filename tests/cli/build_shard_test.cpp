@@ -56,6 +56,7 @@ protected:
 TEST_F(BuildShard, PartsMergeIntoTheBytesOfTheWholeBuild) {
   check_merge_matches_the_whole_build("basic", 2);
   check_merge_matches_the_whole_build("carried", 3);
+  check_merge_matches_the_whole_build("parts", 2);   // image parts are units that shards share out
 }
 
 TEST_F(BuildShard, LinkGroupsAndVariantsMergeToo) { check_merge_matches_the_whole_build("linking", 4); }

@@ -209,6 +209,21 @@ kiln_expect("${report}" MATCHES "include dirs: include include2 _cuda/include/cc
 kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/carrying/build/one.kiln)
 kiln_expect("${report}" MATCHES "carries its sources" "KILN_CARRY_SOURCES ON carries without CARRY_SOURCES")
 
+# Image parts from CMake (issue 16): KERNELS_PER_IMAGE goes into the generated manifest, and the
+# package holds the parts it asks for; with MANIFEST, or not a number, it is refused.
+configure(parts_with_manifest "${fn} KERNELS_PER_IMAGE cannot be combined with MANIFEST"
+          "kiln_add_cache(c MANIFEST kernel.cu KERNELS_PER_IMAGE 4)")
+configure(parts_not_a_number "${fn} KERNELS_PER_IMAGE must be a number of kernels \\(0: never split\\), not 'many'"
+          "kiln_add_cache(c SOURCES kernel.cu KERNELS_PER_IMAGE many)")
+write_project(${WORK}/parts "kiln_add_cache(parts SOURCES templates.cu TARGETS sm_80 KERNELS_PER_IMAGE 1
+  INSTANTIATE fill<int> fill<float>)")
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/parts -B ${WORK}/parts/build -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX})
+kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/parts/build)
+file(READ ${WORK}/parts/build/kiln/parts/kiln.toml manifest)
+kiln_expect("${manifest}" MATCHES "kernels_per_image = 1\n" "KERNELS_PER_IMAGE's manifest")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/parts/build/parts.kiln)
+kiln_expect("${report}" MATCHES "templates.cu#2 \\(image part 2 of templates.cu\\)" "KERNELS_PER_IMAGE 1: two parts")
+
 # Split packages from CMake (issue 16): SPLIT runs kiln split after the build, the companions are
 # byproducts and installed beside the package under its name; a rebuild for fewer majors leaves no
 # stale companion; SPLIT with EMBED is refused.

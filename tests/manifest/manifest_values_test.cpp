@@ -157,3 +157,40 @@ TEST(ManifestValues, DuplicateIncludeDirectory) {
 
 }  // namespace
 }  // namespace kiln::manifest
+
+namespace kiln::manifest {
+namespace {
+
+TEST(ManifestValues, KernelsPerImageDefaultsTopLevelAndPerSource) {
+  testing::TempProject project;
+  project.write("a.cu");
+  project.write("b.cu");
+  const Result<Manifest> plain = project.read("[[source]]\npath = \"a.cu\"\n");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->kernels_per_image, k_default_kernels_per_image);
+  EXPECT_FALSE(plain->sources[0].kernels_per_image.has_value());
+  const Result<Manifest> set = project.read(
+      "kernels_per_image = 0\n[[source]]\npath = \"a.cu\"\n[[source]]\npath = \"b.cu\"\nkernels_per_image = 8\n");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->kernels_per_image, 0u);
+  EXPECT_FALSE(set->sources[0].kernels_per_image.has_value());
+  EXPECT_EQ(set->sources[1].kernels_per_image, 8u);
+}
+
+TEST(ManifestValues, KernelsPerImageMustBeACountInRange) {
+  testing::TempProject project;
+  project.write("a.cu");
+  const auto read = [&](const std::string& top, const std::string& in_source) {
+    return project.read(top + "\n[[source]]\npath = \"a.cu\"\n" + in_source + "\n");
+  };
+  EXPECT_TRUE(testing::fails_with(read("kernels_per_image = -1", ""),
+                                  project.at(1) + "'kernels_per_image' must be from 0 to 1000000, not -1"));
+  EXPECT_TRUE(testing::fails_with(read("kernels_per_image = 1000001", ""), "must be from 0 to 1000000, not 1000001"));
+  EXPECT_TRUE(testing::fails_with(read("kernels_per_image = \"32\"", ""),
+                                  "'kernels_per_image' must be an integer, not a string"));
+  EXPECT_TRUE(testing::fails_with(read("", "kernels_per_image = 2.5"),
+                                  project.at(4) + "'kernels_per_image' must be an integer, not a float"));
+}
+
+}  // namespace
+}  // namespace kiln::manifest

@@ -20,6 +20,7 @@
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"
 #include "plan/build_plan.hpp"
+#include "plan/image_parts.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -240,6 +241,8 @@ private:
 
     Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
+    if (m_verbose)
+      for (const std::string& line : plan::describe_parts(plan->units)) std::cerr << line << "\n";
 
     std::unique_ptr<compile::JobRunner> compiler =
         jobs == 1 ? compile::make_in_process_runner(scratch->path())

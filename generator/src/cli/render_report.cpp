@@ -67,12 +67,14 @@ std::string carried_text(const json& c) {
   return out;
 }
 
-// " (link group: a.cu, b.cu)" or " (variant of ops.cu)" after a unit's name; nothing for a unit of
+// " (link group: a.cu, b.cu)", " (variant of ops.cu)" or " (image part 2 of ops.cu)" after a unit's name; nothing for a unit of
 // one source file, whose name is its path.
 std::string unit_origin(const json& unit) {
   if (!unit.contains("kind") || unit["kind"] == "source") return "";
   std::string sources;
   for (const json& s : unit["sources"]) sources += (sources.empty() ? "" : ", ") + s.get<std::string>();
+  if (unit["kind"] == "image_part")
+    return fmt::format(" (image part {} of {})", unit["part"].get<std::uint64_t>(), unit["part_of"].get<std::string>());
   return unit["kind"] == "variant" ? " (variant of " + sources + ")" : " (link group: " + sources + ")";
 }
 

@@ -46,6 +46,9 @@ struct CompileJob {
   // nvcc jobs: whether nvJitLink may drop the variables not in keep_symbols (every variable the host
   // may ask for has a known symbol); otherwise every variable is kept.
   bool trim_variables = true;
+  // An image part after the first (plan/image_parts.hpp): nvJitLink keeps only the kernels the name
+  // expressions lower to (-kernels-used), dropping the source's other kernels, which the first part holds.
+  bool link_named_kernels_only = false;
   std::filesystem::path nvcc;                  // nvcc jobs: the nvcc to run
   std::vector<std::string> nvcc_options;       // nvcc jobs: -I, -D and the user options nvcc shares
   std::filesystem::path work_dir;              // nvcc jobs: a directory for this job alone (absolute)

@@ -123,6 +123,7 @@ std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& conte
   for (const std::string& v : job.variables) h.add("variable", v);
   for (const std::string& s : job.keep_symbols) h.add("keep_symbol", s);
   h.add("trim_variables", job.trim_variables ? "yes" : "no");
+  if (job.link_named_kernels_only) h.add("link_named_kernels_only", "yes");
   if (job.relocatable) h.add("relocatable", "yes");
   for (const std::string& o : job.nvrtc_options) h.add("nvrtc_option", tokenize_option(o, job.root, cuda));
   for (const std::string& o : job.link_options) h.add("link_option", tokenize_option(o, job.root, cuda));

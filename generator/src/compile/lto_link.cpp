@@ -36,6 +36,7 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
   // Unlisted variables lose their symbols even when kernels use them, so every variable the host
   // may ask for is named here.
   for (const std::string& symbol : request.keep_symbols) options.push_back("-variables-used=" + symbol);
+  for (const std::string& kernel : request.kernels_used) options.push_back("-kernels-used=" + kernel);
   if (target.kind == format::TargetKind::ptx) options.push_back("-ptx");
   options.insert(options.end(), job.link_options.begin(), job.link_options.end());
   std::vector<const char*> argv;

@@ -33,6 +33,8 @@ struct LinkRequest {
   // Libraries to link too (libcudadevrt.a for dynamic parallelism); archive members are pulled in
   // only when something refers to them. Not with PTX output: nvJitLink's -ptx takes LTO-IR alone.
   std::vector<std::filesystem::path> libraries = {};
+  // Kernels to keep (-kernels-used), all others dropped; empty: every kernel is kept.
+  std::vector<std::string> kernels_used = {};
 };
 
 // Links for `target` with the job's link options; on failure returns false with out.log saying why.

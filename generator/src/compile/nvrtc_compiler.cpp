@@ -170,6 +170,9 @@ CompileOutput compile_job(const CompileJob& job) {
     } else {
       LinkRequest request{{{ltoir, LinkInput::ltoir, job.source}}, job.keep_symbols, true};
       for (const LoweredName& v : variables) request.keep_symbols.push_back(v.lowered);
+      if (job.link_named_kernels_only)
+        for (std::size_t i = 0; i < job.name_expressions.size(); ++i)
+          request.kernels_used.push_back(out.lowered_names[i].lowered);
       if (!link_lto(job, *target, request, out)) return out;
     }
   }

@@ -77,6 +77,21 @@ std::optional<bool> read_bool(const toml::node& value, std::string_view key, Dia
   return std::nullopt;
 }
 
+std::optional<std::size_t> read_count(const toml::node& value, std::string_view key, std::size_t most,
+                                      Diagnostics& diags) {
+  const auto* integer = value.as_integer();
+  if (integer == nullptr) {
+    diags.error(position_of(value), quote(key) + " must be an integer, not " + std::string(describe_type(value)));
+    return std::nullopt;
+  }
+  const std::int64_t n = integer->get();
+  if (n < 0 || static_cast<std::uint64_t>(n) > most) {
+    diags.error(position_of(value), quote(key) + " must be from 0 to " + std::to_string(most) + ", not " + std::to_string(n));
+    return std::nullopt;
+  }
+  return static_cast<std::size_t>(n);
+}
+
 std::vector<Located> read_string_list(const toml::node& value, std::string_view key, Diagnostics& diags) {
   std::vector<Located> result;
   const auto* array = value.as_array();

@@ -38,6 +38,9 @@ void check_keys(const toml::table& table, const KeyRules& rules, Diagnostics& di
 // A non-empty string; reports anything else.
 std::optional<std::string> read_string(const toml::node& value, std::string_view key, Diagnostics& diags);
 std::optional<bool> read_bool(const toml::node& value, std::string_view key, Diagnostics& diags);
+// An integer from 0 to `most`; reports anything else.
+std::optional<std::size_t> read_count(const toml::node& value, std::string_view key, std::size_t most,
+                                      Diagnostics& diags);
 
 // An array of non-empty strings. Bad elements are reported and left out.
 std::vector<Located> read_string_list(const toml::node& value, std::string_view key, Diagnostics& diags);

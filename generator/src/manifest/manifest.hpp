@@ -3,6 +3,7 @@
 // TOML.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,7 +42,16 @@ struct SourceEntry {
   // options, so that the runtime can compile more of its kernels (other instantiations, other GPUs).
   // Unset: the manifest's top-level 'carry_sources'.
   std::optional<bool> carry_sources;
+  // 'kernels_per_image': the most kernels the compiler may put in one image of this source (image
+  // parts, plan/image_parts.hpp). Unset: the manifest's top-level 'kernels_per_image'.
+  std::optional<std::size_t> kernels_per_image;
 };
+
+// The default 'kernels_per_image': an image of 32 small kernels loads in about 1.8 times the time of
+// one of 10 (bench/results/image-parts.md), where one of 10,000 takes a thousand times as long.
+inline constexpr std::size_t k_default_kernels_per_image = 32;
+// Its largest value: beyond it a bound bounds nothing a real unit reaches.
+inline constexpr std::size_t k_most_kernels_per_image = 1'000'000;
 
 struct Manifest {
   std::filesystem::path path;                // the kiln.toml that was read (as given)
@@ -64,6 +74,10 @@ struct Manifest {
   // Every source's 'carry_sources' unless it sets its own. Off by default: the texts make the package
   // larger (CUB's headers add about 300 KB compressed), and most packages list what they need.
   bool carry_sources = false;
+  // Every source's 'kernels_per_image' unless it sets its own: a unit asked for more instantiations
+  // is built as parts of at most this many kernels each, so that the first use of one kernel loads
+  // a small image (plan/image_parts.hpp). 0: never split.
+  std::size_t kernels_per_image = k_default_kernels_per_image;
   std::vector<SourceEntry> sources;
   // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
   // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.

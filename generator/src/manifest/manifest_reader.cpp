@@ -27,9 +27,10 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 12> k_top_level_keys = {
+constexpr std::array<std::string_view, 13> k_top_level_keys = {
     "name",     "targets", "include_dirs", "defines",        "options",                 "toolkit_includes",
-    "compress", "source",  "host_sources", "python_sources", "remove_unused_variables", "carry_sources"};
+    "compress", "source",  "host_sources", "python_sources", "remove_unused_variables", "carry_sources",
+    "kernels_per_image"};
 constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
@@ -231,6 +232,10 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
   }
   if (const toml::node* node = document.get("carry_sources")) {
     manifest.carry_sources = detail::read_bool(*node, "carry_sources", diags).value_or(false);
+  }
+  if (const toml::node* node = document.get("kernels_per_image")) {
+    manifest.kernels_per_image = detail::read_count(*node, "kernels_per_image", k_most_kernels_per_image, diags)
+                                     .value_or(k_default_kernels_per_image);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
   if (const toml::node* node = document.get("host_sources")) {

@@ -17,9 +17,10 @@
 namespace kiln::manifest::detail {
 namespace {
 
-constexpr std::array<std::string_view, 9> k_source_keys = {"path",       "instantiate", "variables",
-                                                           "defines",    "options",     "template",
-                                                           "variant",    "link_group",  "carry_sources"};
+constexpr std::array<std::string_view, 10> k_source_keys = {"path",       "instantiate", "variables",
+                                                            "defines",    "options",     "template",
+                                                            "variant",    "link_group",  "carry_sources",
+                                                            "kernels_per_image"};
 constexpr std::array<std::string_view, 8> k_top_level_only = {
     "name",         "targets",        "include_dirs",           "toolkit_includes",
     "compress",     "host_sources",   "python_sources",         "remove_unused_variables"};
@@ -130,6 +131,9 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
   }
   if (const toml::node* carry = table.get("carry_sources")) {
     entry.carry_sources = read_bool(*carry, "carry_sources", diags);
+  }
+  if (const toml::node* bound = table.get("kernels_per_image")) {
+    entry.kernels_per_image = read_count(*bound, "kernels_per_image", k_most_kernels_per_image, diags);
   }
   if (!entry.variant.empty() && !entry.link_group.empty())
     diags.error(entry.link_group_position, "variant " + quote(entry.variant) + " cannot join link group " +

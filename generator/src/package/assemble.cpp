@@ -51,6 +51,12 @@ std::string where_from(const std::string& prefix, const plan::PlannedName& name)
          (name.where.line > 0 ? ":" + std::to_string(name.where.line) : "");
 }
 
+bool resolves_to(const ResolvedNames& resolved, const std::string& symbol) {
+  for (const auto& [expression, lowered] : resolved.kernels)
+    if (lowered == symbol) return true;
+  return false;
+}
+
 std::string join(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
@@ -71,7 +77,8 @@ public:
       const std::string display = unit_display(planned);
       format::PackageUnit unit{planned.name, {}};
       for (const plan::PlannedUnit& member : planned.members) unit.sources.push_back(member.source);
-      if (!planned.variant.empty()) {
+      // An image part is recorded as a variant of its source (docs/package-format.md, "Image parts").
+      if (!planned.variant.empty() || planned.part > 0) {
         unit.sources.push_back(planned.source);
         unit.variant = true;
       }
@@ -108,6 +115,9 @@ public:
       if (planned.compiler == compile::Compiler::nvcc)
         for (auto& [name, kernel] : contents->kernels) kernel.weak = kernel.weak || is_template_instance(name);
       const ResolvedNames resolved = resolve_unit_names(planned, lowered, *contents);
+      // A part after the first holds its own names' kernels; whatever else its images hold (the
+      // source's plain kernels, where no link dropped them: family PTX, nvcc) is the first part's.
+      if (planned.part > 0) std::erase_if(contents->kernels, [&](const auto& kernel) { return !resolves_to(resolved, kernel.first); });
       if (Status s = add_kernels(planned, display, *contents, resolved); !s) return s.error();
       if (Status s = add_variables(planned, display, *contents, resolved); !s) return s.error();
       if (planned.members.empty()) {
@@ -136,7 +146,9 @@ private:
   // How messages name a unit: its source, a variant with its source, or a link group with its own.
   std::string unit_display(const plan::PlannedUnit& unit) const {
     const std::string& prefix = m_settings.display_prefix;
-    if (!unit.variant.empty()) return prefix + unit.source + " (variant " + unit.variant + ")";
+    const std::string part = unit.part > 0 ? ", image part " + std::to_string(unit.part + 1) : "";
+    if (!unit.variant.empty()) return prefix + unit.source + " (variant " + unit.variant + part + ")";
+    if (unit.part > 0) return prefix + unit.source + " (image part " + std::to_string(unit.part + 1) + ")";
     if (unit.members.empty()) return prefix + unit.source;
     std::string sources;
     for (const plan::PlannedUnit& m : unit.members) sources += (sources.empty() ? "" : ", ") + prefix + m.source;

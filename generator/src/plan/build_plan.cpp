@@ -3,11 +3,13 @@
 #include "format/names.hpp"
 #include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
+#include "plan/image_parts.hpp"
 #include "format/target.hpp"
 #include "util/diagnostic.hpp"
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace kiln::plan {
 
@@ -81,6 +83,7 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
     PlannedName& kept = add_unique(unit.kernels, k);
     if (kept.symbol_form.empty()) kept.symbol_form = k.symbol_form;   // a manifest entry the scan also found
     if (kept.mangled_name.empty()) kept.mangled_name = k.mangled_name;
+    kept.in_source_text = kept.in_source_text || k.in_source_text;
     merge_written(kept, k);
   }
   for (const PlannedName& v : found->second.variables) {
@@ -137,6 +140,24 @@ Status add_link_group(BuildPlan& plan, const std::string& name, PlannedUnit grou
   }
   plan.units.push_back(std::move(group));
   return Ok{};
+}
+
+// Each unit, or its image parts where it asks for more kernels than its bound. A unit stays whole
+// where a part's name is taken (a source file named "ops.cu#2" beside ops.cu).
+std::vector<PlannedUnit> with_image_parts(std::vector<PlannedUnit> units) {
+  std::set<std::string> taken;
+  for (const PlannedUnit& unit : units) taken.insert(unit.name);
+  std::vector<PlannedUnit> out;
+  for (PlannedUnit& unit : units) {
+    std::vector<PlannedUnit> parts = split_into_parts(unit);
+    const bool clash = std::any_of(parts.begin() + 1, parts.end(), [&](const PlannedUnit& p) { return taken.count(p.name) > 0; });
+    if (clash) {
+      out.push_back(std::move(unit));
+      continue;
+    }
+    for (PlannedUnit& part : parts) out.push_back(std::move(part));
+  }
+  return out;
 }
 
 }  // namespace
@@ -199,6 +220,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     const manifest::SourceEntry* source = &entry;
     PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery, manifest.remove_unused_variables);
     unit.carry_sources = source->carry_sources.value_or(manifest.carry_sources);
+    unit.kernels_per_image = source->kernels_per_image.value_or(manifest.kernels_per_image);
     // The manifest's options, the source's macros, the source's options, in order, for each compiler.
     std::vector<std::string> user_options = manifest.options;
     for (const std::string& define : source->defines) user_options.push_back("-D" + define);
@@ -232,6 +254,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (auto& [name, group] : groups) {
     if (Status s = add_link_group(plan, name, std::move(group)); !s) return s.error();
   }
+  plan.units = with_image_parts(std::move(plan.units));
   std::sort(plan.units.begin(), plan.units.end(), [](const PlannedUnit& a, const PlannedUnit& b) { return a.name < b.name; });
   for (std::size_t u = 0; u < plan.units.size(); ++u) {
     plan.sources.push_back(plan.units[u].name);
@@ -278,6 +301,7 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
     else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
   }
   job.nvrtc_options = unit.nvrtc_options;
+  job.link_named_kernels_only = unit.part > 0;
   job.nvcc_fallback = unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback;
   // nvcc compiles it, or may when NVRTC rejects it inside a link group (compile_group does that).
   if (unit.compiler == compile::Compiler::nvcc || job.nvcc_fallback) {

@@ -90,7 +90,9 @@ private:
                                .origin = NameOrigin::discovered,
                                .where = origin_of(inst.location),
                                .symbol_form = inst.symbol_form,
-                               .mangled_name = inst.mangled_name});
+                               .mangled_name = inst.mangled_name,
+                               .in_source_text = inst.found_by == scan::FoundBy::explicit_instantiation ||
+                                                 inst.found_by == scan::FoundBy::explicit_specialization});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;

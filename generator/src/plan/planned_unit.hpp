@@ -39,6 +39,9 @@ struct PlannedName {
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
   bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
   std::string symbol = {};       // managed variables in NVRTC units: the symbol nvJitLink keeps
+  // An instantiation the source's own text makes (an explicit instantiation or specialization): the
+  // compiler builds it whichever names a program asks for, so it cannot move to an image part.
+  bool in_source_text = false;
 };
 
 struct PlannedUnit {
@@ -64,6 +67,11 @@ struct PlannedUnit {
   std::vector<std::string> link_options;    // the user's options nvJitLink repeats
   std::vector<std::string> kernel_names;    // from the scan: for did-you-mean in name errors
   bool carry_sources = false;               // the package carries its sources (package/carried_sources.hpp)
+  // The most kernels one image of the unit may hold ('kernels_per_image'; 0: no bound), and which
+  // image part this unit is: 0 the unit itself (or its first part), k >= 1 its part k + 1, named
+  // "<name>#<k + 1>", whose images hold only the kernels its names resolve to (plan/image_parts.hpp).
+  std::size_t kernels_per_image = 0;
+  std::size_t part = 0;
 };
 
 // What scanning added to each source, before the manifest's own names are merged in.
