@@ -30,8 +30,8 @@ std::string why_whole(const PlannedUnit& unit);
 // else its parts in order. Names of one kernel (a request and its canonical spelling) stay together.
 std::vector<PlannedUnit> split_into_parts(PlannedUnit unit);
 
-// For `kiln build -v`: a line per unit built as parts ("image parts: ops.cu: 70 kernels in 3 parts
-// of at most 32"), and per unit over its bound built whole, saying why. `units` are a plan's.
+// For `kiln build -v`: a line per unit built as parts ("image parts: ops.cu: 70 kernels in 5 parts
+// of at most 16"), and per unit over its bound built whole, saying why. `units` are a plan's.
 std::vector<std::string> describe_parts(const std::vector<PlannedUnit>& units);
 
 }  // namespace kiln::plan

@@ -88,6 +88,7 @@ Status PackageSource::fetch(std::span<const std::byte> range) const {
 
 Status PackageSource::read_range(std::uint64_t offset, std::uint64_t size) const {
   auto* at = static_cast<char*>(m_map) + offset;
+  platform::prefer_huge_pages(at, static_cast<std::size_t>(size));
   while (size > 0) {
     const long got = platform::read_at(m_fd, at, static_cast<std::size_t>(size), offset);
     if (got < 0 && errno == EINTR) continue;

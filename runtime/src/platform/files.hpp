@@ -99,6 +99,10 @@ bool process_gone(long pid);
 
 // `size` bytes of zeroed memory whose pages are backed only once touched; null when not to be had.
 void* reserve_memory(std::size_t size);
+// Asks for huge pages where a read is about to fill [at, at + size) of reserved memory: only the
+// whole huge pages inside the range, since a huge page is zeroed whole on its first touch (2 MiB to
+// clear for a 64 KiB image costs more than the image's read). A hint; does nothing where unsupported.
+void prefer_huge_pages(void* at, std::size_t size);
 void release_memory(void* memory, std::size_t size);
 
 }  // namespace kiln::platform

@@ -248,6 +248,9 @@ void* reserve_memory(std::size_t size) {
   return VirtualAlloc(nullptr, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
 }
 
+// Large pages on Windows need a privilege (SeLockMemoryPrivilege) and are allocated up front: none.
+void prefer_huge_pages(void*, std::size_t) {}
+
 void release_memory(void* memory, std::size_t) {
   if (memory) VirtualFree(memory, 0, MEM_RELEASE);
 }
