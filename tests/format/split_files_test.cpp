@@ -111,7 +111,9 @@ TEST(PackageContents, CompressedImagesAndCarriedSourcesToo) {
   WriteOptions options;
   options.compress = any_image_compressed(reader);
   EXPECT_EQ(write_ok(read, options), file);
-  EXPECT_FALSE(any_image_compressed(open_ok(write_ok(sample_contents(), WriteOptions{.compress = false}))));
+  WriteOptions raw;
+  raw.compress = false;
+  EXPECT_FALSE(any_image_compressed(open_ok(write_ok(sample_contents(), raw))));
 }
 
 TEST(PackageContents, ADamagedImageIsRefusedNamingIt) {
