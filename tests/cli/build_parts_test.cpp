@@ -137,5 +137,24 @@ TEST_F(BuildParts, ASourceWithADeviceVariableStaysWhole) {
       << r.err;
 }
 
+TEST_F(BuildParts, AKernelTheTextMakesWhereTheScanCannotSeeItIsTheFirstPartsInEveryPart) {
+  // clang scans as sm_90 at most, so it never sees the sm_100 branch's instantiation: hidden<1> is
+  // in the first part's image (the text makes it) and in the second's (its name). Internal linkage
+  // makes them two non-template-looking symbols of one kernel: the first part's copy is the kernel.
+  write_text(m_project / "kernels" / "hidden.cu",
+             "namespace {\ntemplate <int N> __global__ void hidden(int* out) { out[0] = N; }\n"
+             "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000\ntemplate __global__ void hidden<1>(int*);\n#endif\n}\n");
+  const RunResult r = build("hidden.kiln", [](std::string) {
+    return std::string("name = \"hidden\"\ntargets = [\"sm_100\"]\nkernels_per_image = 1\n\n[[source]]\n"
+                       "path = \"kernels/hidden.cu\"\ninstantiate = [\"hidden<0>\", \"hidden<1>\"]\n");
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(units(), (Names{"kernels/hidden.cu", "kernels/hidden.cu#2"}));
+  EXPECT_EQ(unit_of("hidden<0>"), "kernels/hidden.cu");
+  EXPECT_EQ(unit_of("hidden<1>"), "kernels/hidden.cu");
+  EXPECT_EQ(r.err.find("no kernel"), std::string::npos) << r.err;   // the second part has none of its own
+  EXPECT_EQ(run_kiln({"verify", "hidden.kiln"}, m_dir.path()).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -79,6 +79,9 @@ TEST_F(DiscoveryTest, RequestsGoToTheUnitThatDefinesTheirKernelUnderBothSpelling
   EXPECT_EQ(a.kernels[1].canonical, "block_sum<float, 256>");
   EXPECT_EQ(a.kernels[1].where.file, "src/app.cpp");
   EXPECT_EQ(a.kernels[1].where.line, 7);
+  // Asked for from elsewhere: an image part may hold them.
+  EXPECT_FALSE(a.kernels[0].in_source_text);
+  EXPECT_FALSE(a.kernels[1].in_source_text);
 }
 
 TEST_F(DiscoveryTest, FoundInstantiationsAndUserVariablesOnly) {
@@ -87,6 +90,8 @@ TEST_F(DiscoveryTest, FoundInstantiationsAndUserVariablesOnly) {
   const SourceDiscovery& b = d.sources.at("b.cu");
   EXPECT_TRUE(b.has_host_code);
   EXPECT_EQ(expressions(b.kernels), Strings{"ops::fill<float>"});
+  // A launch in the source: its compiler builds the kernel whatever a program asks (image parts).
+  EXPECT_TRUE(b.kernels[0].in_source_text);
   ASSERT_EQ(expressions(b.variables), (Strings{"ops::flag", "hidden", "ops::flag"}));
   EXPECT_TRUE(b.variables[0].managed);
   EXPECT_EQ(b.variables[0].symbol, "_ZN3ops4flagE");

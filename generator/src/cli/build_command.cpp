@@ -56,8 +56,10 @@ std::vector<std::string> empty_source_warnings(const plan::BuildPlan& plan, cons
   for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
   std::vector<std::string> warnings;
   // A link group's member may hold only device functions for the others: only units are checked.
+  // An image part after the first may end up with none of its own (its kernels were the first
+  // part's too): its source has kernels, in the first part.
   for (const plan::PlannedUnit& unit : plan.units)
-    if (unit.members.empty() && !with_kernels.count(unit.name))
+    if (unit.members.empty() && unit.part == 0 && !with_kernels.count(unit.name))
       warnings.push_back(prefix + unit.source + ": warning: " +
                          (unit.variant.empty() ? "this source defines" : "variant '" + unit.variant + "' of it has") +
                          " no kernel; it adds nothing to the package");

@@ -22,7 +22,12 @@ namespace {
 struct KernelEntry {
   format::PackageKernel kernel;
   std::string unit_display;            // for messages
+  std::string source_of_unit;          // source and variant of a one-source unit: its image parts share them
 };
+
+std::string source_of_unit(const plan::PlannedUnit& unit) {
+  return unit.members.empty() ? unit.source + '\n' + unit.variant : std::string();
+}
 
 struct NameClaim {
   std::string lowered;
@@ -186,11 +191,18 @@ private:
           add_names(unit, resolved, symbol, display);
           continue;
         }
+        // So is a kernel two image parts of one source hold: one the source's text makes, which a part
+        // names too where the scan did not see the text make it (the first part keeps every kernel).
+        if (!existing->second.source_of_unit.empty() && existing->second.source_of_unit == source_of_unit(unit)) {
+          add_names(unit, resolved, symbol, display);
+          continue;
+        }
         return Error{"kernel " + existing->second.kernel.canonical_name + " (" + symbol + ") is defined in both " +
                      existing->second.unit_display + " and " + display};
       }
       KernelEntry k;
       k.unit_display = display;
+      k.source_of_unit = source_of_unit(unit);
       k.kernel.lowered_name = name;
       k.kernel.canonical_name = in_unit(unit, canonical_kernel_name(symbol));
       k.kernel.unit_source = unit.name;

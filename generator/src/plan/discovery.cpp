@@ -91,8 +91,9 @@ private:
                                .where = origin_of(inst.location),
                                .symbol_form = inst.symbol_form,
                                .mangled_name = inst.mangled_name,
-                               .in_source_text = inst.found_by == scan::FoundBy::explicit_instantiation ||
-                                                 inst.found_by == scan::FoundBy::explicit_specialization});
+                               // Explicit instantiations, launches and addresses taken in the source:
+                               // its compiler builds them whichever names a program asks for.
+                               .in_source_text = true});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;

@@ -39,8 +39,9 @@ struct PlannedName {
   bool managed = false;          // a __managed__ variable: NVRTC cannot take it as a name expression
   bool internal_linkage = false; // a variable the scan saw static or in an unnamed namespace
   std::string symbol = {};       // managed variables in NVRTC units: the symbol nvJitLink keeps
-  // An instantiation the source's own text makes (an explicit instantiation or specialization): the
-  // compiler builds it whichever names a program asks for, so it cannot move to an image part.
+  // An instantiation the source's own text makes (an explicit instantiation or specialization, a
+  // launch, an address taken): the compiler builds it whichever names a program asks for, so it
+  // cannot move to an image part.
   bool in_source_text = false;
 };
 
