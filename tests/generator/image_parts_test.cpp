@@ -92,7 +92,7 @@ TEST(ImageParts, UnitsThatPartsWouldChangeStayWholeAndSayWhy) {
   text_made.kernels[0].in_source_text = text_made.kernels[1].in_source_text = true;
   for (const auto& [unit, why] : std::vector<std::pair<PlannedUnit, std::string>>{
            {group, "link group"}, {nvcc, "nvcc compiles it"}, {unscanned, "scan failed"},
-           {with_variable, "__device__ or __constant__ variables"}, {text_made, "2 of its instantiations are written in the source"}}) {
+           {with_variable, "__device__ or __constant__ variables"}, {text_made, "2 of its instantiations are made by its own text"}}) {
     EXPECT_NE(why_whole(unit).find(why), std::string::npos) << why_whole(unit);
     EXPECT_EQ(split_into_parts(unit).size(), 1u) << why;
   }

@@ -49,8 +49,8 @@ std::string why_whole(const PlannedUnit& unit) {
   if (!unit.variables.empty())
     return "it has __device__ or __constant__ variables, of which each part would hold a copy of its own";
   if (const std::size_t made = text_made(groups); made >= unit.kernels_per_image)
-    return std::to_string(made) + " of its instantiations are written in the source (explicit instantiations), "
-           "which every part would compile again";
+    return std::to_string(made) + " of its instantiations are made by its own text (explicit instantiations, "
+           "launches, addresses taken), which every part would compile again";
   return {};
 }
 
