@@ -213,8 +213,12 @@ kiln_expect("${report}" MATCHES "carries its sources" "KILN_CARRY_SOURCES ON car
 # package holds the parts it asks for; with MANIFEST, or not a number, it is refused.
 configure(parts_with_manifest "${fn} KERNELS_PER_IMAGE cannot be combined with MANIFEST"
           "kiln_add_cache(c MANIFEST kernel.cu KERNELS_PER_IMAGE 4)")
-configure(parts_not_a_number "${fn} KERNELS_PER_IMAGE must be a number of kernels \\(0: never split\\), not 'many'"
+configure(parts_not_a_number "${fn} KERNELS_PER_IMAGE must be a number of kernels from 0 to 1000000 \\(0: never split\\), not 'many'"
           "kiln_add_cache(c SOURCES kernel.cu KERNELS_PER_IMAGE many)")
+configure(parts_too_many "${fn} KERNELS_PER_IMAGE must be a number of kernels from 0 to 1000000 \\(0: never split\\), not '1000001'"
+          "kiln_add_cache(c SOURCES kernel.cu KERNELS_PER_IMAGE 1000001)")
+configure(parts_no_value "${fn} KERNELS_PER_IMAGE needs a value"
+          "kiln_add_cache(c SOURCES kernel.cu KERNELS_PER_IMAGE)")
 write_project(${WORK}/parts "kiln_add_cache(parts SOURCES templates.cu TARGETS sm_80 KERNELS_PER_IMAGE 1
   INSTANTIATE fill<int> fill<float>)")
 kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/parts -B ${WORK}/parts/build -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX})

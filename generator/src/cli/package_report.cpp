@@ -1,13 +1,11 @@
 #include "cli/package_report.hpp"
+#include "format/image_part_names.hpp"
 #include "format/split_files.hpp"
 
 #include "cli/string_budget.hpp"
 
 #include <fmt/format.h>
 
-#include <optional>
-#include <string_view>
-#include <utility>
 #include <vector>
 
 namespace kiln::cli {
@@ -42,21 +40,6 @@ const char* unit_kind_name(format::UnitKind kind) {
     case format::UnitKind::variant: return "variant";
   }
   return "unknown";
-}
-
-// An image part (docs/package-format.md, "Image parts"): a variant named "<unit>#<k>", k from 2.
-// Returns <unit> and k; nothing for any other unit (a variant's own name cannot hold '#').
-std::optional<std::pair<std::string, std::uint64_t>> image_part_of(std::string_view name, format::UnitKind kind) {
-  const std::size_t hash = name.rfind('#');
-  if (kind != format::UnitKind::variant || hash == std::string_view::npos || hash == 0 || hash + 1 == name.size())
-    return std::nullopt;
-  std::uint64_t part = 0;
-  for (const char c : name.substr(hash + 1)) {
-    if (c < '0' || c > '9' || part > 1'000'000'000) return std::nullopt;
-    part = part * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (part < 2) return std::nullopt;
-  return std::pair{std::string(name.substr(0, hash)), part};
 }
 
 const char* rule_name(select::Rule rule) {
@@ -194,10 +177,12 @@ json package_report(const format::PackageReader& reader, const std::string& path
                      {"kind", unit_kind_name(reader.unit_kind(u))},
                      {"sources", sources},
                      {"images", images}});
-    if (const auto part = image_part_of(text(unit.source), reader.unit_kind(u))) {
+    // An image part is a variant by a part's name (docs/package-format.md, "Image parts").
+    if (const auto part = reader.unit_kind(u) == format::UnitKind::variant ? format::parse_image_part_name(text(unit.source))
+                                                                          : std::nullopt) {
       units.back()["kind"] = "image_part";
-      units.back()["part_of"] = part->first;
-      units.back()["part"] = part->second;
+      units.back()["part_of"] = part->unit;
+      units.back()["part"] = part->part;
     }
     if (const std::optional<std::uint32_t> c = reader.find_carried_unit(u)) units.back()["carried"] = carried_report(reader, *c, text);
   }

@@ -1,5 +1,6 @@
 #include "plan/image_parts.hpp"
 
+#include "format/image_part_names.hpp"
 #include "format/names.hpp"
 
 #include <map>
@@ -34,14 +35,9 @@ std::size_t text_made(const std::vector<KernelNames>& groups) {
   return n;
 }
 
-}  // namespace
-
-std::string part_name(const std::string& unit, std::size_t part) { return unit + "#" + std::to_string(part); }
-
-std::string why_whole(const PlannedUnit& unit) {
-  if (unit.kernels_per_image == 0) return {};
-  const std::vector<KernelNames> groups = group_by_kernel(unit.kernels);
-  if (groups.size() <= unit.kernels_per_image) return {};
+// Why a unit of these kernel groups is built whole although it is over its bound; "" otherwise.
+std::string why_whole(const PlannedUnit& unit, const std::vector<KernelNames>& groups) {
+  if (unit.kernels_per_image == 0 || groups.size() <= unit.kernels_per_image) return {};
   if (!unit.members.empty()) return "a link group's kernels are linked together";
   if (unit.compiler == compile::Compiler::nvcc)
     return "nvcc compiles it (host code), and its host code makes every kernel it launches in every program";
@@ -54,9 +50,16 @@ std::string why_whole(const PlannedUnit& unit) {
   return {};
 }
 
+}  // namespace
+
+std::string part_name(const std::string& unit, std::size_t part) { return format::image_part_name(unit, part); }
+
+std::string why_whole(const PlannedUnit& unit) { return why_whole(unit, group_by_kernel(unit.kernels)); }
+
 std::vector<PlannedUnit> split_into_parts(PlannedUnit unit) {
   std::vector<KernelNames> groups = group_by_kernel(unit.kernels);
-  if (unit.kernels_per_image == 0 || groups.size() <= unit.kernels_per_image || !why_whole(unit).empty()) {
+  const bool over_bound = unit.kernels_per_image != 0 && groups.size() > unit.kernels_per_image;
+  if (!over_bound || !why_whole(unit, groups).empty()) {
     std::vector<PlannedUnit> whole;
     whole.push_back(std::move(unit));
     return whole;
@@ -98,7 +101,7 @@ std::vector<std::string> describe_parts(const std::vector<PlannedUnit>& units) {
   std::map<std::string, std::pair<std::size_t, std::size_t>> split;   // first part's name -> parts, kernels
   for (const PlannedUnit& unit : units) {
     if (unit.part == 0 && unit.kernels_per_image == 0) continue;
-    const std::string first = unit.part == 0 ? unit.name : unit.name.substr(0, unit.name.rfind('#'));
+    const std::string first = unit.part == 0 ? unit.name : format::parse_image_part_name(unit.name).value().unit;
     auto& [parts, kernels] = split[first];
     parts += 1;
     kernels += group_by_kernel(unit.kernels).size();
