@@ -60,8 +60,8 @@ if(MODE STREQUAL "subdirectory")
   kiln_expect("${commands}" MATCHES "${build}/kiln/bin/kiln build " "the in-tree generator builds the package")
   kiln_expect("${commands}" MATCHES "kiln/runtime/src/api/libkiln.so" "the program links the in-tree runtime")
   kiln_expect("${commands}" MATCHES "${package}_embed.S" "the package is linked in with .incbin")
-  # Then it builds for real (Kiln's generator and runtime, the package, the program; a few minutes
-  # on a small machine), and the program finds its embedded package by name from the build tree.
+  # Then it builds for real (Kiln's generator and runtime, the package, the program; a minute or
+  # two on a small machine), and the program finds its embedded package by name from the build tree.
   kiln_run(output ${CMAKE_COMMAND} --build ${build} --target ${program}_example)
   kiln_expect("${output}" MATCHES "Building Kiln package ${package}" "the in-tree build makes the package")
   file(GLOB_RECURSE built_program ${build}/src/${program})

@@ -3,6 +3,7 @@
 #include "compile/diagnostics.hpp"
 #include "compile/lto_link.hpp"
 #include "format/target.hpp"
+#include "util/file_io.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -15,14 +16,6 @@ namespace kiln::compile {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -176,7 +169,7 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
   const fs::path deps = job.work_dir / "image.d";
   fs::path input = job.source;  // relative: nvcc runs in the manifest directory
   if (!job.name_expressions.empty()) {
-    const std::optional<std::string> source = read_text(job.root / job.source);
+    const std::optional<std::string> source = read_text_file(job.root / job.source);
     input = job.work_dir / "src" / job.source;
     fs::create_directories(input.parent_path(), ec);
     if (!source || !write_text(input, instantiation_wrapper(*source, job))) {
@@ -198,7 +191,7 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
     if (out.log.empty()) out.log = where + ": error: nvcc failed with exit code " + std::to_string(ran->exit_code);
     return out;
   }
-  const std::optional<std::string> image = read_text(output);
+  const std::optional<std::string> image = read_text_file(output);
   if (!image || image->empty()) {
     out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " + (ptx ? "PTX" : "LTO-IR");
     return out;
@@ -214,7 +207,7 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
       return out;
     }
   }
-  if (const std::optional<std::string> text = read_text(deps)) out.headers = project_headers(job, depfile_prerequisites(*text));
+  if (const std::optional<std::string> text = read_text_file(deps)) out.headers = project_headers(job, depfile_prerequisites(*text));
   fs::remove_all(job.work_dir, ec);
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -5,6 +5,7 @@
 #include "compile/name_errors.hpp"
 #include "compile/time_trace.hpp"
 #include "format/target.hpp"
+#include "util/file_io.hpp"
 
 #include <nvrtc.h>
 
@@ -71,14 +72,6 @@ bool ptx_from_nvrtc(const format::Target& target) {
   return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
 }
 
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 CompileOutput compile_job(const CompileJob& job) {
@@ -87,7 +80,7 @@ CompileOutput compile_job(const CompileJob& job) {
   const std::string where = job.display_prefix + job.source;
   const std::optional<format::Target> target = job_target(job, out);
   if (!target) return out;
-  const std::optional<std::string> source = read_text(job.root / job.source);
+  const std::optional<std::string> source = read_text_file(job.root / job.source);
   if (!source) {
     out.log = where + ": error: cannot read the source file";
     return out;
@@ -131,7 +124,7 @@ CompileOutput compile_job(const CompileJob& job) {
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
   const std::filesystem::path trace = trace_output_path(job.trace_file);
-  if (std::optional<std::string> text = read_text(trace)) {
+  if (std::optional<std::string> text = read_text_file(trace)) {
     if (Result<std::vector<std::string>> headers = headers_from_trace(*text)) out.headers = *headers;
   }
   std::error_code ignored;

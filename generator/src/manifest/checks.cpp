@@ -7,13 +7,10 @@
 #include <vector>
 
 namespace kiln::manifest::detail {
-namespace {
 
 bool is_identifier_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
 bool is_identifier_char(char c) { return is_identifier_start(c) || (c >= '0' && c <= '9'); }
-
-}  // namespace
 
 const std::string_view k_accepted_targets =
     "sm_XY, sm_XYa, sm_XYf, compute_XY, compute_XYa or compute_XYf, where XY is the compute "

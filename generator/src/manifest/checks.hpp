@@ -12,8 +12,10 @@
 
 namespace kiln::manifest::detail {
 
-// [A-Za-z_][A-Za-z0-9_]*
+// [A-Za-z_][A-Za-z0-9_]*, and its two character classes.
 bool is_identifier(std::string_view text);
+bool is_identifier_start(char c);
+bool is_identifier_char(char c);
 
 // Empty or only whitespace: such a list entry is always a mistake.
 bool is_blank(std::string_view text);

@@ -1,5 +1,6 @@
 #include "manifest/cross_product.hpp"
 
+#include "manifest/checks.hpp"
 #include "manifest/manifest_reader.hpp"
 
 #include <algorithm>
@@ -9,9 +10,7 @@ namespace kiln::manifest {
 namespace detail {
 namespace {
 
-bool is_identifier_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_identifier_char(char c) { return is_identifier_start(c) || is_digit(c); }
 
 // A pattern cut into literal text and identifier tokens. Numbers ("0xB", "128u", "1e5f") are one
 // literal token, as in the C++ preprocessor, so the letters inside them are never replaced.

@@ -6,7 +6,6 @@
 #include <algorithm>
 
 namespace kiln::manifest::detail {
-namespace {
 
 std::vector<std::string> texts(std::vector<Located> located) {
   std::vector<std::string> result;
@@ -14,8 +13,6 @@ std::vector<std::string> texts(std::vector<Located> located) {
   for (Located& entry : located) result.push_back(std::move(entry.text));
   return result;
 }
-
-}  // namespace
 
 int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
 int line_of(const toml::key& key) { return static_cast<int>(key.source().begin.line); }

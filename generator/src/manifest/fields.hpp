@@ -45,6 +45,9 @@ std::optional<std::size_t> read_count(const toml::node& value, std::string_view 
 // An array of non-empty strings. Bad elements are reported and left out.
 std::vector<Located> read_string_list(const toml::node& value, std::string_view key, Diagnostics& diags);
 
+// The strings alone, without where they were written.
+std::vector<std::string> texts(std::vector<Located> located);
+
 // An array of tables ("[[name]]" in TOML, or an inline array of inline tables). An empty array is
 // fine; anything else is reported and gives nothing.
 std::vector<const toml::table*> read_table_list(const toml::node& value, std::string_view key,

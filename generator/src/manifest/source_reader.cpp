@@ -43,12 +43,6 @@ std::vector<Located> unique_names(const std::vector<Located>& names, std::string
   return result;
 }
 
-std::vector<std::string> texts(const std::vector<Located>& names) {
-  std::vector<std::string> result;
-  for (const Located& name : names) result.push_back(name.text);
-  return result;
-}
-
 std::vector<Located> read_templates(const toml::node& node, Diagnostics& diags) {
   std::vector<Located> expressions;
   for (const toml::table* table : read_table_list(node, "template", "[[source.template]]", diags)) {

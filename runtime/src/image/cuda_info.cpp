@@ -6,9 +6,10 @@
 namespace kiln::image {
 namespace {
 
-Error fail(std::string message) { return Error{std::move(message)}; }
+Error attribute_error(std::string message) { return Error{std::move(message)}; }
 
-std::string hex(unsigned value) {
+// Two hex digits: attribute codes are bytes.
+std::string hex_byte(unsigned value) {
   static constexpr char k_digits[] = "0123456789abcdef";
   return std::string("0x") + k_digits[(value >> 4) & 0xf] + k_digits[value & 0xf];
 }
@@ -25,7 +26,7 @@ Result<std::vector<CudaAttribute>> parse_attributes(Bytes section) {
   std::uint64_t at = 0;
   while (at < section.size()) {
     const std::optional<Bytes> head = sub_bytes(section, at, 4);
-    if (!head) return fail("truncated attribute record at offset " + std::to_string(at));
+    if (!head) return attribute_error("truncated attribute record at offset " + std::to_string(at));
     CudaAttribute a;
     a.format = *load_le<std::uint8_t>(*head, 0);
     a.attribute = *load_le<std::uint8_t>(*head, 1);
@@ -33,12 +34,12 @@ Result<std::vector<CudaAttribute>> parse_attributes(Bytes section) {
     at += 4;
     if (a.format == k_eifmt_sval) {
       const std::optional<Bytes> payload = sub_bytes(section, at, a.value);
-      if (!payload) return fail("attribute " + hex(a.attribute) + " at offset " + std::to_string(at - 4) +
+      if (!payload) return attribute_error("attribute " + hex_byte(a.attribute) + " at offset " + std::to_string(at - 4) +
                                 " runs past its section");
       a.payload = *payload;
       at += a.value;
     } else if (a.format < 1 || a.format > 3) {
-      return fail("unknown attribute format " + std::to_string(a.format) + " at offset " + std::to_string(at - 4));
+      return attribute_error("unknown attribute format " + std::to_string(a.format) + " at offset " + std::to_string(at - 4));
     }
     out.push_back(a);
   }
@@ -53,7 +54,7 @@ Result<std::vector<format::ParamRecord>> kernel_params(const std::vector<CudaAtt
     if (a.attribute == k_eiattr_kparam_info || a.attribute == k_eiattr_kparam_info_v2) {
       const bool v2 = a.attribute == k_eiattr_kparam_info_v2;
       if (a.format != k_eifmt_sval || a.payload.size() != 12)
-        return fail(std::string(v2 ? "KPARAM_INFO_V2" : "KPARAM_INFO") + " record of unexpected shape");
+        return attribute_error(std::string(v2 ? "KPARAM_INFO_V2" : "KPARAM_INFO") + " record of unexpected shape");
       // {u32 index, u16 ordinal, u16 offset, u32 size-and-flags}. V1 packs the size into the top 14
       // bits (float: 0x0011f000 -> 4); V2 keeps it in the low 16 bits and flags above.
       KernelParam p;
@@ -62,7 +63,7 @@ Result<std::vector<format::ParamRecord>> kernel_params(const std::vector<CudaAtt
       p.record.size = v2 ? *load_le<std::uint16_t>(a.payload, 8) : *load_le<std::uint32_t>(a.payload, 8) >> 18;
       params.push_back(p);
     } else if (a.attribute == k_eiattr_param_cbank) {
-      if (a.format != k_eifmt_sval || a.payload.size() != 8) return fail("PARAM_CBANK record of unexpected shape");
+      if (a.format != k_eifmt_sval || a.payload.size() != 8) return attribute_error("PARAM_CBANK record of unexpected shape");
       cbank_size = *load_le<std::uint16_t>(a.payload, 6);
     } else if (a.attribute == k_eiattr_cbank_param_size) {
       declared_size = a.value;
@@ -75,9 +76,9 @@ Result<std::vector<format::ParamRecord>> kernel_params(const std::vector<CudaAtt
   std::uint32_t end = 0;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const KernelParam& p = params[i];
-    if (p.ordinal != i) return fail("parameter ordinals are not 0.." + std::to_string(params.size() - 1) +
+    if (p.ordinal != i) return attribute_error("parameter ordinals are not 0.." + std::to_string(params.size() - 1) +
                                     " (found " + std::to_string(p.ordinal) + " at position " + std::to_string(i) + ")");
-    if (p.record.offset < end) return fail("parameter " + std::to_string(i) + " overlaps the one before it");
+    if (p.record.offset < end) return attribute_error("parameter " + std::to_string(i) + " overlaps the one before it");
     end = p.record.offset + p.record.size;
     out.push_back(p.record);
   }
@@ -85,7 +86,7 @@ Result<std::vector<format::ParamRecord>> kernel_params(const std::vector<CudaAtt
   // (double, char) has 9). A mismatch means records are missing or the layout is not understood.
   for (const std::optional<std::uint32_t>& size : {cbank_size, declared_size})
     if (size && *size != end)
-      return fail("parameter block is " + std::to_string(*size) + " bytes but the parameters end at " + std::to_string(end));
+      return attribute_error("parameter block is " + std::to_string(*size) + " bytes but the parameters end at " + std::to_string(end));
   return out;
 }
 

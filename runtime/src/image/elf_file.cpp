@@ -11,7 +11,7 @@ constexpr std::uint64_t k_symbol_size = 24;
 constexpr std::uint16_t k_shn_loreserve = 0xff00;
 constexpr std::uint16_t k_shn_xindex = 0xffff;
 
-Error fail(std::string message) { return Error{std::move(message)}; }
+Error elf_error(std::string message) { return Error{std::move(message)}; }
 
 // The raw fields of one section header; the name is resolved once the string table is known.
 struct RawSection {
@@ -36,20 +36,20 @@ RawSection read_section_header(Bytes table, std::uint64_t index) {
 }  // namespace
 
 Result<std::string_view> string_at(Bytes table, std::uint64_t offset) {
-  if (offset >= table.size()) return fail("string offset " + std::to_string(offset) + " is outside its table");
+  if (offset >= table.size()) return elf_error("string offset " + std::to_string(offset) + " is outside its table");
   const auto* begin = reinterpret_cast<const char*>(table.data()) + offset;
   const std::string_view rest(begin, table.size() - static_cast<std::size_t>(offset));
   const std::size_t end = rest.find('\0');
-  if (end == std::string_view::npos) return fail("unterminated string at offset " + std::to_string(offset));
+  if (end == std::string_view::npos) return elf_error("unterminated string at offset " + std::to_string(offset));
   return rest.substr(0, end);
 }
 
 Result<ElfFile> ElfFile::parse(Bytes bytes) {
-  if (bytes.size() < k_header_size) return fail("too small for an ELF header (" + std::to_string(bytes.size()) + " bytes)");
+  if (bytes.size() < k_header_size) return elf_error("too small for an ELF header (" + std::to_string(bytes.size()) + " bytes)");
   const auto byte_at = [&](std::size_t i) { return std::to_integer<std::uint8_t>(bytes[i]); };
-  if (byte_at(0) != 0x7f || byte_at(1) != 'E' || byte_at(2) != 'L' || byte_at(3) != 'F') return fail("not an ELF file");
-  if (byte_at(4) != 2) return fail("not a 64-bit ELF file (EI_CLASS " + std::to_string(byte_at(4)) + ")");
-  if (byte_at(5) != 1) return fail("not a little-endian ELF file (EI_DATA " + std::to_string(byte_at(5)) + ")");
+  if (byte_at(0) != 0x7f || byte_at(1) != 'E' || byte_at(2) != 'L' || byte_at(3) != 'F') return elf_error("not an ELF file");
+  if (byte_at(4) != 2) return elf_error("not a 64-bit ELF file (EI_CLASS " + std::to_string(byte_at(4)) + ")");
+  if (byte_at(5) != 1) return elf_error("not a little-endian ELF file (EI_DATA " + std::to_string(byte_at(5)) + ")");
 
   ElfFile file;
   file.m_header.os_abi = byte_at(7);
@@ -67,22 +67,22 @@ Result<ElfFile> ElfFile::parse(Bytes bytes) {
   const std::uint16_t program_header_count = *load_le<std::uint16_t>(bytes, 56);
   if (program_header_count != 0 &&
       !sub_bytes(bytes, program_headers, std::uint64_t{program_header_size} * program_header_count))
-    return fail("program header table lies outside the file");
-  if (table_offset == 0) return fail("no section header table");
-  if (entry_size != k_section_header_size) return fail("unexpected section header size " + std::to_string(entry_size));
+    return elf_error("program header table lies outside the file");
+  if (table_offset == 0) return elf_error("no section header table");
+  if (entry_size != k_section_header_size) return elf_error("unexpected section header size " + std::to_string(entry_size));
 
   // Extended numbering (gABI): with 0xff00 sections or more, section 0 holds the real count/index.
   if (count == 0 || names_index == k_shn_xindex) {
     const std::optional<Bytes> first = sub_bytes(bytes, table_offset, k_section_header_size);
-    if (!first) return fail("section header table lies outside the file");
+    if (!first) return elf_error("section header table lies outside the file");
     const RawSection zero = read_section_header(*first, 0);
     if (count == 0) count = zero.size;
     if (names_index == k_shn_xindex) names_index = zero.link;
   }
-  if (count > bytes.size() / k_section_header_size) return fail("section header table lies outside the file");
+  if (count > bytes.size() / k_section_header_size) return elf_error("section header table lies outside the file");
   const std::optional<Bytes> table = sub_bytes(bytes, table_offset, count * k_section_header_size);
-  if (!table) return fail("section header table lies outside the file");
-  if (names_index == 0 || names_index >= count) return fail("bad section-name table index " + std::to_string(names_index));
+  if (!table) return elf_error("section header table lies outside the file");
+  if (names_index == 0 || names_index >= count) return elf_error("bad section-name table index " + std::to_string(names_index));
 
   std::vector<RawSection> raw;
   raw.reserve(static_cast<std::size_t>(count));
@@ -102,10 +102,10 @@ Result<ElfFile> ElfFile::parse(Bytes bytes) {
     s.bytes = contents.value_or(Bytes{});
   }
   const ElfSection& names = file.m_sections[static_cast<std::size_t>(names_index)];
-  if (names.type != k_sht_strtab || !names.in_file) return fail("bad section-name table");
+  if (names.type != k_sht_strtab || !names.in_file) return elf_error("bad section-name table");
   for (std::size_t i = 1; i < raw.size(); ++i) {
     Result<std::string_view> name = string_at(names.bytes, raw[i].name);
-    if (!name) return fail("section " + std::to_string(i) + ": bad name: " + name.error().message);
+    if (!name) return elf_error("section " + std::to_string(i) + ": bad name: " + name.error().message);
     file.m_sections[i].name = *name;
     file.m_by_name.emplace(*name, i);  // keeps the first of duplicate names
   }
@@ -113,7 +113,7 @@ Result<ElfFile> ElfFile::parse(Bytes bytes) {
 }
 
 Result<Bytes> ElfSection::contents() const {
-  if (!in_file) return fail("section " + std::string(name) + " lies outside the file");
+  if (!in_file) return elf_error("section " + std::string(name) + " lies outside the file");
   return bytes;
 }
 
@@ -128,19 +128,19 @@ Result<std::vector<ElfSymbol>> ElfFile::symbols() const {
   std::size_t symtab_index = 0;
   for (std::size_t i = 0; i < m_sections.size(); ++i) {
     if (m_sections[i].type != k_sht_symtab) continue;
-    if (symtab) return fail("more than one symbol table");
+    if (symtab) return elf_error("more than one symbol table");
     symtab = &m_sections[i];
     symtab_index = i;
   }
   if (!symtab) return out;
-  if (symtab->entry_size != k_symbol_size) return fail("unexpected symbol size " + std::to_string(symtab->entry_size));
+  if (symtab->entry_size != k_symbol_size) return elf_error("unexpected symbol size " + std::to_string(symtab->entry_size));
   if (symtab->link == 0 || symtab->link >= m_sections.size() || m_sections[symtab->link].type != k_sht_strtab)
-    return fail("symbol table does not link to a string table");
+    return elf_error("symbol table does not link to a string table");
   const Result<Bytes> table = symtab->contents();
   const Result<Bytes> strings = m_sections[symtab->link].contents();
   if (!table) return table.error();
   if (!strings) return strings.error();
-  if (table->size() % k_symbol_size != 0) return fail("symbol table size is not a multiple of 24");
+  if (table->size() % k_symbol_size != 0) return elf_error("symbol table size is not a multiple of 24");
 
   // Section indices that do not fit in st_shndx live in a parallel SHT_SYMTAB_SHNDX table.
   Bytes extended;
@@ -161,15 +161,15 @@ Result<std::vector<ElfSymbol>> ElfFile::symbols() const {
     std::uint32_t section = *load_le<std::uint16_t>(entry, 6);
     if (section == k_shn_xindex) {
       const std::optional<std::uint32_t> real = load_le<std::uint32_t>(extended, i * 4);
-      if (!real) return fail("symbol " + std::to_string(i) + ": missing extended section index");
+      if (!real) return elf_error("symbol " + std::to_string(i) + ": missing extended section index");
       section = *real;
     } else if (section >= k_shn_loreserve) {
       section = 0;  // SHN_ABS, SHN_COMMON: not in any section
     }
-    if (section >= m_sections.size()) return fail("symbol " + std::to_string(i) + ": bad section index " + std::to_string(section));
+    if (section >= m_sections.size()) return elf_error("symbol " + std::to_string(i) + ": bad section index " + std::to_string(section));
     sym.section = section;
     Result<std::string_view> name = string_at(*strings, *load_le<std::uint32_t>(entry, 0));
-    if (!name) return fail("symbol " + std::to_string(i) + ": bad name: " + name.error().message);
+    if (!name) return elf_error("symbol " + std::to_string(i) + ": bad name: " + name.error().message);
     sym.name = *name;
     out.push_back(sym);
   }
@@ -185,12 +185,12 @@ Result<std::vector<ElfNote>> parse_notes(Bytes section) {
     const auto name_size = load_le<std::uint32_t>(section, at);
     const auto desc_size = load_le<std::uint32_t>(section, at + 4);
     const auto type = load_le<std::uint32_t>(section, at + 8);
-    if (!name_size || !desc_size || !type) return fail("truncated note header at offset " + std::to_string(at));
+    if (!name_size || !desc_size || !type) return elf_error("truncated note header at offset " + std::to_string(at));
     const std::optional<Bytes> name = sub_bytes(section, at + 12, *name_size);
-    if (!name) return fail("note name at offset " + std::to_string(at) + " runs past its section");
+    if (!name) return elf_error("note name at offset " + std::to_string(at) + " runs past its section");
     const std::uint64_t desc_at = at + 12 + padded(*name_size);
     const std::optional<Bytes> desc = sub_bytes(section, desc_at, *desc_size);
-    if (!desc) return fail("note description at offset " + std::to_string(at) + " runs past its section");
+    if (!desc) return elf_error("note description at offset " + std::to_string(at) + " runs past its section");
     std::string_view owner(reinterpret_cast<const char*>(name->data()), name->size());
     if (!owner.empty() && owner.back() == '\0') owner.remove_suffix(1);
     notes.push_back(ElfNote{owner, *type, *desc});

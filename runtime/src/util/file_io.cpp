@@ -51,6 +51,12 @@ Result<std::vector<std::byte>> read_binary_file(const fs::path& path, platform::
   return bytes;
 }
 
+std::optional<std::string> read_text_file(const fs::path& path) {
+  const Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
 Status write_file_atomically(const fs::path& path, std::span<const std::byte> bytes) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::string temp = scratch_template(path, "tmp");

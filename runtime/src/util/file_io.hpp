@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace kiln {
 // A file's bytes; with `status`, also its status (size and times as read, for callers that judge them).
 Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path,
                                                 platform::FileStatus* status = nullptr);
+
+// A file's bytes as text; nullopt when it cannot be read (for callers whose message names the file).
+std::optional<std::string> read_text_file(const std::filesystem::path& path);
 
 // Writes `bytes` to a temporary file in the destination's directory, flushes it to disk and renames
 // it over `path`, then flushes the directory. On failure (the message names `path` and gives the
