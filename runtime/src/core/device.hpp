@@ -5,10 +5,10 @@
 
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
+#include "platform/shared_mutex.hpp"
 #include "select/select_image.hpp"
 
 #include <map>
-#include <shared_mutex>
 
 namespace kiln::core {
 
@@ -38,7 +38,7 @@ private:
     select::DeviceProfile profile;
     int optin_limit = -1;  // -1: not queried yet
   };
-  std::shared_mutex m_mutex;
+  platform::SharedMutex m_mutex;
   std::map<driver::CUdevice, Entry> m_devices;
   int m_driver_version = -1;  // cuDriverGetVersion, queried with the first device
 };

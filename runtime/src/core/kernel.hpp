@@ -6,10 +6,10 @@
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
 #include "format/package_reader.hpp"
+#include "platform/shared_mutex.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -94,7 +94,7 @@ private:
 
   Package& m_package;
   format::KernelView m_view;
-  mutable std::shared_mutex m_mutex;   // guards m_devices
+  mutable platform::SharedMutex m_mutex;   // guards m_devices
   std::vector<PerDevice> m_devices;    // few entries: one per device this kernel ran on
 };
 

@@ -14,10 +14,10 @@
 #include "core/split_companions.hpp"
 #include "core/status.hpp"
 #include "format/package_reader.hpp"
+#include "platform/shared_mutex.hpp"
 
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -136,7 +136,7 @@ private:
 
   DeviceCache m_devices;
 
-  std::shared_mutex m_kernels_mutex;
+  platform::SharedMutex m_kernels_mutex;
   std::vector<std::unique_ptr<Kernel>> m_kernels;  // one slot per KERNELS record, filled on first use
 
   std::mutex m_kept_mutex;
