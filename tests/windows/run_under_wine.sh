@@ -17,7 +17,8 @@ if [ -z "$wine" ]; then
 fi
 : "${KILN_WINE_PREFIX:?run_under_wine: KILN_WINE_PREFIX is not set}"
 # No debugger (winedbg.exe=d): with it, a crash on any thread but the first ended the process with
-# status 0, so a test binary that crashed there passed (windows.a_crash_fails checks this).
+# status 0 in about half of the runs, so a test binary that crashed there passed
+# (windows.a_crash_fails checks this).
 export WINEPREFIX="$KILN_WINE_PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winedbg.exe=d"
 mkdir -p "$(dirname "$WINEPREFIX")"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
