@@ -361,8 +361,12 @@ private:
           scans.python ? ", " + std::to_string(scans.python) + (scans.python == 1 ? " Python source" : " Python sources") +
                              " read"
                        : "";
-      std::fprintf(stderr, "scan: %zu cached, %zu scanned, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
-                   scans.scanned, scans.resolved, python.c_str(), seconds);
+      const std::string shared =
+          scans.preambles ? " (" + std::to_string(scans.sharing) + " through " + std::to_string(scans.preambles) +
+                                (scans.preambles == 1 ? " shared preamble)" : " shared preambles)")
+                          : "";
+      std::fprintf(stderr, "scan: %zu cached, %zu scanned%s, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
+                   scans.scanned, shared.c_str(), scans.resolved, python.c_str(), seconds);
     }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) {

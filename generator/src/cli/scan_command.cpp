@@ -5,17 +5,20 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/kiln_headers.hpp"
+#include "cli/preamble_sharing.hpp"
 #include "compile/toolkit.hpp"
 #include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
 #include "scan/scan_json.hpp"
 #include "scan/scanner.hpp"
+#include "util/scratch_dir.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <numeric>
 
 namespace kiln::cli {
 
@@ -152,8 +155,16 @@ public:
       }
       for (const auto& [file, role] : others) inputs.push_back(input(file, toolkit->root, role));
     }
+    // Sources that start alike share a precompiled preamble, as in kiln build (KILN_SCAN_PCH=0: not).
+    std::vector<std::size_t> all(inputs.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    Result<ScratchDir> scratch = ScratchDir::create(std::filesystem::temp_directory_path() / "kiln-scan");
+    const std::vector<std::filesystem::path> preambles =
+        scratch ? share_preambles(inputs, all, {1, scratch->path(), "preamble-", nullptr})
+                : std::vector<std::filesystem::path>{};
     std::vector<ScanResult> results;
     for (const ScanInput& in : inputs) results.push_back(scan_source(in));
+    for (const std::filesystem::path& pch : preambles) remove_preamble_pch(pch);
     resolve_across(inputs, results, *python_results);
 
     bool failed = false;

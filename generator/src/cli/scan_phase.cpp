@@ -1,6 +1,7 @@
 #include "cli/scan_phase.hpp"
 
 #include "cli/kiln_headers.hpp"
+#include "cli/preamble_sharing.hpp"
 #include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
@@ -258,7 +259,15 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   }
   out.scanned = misses.size();
   const auto file_name = [&](std::size_t i) { return inputs[i].file.generic_string(); };
+  std::vector<std::size_t> kernel_misses;
+  for (const std::size_t i : misses)
+    if (i < kernel_count) kernel_misses.push_back(i);
+  const std::vector<fs::path> preambles =
+      share_preambles(inputs, kernel_misses, {settings.jobs, settings.scratch_dir, "preamble-", settings.jobserver});
+  out.preambles = preambles.size();
+  for (const std::size_t i : kernel_misses) out.sharing += inputs[i].preamble_pch.empty() ? 0 : 1;
   run_all(misses, settings, "scan-", [&](std::size_t i) { return cache.scan(inputs[i]); }, results, file_name);
+  for (const fs::path& pch : preambles) scan::remove_preamble_pch(pch);
   if (settings.publish)
     for (const std::size_t i : misses)
       if (results[i].ok()) (void)cache.lookup(inputs[i]);

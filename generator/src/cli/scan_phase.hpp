@@ -50,6 +50,8 @@ struct ScanPhaseOutput {
   std::string environment_error;                   // no file was at fault: the Python interpreter cannot run
   std::size_t cached = 0;                          // files whose scan came from the cache
   std::size_t scanned = 0;                         // files clang parsed
+  std::size_t preambles = 0;                       // precompiled preambles made (preamble_sharing.hpp)
+  std::size_t sharing = 0;                         // the sources they were made for
   std::size_t resolved = 0;                        // request resolutions clang parsed (cache misses)
   std::size_t python = 0;                          // Python sources read
 };

@@ -210,12 +210,15 @@ bool SourceFacts::is_user_file(clang::FileID file) const {
   if (!entry.isFile() || clang::SrcMgr::isSystem(entry.getFile().getFileCharacteristic())) return false;
   const clang::OptionalFileEntryRef ref = m_sources.getFileEntryRefForID(file);
   if (!ref) return false;
-  const std::string_view name(ref->getName().data(), ref->getName().size());
   const llvm::StringRef real = ref->getFileEntry().tryGetRealPathName();
-  const bool mine = name.rfind(k_support_dir, 0) != 0 && !path_under(name, m_cuda_root) &&
-                    !(!real.empty() && path_under(std::string_view(real.data(), real.size()), m_cuda_root_canonical));
-  it->second = mine;
-  return mine;
+  it->second = is_user_path(std::string_view(ref->getName().data(), ref->getName().size()),
+                            std::string_view(real.data(), real.size()), false);
+  return it->second;
+}
+
+bool SourceFacts::is_user_path(std::string_view name, std::string_view real_path, bool system) const {
+  return !system && name.rfind(k_support_dir, 0) != 0 && !path_under(name, m_cuda_root) &&
+         !(!real_path.empty() && path_under(real_path, m_cuda_root_canonical));
 }
 
 Location SourceFacts::location(clang::SourceLocation loc) const {

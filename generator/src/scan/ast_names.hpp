@@ -27,6 +27,9 @@ public:
   // the CUDA root, not a scanner support file.
   bool is_user(clang::SourceLocation loc) const;
   bool is_user_file(clang::FileID file) const;
+  // The same for a file known by its name, real path and whether it was found as a system header
+  // (a file a precompiled preamble read, which this parse never entered).
+  bool is_user_path(std::string_view name, std::string_view real_path, bool system) const;
   // The file location of `loc` (macro expansions map to where they are expanded), as plain data.
   Location location(clang::SourceLocation loc) const;
   const clang::SourceManager& sources() const { return m_sources; }

@@ -13,9 +13,11 @@
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/FrontendActions.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 namespace kiln::scan::detail {
@@ -89,6 +91,7 @@ public:
     // After any error the AST is unreliable: report nothing from it. Tolerated errors are not in
     // `errors` (their recovery leaves the AST whole).
     if (!m_output.errors.empty()) return;
+    if (!m_job.include_pch.empty()) track_precompiled_files(m_compiler, m_facts, m_job.preamble_file, m_output);
     collect_declarations(context, m_facts, m_job, m_output);
     if (m_job.references) collect_references(context, m_facts, m_output);
   }
@@ -118,27 +121,117 @@ private:
   std::optional<SourceFacts>& m_facts;   // owned by run_parse: outlives the compiler instance
 };
 
-}  // namespace
+// Each file the preamble reads, by the absolute name a PCH records for it and by the name the
+// preprocessor spelled it with (the name a parse without the PCH reports).
+class SpellingRecorder final : public clang::PPCallbacks {
+public:
+  SpellingRecorder(clang::FileManager& files, std::map<std::string, std::string>& spellings)
+      : m_files(files), m_spellings(spellings) {}
 
-ParseOutput run_parse(const ParseJob& job) {
-  ParseOutput output;
+  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef, bool, clang::CharSourceRange,
+                          clang::OptionalFileEntryRef entry, llvm::StringRef, llvm::StringRef, const clang::Module*,
+                          bool, clang::SrcMgr::CharacteristicKind) override {
+    if (!entry) return;
+    const std::string spelled = entry->getName().str();
+    llvm::SmallString<256> absolute(spelled);
+    m_files.makeAbsolutePath(absolute);
+    for (const bool dot_dot : {false, true}) {
+      llvm::SmallString<256> clean(absolute);
+      llvm::sys::path::remove_dots(clean, dot_dot);
+      if (clean.str() != spelled) m_spellings.emplace(clean.str().str(), spelled);
+    }
+  }
+
+private:
+  clang::FileManager& m_files;
+  std::map<std::string, std::string>& m_spellings;
+};
+
+// Writes a PCH to a file of our choosing (the command line is the scan's own, -fsyntax-only), and
+// records how the preprocessor spelled each file it read.
+class MakePchAction final : public clang::GeneratePCHAction {
+public:
+  MakePchAction(std::string output, std::map<std::string, std::string>& spellings)
+      : m_output(std::move(output)), m_spellings(spellings) {}
+
+protected:
+  bool BeginInvocation(clang::CompilerInstance& compiler) override {
+    compiler.getFrontendOpts().OutputFile = m_output;
+    return clang::GeneratePCHAction::BeginInvocation(compiler);
+  }
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler, llvm::StringRef file) override {
+    compiler.getPreprocessor().addPPCallbacks(std::make_unique<SpellingRecorder>(compiler.getFileManager(), m_spellings));
+    return clang::GeneratePCHAction::CreateASTConsumer(compiler, file);
+  }
+
+private:
+  std::string m_output;
+  std::map<std::string, std::string>& m_spellings;
+};
+
+// The job's files: the disk seen from its directory, its virtual files over it (and the main file
+// as `main_text` where given).
+llvm::IntrusiveRefCntPtr<clang::FileManager> job_files(const ParseJob& job, std::string& error) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const VirtualFile& f : job.virtual_files)
     memory->addFile(f.path, 0, llvm::MemoryBuffer::getMemBufferCopy(f.content, f.path));
+  if (job.main_text) {
+    const std::string main = (job.directory / job.arguments.back()).lexically_normal().string();
+    memory->addFile(main, 0, llvm::MemoryBuffer::getMemBufferCopy(*job.main_text, main));
+  }
   // A physical file system of its own, so the working directory is this job's, not the process's.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
   overlay->pushOverlay(memory);
   if (std::error_code ec = overlay->setCurrentWorkingDirectory(job.directory.string())) {
+    error = "cannot use directory " + job.directory.string() + ": " + ec.message();
+    return nullptr;
+  }
+  return llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+}
+
+std::vector<std::string> job_arguments(const ParseJob& job) {
+  std::vector<std::string> arguments = job.arguments;
+  if (!job.include_pch.empty()) arguments.insert(arguments.end() - 1, {"-include-pch", job.include_pch});
+  return arguments;
+}
+
+}  // namespace
+
+std::string make_pch(const ParseJob& job, const std::filesystem::path& output,
+                     std::map<std::string, std::string>& spellings) {
+  std::string error;
+  const llvm::IntrusiveRefCntPtr<clang::FileManager> files = job_files(job, error);
+  if (!files) return error;
+  ParseOutput collected;
+  ErrorCollector errors(job, collected);
+  clang::tooling::ToolInvocation invocation(job_arguments(job),
+                                            std::make_unique<MakePchAction>(output.string(), spellings), files.get());
+  invocation.setDiagnosticConsumer(&errors);
+  const bool ran = invocation.run();
+  // A tolerated error (a warning here) would be reported by every source the PCH serves, and not
+  // again by the PCH: such a preamble is parsed with each source instead.
+  if (ran && collected.errors.empty() && collected.found.diagnostics.empty()) return {};
+  std::error_code ignored;
+  std::filesystem::remove(output, ignored);
+  if (!collected.errors.empty()) return collected.errors.front().diagnostic.message;
+  if (!collected.found.diagnostics.empty()) return collected.found.diagnostics.front().message;
+  return "clang could not make the precompiled header";
+}
+
+ParseOutput run_parse(const ParseJob& job) {
+  ParseOutput output;
+  std::string error;
+  const llvm::IntrusiveRefCntPtr<clang::FileManager> files = job_files(job, error);
+  if (!files) {
     output.failed = true;
-    output.errors.push_back({{Diagnostic::Severity::error, {}, "cannot use directory " + job.directory.string() +
-                                                                   ": " + ec.message()}, 0});
+    output.errors.push_back({{Diagnostic::Severity::error, {}, error}, 0});
     return output;
   }
-  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
 
   std::optional<SourceFacts> facts;
   ErrorCollector errors(job, output);
-  clang::tooling::ToolInvocation invocation(job.arguments, std::make_unique<CollectAction>(job, output, facts),
+  clang::tooling::ToolInvocation invocation(job_arguments(job), std::make_unique<CollectAction>(job, output, facts),
                                             files.get());
   invocation.setDiagnosticConsumer(&errors);
   const bool ran = invocation.run();

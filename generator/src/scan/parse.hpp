@@ -7,6 +7,7 @@
 #include "scan/scan_result.hpp"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,13 @@ struct ParseJob {
   bool declarations = true;                  // kernels, explicit instantiations, variables
   bool references = true;                    // launches, address-of, runtime requests
   std::string probe_file;                    // when resolving requests: the synthetic main file
+  // A precompiled preamble (make_pch): clang reads it first (-include-pch), and the main file is read
+  // as `main_text`, the source with the preamble's lines blanked, so that nothing is read twice and
+  // every later line keeps its number. `preamble_file` is the preamble's own main file (a virtual
+  // file among virtual_files): not one of the source's headers.
+  std::string include_pch;
+  std::optional<std::string> main_text;
+  std::string preamble_file;
 };
 
 // A clang error, and the line of the probe file it belongs to (0 when it has none).
@@ -52,5 +60,13 @@ struct ParseOutput {
 
 // Never throws for a bad source: clang's errors come back in `errors`.
 ParseOutput run_parse(const ParseJob& job);
+
+// Writes the precompiled header of the job's main file (a preamble of #include lines) to `output`;
+// the first error clang reports, or "", and nothing written, if it cannot. A PCH names the files it
+// read by absolute path; `spellings` maps those names to the ones the preprocessor used (relative
+// to the job's directory where an include directory was given so), which a parse without the PCH
+// reports.
+std::string make_pch(const ParseJob& job, const std::filesystem::path& output,
+                     std::map<std::string, std::string>& spellings);
 
 }  // namespace kiln::scan::detail

@@ -4,10 +4,17 @@
 // user headers (20 ms), else, or when that fails, with clang's CUDA wrapper and the toolkit's headers.
 // The host side is parsed too when the user's files show host code or test __CUDA_ARCH__, so that
 // launches under #ifndef __CUDA_ARCH__ are found. Each side's references are merged without
-// duplicates; declarations come from the device side only.
+// duplicates; declarations come from the device side only. The device parse reads a precompiled
+// preamble (ScanInput::preamble_pch) where the scan phase made one for sources that start alike.
 #include "scan/scan_job.hpp"
+#include "scan/source_text.hpp"
+#include "util/file_io.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
+#include <span>
 #include <set>
 #include <tuple>
 
@@ -67,6 +74,68 @@ ParseOutput parse(const ScanInput& input, const detail::SourceFile& source, Pars
   return detail::run_parse(job);
 }
 
+// The preamble's main file: its #include lines, read from the source's own directory so that its
+// quoted includes find what the source's find.
+detail::VirtualFile preamble_file(const detail::SourceFile& source, const detail::LeadingIncludes& preamble) {
+  return {(source.full_path.parent_path() / ".kiln-scan-preamble.cuh").string(), preamble.text};
+}
+
+// Beside a preamble's PCH: the parse it was made for and how the files it read were spelled (make_pch).
+std::filesystem::path preamble_facts_file(const std::filesystem::path& pch) {
+  return std::filesystem::path(pch.string() + ".json");
+}
+
+struct SharedPreamble {
+  ParseMode mode = ParseMode::device;
+  std::map<std::string, std::string> spellings;
+};
+
+std::optional<SharedPreamble> read_preamble(const ScanInput& input) {
+  if (input.preamble_pch.empty()) return std::nullopt;
+  const std::optional<std::string> text = read_text_file(preamble_facts_file(input.preamble_pch));
+  if (!text) return std::nullopt;
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
+  if (!json.is_object() || !json.contains("spellings") || !json["spellings"].is_object()) return std::nullopt;
+  SharedPreamble shared;
+  shared.mode = json.value("mode", "") == "prelude" ? ParseMode::device_prelude : ParseMode::device;
+  for (const auto& [absolute, spelled] : json["spellings"].items())
+    if (spelled.is_string()) shared.spellings.emplace(absolute, spelled.get<std::string>());
+  return shared;
+}
+
+// Names as a parse without the PCH spells them, wherever the result names a file.
+void respell(ScanResult& result, const std::map<std::string, std::string>& spellings) {
+  const auto fix = [&](std::string& file) {
+    if (const auto found = spellings.find(file); found != spellings.end()) file = found->second;
+  };
+  for (Kernel& k : result.kernels) fix(k.location.file);
+  for (Instantiation& i : result.instantiations) fix(i.location.file);
+  for (RuntimeRequest& r : result.requests) fix(r.location.file);
+  for (Variable& v : result.variables) fix(v.location.file);
+  for (Header& h : result.headers) fix(h.path);
+  for (Diagnostic& d : result.diagnostics) fix(d.location.file);
+}
+
+// A device-side parse, through the shared preamble's PCH where it was made for this mode; the whole
+// source where that fails (a PCH clang refuses, a source edited since).
+ParseOutput parse_device(const ScanInput& input, const detail::SourceFile& source, ParseMode mode,
+                         const std::optional<SharedPreamble>& shared) {
+  const detail::LeadingIncludes preamble = detail::leading_includes(source.text);
+  if (shared && shared->mode == mode && preamble.lines > 0) {
+    detail::VirtualFile main = preamble_file(source, preamble);
+    detail::ParseJob job = detail::make_job(input, source, mode, source.argument, {main});
+    job.include_pch = input.preamble_pch.string();
+    job.main_text = detail::blank_lines(source.text, preamble.lines);
+    job.preamble_file = main.path;
+    ParseOutput output = detail::run_parse(job);
+    if (!output.failed) {
+      respell(output.found, shared->spellings);
+      return output;
+    }
+  }
+  return parse(input, source, mode, true);
+}
+
 ScanResult scan_host_source(const ScanInput& input, const detail::SourceFile& source) {
   ParseOutput host = parse(input, source, detail::host_source_mode(input.file), false);
   if (host.failed) return failure(std::move(host.errors));
@@ -78,11 +147,14 @@ ScanResult scan_host_source(const ScanInput& input, const detail::SourceFile& so
 ScanResult scan_kernel_source(const ScanInput& input, const detail::SourceFile& source) {
   ParseOutput device;
   bool parsed = false;
-  if (detail::prelude_candidate(input, source.text)) {
-    device = parse(input, source, ParseMode::device_prelude, true);
+  // A preamble that failed with the NVRTC prelude (so every source starting with it does) was made
+  // for clang's CUDA wrapper: the prelude is not tried again for each source.
+  const std::optional<SharedPreamble> shared = read_preamble(input);
+  if (detail::prelude_candidate(input, source.text) && !(shared && shared->mode == ParseMode::device)) {
+    device = parse_device(input, source, ParseMode::device_prelude, shared);
     parsed = !device.failed;
   }
-  if (!parsed) device = parse(input, source, ParseMode::device, true);
+  if (!parsed) device = parse_device(input, source, ParseMode::device, shared);
   if (device.failed) return failure(std::move(device.errors));
   ScanResult result = std::move(device.found);
   bool host_code = device.host_definitions || device.launches || device.cuda_runtime_included;
@@ -110,6 +182,58 @@ ScanResult scan_kernel_source(const ScanInput& input, const detail::SourceFile& 
 }
 
 }  // namespace
+
+std::string make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch) try {
+  Result<detail::SourceFile> source = detail::read_source(input);
+  if (!source) return source.error().message;
+  const detail::LeadingIncludes preamble = detail::leading_includes(source->text);
+  if (preamble.lines == 0) return input.file.string() + " does not start with #include lines";
+  // For the parse the device side starts with: the NVRTC prelude where the source may take it, and
+  // clang's CUDA wrapper where it does not or the preamble fails with the prelude.
+  std::vector<ParseMode> modes = {ParseMode::device};
+  if (detail::prelude_candidate(input, source->text)) modes.insert(modes.begin(), ParseMode::device_prelude);
+  std::string failure;
+  for (const ParseMode mode : modes) {
+    detail::VirtualFile main = preamble_file(*source, preamble);
+    const std::string main_path = main.path;
+    std::map<std::string, std::string> spellings;
+    failure = detail::make_pch(detail::make_job(input, *source, mode, main_path, {std::move(main)}), pch, spellings);
+    if (!failure.empty()) continue;
+    const nlohmann::json facts = {{"mode", mode == ParseMode::device_prelude ? "prelude" : "device"},
+                                  {"spellings", spellings}};
+    const std::string text = facts.dump();
+    if (const Status written =
+            write_file_atomically(preamble_facts_file(pch), std::as_bytes(std::span(text.data(), text.size())));
+        !written) {
+      std::error_code ignored;
+      std::filesystem::remove(pch, ignored);
+      return written.error().message;
+    }
+    return {};
+  }
+  return failure;
+} catch (const std::exception& e) {
+  return std::string("internal error while precompiling the preamble of ") + input.file.string() + ": " + e.what();
+}
+
+void remove_preamble_pch(const std::filesystem::path& pch) {
+  std::error_code ignored;
+  std::filesystem::remove(pch, ignored);
+  std::filesystem::remove(preamble_facts_file(pch), ignored);
+}
+
+std::string preamble_key(const ScanInput& input) try {
+  if (input.role != ScanInput::Role::kernels) return {};
+  Result<detail::SourceFile> source = detail::read_source(input);
+  if (!source) return {};
+  const detail::LeadingIncludes preamble = detail::leading_includes(source->text);
+  if (preamble.lines == 0) return {};
+  std::string key = source->full_path.parent_path().string() + '\n' + preamble.text;
+  for (const std::string& argument : detail::clang_arguments(input, ParseMode::device, "")) key += '\n' + argument;
+  return key;
+} catch (const std::exception&) {
+  return {};
+}
 
 ScanResult scan_source(const ScanInput& input) try {
   Result<detail::SourceFile> source = detail::read_source(input);

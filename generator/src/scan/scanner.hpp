@@ -29,6 +29,10 @@ struct ScanInput {
   // host: a host source scanned only for launches and runtime requests.
   enum class Role { kernels, host };
   Role role = Role::kernels;
+  // A precompiled header of the source's leading #include lines (make_preamble_pch of a source that
+  // starts with the same lines, in the same directory, with the same options), used for its device
+  // parse; the source is parsed whole where it fails. Not part of what the scan finds or its key.
+  std::filesystem::path preamble_pch;
 };
 
 // Never throws. A parse error is an error diagnostic (file:line:col and clang's message), and then
@@ -36,6 +40,18 @@ struct ScanInput {
 // A kernel source's own constant requests for its kernel templates are resolved (resolve_requests)
 // and come back as instantiations found by runtime_request.
 ScanResult scan_source(const ScanInput& input);
+
+// Writes to `pch` the precompiled header of `input`'s leading #include lines (leading_includes in
+// source_text.hpp), parsed as its device parse reads them, for the sources that start with the same
+// lines (ScanInput::preamble_pch). "" when written; else why not (no such lines, a clang error, or a
+// warning the scan would report for each source), and nothing is written.
+std::string make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch);
+// Removes what make_preamble_pch wrote for `pch`.
+void remove_preamble_pch(const std::filesystem::path& pch);
+
+// Equal for kernel sources whose device parses can share one preamble PCH: the same leading
+// #include lines, in the same directory, parsed with the same options. "" for a source that cannot.
+std::string preamble_key(const ScanInput& input);
 
 struct Resolution {
   std::vector<Instantiation> instantiations;   // found_by runtime_request, at each request's location

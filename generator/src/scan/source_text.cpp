@@ -115,4 +115,47 @@ ArchFacts arch_facts(std::string_view text) {
   return facts;
 }
 
+LeadingIncludes leading_includes(std::string_view text) {
+  LeadingIncludes found;
+  std::size_t at = 0;
+  int line = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) break;   // a last line without its break is left to the parse
+    const std::string_view whole = text.substr(at, end - at);
+    std::string_view trimmed = whole;
+    while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) trimmed.remove_prefix(1);
+    while (!trimmed.empty() && (trimmed.back() == '\r' || trimmed.back() == ' ' || trimmed.back() == '\t'))
+      trimmed.remove_suffix(1);
+    ++line;
+    if (!trimmed.empty() && trimmed.back() == '\\') break;   // a continued line: not ours to cut
+    const bool include = trimmed.starts_with("#") &&
+                         trimmed.substr(trimmed.find_first_not_of(" \t", 1) == std::string_view::npos
+                                            ? trimmed.size()
+                                            : trimmed.find_first_not_of(" \t", 1))
+                             .starts_with("include");
+    if (include) {
+      found.lines = line;
+      found.text = std::string(text.substr(0, end + 1));
+    } else if (!trimmed.empty() && !(trimmed.starts_with("//") && trimmed.find("/*") == std::string_view::npos)) {
+      break;
+    }
+    at = end + 1;
+  }
+  return found;
+}
+
+std::string blank_lines(std::string_view text, int lines) {
+  std::string out;
+  std::size_t at = 0;
+  for (int line = 0; line < lines && at < text.size(); ++line) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    at = end + 1;
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
 }  // namespace kiln::scan::detail

@@ -27,4 +27,16 @@ struct ArchFacts {
 // NV_IS_EXACTLY_SM_120, NV_HAS_FEATURE_SM_100a). Lines in skipped blocks count: they are text here.
 ArchFacts arch_facts(std::string_view text);
 
+// A source's first lines up to its last leading #include: #include lines, blank lines and // comment
+// lines, nothing else before them (a block comment, a #define or code ends them). What sources that
+// start alike share, for a precompiled preamble. Empty (0 lines) when the source starts otherwise.
+struct LeadingIncludes {
+  std::string text;   // those lines, each with its line break
+  int lines = 0;
+};
+LeadingIncludes leading_includes(std::string_view text);
+
+// `text` with its first `lines` lines emptied, their line breaks kept: every later line keeps its number.
+std::string blank_lines(std::string_view text, int lines);
+
 }  // namespace kiln::scan::detail
