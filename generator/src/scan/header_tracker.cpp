@@ -85,8 +85,8 @@ void track_precompiled_files(clang::CompilerInstance& compiler, const SourceFact
   const llvm::IntrusiveRefCntPtr<clang::ASTReader> reader = compiler.getASTReader();
   if (!reader) return;
   std::unordered_set<std::string> seen;
-  for (const clang::serialization::ModuleFile& module : reader->getModuleManager()) {
-    reader->visitInputFiles(const_cast<clang::serialization::ModuleFile&>(module), true, false,
+  for (clang::serialization::ModuleFile& module : reader->getModuleManager()) {
+    reader->visitInputFiles(module, true, false,
                             [&](const clang::serialization::InputFile& input, bool system) {
       const clang::OptionalFileEntryRef entry = input.getFile();
       if (!entry) return;
