@@ -78,6 +78,10 @@ fi
 step example saxpy.log env KILN_LOG=1 "$carry/saxpy"
 step embedded embedded.log env KILN_LOG=1 "$carry/embedded"
 step gpu_tests gpu_tests.log env KILN_GPU_TEST_PACKAGES="$carry" "$carry/gpu_tests" '--gtest_filter=-ForcedPtx.*'
+# Again with every package file's index read by pages (docs/runtime.md, "Large indexes"), as large
+# packages are: the same tests, their records checked at first use.
+step gpu_tests_index_pages gpu_tests_index_pages.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_INDEX_PAGES=1 \
+  "$carry/gpu_tests" '--gtest_filter=-ForcedPtx.*'
 # KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
 step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \
   KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*:LoaderImage.*'

@@ -7,13 +7,17 @@
 //   open     kiln_package_open_file, per open (median of --runs; the page cache warm)
 //   lookup   kiln_package_find_kernel by name as a program writes it ("tile_sum<float, 64, 3>",
 //            normalized before the lookup), every kernel once in a shuffled order, per lookup (median
-//            of --runs rounds); "stored" the same by the spelling the package stores
+//            of --runs rounds), the first round after the open: for an index read by pages
+//            (format 1.6, 64 KiB or more: docs/runtime.md, "Large indexes") it includes reading and
+//            checking every page and each kernel's records; "stored" the same by the spelling the package stores
 //            ("tile_sum<float,64,3>", which needs no normalizing); "packed" both again, the
 //            names copied into one buffer in the order they are looked up, as a program's string
 //            literals lie, rather than each in its own heap block visited at random (a cache miss
 //            of the harness's own, which the unpacked columns include)
 //
-//   package_scale_bench [--kernels 100,1000,10000] [--runs 31] [--dir /tmp]
+//   package_scale_bench [--kernels 100,1000,10000] [--runs 31] [--dir /tmp] [--keep]
+//
+// --keep leaves each package in --dir (package_scale_<kernels>.kiln), for a profiler.
 #include "format/package_writer.hpp"
 
 #include <kiln/kiln.h>
@@ -120,7 +124,7 @@ std::vector<const char*> packed(const std::vector<std::string>& names, std::stri
   return out;
 }
 
-Figures measure(std::size_t count, int runs, const std::string& dir) {
+Figures measure(std::size_t count, int runs, const std::string& dir, bool keep) {
   kiln::format::PackageContents contents;
   for (const char* t : k_targets) contents.targets.push_back(t);
   std::vector<std::string> names, stored;
@@ -185,7 +189,7 @@ Figures measure(std::size_t count, int runs, const std::string& dir) {
     stored_packed_ns.push_back(lookup_each(package, packed(stored, stored_buffer)));
     kiln_package_destroy(package);
   }
-  std::remove(path.c_str());
+  if (!keep) std::remove(path.c_str());
   figures.open_ms = median(open_ms);
   figures.lookup_ns = median(lookup_ns);
   figures.stored_ns = median(stored_ns);
@@ -200,10 +204,20 @@ int main(int argc, char** argv) {
   std::string counts = "100,1000,10000";
   int runs = 31;
   std::string dir = "/tmp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--kernels") == 0) counts = argv[i + 1];
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--dir") == 0) dir = argv[i + 1];
+  bool keep = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--keep") == 0) {
+      keep = true;
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--kernels") == 0) {
+      counts = argv[++i];
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--runs") == 0) {
+      runs = std::atoi(argv[++i]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--dir") == 0) {
+      dir = argv[++i];
+    } else {
+      std::fprintf(stderr, "package_scale: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
   }
   std::printf("| kernels | images | package bytes | open (ms) | lookup (ns) | lookup, stored spelling (ns) |"
               " lookup, packed names (ns) | lookup, stored spelling, packed names (ns) |\n"
@@ -211,7 +225,7 @@ int main(int argc, char** argv) {
   std::stringstream list(counts);
   for (std::string item; std::getline(list, item, ',');) {
     const std::size_t count = std::stoul(item);
-    const Figures f = measure(count, runs, dir);
+    const Figures f = measure(count, runs, dir, keep);
     const std::size_t units = (count + k_kernels_per_unit - 1) / k_kernels_per_unit;
     std::printf("| %zu | %zu | %zu | %.3f | %.1f | %.1f | %.1f | %.1f |\n", count, units * 8, f.bytes, f.open_ms,
                 f.lookup_ns, f.stored_ns, f.packed_ns, f.stored_packed_ns);

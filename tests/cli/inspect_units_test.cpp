@@ -44,7 +44,7 @@ TEST(InspectUnits, TextShowsEachUnitsSourcesAndTheVariantKernels) {
   write_bytes(dir.path() / "app.kiln", package());
   const RunResult r = run_kiln({"inspect", "app.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected : {"Kiln package format 1.5", "  f64 (variant of ops.cu): 1 images",
+  for (const char* expected : {"Kiln package format 1.6", "  f64 (variant of ops.cu): 1 images",
                                "  rdc (link group: a.cu, b.cu): 1 images", "  ops.cu: 1 images", "f64/scale<double>"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
 }
@@ -82,7 +82,7 @@ TEST(InspectUnits, VerifyLooksForAVariantKernelsSymbol) {
   write_bytes(dir.path() / "app.kiln", package());
   RunResult r = run_kiln({"verify", "app.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("ok (14 sections, 3 images, 3 kernels)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok (15 sections, 3 images, 3 kernels)"), std::string::npos) << r.out;
   // The variant's image without the symbol: the message names the symbol, not "f64/...".
   write_bytes(dir.path() / "app.kiln", package({"other"}));
   r = run_kiln({"verify", "app.kiln"}, dir.path());

@@ -18,7 +18,7 @@ TEST(PackageRoundTrip, TablesReadBackSorted) {
   const Bytes file = write_ok(sample_contents());
   const PackageReader r = open_ok(file);
   EXPECT_EQ(r.version_major(), 1);
-  EXPECT_EQ(r.version_minor(), 5);
+  EXPECT_EQ(r.version_minor(), 6);
   EXPECT_EQ(r.bytes().size(), file.size());
 
   ASSERT_EQ(r.target_count(), 3u);  // sass before ptx, then arch, then variant
@@ -170,7 +170,7 @@ TEST(PackageRoundTrip, UncompressedWhenAsked) {
 TEST(PackageRoundTrip, EmptyPackageHasEverySection) {
   const Bytes file = write_ok(PackageContents{});
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.section_count(), 14u);
+  EXPECT_EQ(r.section_count(), 15u);
   EXPECT_EQ(r.kernel_count() + r.unit_count() + r.image_count() + r.target_count(), 0u);
   EXPECT_EQ(r.find_kernel("anything"), std::nullopt);
   EXPECT_FALSE(r.verify_all_sections());
@@ -189,12 +189,13 @@ TEST(PackageLayout, SectionsInOrderAlignedAndChecked) {
   EXPECT_EQ(h.toc_checksum, checksum(std::span(file).subspan(h.toc_offset)));
 
   const std::vector<TocEntry> toc = toc_of(file);
-  ASSERT_EQ(toc.size(), 14u);
+  ASSERT_EQ(toc.size(), 15u);
   std::uint64_t end = sizeof(FileHeader);
-  // The 1.0 kinds in kind order, then KERNEL_TARGETS (1.1), UNIT_SOURCES (1.2), NAME_INDEX (1.4), BLOBS last.
-  const std::vector<std::uint32_t> order = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 18, 11};
+  // The 1.0 kinds in kind order, then KERNEL_TARGETS (1.1), UNIT_SOURCES (1.2), NAME_INDEX (1.4), BLOBS,
+  // and after it INDEX_PAGES (1.6), whose pages cover everything before BLOBS.
+  const std::vector<std::uint32_t> order = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 18, 11, 19};
   for (std::uint32_t i = 0; i < toc.size(); ++i) {
-    EXPECT_EQ(toc[i].kind, order[i]) << "sections are written in the documented order, BLOBS last";
+    EXPECT_EQ(toc[i].kind, order[i]) << "sections are written in the documented order, BLOBS then INDEX_PAGES last";
     EXPECT_EQ(toc[i].offset % 16, 0u);
     EXPECT_GE(toc[i].offset, end);
     EXPECT_LT(toc[i].offset - end, 16u) << "only alignment padding between sections";

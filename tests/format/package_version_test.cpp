@@ -33,7 +33,7 @@ TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
   const PackageReader r = open_ok(file);
   EXPECT_EQ(r.version_major(), 1);
   EXPECT_EQ(r.version_minor(), 7);
-  ASSERT_EQ(r.section_count(), 16u);
+  ASSERT_EQ(r.section_count(), 17u);
   EXPECT_EQ(r.section(10).kind, static_cast<std::uint32_t>(SectionKind::kernel_targets));
   EXPECT_EQ(r.section(11).kind, static_cast<std::uint32_t>(SectionKind::unit_sources));
   EXPECT_EQ(r.section(12).kind, static_cast<std::uint32_t>(SectionKind::name_index));
@@ -41,6 +41,7 @@ TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
   EXPECT_EQ(r.section(13).size, 25u);
   EXPECT_EQ(r.section(14).kind, 4000000000u);
   EXPECT_EQ(r.section(15).kind, static_cast<std::uint32_t>(SectionKind::blobs));
+  EXPECT_EQ(r.section(16).kind, static_cast<std::uint32_t>(SectionKind::index_pages));
   // Everything reads as from a file of this version.
   const Bytes plain = write_ok(sample_contents());
   const PackageReader p = open_ok(plain);

@@ -133,7 +133,10 @@ KILN_API const char* kiln_package_last_error(const kiln_package* package);
 /* ---- What a package holds (no driver needed) ---------------------------------------------------- */
 
 KILN_API size_t kiln_package_kernel_count(const kiln_package* package);
-/* The canonical name of kernel `index` ("block_sum<float, 256>"), or NULL if out of range. */
+/* The canonical name of kernel `index` ("block_sum<float, 256>"), or NULL if out of range. A package
+ * whose index is read by pages (docs/runtime.md, "Large indexes") checks the kernel's records first:
+ * NULL too when they are damaged or cannot be read, with kiln_last_error() saying why. The same for
+ * kiln_package_kernel_lowered_name and, for the whole index, kiln_package_target. */
 KILN_API const char* kiln_package_kernel_name(const kiln_package* package, size_t index);
 /* The lowered (mangled) symbol of kernel `index` in its image, or NULL if out of range. A kernel of a
  * source variant is stored as "f64/_Z5scaleIdEvPT_" (package format 1.2): this is the symbol after

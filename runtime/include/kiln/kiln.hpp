@@ -175,24 +175,34 @@ public:
   void preload() const { detail::check(kiln_package_preload(m_package)); }
 
   // Canonical kernel names, in the package's order (sorted by lowered name). No driver needed.
+  // Throws kiln::Error (KILN_STATUS_CORRUPT) when a record is damaged or cannot be read, which a
+  // package whose index is read by pages finds only here (docs/runtime.md, "Large indexes").
   std::vector<std::string> kernel_names() const {
     std::vector<std::string> out;
     const std::size_t n = kiln_package_kernel_count(m_package);
     out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.emplace_back(kiln_package_kernel_name(m_package, i));
+    for (std::size_t i = 0; i < n; ++i) out.emplace_back(text_or_throw(kiln_package_kernel_name(m_package, i)));
     return out;
   }
 
-  // Target strings the package was built for ("sm_90a", "compute_75"). No driver needed.
+  // Target strings the package was built for ("sm_90a", "compute_75"). No driver needed. Throws as
+  // kernel_names() does.
   std::vector<std::string> targets() const {
     std::vector<std::string> out;
     const std::size_t n = kiln_package_target_count(m_package);
     out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.emplace_back(kiln_package_target(m_package, i));
+    for (std::size_t i = 0; i < n; ++i) out.emplace_back(text_or_throw(kiln_package_target(m_package, i)));
     return out;
   }
 
 private:
+  // A string from kiln_package_kernel_name or kiln_package_target for an index in range: NULL only
+  // when its record failed its checks.
+  const char* text_or_throw(const char* text) const {
+    if (text == nullptr) throw Error(KILN_STATUS_CORRUPT, kiln_package_last_error(m_package));
+    return text;
+  }
+
   kiln_package* m_package = nullptr;
 };
 

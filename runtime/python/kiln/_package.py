@@ -95,7 +95,13 @@ class Package:
         runtime, handle = self._live()
         lib = runtime.lib
         count = getattr(lib, count_function)(handle)
-        return [getattr(lib, item_function)(handle, i).decode("utf-8", "replace") for i in range(count)]
+        strings = []
+        for i in range(count):
+            text = getattr(lib, item_function)(handle, i)
+            if text is None:  # its record failed its checks (a large index is checked at first use)
+                raise runtime.error(STATUS["CORRUPT"], handle)  # with the package's last error
+            strings.append(text.decode("utf-8", "replace"))
+        return strings
 
     @property
     def kernel_names(self):

@@ -9,6 +9,25 @@ using kiln::api::null_argument;
 using kiln::api::to_handle;
 using kiln::core::Status;
 
+namespace {
+
+// A string of record `index` (of `count`) once `check()` passes, or NULL: out of range, or (an index
+// read by pages) the record damaged or unreadable, which is then the last error. Never throws.
+template <class Check, class Text>
+const char* checked_text(const kiln_package* package, std::size_t index, std::size_t count, const char* function,
+                         Check check, Text text) noexcept {
+  if (!package || index >= count) return nullptr;
+  const char* out = nullptr;
+  guarded(from_handle(package), function, [&]() -> Status {
+    KILN_TRY(check());
+    out = text();
+    return {};
+  });
+  return out;
+}
+
+}  // namespace
+
 extern "C" {
 
 KILN_API kiln_status kiln_package_open_file(const char* path, kiln_package** out) {
@@ -60,14 +79,20 @@ KILN_API size_t kiln_package_kernel_count(const kiln_package* package) {
 }
 
 KILN_API const char* kiln_package_kernel_name(const kiln_package* package, size_t index) {
-  if (!package || index >= kiln_package_kernel_count(package)) return nullptr;
-  // Strings in STRINGS are NUL-terminated (the reader checked), so the view is a C string.
-  return from_handle(package)->reader().kernel(static_cast<uint32_t>(index)).canonical_name.data();
+  const auto i = static_cast<uint32_t>(index);
+  return checked_text(
+      package, index, kiln_package_kernel_count(package), "kiln_package_kernel_name",
+      [&] { return from_handle(package)->checked_kernel(i); },
+      // Strings in STRINGS are NUL-terminated (the reader checked), so the view is a C string.
+      [&] { return from_handle(package)->reader().kernel(i).canonical_name.data(); });
 }
 
 KILN_API const char* kiln_package_kernel_lowered_name(const kiln_package* package, size_t index) {
-  if (!package || index >= kiln_package_kernel_count(package)) return nullptr;
-  return from_handle(package)->reader().kernel(static_cast<uint32_t>(index)).lowered_name.data();
+  const auto i = static_cast<uint32_t>(index);
+  return checked_text(
+      package, index, kiln_package_kernel_count(package), "kiln_package_kernel_lowered_name",
+      [&] { return from_handle(package)->checked_kernel(i); },
+      [&] { return from_handle(package)->reader().kernel(i).lowered_name.data(); });
 }
 
 KILN_API size_t kiln_package_target_count(const kiln_package* package) {
@@ -75,8 +100,10 @@ KILN_API size_t kiln_package_target_count(const kiln_package* package) {
 }
 
 KILN_API const char* kiln_package_target(const kiln_package* package, size_t index) {
-  if (!package || index >= kiln_package_target_count(package)) return nullptr;
-  return from_handle(package)->reader().target(static_cast<uint32_t>(index)).name.data();
+  return checked_text(
+      package, index, kiln_package_target_count(package), "kiln_package_target",
+      [&] { return from_handle(package)->checked_index(); },   // targets are not checked one by one
+      [&] { return from_handle(package)->reader().target(static_cast<uint32_t>(index)).name.data(); });
 }
 
 KILN_API kiln_status kiln_package_get_kernel(kiln_package* package, const char* name, kiln_kernel** out) {

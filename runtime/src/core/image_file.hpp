@@ -16,13 +16,19 @@ namespace kiln::core {
 
 struct ImageFile {
   PackageSource source;                   // first: the reader points into it
+  std::unique_ptr<format::IndexPageLoader> index_pages;   // a deferred index's (source.index_deferred())
   format::PackageReader reader;
   std::string label;                      // the path, or what names a package in memory
   std::unique_ptr<ImageStore> images;     // before libraries, which load from it
   std::unique_ptr<LibraryCache> libraries;
 
-  // Checks the bytes `source` holds as a package and makes the stores over them. `log`: KILN_LOG.
+  // Checks the bytes `source` holds as a package (or, for a deferred index, its header, TOC and
+  // INDEX_PAGES: the rest is checked at first use) and makes the stores over them. `log`: KILN_LOG.
   Status open(bool log);
+  // What using kernel `index` trusts, checked (a deferred index; else nothing to do).
+  Status checked_kernel(std::uint32_t index) const;
+  // The whole index checked, as a file opened whole is at open (once).
+  Status checked_index() const;
 };
 
 // The status a reader's refusal maps to (never renumbered: both are written in stone).

@@ -149,11 +149,15 @@ Kernel* Package::kernel_at(std::uint32_t index) {
 Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
   const std::optional<std::uint32_t> found = m_reader.find_kernel(name);
   if (!found) {
+    // A deferred index may have missed it through a page it could not read or a damaged record:
+    // the whole index is checked before a name is called missing (and the nearest are listed).
+    KILN_TRY(m_own.checked_index());
     const std::string nearest = nearest_kernel_names(m_reader, name, k_nearest);
     return fail(KILN_STATUS_KERNEL_NOT_FOUND,
                 "no kernel '" + std::string(name) + "' in " + m_label +
                     (nearest.empty() ? std::string(", which holds no kernels") : "; nearest: " + nearest));
   }
+  KILN_TRY(m_own.checked_kernel(*found));
   index = *found;
   return {};
 }
@@ -179,12 +183,13 @@ Status Package::get_kernel(std::string_view name, Kernel*& out) {
     ++rtc::RuntimeCompiler::process().cache().counters().package_hits;
     return {};
   }
-  if (own.code == KILN_STATUS_KERNEL_NOT_FOUND) return m_compiled->get(name, own, out);
-  if (own.code == KILN_STATUS_NO_IMAGE_FOR_DEVICE && canonical) return m_compiled->get(canonical, own, out);
-  return own;
+  if (own.code != KILN_STATUS_KERNEL_NOT_FOUND && (own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE || !canonical)) return own;
+  KILN_TRY(m_own.checked_index());   // the carried sources' tables
+  return m_compiled->get(own.code == KILN_STATUS_KERNEL_NOT_FOUND ? name : std::string_view(canonical), own, out);
 }
 
 Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, std::size_t& size) {
+  KILN_TRY(m_own.checked_index());   // variables are not checked one by one
   const std::optional<std::uint32_t> index = m_reader.find_variable(name);
   if (!index) {
     const std::string nearest = nearest_variable_names(m_reader, name, k_nearest);
@@ -210,6 +215,7 @@ Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, 
 }
 
 Status Package::preload() {
+  KILN_TRY(m_own.checked_index());
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
   KILN_TRY(current(driver, device));

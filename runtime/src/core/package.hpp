@@ -64,6 +64,12 @@ public:
   Package& operator=(const Package&) = delete;
 
   const format::PackageReader& reader() const { return m_reader; }
+  // What using kernel `index` trusts, and the whole index, checked (at first use for a file whose
+  // index is read by pages; a no-op otherwise: image_file.hpp).
+  Status checked_kernel(std::uint32_t index) const { return m_own.checked_kernel(index); }
+  Status checked_index() const { return m_own.checked_index(); }
+  // The loader of the file's index pages when its index is read by pages, else null (diagnostics).
+  const format::IndexPageLoader* index_pages() const { return m_own.index_pages.get(); }
   const std::string& label() const { return m_label; }
 
   // The index of the kernel with any recorded name; KERNEL_NOT_FOUND lists the nearest. No driver.

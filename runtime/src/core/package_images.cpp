@@ -68,6 +68,7 @@ Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int drive
     return {};
   }
   if (chosen.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return chosen;
+  KILN_TRY(m_own.checked_index());   // the carried sources' tables
   const std::uint32_t unit = m_reader.kernel(static_cast<std::uint32_t>(index)).unit;
   out = rtc::carries_unit(m_reader, unit) ? Coverage::runtime_compile : Coverage::none;
   return {};
@@ -78,6 +79,7 @@ Status Package::select_for(std::uint32_t index, driver::CUdevice device, const s
   if (index >= m_reader.kernel_count()) {
     return fail(KILN_STATUS_INTERNAL_ERROR, m_label + ": kernel " + std::to_string(index) + " out of range");
   }
+  KILN_TRY(m_own.checked_kernel(index));
   const format::KernelView kernel = m_reader.kernel(index);
   ImageChoice choice;
   const ImageFile* file = nullptr;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -45,8 +46,9 @@ Status PackageSource::read_file(const char* path) {
   m_view = std::span<const std::byte>(static_cast<const std::byte*>(map), size);
   // The header and TOC say where BLOBS is; anything odd and the whole file is read, for the reader
   // to refuse with its own message.
-  const std::uint64_t header_end = std::min<std::uint64_t>(size, sizeof(format::FileHeader));
+  std::uint64_t header_end = std::min<std::uint64_t>(size, sizeof(format::FileHeader));
   KILN_TRY(read_range(0, header_end));
+  bool has_index_pages = false;
   if (header_end == sizeof(format::FileHeader)) {
     format::FileHeader header;
     std::memcpy(&header, m_map, sizeof header);
@@ -56,25 +58,54 @@ Status PackageSource::read_file(const char* path) {
       for (std::uint64_t i = 0; i < header.section_count; ++i) {
         format::TocEntry entry;
         std::memcpy(&entry, static_cast<const std::byte*>(m_map) + header.toc_offset + i * sizeof entry, sizeof entry);
+        const bool inside = entry.offset >= sizeof header && entry.offset <= header.toc_offset &&
+                            entry.size <= header.toc_offset - entry.offset;
         if (entry.kind == static_cast<std::uint32_t>(format::SectionKind::blobs) &&
-            (entry.flags & format::k_section_verify_lazily) != 0 && entry.offset >= sizeof header &&
-            entry.offset <= header.toc_offset && entry.size <= header.toc_offset - entry.offset) {
+            (entry.flags & format::k_section_verify_lazily) != 0 && inside && m_lazy_end == 0) {
           m_lazy_begin = entry.offset;
           m_lazy_end = entry.offset + entry.size;
-          break;
         }
+        has_index_pages = has_index_pages || entry.kind == static_cast<std::uint32_t>(format::SectionKind::index_pages);
       }
     }
+    // A later minor's longer header is read whole; the pages start where it ends.
+    if (header.header_size > header_end && header.header_size <= (m_lazy_end ? m_lazy_begin : size)) {
+      KILN_TRY(read_range(header_end, header.header_size - header_end));
+      header_end = header.header_size;
+    }
   }
-  KILN_TRY(read_range(header_end, (m_lazy_end ? m_lazy_begin : size) - header_end));
+  const std::uint64_t index_end = m_lazy_end ? m_lazy_begin : size;
+  const IndexReading reading = index_reading();
+  if (has_index_pages && m_lazy_end && reading != IndexReading::whole &&
+      (reading == IndexReading::by_pages || index_end - header_end >= k_index_pages_from)) {
+    // The reader checks INDEX_PAGES (after BLOBS, read below) and asks for the pages it needs.
+    m_index_begin = header_end;
+    m_index_end = index_end;
+  } else {
+    KILN_TRY(read_range(header_end, index_end - header_end));
+  }
   if (m_lazy_end) KILN_TRY(read_range(m_lazy_end, size - m_lazy_end));
   return {};
 }
 
-Status PackageSource::fetch(std::span<const std::byte> range) const {
-  if (m_fd < 0 || range.empty()) return {};
-  const auto offset = static_cast<std::uint64_t>(range.data() - m_view.data());
-  if (offset + range.size() <= m_lazy_begin || offset >= m_lazy_end) return {};  // read at open
+IndexReading index_reading() {
+  const char* value = std::getenv("KILN_INDEX_PAGES");
+  if (value == nullptr || *value == '\0') return IndexReading::auto_size;
+  if (std::strcmp(value, "0") == 0) return IndexReading::whole;
+  if (std::strcmp(value, "1") == 0) return IndexReading::by_pages;
+  return IndexReading::auto_size;
+}
+
+std::string PackageSource::read_index_page(std::uint64_t offset, std::uint64_t size) const {
+  if (offset < m_index_begin || offset > m_index_end || size > m_index_end - offset) {
+    return "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) + ") are not in the index of " + in_quotes(m_path);
+  }
+  Status read = check_unchanged();
+  if (read.ok()) read = read_range(offset, size);
+  return read.ok() ? std::string() : read.message;
+}
+
+Status PackageSource::check_unchanged() const {
   platform::FileStatus info;
   if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
   const Identity now{info.device, info.file, info.size, info.mtime_ns};
@@ -83,6 +114,14 @@ Status PackageSource::fetch(std::span<const std::byte> range) const {
                                           std::to_string(m_identity.size) + " bytes then, " +
                                           std::to_string(now.size) + " now); open it again");
   }
+  return {};
+}
+
+Status PackageSource::fetch(std::span<const std::byte> range) const {
+  if (m_fd < 0 || range.empty()) return {};
+  const auto offset = static_cast<std::uint64_t>(range.data() - m_view.data());
+  if (offset + range.size() <= m_lazy_begin || offset >= m_lazy_end) return {};  // read at open
+  KILN_TRY(check_unchanged());
   return read_range(offset, range.size());
 }
 

@@ -4,7 +4,8 @@
 //
 // A file is read, not mapped: a mapped file that is truncated while open kills the process with
 // SIGBUS, and one rewritten in place (`cp new.kiln app.kiln`) changes under the checked index. Its
-// index (everything but BLOBS) is read at open into an anonymous mapping of the file's size; each
+// index (everything but BLOBS) is read at open, or a large one page by page when first used
+// (index_pages.hpp), into an anonymous mapping of the file's size; each
 // image's stored bytes are read into the same place (pread) when it is first asked for, so the
 // untouched pages of BLOBS cost no memory and no time (docs/runtime.md, "Files changed while open").
 #pragma once
@@ -19,6 +20,13 @@
 
 namespace kiln::core {
 
+// How a file's index is read (KILN_INDEX_PAGES): `whole` at open, always; `by_pages` whenever the
+// file has INDEX_PAGES; `auto_size` (unset) by pages when the index is at least
+// k_index_pages_from bytes, where reading and checking it whole would take a noticeable time.
+enum class IndexReading { auto_size, whole, by_pages };
+IndexReading index_reading();
+inline constexpr std::uint64_t k_index_pages_from = 64 * 1024;
+
 class PackageSource {
 public:
   PackageSource() = default;
@@ -26,9 +34,16 @@ public:
   PackageSource(const PackageSource&) = delete;
   PackageSource& operator=(const PackageSource&) = delete;
 
-  // Opens `path` and reads its index. An empty file is TRUNCATED (there is no header to read); a
+  // Opens `path` and reads its index: all of it, or (a 1.6 file with INDEX_PAGES whose index is
+  // large, as index_reading() decides) only the header, the TOC and INDEX_PAGES, leaving the
+  // index's pages to read_index_page. An empty file is TRUNCATED (there is no header to read); a
   // directory, a missing file or a non-regular file is IO_ERROR.
   Status read_file(const char* path);
+  // Whether read_file left the index to be read by pages.
+  bool index_deferred() const { return m_index_end != 0; }
+  // Reads file bytes [offset, offset + size) of the deferred index into place: "" or why not (the
+  // file changed since it was opened, an I/O error), naming the file.
+  std::string read_index_page(std::uint64_t offset, std::uint64_t size) const;
   // Makes `range` (a subspan of bytes(): an image's stored bytes) hold the file's bytes: a no-op for
   // memory, else read from the file once. IO_ERROR naming the file when it has changed since open
   // (size, time or identity) or no longer holds the range; a change those do not show is caught by
@@ -43,6 +58,7 @@ public:
 
 private:
   Status read_range(std::uint64_t offset, std::uint64_t size) const;
+  Status check_unchanged() const;
 
   void* m_map = nullptr;  // non-null: released on destruction (platform::reserve_memory)
   std::size_t m_map_size = 0;
@@ -54,6 +70,7 @@ private:
     bool operator==(const Identity&) const = default;
   } m_identity{};
   std::uint64_t m_lazy_begin = 0, m_lazy_end = 0;  // BLOBS: read on demand
+  std::uint64_t m_index_begin = 0, m_index_end = 0;  // a deferred index: read by pages
   std::vector<std::byte> m_copy;
   std::span<const std::byte> m_view;
 };

@@ -22,6 +22,8 @@
 // 1.3 added the carried sources (CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS, TEXT_BLOBS).
 // 1.4 added NAME_INDEX: a hash table over NAMES, so that a lookup probes once instead of searching.
 // 1.5 added the in-other-file kernel flag, for the files of a split package (kiln split).
+// 1.6 added INDEX_PAGES: a checksum per page of the index, so a reader may read and check only the
+// pages a lookup touches (docs/package-format.md, "Index pages").
 #pragma once
 
 #include <array>
@@ -33,7 +35,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 5;
+inline constexpr std::uint16_t k_version_minor = 6;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -77,6 +79,8 @@ enum class SectionKind : std::uint32_t {
   text_blobs = 17,      // the texts' stored bytes (verified lazily: each text carries its own hash)
   // Since 1.4, optional (older files have none; older readers skip it):
   name_index = 18,      // u32[]: NAMES as an open-addressing hash table (see NameIndexSlot)
+  // Since 1.6, optional (older files have none; older readers skip it):
+  index_pages = 19,     // IndexPagesHeader, then u64[page_count]: a checksum per page of the index
 };
 
 // NAME_INDEX: a power-of-two number of u32 slots, at least twice as many as NAMES has records (8 at
@@ -87,6 +91,22 @@ enum class SectionKind : std::uint32_t {
 // does not find is searched in NAMES as without an index: a wrong index can cost time, never give a
 // wrong kernel or hide one.
 using NameIndexSlot = std::uint32_t;
+
+// INDEX_PAGES (1.6): the bytes from the end of the header to the start of BLOBS (every section but
+// BLOBS and INDEX_PAGES, and the padding between them) cut into pages of page_size bytes (the last
+// may be shorter), each with its XXH3-64 (seed 0). The section lies after BLOBS. A reader may read
+// the index a page at a time, checking each page as it reads it, instead of reading and checking
+// every section at open; the section checksums still hold for readers that do.
+struct IndexPagesHeader {                // 24 bytes, then page_count u64 checksums
+  std::uint32_t page_size;               // a power of two from 4096 to 1 MiB
+  std::uint32_t page_count;              // ceil((end - begin) / page_size)
+  std::uint64_t begin;                   // FileHeader.header_size
+  std::uint64_t end;                     // the offset of BLOBS
+};
+static_assert(sizeof(IndexPagesHeader) == 24);
+inline constexpr std::uint32_t k_index_page_size = 16384;   // what the writer uses
+inline constexpr std::uint32_t k_index_page_min = 4096;
+inline constexpr std::uint32_t k_index_page_max = 1u << 20;
 
 // TocEntry.flags bits. Written to disk.
 enum SectionFlags : std::uint32_t {

@@ -26,15 +26,18 @@ std::vector<NameIndexSlot> build_name_index(std::span<const std::string_view> na
 // The first NAMES index along `name`'s probe for which `matches(index)` holds; nothing when the
 // probe reaches an empty slot first, or `count` slots are not a power of two, or after `max_steps`
 // slots (a caller that falls back to a search bounds its work against a damaged index). `matches`
-// must reject indices out of range (a damaged index may hold any value).
-template <class Matches>
+// must reject indices out of range (a damaged index may hold any value). `present(slot)` says
+// whether a slot's bytes may be read (a deferred reader loads its page); a slot that may not ends the
+// probe.
+template <class Matches, class Present>
 std::optional<std::uint32_t> probe_name_index(std::span<const std::byte> slots, std::size_t count, std::string_view name,
-                                              Matches matches, std::size_t max_steps = SIZE_MAX) {
+                                              Matches matches, Present present, std::size_t max_steps = SIZE_MAX) {
   if (count == 0 || (count & (count - 1)) != 0 || slots.size() < count * sizeof(NameIndexSlot)) return std::nullopt;
   const std::size_t mask = count - 1;
   std::size_t at = static_cast<std::size_t>(name_hash(name)) & mask;
   for (std::size_t step = 0; step < count && step < max_steps; ++step, at = (at + 1) & mask) {
     NameIndexSlot slot = 0;
+    if (!present(at)) return std::nullopt;
     std::memcpy(&slot, slots.data() + at * sizeof slot, sizeof slot);
     if (slot == 0) return std::nullopt;
     if (matches(slot - 1)) return slot - 1;

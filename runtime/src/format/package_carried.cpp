@@ -12,8 +12,8 @@
 namespace kiln::format {
 
 CarriedUnitView PackageReader::carried_unit(std::uint32_t i) const {
-  const auto r = detail::load_record<CarriedUnitRecord>(m_carried_units.bytes, i);
-  return CarriedUnitView{r.unit, detail::string_at(m_strings, r.nvrtc_version), r.first_entry, r.entry_count};
+  const auto r = record<CarriedUnitRecord>(m_carried_units, i);
+  return CarriedUnitView{r.unit, string(r.nvrtc_version), r.first_entry, r.entry_count};
 }
 
 std::optional<std::uint32_t> PackageReader::find_carried_unit(std::uint32_t unit) const {
@@ -21,7 +21,7 @@ std::optional<std::uint32_t> PackageReader::find_carried_unit(std::uint32_t unit
   std::uint32_t high = m_carried_units.count;
   while (low < high) {   // sorted by unit
     const std::uint32_t mid = low + (high - low) / 2;
-    const std::uint32_t at = detail::load_record<CarriedUnitRecord>(m_carried_units.bytes, mid).unit;
+    const std::uint32_t at = record<CarriedUnitRecord>(m_carried_units, mid).unit;
     if (at == unit) return mid;
     if (at < unit) {
       low = mid + 1;
@@ -33,12 +33,12 @@ std::optional<std::uint32_t> PackageReader::find_carried_unit(std::uint32_t unit
 }
 
 CarriedEntryView PackageReader::carried_entry(std::uint32_t i) const {
-  const auto r = detail::load_record<CarriedEntryRecord>(m_carried_entries.bytes, i);
-  return CarriedEntryView{static_cast<CarriedEntryKind>(r.kind), detail::string_at(m_strings, r.value), r.text};
+  const auto r = record<CarriedEntryRecord>(m_carried_entries, i);
+  return CarriedEntryView{static_cast<CarriedEntryKind>(r.kind), string(r.value), r.text};
 }
 
 SourceTextView PackageReader::source_text(std::uint32_t i) const {
-  const auto r = detail::load_record<SourceTextRecord>(m_source_texts.bytes, i);
+  const auto r = record<SourceTextRecord>(m_source_texts, i);
   return SourceTextView{r.content_hash, static_cast<ImageEncoding>(r.encoding), r.stored_size, r.raw_size};
 }
 
@@ -49,8 +49,11 @@ ReadError PackageReader::read_source_text(std::uint32_t i, std::string& out) con
                      m_label + ": carried source text " + std::to_string(i) + " " + why};
   };
   if (i >= m_source_texts.count) return fail("does not exist");
-  const auto r = detail::load_record<SourceTextRecord>(m_source_texts.bytes, i);
-  const std::span<const std::byte> stored = m_text_blobs.subspan(r.offset, r.stored_size);   // checked at open
+  const auto r = record<SourceTextRecord>(m_source_texts, i);
+  // Checked at open, or by check_all() before a deferred reader's texts are used.
+  if (r.offset > m_text_blobs.size() || r.stored_size > m_text_blobs.size() - r.offset) return fail("lies outside TEXT_BLOBS");
+  const std::span<const std::byte> stored = loaded(m_text_blobs.subspan(r.offset, r.stored_size));
+  if (stored.size() != r.stored_size) return fail("cannot be read: " + page_error().message);
   std::vector<std::byte> decoded;
   std::span<const std::byte> raw = stored;
   if (r.encoding == static_cast<std::uint32_t>(ImageEncoding::zstd)) {

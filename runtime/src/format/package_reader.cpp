@@ -22,6 +22,7 @@ struct Opened {
   std::uint16_t major = 0;
   std::uint16_t minor = 0;
   detail::Tables tables;
+  IndexPagesView pages;
 };
 
 ReadError error(ReadErrorCode code, std::string message) {
@@ -103,8 +104,10 @@ ReadError read_toc(const FileHeader& header, std::span<const std::byte> bytes) {
 
 // Sections lie between the header and the TOC without overlapping; the bytes between them are
 // zero padding. So every byte of a valid file is covered by some checksum or known to be zero.
+// Deferred (unread_end > 0): the padding before unread_end is covered by the index pages' checksums
+// and checked when its page is read.
 ReadError check_placement(const FileHeader& header, std::span<const std::byte> bytes,
-                          std::span<const std::byte> toc) {
+                          std::span<const std::byte> toc, std::uint64_t unread_end) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
   extents.reserve(header.section_count);
   for (std::uint32_t i = 0; i < header.section_count; ++i) {
@@ -128,7 +131,7 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
     if (offset < end) {
       return error(ReadErrorCode::corrupt, "sections overlap at offset " + std::to_string(offset));
     }
-    for (std::uint64_t at = end; at < offset; ++at) {
+    for (std::uint64_t at = std::max(end, unread_end); at < offset; ++at) {
       if (bytes[at] != std::byte{0}) {
         return error(ReadErrorCode::corrupt,
                      "non-zero padding byte at offset " + std::to_string(at));
@@ -142,7 +145,7 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
 // Finds the sections this version knows, checks their checksums (unless verified lazily) and
 // record sizes. Unknown kinds are skipped, but their checksums are checked like any other's.
 ReadError read_sections(const FileHeader& header, std::span<const std::byte> bytes,
-                        std::span<const std::byte> toc, detail::Tables& tables) {
+                        std::span<const std::byte> toc, std::uint64_t unread_end, detail::Tables& tables) {
   std::array<std::optional<std::span<const std::byte>>,
              std::size(detail::k_required_kinds) + std::size(detail::k_optional_kinds) + 1>
       found;
@@ -150,7 +153,8 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
     const auto entry = detail::load_record<TocEntry>(toc, i);
     const std::span<const std::byte> section = bytes.subspan(entry.offset, entry.size);
     const std::string name = detail::section_name(entry.kind);
-    if ((entry.flags & k_section_verify_lazily) == 0 && checksum(section) != entry.checksum) {
+    const bool unread = entry.offset + entry.size <= unread_end;   // deferred: checked by its pages
+    if ((entry.flags & k_section_verify_lazily) == 0 && !unread && checksum(section) != entry.checksum) {
       return error(ReadErrorCode::corrupt, name + " section checksum mismatch");
     }
     if (!detail::is_known_kind(entry.kind)) {
@@ -210,10 +214,24 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   if (found[static_cast<std::uint32_t>(SectionKind::name_index)]) {
     tables.name_index = records(SectionKind::name_index);
   }
+  if (found[static_cast<std::uint32_t>(SectionKind::index_pages)]) {
+    tables.index_pages = *found[static_cast<std::uint32_t>(SectionKind::index_pages)];
+  }
   return {};
 }
 
-ReadError open_package(std::span<const std::byte> bytes, Opened& opened) {
+// The offset of the first BLOBS entry of the TOC (bounds are checked later), or 0.
+std::uint64_t blobs_offset(const FileHeader& header, std::span<const std::byte> toc) {
+  for (std::uint32_t i = 0; i < header.section_count; ++i) {
+    const auto entry = detail::load_record<TocEntry>(toc, i);
+    if (entry.kind == static_cast<std::uint32_t>(SectionKind::blobs)) return entry.offset;
+  }
+  return 0;
+}
+
+// Deferred: only the header, the TOC and what lies from BLOBS on (INDEX_PAGES) are read; the index
+// before BLOBS is left to its pages.
+ReadError open_package(std::span<const std::byte> bytes, Opened& opened, bool deferred) {
   FileHeader header{};
   if (ReadError e = read_header(bytes, opened, header)) {
     return e;
@@ -222,14 +240,29 @@ ReadError open_package(std::span<const std::byte> bytes, Opened& opened) {
     return e;
   }
   const auto toc = opened.bytes.subspan(header.toc_offset, header.section_count * sizeof(TocEntry));
-  if (ReadError e = check_placement(header, opened.bytes, toc)) {
+  const std::uint64_t unread_end = deferred ? blobs_offset(header, toc) : 0;
+  if (ReadError e = check_placement(header, opened.bytes, toc, unread_end)) {
     return e;
   }
-  if (ReadError e = read_sections(header, opened.bytes, toc, opened.tables)) {
+  if (ReadError e = read_sections(header, opened.bytes, toc, unread_end, opened.tables)) {
     return e;
   }
   opened.tables.file_size = header.file_size;
+  if (!opened.tables.index_pages.empty()) {
+    const auto blobs = opened.tables.blobs.data() - opened.bytes.data();
+    if (std::string problem = detail::parse_index_pages(opened.tables.index_pages, header.header_size,
+                                                        static_cast<std::uint64_t>(blobs), opened.pages);
+        !problem.empty()) {
+      return error(ReadErrorCode::corrupt, std::move(problem));
+    }
+  } else if (deferred) {
+    return error(ReadErrorCode::corrupt, "no INDEX_PAGES section, which reading the index by pages needs");
+  }
+  if (deferred) return {};
   if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {
+    return error(ReadErrorCode::corrupt, std::move(problem));
+  }
+  if (std::string problem = detail::check_index_pages(opened.pages, opened.bytes); !problem.empty()) {
     return error(ReadErrorCode::corrupt, std::move(problem));
   }
   return {};
@@ -238,9 +271,43 @@ ReadError open_package(std::span<const std::byte> bytes, Opened& opened) {
 }  // namespace
 
 ReadError PackageReader::open(std::span<const std::byte> bytes, std::string label) {
+  return open_with(bytes, std::move(label), false);
+}
+
+ReadError PackageReader::open_deferred(std::span<const std::byte> bytes, std::string label) {
+  return open_with(bytes, std::move(label), true);
+}
+
+ReadError PackageReader::check_all() const {
+  if (!m_deferred) return {};
+  std::call_once(m_deferred->all_once, [this] {
+    if (!m_pages || !m_pages->load_all()) {
+      m_deferred->all = page_error();
+      return;
+    }
+    Opened whole;
+    if (ReadError e = open_package(m_bytes, whole, false)) {
+      e.message = m_label + ": " + e.message;
+      m_deferred->all = std::move(e);
+    }
+  });
+  return m_deferred->all;
+}
+
+ReadError PackageReader::page_error() const {
+  if (!m_pages) return {ReadErrorCode::corrupt, m_label + ": the index pages were not handed to the reader"};
+  switch (m_pages->failure()) {
+    case IndexPageLoader::Failure::none: return {};
+    case IndexPageLoader::Failure::io: return {ReadErrorCode::io, m_label + ": " + m_pages->failure_message()};
+    case IndexPageLoader::Failure::corrupt: break;
+  }
+  return {ReadErrorCode::corrupt, m_label + ": " + m_pages->failure_message()};
+}
+
+ReadError PackageReader::open_with(std::span<const std::byte> bytes, std::string label, bool deferred) {
   *this = PackageReader{};
   Opened opened;
-  if (ReadError e = open_package(bytes, opened)) {
+  if (ReadError e = open_package(bytes, opened, deferred)) {
     e.message = label + ": " + e.message;
     return e;
   }
@@ -270,6 +337,12 @@ ReadError PackageReader::open(std::span<const std::byte> bytes, std::string labe
   m_source_texts = table(t.source_texts);
   m_text_blobs = t.text_blobs;
   m_name_index = table(t.name_index);
+  m_index_pages = opened.pages;
+  if (deferred) {
+    m_deferred = std::make_unique<Deferred>();
+    m_deferred->kernel_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_kernels.count);
+    m_deferred->unit_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_units.count);
+  }
   return {};
 }
 

@@ -1,10 +1,22 @@
 // Reads a package from bytes in memory (an mmap or a caller's buffer) without copying: open()
 // validates the header, the table of contents and every index section; images are checked and
 // decoded only when read_image() asks for one. Never throws; never reads outside the buffer.
+//
+// open_deferred() (1.6 files, with INDEX_PAGES) checks only the header, the TOC and INDEX_PAGES at
+// open; each page of the index is read and checked against its checksum when an accessor first
+// touches it (IndexPageLoader), and the tables' rules are checked at first use: check_kernel() for
+// what using one kernel reads, check_all() for everything open() checks. Accessors stay within the
+// buffer whatever the bytes hold, returning empty views for references that lead outside it.
 #pragma once
 
+#include "index_pages.hpp"
 #include "layout.hpp"
 #include "target.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +36,7 @@ enum class ReadErrorCode : int {
   truncated = 3,            // the buffer ends before the file says it does
   corrupt = 4,              // a checksum mismatch or an inconsistent index
   image_corrupt = 5,        // an image's bytes fail their checksum or do not decode
+  io = 6,                   // a deferred index page could not be read (the file changed, an I/O error)
 };
 
 struct ReadError {
@@ -127,6 +140,21 @@ public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
   // error messages. On failure the reader is left empty.
   ReadError open(std::span<const std::byte> bytes, std::string label = "package");
+  // Checks the header, the TOC and INDEX_PAGES (which the file must have), the only bytes that need
+  // be present besides BLOBS; the caller then hands over the loader of the index pages before
+  // anything else is asked (use_pages). The tables are checked at first use (the class comment).
+  ReadError open_deferred(std::span<const std::byte> bytes, std::string label = "package");
+  // The index pages of a deferred reader: where INDEX_PAGES says they lie, for the loader.
+  const IndexPagesView& index_pages() const { return m_index_pages; }
+  void use_pages(const IndexPageLoader* pages) { m_pages = pages; }
+  bool deferred() const { return m_deferred != nullptr; }
+  // Deferred readers: what using kernel `i` trusts (its record, names, unit, the unit's images and
+  // their targets, its KERNEL_TARGETS), checked once; corrupt naming the record, or io when a page
+  // cannot be read. Readers opened whole: nothing to check.
+  ReadError check_kernel(std::uint32_t i) const;
+  // Deferred readers: reads every page and checks everything open() checks, once (later calls give
+  // the same answer). Readers opened whole: nothing to check.
+  ReadError check_all() const;
 
   std::uint16_t version_major() const { return m_major; }
   std::uint16_t version_minor() const { return m_minor; }
@@ -204,6 +232,31 @@ private:
     std::span<const std::byte> bytes;
     std::uint32_t count = 0;
   };
+  // A deferred reader's state: what it has checked so far.
+  struct Deferred {
+    std::once_flag all_once;
+    ReadError all;
+    std::unique_ptr<std::atomic<std::uint8_t>[]> kernel_checked;
+    std::unique_ptr<std::atomic<std::uint8_t>[]> unit_checked;   // a unit's record, images and targets
+  };
+  ReadError open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
+  // Whether `bytes` (inside the buffer) may be read: their index pages are loaded.
+  bool present(std::span<const std::byte> bytes) const {
+    return !m_pages || m_pages->load(static_cast<std::uint64_t>(bytes.data() - m_bytes.data()), bytes.size());
+  }
+  // Record i of a table, or a zeroed record past its end or when its page cannot be read.
+  template <class Record>
+  Record record(const Table& table, std::uint32_t i) const;
+  // The string `ref` names, or "" when it does not lie in STRINGS or its NUL is missing.
+  std::string_view string(StrRef ref) const;
+  // `bytes` when present, else empty.
+  std::span<const std::byte> loaded(std::span<const std::byte> bytes) const { return present(bytes) ? bytes : std::span<const std::byte>{}; }
+  std::uint32_t first_target_record(std::uint32_t kernel) const;
+  std::uint32_t first_unit_source(std::uint32_t unit) const;
+  std::string kernel_problem(std::uint32_t i) const;
+  std::string unit_problem(std::uint32_t unit) const;
+  ReadError page_error() const;
+
   std::span<const std::byte> m_bytes;
   std::string m_label;
   std::uint16_t m_major = 0;
@@ -216,6 +269,29 @@ private:
   std::span<const std::byte> m_text_blobs;
   std::span<const std::byte> m_blobs;
   Table m_name_index;       // NAME_INDEX (1.4), or empty
+  IndexPagesView m_index_pages;   // INDEX_PAGES (1.6), or empty
+  const IndexPageLoader* m_pages = nullptr;   // a deferred reader's; null when opened whole
+  std::unique_ptr<Deferred> m_deferred;       // null when opened whole
 };
+
+// Inline: a lookup reads a few records and strings, and the call would cost as much as the check.
+template <class Record>
+[[gnu::always_inline]] inline Record PackageReader::record(const Table& table, std::uint32_t i) const {
+  Record value{};
+  if (i < table.count && present(table.bytes.subspan(std::size_t{i} * sizeof(Record), sizeof(Record)))) {
+    std::memcpy(&value, table.bytes.data() + std::size_t{i} * sizeof(Record), sizeof(Record));
+  }
+  return value;
+}
+
+[[gnu::always_inline]] inline std::string_view PackageReader::string(StrRef ref) const {
+  if (ref.offset >= m_strings.size() || ref.length >= m_strings.size() - ref.offset) return {};
+  const char* text = reinterpret_cast<const char*>(m_strings.data()) + ref.offset;
+  // A deferred reader's reference is unchecked: it must lead to loaded bytes that end in a NUL.
+  if (m_pages && (!present(m_strings.subspan(ref.offset, std::size_t{ref.length} + 1)) || text[ref.length] != '\0')) {
+    return {};
+  }
+  return {text, ref.length};
+}
 
 }  // namespace kiln::format

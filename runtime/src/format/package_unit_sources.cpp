@@ -6,16 +6,13 @@
 #include "table_check.hpp"
 
 namespace kiln::format {
-namespace {
-
 // The first record of `unit` or a later unit (the table is sorted by unit).
-template <class Table>
-std::uint32_t first_record(const Table& table, std::uint32_t unit) {
+std::uint32_t PackageReader::first_unit_source(std::uint32_t unit) const {
   std::uint32_t low = 0;
-  std::uint32_t high = table.count;
+  std::uint32_t high = m_unit_sources.count;
   while (low < high) {
     const std::uint32_t mid = low + (high - low) / 2;
-    if (detail::load_record<UnitSourceRecord>(table.bytes, mid).unit < unit) {
+    if (record<UnitSourceRecord>(m_unit_sources, mid).unit < unit) {
       low = mid + 1;
     } else {
       high = mid;
@@ -24,12 +21,10 @@ std::uint32_t first_record(const Table& table, std::uint32_t unit) {
   return low;
 }
 
-}  // namespace
-
 UnitKind PackageReader::unit_kind(std::uint32_t unit) const {
-  const std::uint32_t at = first_record(m_unit_sources, unit);
+  const std::uint32_t at = first_unit_source(unit);
   if (at == m_unit_sources.count) return UnitKind::source;
-  const auto r = detail::load_record<UnitSourceRecord>(m_unit_sources.bytes, at);
+  const auto r = record<UnitSourceRecord>(m_unit_sources, at);
   if (r.unit != unit) return UnitKind::source;
   return r.role == static_cast<std::uint32_t>(UnitSourceRole::variant_of) ? UnitKind::variant : UnitKind::link_group;
 }
@@ -37,10 +32,10 @@ UnitKind PackageReader::unit_kind(std::uint32_t unit) const {
 std::vector<std::string_view> PackageReader::unit_sources(std::uint32_t unit) const {
   std::vector<std::string_view> sources;
   if (unit >= m_units.count) return sources;
-  for (std::uint32_t at = first_record(m_unit_sources, unit); at < m_unit_sources.count; ++at) {
-    const auto r = detail::load_record<UnitSourceRecord>(m_unit_sources.bytes, at);
+  for (std::uint32_t at = first_unit_source(unit); at < m_unit_sources.count; ++at) {
+    const auto r = record<UnitSourceRecord>(m_unit_sources, at);
     if (r.unit != unit) break;
-    sources.push_back(detail::string_at(m_strings, r.source));
+    sources.push_back(string(r.source));
   }
   if (sources.empty()) sources.push_back(this->unit(unit).source);
   return sources;

@@ -1,5 +1,7 @@
 // PackageReader's accessors, look-ups and image loading. open() has checked every reference, so
 // these only guard against a caller's out-of-range index (returning an empty view) and never fail.
+// A deferred reader's have not been checked: each read goes through record() and string(), which
+// load the pages it touches and keep it inside the buffer.
 #include "package_reader.hpp"
 
 #include "name_index.hpp"
@@ -12,15 +14,6 @@
 
 namespace kiln::format {
 namespace {
-
-// Record i of a table, or a zeroed record for an index past its end.
-template <class Record, class Table>
-Record record_at(const Table& table, std::uint32_t i) {
-  if (i >= table.count) {
-    return Record{};
-  }
-  return detail::load_record<Record>(table.bytes, i);
-}
 
 // Binary search over a table sorted by the string key_of(i) returns (memcmp order).
 template <class Table, class KeyOf>
@@ -92,59 +85,60 @@ std::uint32_t PackageReader::metadata_count() const {
 }
 
 TargetView PackageReader::target(std::uint32_t i) const {
-  const auto r = record_at<TargetRecord>(m_targets, i);
-  return {detail::string_at(m_strings, r.name),
+  const auto r = record<TargetRecord>(m_targets, i);
+  return {string(r.name),
           Target{static_cast<TargetKind>(r.kind), r.arch, static_cast<TargetVariant>(r.variant)}};
 }
 
 UnitView PackageReader::unit(std::uint32_t i) const {
-  const auto r = record_at<UnitRecord>(m_units, i);
-  return {detail::string_at(m_strings, r.source), r.first_image, r.image_count};
+  const auto r = record<UnitRecord>(m_units, i);
+  return {string(r.source), r.first_image, r.image_count};
 }
 
 ImageView PackageReader::image(std::uint32_t i) const {
-  const auto r = record_at<ImageRecord>(m_images, i);
+  const auto r = record<ImageRecord>(m_images, i);
   return {
       i,          r.unit,     r.target,     static_cast<ImageEncoding>(r.encoding), r.stored_size,
       r.raw_size, r.checksum, r.ptx_version};
 }
 
 KernelView PackageReader::kernel(std::uint32_t i) const {
-  const auto r = record_at<KernelRecord>(m_kernels, i);
-  const std::string_view stored = detail::string_at(m_strings, r.lowered_name);
-  KernelView view{i, stored, detail::string_at(m_strings, r.canonical_name), {}, stored, r.unit, r.flags, {}, 0};
+  const auto r = record<KernelRecord>(m_kernels, i);
+  const std::string_view stored = string(r.lowered_name);
+  KernelView view{i, stored, string(r.canonical_name), {}, stored, r.unit, r.flags, {}, 0};
   // open() has checked that a flagged kernel's name splits.
   if (const auto split = (r.flags & k_kernel_variant) != 0 ? split_variant_name(stored) : std::nullopt) {
     view.lowered_name = split->symbol;
     view.variant = split->variant;
   }
-  if (i < m_kernels.count) {
-    view.params = m_params.bytes.subspan(std::size_t{r.first_param} * sizeof(ParamRecord),
-                                         std::size_t{r.param_count} * sizeof(ParamRecord));
-    view.param_count = r.param_count;
+  // A deferred reader's record is unchecked: parameters outside PARAMS are none.
+  if (i < m_kernels.count && r.first_param <= m_params.count && r.param_count <= m_params.count - r.first_param) {
+    view.params = loaded(m_params.bytes.subspan(std::size_t{r.first_param} * sizeof(ParamRecord),
+                                                std::size_t{r.param_count} * sizeof(ParamRecord)));
+    view.param_count = view.params.empty() ? 0 : r.param_count;
   }
   return view;
 }
 
 NameView PackageReader::name(std::uint32_t i) const {
-  const auto r = record_at<NameRecord>(m_names, i);
-  return {detail::string_at(m_strings, r.name), r.kernel};
+  const auto r = record<NameRecord>(m_names, i);
+  return {string(r.name), r.kernel};
 }
 
 VariableView PackageReader::variable(std::uint32_t i) const {
-  const auto r = record_at<VariableRecord>(m_variables, i);
-  return {detail::string_at(m_strings, r.name), detail::string_at(m_strings, r.lowered_name),
+  const auto r = record<VariableRecord>(m_variables, i);
+  return {string(r.name), string(r.lowered_name),
           r.unit, static_cast<VariableKind>(r.kind), r.size};
 }
 
 SourceView PackageReader::source(std::uint32_t i) const {
-  const auto r = record_at<SourceRecord>(m_sources, i);
-  return {detail::string_at(m_strings, r.path), static_cast<SourceRole>(r.role), r.content_hash};
+  const auto r = record<SourceRecord>(m_sources, i);
+  return {string(r.path), static_cast<SourceRole>(r.role), r.content_hash};
 }
 
 MetadataView PackageReader::metadata(std::uint32_t i) const {
-  const auto r = record_at<MetadataRecord>(m_metadata, i);
-  return {detail::string_at(m_strings, r.key), detail::string_at(m_strings, r.value)};
+  const auto r = record<MetadataRecord>(m_metadata, i);
+  return {string(r.key), string(r.value)};
 }
 
 std::optional<std::string_view> PackageReader::metadata_value(std::string_view key) const {
@@ -155,16 +149,13 @@ std::optional<std::string_view> PackageReader::metadata_value(std::string_view k
   return metadata(*found).value;
 }
 
-namespace {
-
 // The first KERNEL_TARGETS record of `kernel` or later (the table is sorted by kernel, then target).
-template <class Table>
-std::uint32_t first_target_record(const Table& table, std::uint32_t kernel) {
+std::uint32_t PackageReader::first_target_record(std::uint32_t kernel) const {
   std::uint32_t low = 0;
-  std::uint32_t high = table.count;
+  std::uint32_t high = m_kernel_targets.count;
   while (low < high) {
     const std::uint32_t mid = low + (high - low) / 2;
-    if (record_at<KernelTargetRecord>(table, mid).kernel < kernel) {
+    if (record<KernelTargetRecord>(m_kernel_targets, mid).kernel < kernel) {
       low = mid + 1;
     } else {
       high = mid;
@@ -173,18 +164,16 @@ std::uint32_t first_target_record(const Table& table, std::uint32_t kernel) {
   return low;
 }
 
-}  // namespace
-
 bool PackageReader::kernel_in_other_file(std::uint32_t kernel) const {
-  return kernel < m_kernels.count && (record_at<KernelRecord>(m_kernels, kernel).flags & k_kernel_in_other_file) != 0;
+  return kernel < m_kernels.count && (record<KernelRecord>(m_kernels, kernel).flags & k_kernel_in_other_file) != 0;
 }
 
 bool PackageReader::kernel_in_every_image(std::uint32_t kernel) const {
   if (kernel_in_other_file(kernel)) {
     return false;
   }
-  const std::uint32_t at = first_target_record(m_kernel_targets, kernel);
-  return at == m_kernel_targets.count || record_at<KernelTargetRecord>(m_kernel_targets, at).kernel != kernel;
+  const std::uint32_t at = first_target_record(kernel);
+  return at == m_kernel_targets.count || record<KernelTargetRecord>(m_kernel_targets, at).kernel != kernel;
 }
 
 bool PackageReader::kernel_in_target(std::uint32_t kernel, std::uint32_t target) const {
@@ -194,8 +183,8 @@ bool PackageReader::kernel_in_target(std::uint32_t kernel, std::uint32_t target)
   if (kernel_in_other_file(kernel)) {
     return false;
   }
-  for (std::uint32_t at = first_target_record(m_kernel_targets, kernel); at < m_kernel_targets.count; ++at) {
-    const auto r = record_at<KernelTargetRecord>(m_kernel_targets, at);
+  for (std::uint32_t at = first_target_record(kernel); at < m_kernel_targets.count; ++at) {
+    const auto r = record<KernelTargetRecord>(m_kernel_targets, at);
     if (r.kernel != kernel) {
       break;
     }
@@ -218,8 +207,8 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
     }
     return targets;
   }
-  for (std::uint32_t at = first_target_record(m_kernel_targets, kernel); at < m_kernel_targets.count; ++at) {
-    const auto r = record_at<KernelTargetRecord>(m_kernel_targets, at);
+  for (std::uint32_t at = first_target_record(kernel); at < m_kernel_targets.count; ++at) {
+    const auto r = record<KernelTargetRecord>(m_kernel_targets, at);
     if (r.kernel != kernel) {
       break;
     }
@@ -232,9 +221,19 @@ std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) c
   NameKey normalized;
   const std::string_view key = normalized.of(name);
   // NAME_INDEX first (1.4): a slot counts only if its record has the name; the search decides misses.
-  const auto named = [&](std::uint32_t i) { return i < m_names.count && this->name(i).name == key; };
-  std::optional<std::uint32_t> found = detail::probe_name_index(m_name_index.bytes, m_name_index.count, key, named);
-  if (!found) found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
+  // A record whose length differs is passed over without reading its name's bytes.
+  std::uint32_t kernel = 0;
+  const auto named = [&](std::uint32_t i) {
+    if (i >= m_names.count) return false;
+    const auto r = record<NameRecord>(m_names, i);
+    kernel = r.kernel;
+    return r.name.length == key.size() && string(r.name) == key;
+  };
+  const auto slot_present = [&](std::size_t at) {
+    return present(m_name_index.bytes.subspan(at * sizeof(NameIndexSlot), sizeof(NameIndexSlot)));
+  };
+  if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, key, named, slot_present)) return kernel;
+  const std::optional<std::uint32_t> found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
   if (!found) {
     return std::nullopt;
   }
@@ -250,7 +249,10 @@ std::string PackageReader::check_name_index() const {
   for (std::uint32_t i = 0; i < m_names.count; ++i) {
     const std::string_view wanted = name(i).name;
     const auto named = [&](std::uint32_t k) { return k < m_names.count && name(k).name == wanted; };
-    if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, wanted, named) != i)
+    const auto slot_present = [&](std::size_t at) {
+      return present(m_name_index.bytes.subspan(at * sizeof(NameIndexSlot), sizeof(NameIndexSlot)));
+    };
+    if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, wanted, named, slot_present) != i)
       return m_label + ": NAME_INDEX does not find the name '" + std::string(wanted.substr(0, 200)) +
              "' (lookups still find it by searching NAMES)";
   }
@@ -267,7 +269,8 @@ std::span<const std::byte> PackageReader::stored_image(std::uint32_t image) cons
   if (image >= m_images.count) {
     return {};
   }
-  const auto r = record_at<ImageRecord>(m_images, image);
+  const auto r = record<ImageRecord>(m_images, image);
+  if (r.offset > m_blobs.size() || r.stored_size > m_blobs.size() - r.offset) return {};   // deferred: unchecked
   return m_blobs.subspan(r.offset, r.stored_size);
 }
 
@@ -280,7 +283,7 @@ ReadError PackageReader::image_bytes(std::uint32_t image, std::vector<std::byte>
                                         " (the package has " + std::to_string(m_images.count) +
                                         ")"};
   }
-  const auto r = record_at<ImageRecord>(m_images, image);
+  const auto r = record<ImageRecord>(m_images, image);
   // Messages are built only on failure: this runs on the first-launch path.
   const auto fail = [&](const std::string& why) {
     scratch.clear();
@@ -339,6 +342,7 @@ TocEntry PackageReader::section(std::uint32_t i) const {
 }
 
 ReadError PackageReader::verify_all_sections() const {
+  if (m_pages && !m_pages->load_all()) return page_error();
   for (std::uint32_t i = 0; i < section_count(); ++i) {
     const TocEntry entry = section(i);
     if (checksum(m_bytes.subspan(entry.offset, entry.size)) != entry.checksum) {

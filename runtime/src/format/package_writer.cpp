@@ -5,6 +5,7 @@
 #include "name_index.hpp"
 
 #include "checksum.hpp"
+#include "index_pages.hpp"
 #include "image_codec.hpp"
 #include "record_io.hpp"
 #include "write_plan.hpp"
@@ -240,6 +241,11 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
     place(extra.kind, extra.bytes, 0);
   }
   place(static_cast<std::uint32_t>(SectionKind::blobs), s.blobs, k_section_verify_lazily);
+  if (options.version_minor >= 6) {   // after BLOBS: the pages cover everything before it (1.6)
+    const std::uint64_t blobs_offset = toc.back().offset;
+    place_known(SectionKind::index_pages,
+                detail::encode_index_pages(file, sizeof(FileHeader), blobs_offset, k_index_page_size));
+  }
 
   pad_to(file, k_section_alignment);
   FileHeader header{};

@@ -51,11 +51,11 @@ inline constexpr SectionKind k_required_kinds[] = {
 inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources,
                                                    SectionKind::carried_units, SectionKind::carried_entries,
                                                    SectionKind::source_texts, SectionKind::text_blobs,
-                                                   SectionKind::name_index};
+                                                   SectionKind::name_index, SectionKind::index_pages};
 
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&
-         kind <= static_cast<std::uint32_t>(SectionKind::name_index);
+         kind <= static_cast<std::uint32_t>(SectionKind::index_pages);
 }
 
 // Bytes per record (a NAME_INDEX slot counts as one), or 0 for the sections that are not record
@@ -103,7 +103,7 @@ inline std::string section_name(std::uint32_t kind) {
                                                  "KERNELS",  "PARAMS",   "NAMES",          "VARIABLES",
                                                  "SOURCES",  "METADATA", "BLOBS",          "KERNEL_TARGETS",
                                                  "UNIT_SOURCES", "CARRIED_UNITS", "CARRIED_ENTRIES",
-                                                 "SOURCE_TEXTS", "TEXT_BLOBS", "NAME_INDEX"};
+                                                 "SOURCE_TEXTS", "TEXT_BLOBS", "NAME_INDEX", "INDEX_PAGES"};
   if (is_known_kind(kind)) {
     return std::string(k_names[kind - 1]);
   }

@@ -26,6 +26,7 @@ struct Tables {
   RecordTable carried_units, carried_entries, source_texts;   // empty unless sources are carried (1.3)
   std::span<const std::byte> text_blobs;
   RecordTable name_index;      // slots; empty before 1.4 (format/name_index.hpp)
+  std::span<const std::byte> index_pages;   // INDEX_PAGES, or empty before 1.6
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 

@@ -63,7 +63,7 @@ std::optional<NameRecord> find_name(const Tables& t, std::string_view name) {
   const auto named = [&](std::uint32_t i) {
     return i < t.names.count && string_at(t.strings, load_record<NameRecord>(t.names.bytes, i).name) == name;
   };
-  if (const std::optional<std::uint32_t> i = probe_name_index(t.name_index.bytes, t.name_index.count, name, named, k_probe_steps))
+  if (const std::optional<std::uint32_t> i = probe_name_index(t.name_index.bytes, t.name_index.count, name, named, [](std::size_t) { return true; }, k_probe_steps))
     return load_record<NameRecord>(t.names.bytes, *i);
   std::uint32_t low = 0;
   std::uint32_t high = t.names.count;

@@ -1,0 +1,119 @@
+// INDEX_PAGES (1.6): written after BLOBS covering [header_size, BLOBS), checked whole by a reader that
+// opens the package whole; its shape checked by one that reads the index by pages.
+#include "package_fixture.hpp"
+
+#include "format/checksum.hpp"
+#include "format/index_pages.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace kiln::format::testing {
+namespace {
+
+IndexPagesHeader pages_header(const Bytes& file) {
+  IndexPagesHeader header;
+  std::memcpy(&header, file.data() + section_of(file, SectionKind::index_pages).offset, sizeof header);
+  return header;
+}
+
+void set_pages_header(Bytes& file, const IndexPagesHeader& header) {
+  std::memcpy(file.data() + section_of(file, SectionKind::index_pages).offset, &header, sizeof header);
+}
+
+TEST(IndexPagesFormat, CoverTheIndexFromTheHeaderToBlobsWithAChecksumPerPage) {
+  const Bytes file = write_ok(sample_contents());
+  const IndexPagesHeader header = pages_header(file);
+  EXPECT_EQ(header.page_size, k_index_page_size);
+  EXPECT_EQ(header.begin, sizeof(FileHeader));
+  EXPECT_EQ(header.end, section_of(file, SectionKind::blobs).offset);
+  EXPECT_EQ(header.page_count, (header.end - header.begin + header.page_size - 1) / header.page_size);
+  EXPECT_EQ(section_of(file, SectionKind::index_pages).size, sizeof header + 8u * header.page_count);
+  EXPECT_GT(section_of(file, SectionKind::index_pages).offset, section_of(file, SectionKind::blobs).offset);
+  const PackageReader reader = open_ok(file);
+  EXPECT_EQ(reader.index_pages().page_count, header.page_count);
+  EXPECT_FALSE(reader.deferred());
+}
+
+TEST(IndexPagesFormat, AReaderOpeningWholeChecksEveryPage) {
+  Bytes file = write_ok(sample_contents());
+  IndexPagesHeader header = pages_header(file);
+  std::uint64_t wrong = 0;
+  std::memcpy(file.data() + section_of(file, SectionKind::index_pages).offset + sizeof header, &wrong, sizeof wrong);
+  // Only the section checksums made right: the page's own checksum is what fails.
+  Bytes sealed = file;
+  {
+    FileHeader h = header_of(sealed);
+    for (std::size_t i = 0; i < h.section_count; ++i) {
+      TocEntry e;
+      std::memcpy(&e, sealed.data() + h.toc_offset + i * sizeof e, sizeof e);
+      e.checksum = checksum(std::span(sealed).subspan(e.offset, e.size));
+      set_toc_entry(sealed, i, e);
+    }
+    h.toc_checksum = checksum(std::span(sealed).subspan(h.toc_offset, h.section_count * sizeof(TocEntry)));
+    set_header(sealed, h);
+    h.header_checksum = checksum(std::span(sealed).first(k_header_checksum_span));
+    set_header(sealed, h);
+  }
+  expect_corrupt(sealed, "INDEX_PAGES page 0 (bytes [64, " + std::to_string(std::min<std::uint64_t>(header.end, 64 + header.page_size)) +
+                             ")) checksum mismatch");
+}
+
+TEST(IndexPagesFormat, AShapeThatDoesNotCoverTheIndexIsRefused) {
+  const Bytes good = write_ok(sample_contents());
+  const IndexPagesHeader header = pages_header(good);
+  struct Case {
+    IndexPagesHeader header;
+    std::string message;
+  };
+  const std::string index = "[64, " + std::to_string(header.end) + ")";
+  std::vector<Case> cases = {
+      {{3000, header.page_count, header.begin, header.end}, "INDEX_PAGES page size 3000 is not a power of two from 4096 to 1048576"},
+      {{2048, header.page_count, header.begin, header.end}, "INDEX_PAGES page size 2048 is not a power of two from 4096 to 1048576"},
+      {{header.page_size, header.page_count, 80, header.end},
+       "INDEX_PAGES covers bytes [80, " + std::to_string(header.end) + "), not the index " + index},
+      {{header.page_size, header.page_count, header.begin, header.end - 16},
+       "INDEX_PAGES covers bytes [64, " + std::to_string(header.end - 16) + "), not the index " + index},
+      {{header.page_size, header.page_count + 1, header.begin, header.end},
+       "INDEX_PAGES holds " + std::to_string(header.page_count + 1) + " pages in " +
+           std::to_string(sizeof header + 8 * header.page_count) + " bytes; the index needs " + std::to_string(header.page_count)},
+  };
+  for (const Case& c : cases) {
+    Bytes file = good;
+    set_pages_header(file, c.header);
+    // Resealed without recomputing the pages (reseal leaves a section it cannot redo alone).
+    FileHeader h = header_of(file);
+    const TocEntry pages = section_of(file, SectionKind::index_pages);
+    for (std::size_t i = 0; i < h.section_count; ++i) {
+      TocEntry e;
+      std::memcpy(&e, file.data() + h.toc_offset + i * sizeof e, sizeof e);
+      if (e.offset == pages.offset) e.checksum = checksum(std::span(file).subspan(e.offset, e.size));
+      set_toc_entry(file, i, e);
+    }
+    h.toc_checksum = checksum(std::span(file).subspan(h.toc_offset, h.section_count * sizeof(TocEntry)));
+    set_header(file, h);
+    h.header_checksum = checksum(std::span(file).first(k_header_checksum_span));
+    set_header(file, h);
+    expect_corrupt(file, c.message);
+    PackageReader deferred;
+    const ReadError e = deferred.open_deferred(file, "app.kiln");
+    EXPECT_EQ(e.message, "app.kiln: " + c.message);
+  }
+}
+
+TEST(IndexPagesFormat, ReadingByPagesNeedsThemAndAnOlderMinorHasNone) {
+  WriteOptions options;
+  options.version_minor = 5;
+  const Bytes older = write_ok(sample_contents(), options);
+  for (std::size_t i = 0; i < header_of(older).section_count; ++i) {
+    EXPECT_NE(toc_of(older)[i].kind, static_cast<std::uint32_t>(SectionKind::index_pages));
+  }
+  PackageReader reader;
+  EXPECT_EQ(reader.open_deferred(older, "app.kiln").message,
+            "app.kiln: no INDEX_PAGES section, which reading the index by pages needs");
+  open_ok(older);
+}
+
+}  // namespace
+}  // namespace kiln::format::testing
