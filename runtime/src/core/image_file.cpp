@@ -30,7 +30,7 @@ Status ImageFile::open(bool log) {
   return {};
 }
 
-Status ImageFile::checked_kernel(std::uint32_t index) const {
+Status ImageFile::check_kernel(std::uint32_t index) const {
   const format::ReadError error = reader.check_kernel(index);
   return error ? fail(status_of(error.code), error.message) : Status{};
 }

@@ -25,10 +25,14 @@ struct ImageFile {
   // Checks the bytes `source` holds as a package (or, for a deferred index, its header, TOC and
   // INDEX_PAGES: the rest is checked at first use) and makes the stores over them. `log`: KILN_LOG.
   Status open(bool log);
-  // What using kernel `index` trusts, checked (a deferred index; else nothing to do).
-  Status checked_kernel(std::uint32_t index) const;
+  // What using kernel `index` trusts, checked (a deferred index; else nothing to do). Inline: every
+  // lookup asks.
+  Status checked_kernel(std::uint32_t index) const { return reader.deferred() ? check_kernel(index) : Status{}; }
   // The whole index checked, as a file opened whole is at open (once).
   Status checked_index() const;
+
+private:
+  Status check_kernel(std::uint32_t index) const;
 };
 
 // The status a reader's refusal maps to (never renumbered: both are written in stone).

@@ -3,9 +3,9 @@
 // The rules that span whole tables (order, uniqueness, every name findable) wait for check_all().
 #include "package_reader.hpp"
 
-#include "limits.hpp"
 #include "names.hpp"
 #include "record_io.hpp"
+#include "table_invariants.hpp"
 
 #include <cstring>
 
@@ -108,7 +108,6 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
     return at_record(SectionKind::units, u) + "images [" + std::to_string(r.first_image) + ", +" +
            std::to_string(r.image_count) + ") lie outside IMAGES (" + std::to_string(m_images.count) + " records)";
   }
-  const std::uint64_t ceiling = max_image_size(m_bytes.size());
   for (std::uint32_t j = r.first_image; j < r.first_image + r.image_count; ++j) {
     const auto image = record<ImageRecord>(m_images, j);
     const auto where = at_record(SectionKind::images, j);
@@ -138,9 +137,8 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
       return where + "bytes [" + std::to_string(image.offset) + ", +" + std::to_string(image.stored_size) +
              ") lie outside BLOBS (" + std::to_string(m_blobs.size()) + " bytes)";
     }
-    if (image.raw_size > ceiling) {
-      return where + "raw size " + std::to_string(image.raw_size) + " exceeds the limit of " + std::to_string(ceiling) +
-             " bytes for a package of " + std::to_string(m_bytes.size()) + " bytes";
+    if (std::string problem = detail::raw_size_problem(image.raw_size, m_bytes.size()); !problem.empty()) {
+      return where + problem;
     }
   }
   return {};

@@ -103,8 +103,10 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
     m_state[page].store(k_failed, std::memory_order_release);
     return false;
   }
-  m_read.fetch_add(1, std::memory_order_relaxed);
   m_state[page].store(k_read, std::memory_order_release);
+  if (m_read.fetch_add(1, std::memory_order_relaxed) + 1 == m_pages.page_count) {
+    m_all_read.store(true, std::memory_order_release);
+  }
   return true;
 }
 

@@ -63,6 +63,8 @@ public:
   // Whether file bytes [offset, offset + size) may be read: true at once outside the pages or when
   // their pages are read; otherwise reads them. False when one cannot be read (see failure()).
   bool load(std::uint64_t offset, std::uint64_t size) const {
+    // Once every page is read (a program that looks up many kernels), one test answers.
+    if (m_all_read.load(std::memory_order_acquire)) return true;
     if (size == 0 || offset >= m_pages.end || offset + size <= m_pages.begin) return true;
     const std::uint64_t first = (std::max(offset, m_pages.begin) - m_pages.begin) >> m_shift;
     const std::uint64_t last = (std::min(offset + size, m_pages.end) - 1 - m_pages.begin) >> m_shift;
@@ -93,6 +95,7 @@ private:
   mutable Failure m_failure = Failure::none;
   mutable std::string m_message;
   mutable std::atomic<std::uint32_t> m_read{0};
+  mutable std::atomic<bool> m_all_read{false};
 };
 
 }  // namespace kiln::format

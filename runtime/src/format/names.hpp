@@ -14,6 +14,12 @@ std::string normalize_name(std::string_view name);
 // The same into `out`, which must hold name.size() bytes (normalizing never lengthens a name): what
 // lookups use, with a buffer on the stack, so that finding a kernel allocates nothing.
 std::string_view normalize_name_into(std::string_view name, char* out);
+// The length of `name`'s first run without whitespace: normalizing leaves it as it is, and a name
+// without whitespace (every name a package stores but those like "unsigned int") entirely.
+std::size_t unspaced_prefix(std::string_view name);
+// normalize_name_into for a name whose first `prefix` bytes (unspaced_prefix, at most) `out`
+// already holds: the rest is normalized after them.
+std::string_view normalize_name_after(std::string_view name, std::size_t prefix, char* out);
 // Whether normalize_name(name) would return `name` unchanged, as it does for every name a package
 // stores: lookups and checks then use the name as it is, without a copy.
 bool is_normalized(std::string_view name);

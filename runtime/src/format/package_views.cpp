@@ -12,6 +12,8 @@
 #include "record_io.hpp"
 #include "table_check.hpp"
 
+#include <cstring>
+
 namespace kiln::format {
 namespace {
 
@@ -39,8 +41,15 @@ std::optional<std::uint32_t> search(const Table& table, std::string_view key, Ke
 class NameKey {
 public:
   std::string_view of(std::string_view name) {
+    // One pass: up to the first whitespace the name is its own key; a name with none is used as it
+    // is, one with some is copied that far and normalized from there.
+    const std::size_t prefix = unspaced_prefix(name);
+    if (prefix == name.size()) return name;
+    if (name.size() <= sizeof m_buffer) {
+      std::memcpy(m_buffer, name.data(), prefix);
+      return normalize_name_after(name, prefix, m_buffer);
+    }
     if (is_normalized(name)) return name;
-    if (name.size() <= sizeof m_buffer) return normalize_name_into(name, m_buffer);
     m_long = normalize_name(name);
     return m_long;
   }

@@ -21,17 +21,25 @@ std::string record(SectionKind kind, std::uint32_t i) {
 // k_max_image_ratio times the package (what bounds a reader that decodes every image: verify, a
 // preload, a fuzzer), and no two images share stored bytes (the
 // index lies in other sections, which the reader has already kept apart from BLOBS).
+}  // namespace
+
+std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size) {
+  const std::uint64_t ceiling = max_image_size(file_size);
+  if (raw_size <= ceiling) return {};
+  return "raw size " + std::to_string(raw_size) + " exceeds the limit of " + std::to_string(ceiling) + " bytes (" +
+         std::to_string(k_max_image_ratio) + " times the package's size, at most 2 GiB)";
+}
+
+namespace {
+
 std::string check_images(const Tables& t) {
-  const std::uint64_t ceiling = max_image_size(t.file_size);
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> spans;  // offset, end, image
   spans.reserve(t.images.count);
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < t.images.count; ++i) {
     const auto r = load_record<ImageRecord>(t.images.bytes, i);
-    if (r.raw_size > ceiling) {
-      return record(SectionKind::images, i) + "raw size " + std::to_string(r.raw_size) + " exceeds the limit of " +
-             std::to_string(ceiling) + " bytes (" + std::to_string(k_max_image_ratio) +
-             " times the package's size, at most 2 GiB)";
+    if (std::string problem = raw_size_problem(r.raw_size, t.file_size); !problem.empty()) {
+      return record(SectionKind::images, i) + problem;
     }
     total += r.raw_size;  // no overflow: each term is at most 2 GiB and there are fewer than 2^32
     if (total > max_total_image_size(t.file_size)) {

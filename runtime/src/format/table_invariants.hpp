@@ -13,4 +13,7 @@ namespace kiln::format::detail {
 // O(n log n) in the number of records, linear in the size of STRINGS.
 std::string check_invariants(const Tables& tables);
 
+// "" or why an image of `raw_size` bytes is over the limit for a package of `file_size` bytes.
+std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size);
+
 }  // namespace kiln::format::detail
