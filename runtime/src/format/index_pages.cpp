@@ -99,6 +99,7 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
     if (m_failure == Failure::none) {
       m_failure = failure;
       m_message = std::move(why);
+      m_failed.store(true, std::memory_order_release);
     }
     m_state[page].store(k_failed, std::memory_order_release);
     return false;

@@ -78,6 +78,8 @@ public:
   // Reads every page: false at the first that fails.
   bool load_all() const;
   // The first failure, and its message naming the file region; none while every page read is good.
+  // failed() says whether there is one without taking the lock.
+  bool failed() const { return m_failed.load(std::memory_order_acquire); }
   Failure failure() const;
   std::string failure_message() const;
   std::uint32_t pages_read() const { return m_read.load(std::memory_order_relaxed); }
@@ -96,6 +98,7 @@ private:
   mutable std::string m_message;
   mutable std::atomic<std::uint32_t> m_read{0};
   mutable std::atomic<bool> m_all_read{false};
+  mutable std::atomic<bool> m_failed{false};
 };
 
 }  // namespace kiln::format

@@ -296,6 +296,7 @@ ReadError PackageReader::check_all() const {
 
 ReadError PackageReader::page_error() const {
   if (!m_pages) return {ReadErrorCode::corrupt, m_label + ": the index pages were not handed to the reader"};
+  if (!m_pages->failed()) return {};
   switch (m_pages->failure()) {
     case IndexPageLoader::Failure::none: return {};
     case IndexPageLoader::Failure::io: return {ReadErrorCode::io, m_label + ": " + m_pages->failure_message()};
