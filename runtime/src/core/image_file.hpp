@@ -27,7 +27,7 @@ struct ImageFile {
   Status open(bool log);
   // What using kernel `index` trusts, checked (a deferred index; else nothing to do). Inline: every
   // lookup asks.
-  Status checked_kernel(std::uint32_t index) const { return reader.deferred() ? check_kernel(index) : Status{}; }
+  Status checked_kernel(std::uint32_t index) const { return reader.kernel_checked(index) ? Status{} : check_kernel(index); }
   // The whole index checked, as a file opened whole is at open (once).
   Status checked_index() const;
 

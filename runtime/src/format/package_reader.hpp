@@ -152,6 +152,11 @@ public:
   // their targets, its KERNEL_TARGETS), checked once; corrupt naming the record, or io when a page
   // cannot be read. Readers opened whole: nothing to check.
   ReadError check_kernel(std::uint32_t i) const;
+  // Whether check_kernel(i) has passed (always, for a reader opened whole): the test each lookup
+  // makes, inline.
+  bool kernel_checked(std::uint32_t i) const {
+    return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked[i].load(std::memory_order_acquire) != 0);
+  }
   // Deferred readers: reads every page and checks everything open() checks, once (later calls give
   // the same answer). Readers opened whole: nothing to check.
   ReadError check_all() const;
