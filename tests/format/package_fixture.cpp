@@ -217,14 +217,14 @@ void reseal_index_pages(Bytes& file, const FileHeader& h) {
   std::memcpy(file.data() + pages->offset, fresh.data(), fresh.size());
 }
 
-void reseal(Bytes& file) {
+void reseal(Bytes& file, bool index_pages) {
   if (file.size() < sizeof(FileHeader)) {
     return;
   }
   FileHeader h = header_of(file);
   const std::uint64_t toc_size = std::uint64_t{h.section_count} * sizeof(TocEntry);
   if (h.toc_offset <= file.size() && toc_size <= file.size() - h.toc_offset) {
-    reseal_index_pages(file, h);
+    if (index_pages) reseal_index_pages(file, h);
     for (std::size_t i = 0; i < h.section_count; ++i) {
       TocEntry e;
       std::memcpy(&e, file.data() + h.toc_offset + i * sizeof e, sizeof e);
