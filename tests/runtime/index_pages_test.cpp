@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -216,6 +217,22 @@ TEST_F(IndexPages, AFileChangedAfterOpenIsAnErrorAtTheFirstPageReadNotACrash) {
   write(many_kernels());
   kiln::Package package = open_path();
   fs::resize_file(m_path, 100);
+  const std::string message = error_of([&] { package.find_kernel(kernel_name(10)); }, KILN_STATUS_IO_ERROR);
+  EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
+  EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
+}
+
+// Pages are read without asking the file's status first; a page whose bytes changed fails its
+// checksum, and then the status names the cause.
+TEST_F(IndexPages, AFileRewrittenInPlaceAfterOpenIsAnErrorNamingTheChangeNotCorrupt) {
+  Bytes bytes = many_kernels();
+  write(bytes);
+  kiln::Package package = open_path();
+  const auto written = fs::last_write_time(m_path);
+  const format::TocEntry names = format::testing::section_of(bytes, format::SectionKind::name_index);
+  for (std::size_t i = 0; i < names.size; ++i) bytes[names.offset + i] ^= std::byte{0x5A};   // every slot
+  write(bytes);   // the same size, other bytes
+  fs::last_write_time(m_path, written + std::chrono::hours(1));   // whatever the clock's grain
   const std::string message = error_of([&] { package.find_kernel(kernel_name(10)); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
   EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);

@@ -22,7 +22,8 @@ Status ImageFile::open(bool log) {
   if (source.index_deferred()) {
     index_pages = std::make_unique<format::IndexPageLoader>(
         reader.index_pages(), source.bytes(),
-        [this](std::uint64_t offset, std::uint64_t size) { return source.read_index_page(offset, size); });
+        [this](std::uint64_t offset, std::uint64_t size) { return source.read_index_page(offset, size); },
+        [this] { return source.changed_since_open(); });
     reader.use_pages(index_pages.get());
   }
   images = std::make_unique<ImageStore>(reader, source, label);

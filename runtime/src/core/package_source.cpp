@@ -100,9 +100,15 @@ std::string PackageSource::read_index_page(std::uint64_t offset, std::uint64_t s
   if (offset < m_index_begin || offset > m_index_end || size > m_index_end - offset) {
     return "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) + ") are not in the index of " + in_quotes(m_path);
   }
-  Status read = check_unchanged();
-  if (read.ok()) read = read_range(offset, size);
-  return read.ok() ? std::string() : read.message;
+  const Status read = read_range(offset, size);
+  if (read.ok()) return {};
+  std::string changed = changed_since_open();   // a short read's likely cause, said plainly
+  return changed.empty() ? read.message : changed;
+}
+
+std::string PackageSource::changed_since_open() const {
+  const Status unchanged = check_unchanged();
+  return unchanged.ok() ? std::string() : unchanged.message;
 }
 
 Status PackageSource::check_unchanged() const {

@@ -76,8 +76,9 @@ std::string check_index_pages(const IndexPagesView& pages, std::span<const std::
 
 }  // namespace detail
 
-IndexPageLoader::IndexPageLoader(const IndexPagesView& pages, std::span<const std::byte> file, Fill fill)
-    : m_pages(pages), m_file(file), m_fill(std::move(fill)),
+IndexPageLoader::IndexPageLoader(const IndexPagesView& pages, std::span<const std::byte> file, Fill fill,
+                                 Changed changed)
+    : m_pages(pages), m_file(file), m_fill(std::move(fill)), m_changed(std::move(changed)),
       m_shift(static_cast<unsigned>(std::countr_zero(pages.page_size))),
       m_state(std::make_unique<std::atomic<std::uint8_t>[]>(pages.page_count)) {}
 
@@ -92,8 +93,9 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
   std::string why = m_fill(first, size);
   Failure failure = why.empty() ? Failure::none : Failure::io;
   if (failure == Failure::none && checksum(m_file.subspan(first, size)) != m_pages.checksum(page)) {
-    failure = Failure::corrupt;
-    why = detail::page_mismatch(m_pages, page);
+    why = m_changed ? m_changed() : std::string();
+    failure = why.empty() ? Failure::corrupt : Failure::io;
+    if (why.empty()) why = detail::page_mismatch(m_pages, page);
   }
   if (failure != Failure::none) {
     if (m_failure == Failure::none) {

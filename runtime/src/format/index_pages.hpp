@@ -56,9 +56,13 @@ public:
   // Reads file bytes [offset, offset + size) into place: "" or why it could not (an I/O error, the
   // file changed since it was opened).
   using Fill = std::function<std::string(std::uint64_t offset, std::uint64_t size)>;
+  // Asked only when a page read fails its checksum: "" or why its bytes differ from those written
+  // (the file changed since it was opened). A fill need not ask before each read, since the
+  // checksum finds what changed; this only names the cause (IO_ERROR, not CORRUPT).
+  using Changed = std::function<std::string()>;
   enum class Failure { none, io, corrupt };
 
-  IndexPageLoader(const IndexPagesView& pages, std::span<const std::byte> file, Fill fill);
+  IndexPageLoader(const IndexPagesView& pages, std::span<const std::byte> file, Fill fill, Changed changed = {});
 
   // Whether file bytes [offset, offset + size) may be read: true at once outside the pages or when
   // their pages are read; otherwise reads them. False when one cannot be read (see failure()).
@@ -91,6 +95,7 @@ private:
   IndexPagesView m_pages;
   std::span<const std::byte> m_file;
   Fill m_fill;
+  Changed m_changed;
   unsigned m_shift = 0;
   std::unique_ptr<std::atomic<std::uint8_t>[]> m_state;
   mutable std::mutex m_mutex;   // one page is read at a time; guards the failure

@@ -104,7 +104,7 @@ struct IndexPagesHeader {                // 24 bytes, then page_count u64 checks
   std::uint64_t end;                     // the offset of BLOBS
 };
 static_assert(sizeof(IndexPagesHeader) == 24);
-inline constexpr std::uint32_t k_index_page_size = 16384;   // what the writer uses
+inline constexpr std::uint32_t k_index_page_size = 4096;    // what the writer uses
 inline constexpr std::uint32_t k_index_page_min = 4096;
 inline constexpr std::uint32_t k_index_page_max = 1u << 20;
 
