@@ -11,8 +11,9 @@ namespace kiln::format {
 // Removes all whitespace except one space where it separates two identifier characters
 // ([A-Za-z0-9_]), as in "unsigned int". "foo<bar<int> >" becomes "foo<bar<int>>".
 std::string normalize_name(std::string_view name);
-// The same into `out`, which must hold name.size() bytes (normalizing never lengthens a name): what
-// lookups use, with a buffer on the stack, so that finding a kernel allocates nothing.
+// The same into `out`, which must hold name.size() bytes (normalizing never lengthens a name; bytes
+// of `out` past the key's end may be written too): what lookups use, with a buffer on the stack, so
+// that finding a kernel allocates nothing.
 std::string_view normalize_name_into(std::string_view name, char* out);
 // The length of `name`'s first run without whitespace: normalizing leaves it as it is, and a name
 // without whitespace (every name a package stores but those like "unsigned int") entirely.
