@@ -36,6 +36,34 @@ TEST(IndexPagesFormat, CoverTheIndexFromTheHeaderToBlobsWithAChecksumPerPage) {
   EXPECT_FALSE(reader.deferred());
 }
 
+// Readers take any page size from 4 KiB to 1 MiB (the first 1.6 writer used 16 KiB); the writer
+// refuses the others rather than write a file no reader opens.
+TEST(IndexPagesFormat, EveryPageSizeTheRuleAllowsIsWrittenAndReadOthersAreRefusedByTheWriter) {
+  for (const std::uint32_t size : {k_index_page_min, 16384u, k_index_page_max}) {
+    WriteOptions options;
+    options.index_page_size = size;
+    const WriteResult written = write_package(sample_contents(), options);
+    ASSERT_EQ(written.error, "") << size;
+    const IndexPagesHeader header = pages_header(written.bytes);
+    EXPECT_EQ(header.page_size, size);
+    EXPECT_EQ(header.page_count, (header.end - header.begin + size - 1) / size);
+    EXPECT_EQ(open_ok(written.bytes).index_pages().page_size, size);
+    PackageReader deferred;
+    EXPECT_FALSE(deferred.open_deferred(written.bytes, "app.kiln")) << size;
+    // The bytes are all in memory: filling a page reads nothing, and each page is still checked.
+    const IndexPageLoader pages(deferred.index_pages(), written.bytes, [](std::uint64_t, std::uint64_t) { return std::string(); });
+    deferred.use_pages(&pages);
+    EXPECT_EQ(deferred.check_all().message, "") << size;
+    EXPECT_EQ(pages.pages_read(), header.page_count) << size;
+  }
+  for (const std::uint32_t size : {0u, 2048u, 6000u, 2u * k_index_page_max}) {
+    WriteOptions options;
+    options.index_page_size = size;
+    EXPECT_EQ(write_package(sample_contents(), options).error,
+              "index page size " + std::to_string(size) + " is not a power of two from 4096 to 1048576");
+  }
+}
+
 TEST(IndexPagesFormat, AReaderOpeningWholeChecksEveryPage) {
   Bytes file = write_ok(sample_contents());
   IndexPagesHeader header = pages_header(file);

@@ -30,7 +30,8 @@ constexpr std::uint32_t k_kernels = 2000;   // an index of about 180 KiB: a doze
 std::string kernel_name(std::uint32_t i) { return "ops::tile<" + std::to_string(i % 7) + ", " + std::to_string(i) + ">"; }
 
 // k_kernels kernels in units of 100, each unit with an sm_90 cubin and compute_90 PTX.
-Bytes many_kernels(std::uint16_t version_minor = format::k_version_minor) {
+Bytes many_kernels(std::uint16_t version_minor = format::k_version_minor,
+                   std::uint32_t page_size = format::k_index_page_size) {
   PackageSpec spec;
   for (std::uint32_t u = 0; u * 100 < k_kernels; ++u) spec.units.push_back({"unit_" + std::to_string(u) + ".cu", {"sm_90", "compute_90"}});
   for (std::uint32_t i = 0; i < k_kernels; ++i) {
@@ -38,14 +39,15 @@ Bytes many_kernels(std::uint16_t version_minor = format::k_version_minor) {
                                .with_lowered("_ZN3ops4tileILi" + std::to_string(i % 7) + "ELi" + std::to_string(i) + "EEEvPfi"));
   }
   Bytes bytes = build_package(spec);
-  if (version_minor == format::k_version_minor) return bytes;
-  // The same contents as an older minor writes them (no INDEX_PAGES).
+  if (version_minor == format::k_version_minor && page_size == format::k_index_page_size) return bytes;
+  // The same contents as an older minor writes them (no INDEX_PAGES), or with other pages.
   format::PackageReader reader;
   format::PackageContents contents;
   EXPECT_FALSE(reader.open(bytes));
   EXPECT_FALSE(format::read_contents(reader, contents));
   format::WriteOptions options;
   options.version_minor = version_minor;
+  options.index_page_size = page_size;
   options.compress = false;
   return format::write_package(contents, options).bytes;
 }
@@ -251,6 +253,25 @@ TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPagesAndOlderFilesWhole) {
   kiln::Package older = open_path();
   EXPECT_EQ(pages_of(older), nullptr);
   EXPECT_EQ(older.find_kernel(kernel_name(1999)), index_in(many_kernels(), kernel_name(1999)));
+}
+
+// A file written with larger pages (the first 1.6 writer's 16 KiB, the largest the format allows)
+// reads by pages all the same: a lookup reads fewer, larger pages.
+TEST_F(IndexPages, FilesWithOtherPageSizesAreReadByPagesAndFindTheSameKernels) {
+  kiln::Package whole = open(many_kernels());
+  for (const std::uint32_t size : {16384u, format::k_index_page_max}) {
+    write(many_kernels(format::k_version_minor, size));
+    kiln::Package package = open_path();
+    ASSERT_NE(pages_of(package), nullptr) << size;
+    const format::IndexPagesView& view = core_of(package).reader().index_pages();
+    EXPECT_EQ(view.page_size, size);
+    EXPECT_EQ(package.find_kernel(kernel_name(1234)), whole.find_kernel(kernel_name(1234))) << size;
+    EXPECT_GE(pages_of(package)->pages_read(), 1u);
+    EXPECT_LE(pages_of(package)->pages_read(), view.page_count);
+    for (std::uint32_t i = 0; i < k_kernels; i += 37) EXPECT_EQ(package.find_kernel(kernel_name(i)), whole.find_kernel(kernel_name(i))) << size;
+    EXPECT_EQ(package.targets(), whole.targets()) << size;   // the whole index, checked
+    EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::none) << size;
+  }
 }
 
 TEST_F(IndexPages, ManyThreadsLookingUpAtOnceReadEachPageOnce) {
