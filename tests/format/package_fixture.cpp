@@ -1,10 +1,5 @@
 #include "package_fixture.hpp"
 
-#include "format/checksum.hpp"
-#include "format/index_pages.hpp"
-
-#include <optional>
-
 #include <gtest/gtest.h>
 
 #include <random>
@@ -195,50 +190,6 @@ void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry) {
   std::memcpy(file.data() + header_of(file).toc_offset + i * sizeof entry, &entry, sizeof entry);
 }
 
-// INDEX_PAGES (1.6) made to cover the index as it now lies: [header_size, BLOBS), its checksums
-// recomputed; left alone when the index no longer fills the pages the section has room for.
-void reseal_index_pages(Bytes& file, const FileHeader& h) {
-  std::optional<TocEntry> pages, blobs;
-  for (std::size_t i = 0; i < h.section_count; ++i) {
-    TocEntry e;
-    std::memcpy(&e, file.data() + h.toc_offset + i * sizeof e, sizeof e);
-    if (e.kind == static_cast<std::uint32_t>(SectionKind::index_pages)) pages = e;
-    if (e.kind == static_cast<std::uint32_t>(SectionKind::blobs)) blobs = e;
-  }
-  if (!pages || !blobs || pages->size < sizeof(IndexPagesHeader) || pages->offset > file.size() ||
-      pages->size > file.size() - pages->offset || blobs->offset > file.size() || blobs->offset < h.header_size) {
-    return;
-  }
-  IndexPagesHeader header;
-  std::memcpy(&header, file.data() + pages->offset, sizeof header);
-  if (header.page_size < k_index_page_min || (header.page_size & (header.page_size - 1)) != 0) return;
-  const Bytes fresh = detail::encode_index_pages(file, h.header_size, blobs->offset, header.page_size);
-  if (fresh.size() != pages->size) return;
-  std::memcpy(file.data() + pages->offset, fresh.data(), fresh.size());
-}
-
-void reseal(Bytes& file, bool index_pages) {
-  if (file.size() < sizeof(FileHeader)) {
-    return;
-  }
-  FileHeader h = header_of(file);
-  const std::uint64_t toc_size = std::uint64_t{h.section_count} * sizeof(TocEntry);
-  if (h.toc_offset <= file.size() && toc_size <= file.size() - h.toc_offset) {
-    if (index_pages) reseal_index_pages(file, h);
-    for (std::size_t i = 0; i < h.section_count; ++i) {
-      TocEntry e;
-      std::memcpy(&e, file.data() + h.toc_offset + i * sizeof e, sizeof e);
-      if (e.offset <= file.size() && e.size <= file.size() - e.offset) {
-        e.checksum = checksum(std::span(file).subspan(e.offset, e.size));
-        std::memcpy(file.data() + h.toc_offset + i * sizeof e, &e, sizeof e);
-      }
-    }
-    h.toc_checksum = checksum(std::span(file).subspan(h.toc_offset, toc_size));
-  }
-  set_header(file, h);
-  h.header_checksum = checksum(std::span(file).first(k_header_checksum_span));
-  set_header(file, h);
-}
 
 PackageReader open_ok(const Bytes& file) {
   PackageReader reader;

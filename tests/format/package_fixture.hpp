@@ -5,6 +5,7 @@
 #include "format/layout.hpp"
 #include "format/package_reader.hpp"
 #include "format/package_writer.hpp"
+#include "reseal.hpp"   // reseal(): checksums made right after an edit
 
 #include <cstddef>
 #include <cstring>
@@ -42,12 +43,6 @@ Bytes write_ok(const PackageContents& contents, const WriteOptions& options = {}
 FileHeader header_of(const Bytes& file);
 std::vector<TocEntry> toc_of(const Bytes& file);
 TocEntry section_of(const Bytes& file, SectionKind kind);  // the first entry of that kind
-
-// Recomputes every section checksum, the TOC checksum and the header checksum, so an edit reaches
-// the reader's index checks instead of its checksums; first INDEX_PAGES (1.6) over the index as it
-// now lies, unless `index_pages` is false (an edit of INDEX_PAGES itself). Skips anything out of
-// bounds.
-void reseal(Bytes& file, bool index_pages = true);
 
 // Record i of a record section, read or replaced in place (call reseal() afterwards).
 template <class Record>

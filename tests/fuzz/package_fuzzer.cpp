@@ -5,10 +5,10 @@
 // checksums and index pages made right, what a reader that reads the index by pages checks at first
 // use, against what one that reads it whole checks at open. A crash, a sanitizer report or a broken
 // promise (checked below with abort) is a finding.
-#include "format/checksum.hpp"
 #include "format/image_check.hpp"
 #include "format/index_pages.hpp"
 #include "format/package_reader.hpp"
+#include "reseal.hpp"
 
 #include <kiln/kiln.h>
 
@@ -67,69 +67,14 @@ void verify_everything(const std::uint8_t* data, std::size_t size) {
   }
 }
 
-template <class T>
-T load(const std::vector<std::byte>& file, std::uint64_t at) {
-  T value;
-  std::memcpy(&value, file.data() + at, sizeof value);
-  return value;
-}
-
-template <class T>
-void store(std::vector<std::byte>& file, std::uint64_t at, const T& value) {
-  std::memcpy(file.data() + at, &value, sizeof value);
-}
-
-// The input with its INDEX_PAGES (when it has one that can be redone in place) made to match its
-// bytes, then every section's checksum, the TOC's and the header's made right: so that both readers
-// get past the checksums to the tables' rules. False when the input has nothing to redo.
-bool reseal(std::vector<std::byte>& file) {
-  using namespace kiln::format;
-  if (file.size() < sizeof(FileHeader)) return false;
-  FileHeader h = load<FileHeader>(file, 0);
-  const std::uint64_t toc_size = std::uint64_t{h.section_count} * sizeof(TocEntry);
-  if (h.toc_offset < sizeof h || h.toc_offset > file.size() || toc_size > file.size() - h.toc_offset) return false;
-  const auto entry_at = [&](std::uint32_t i) { return h.toc_offset + std::uint64_t{i} * sizeof(TocEntry); };
-  const auto inside = [&](const TocEntry& e) { return e.offset <= file.size() && e.size <= file.size() - e.offset; };
-  std::uint64_t blobs = 0;
-  bool has_pages = false;
-  for (std::uint32_t i = 0; i < h.section_count; ++i) {
-    const auto e = load<TocEntry>(file, entry_at(i));
-    if (e.kind == static_cast<std::uint32_t>(SectionKind::blobs) && blobs == 0) blobs = e.offset;
-  }
-  for (std::uint32_t i = 0; i < h.section_count; ++i) {
-    const auto e = load<TocEntry>(file, entry_at(i));
-    if (e.kind != static_cast<std::uint32_t>(SectionKind::index_pages) || !inside(e) || e.size < sizeof(IndexPagesHeader)) continue;
-    const auto pages = load<IndexPagesHeader>(file, e.offset);
-    if (pages.page_size < k_index_page_min || pages.page_size > k_index_page_max ||
-        (pages.page_size & (pages.page_size - 1)) != 0 || h.header_size > blobs || blobs > file.size() ||
-        e.offset < blobs) {
-      continue;
-    }
-    const std::vector<std::byte> fresh = detail::encode_index_pages(file, h.header_size, blobs, pages.page_size);
-    if (fresh.size() != e.size) continue;
-    std::memcpy(file.data() + e.offset, fresh.data(), fresh.size());
-    has_pages = true;
-  }
-  for (std::uint32_t i = 0; i < h.section_count; ++i) {
-    auto e = load<TocEntry>(file, entry_at(i));
-    if (!inside(e)) continue;
-    e.checksum = checksum(std::span(file).subspan(e.offset, e.size));
-    store(file, entry_at(i), e);
-  }
-  h.toc_checksum = checksum(std::span(file).subspan(h.toc_offset, toc_size));
-  store(file, 0, h);
-  h.header_checksum = checksum(std::span(file).first(k_header_checksum_span));
-  store(file, 0, h);
-  return has_pages;
-}
-
 // A reader by pages over the resealed input (every page present: nothing to read, each still checked
 // against its checksum): whatever each kernel's records hold, its checks and accessors stay inside
 // the buffer; its whole check gives the answer a whole open gives; a package a whole open accepts
 // has every kernel pass.
 void read_by_pages(const std::uint8_t* data, std::size_t size) {
   std::vector<std::byte> file(reinterpret_cast<const std::byte*>(data), reinterpret_cast<const std::byte*>(data) + size);
-  if (!reseal(file)) return;
+  // Its INDEX_PAGES and checksums made right, so both readers get past them to the tables' rules.
+  if (!kiln::format::testing::reseal(file)) return;
   kiln::format::PackageReader whole;
   const kiln::format::ReadError at_open = whole.open(file, "fuzz input");
   kiln::format::PackageReader paged;

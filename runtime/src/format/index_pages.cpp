@@ -93,9 +93,9 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
   std::string why = m_fill(first, size);
   Failure failure = why.empty() ? Failure::none : Failure::io;
   if (failure == Failure::none && checksum(m_file.subspan(first, size)) != m_pages.checksum(page)) {
-    why = m_changed ? m_changed() : std::string();
-    failure = why.empty() ? Failure::corrupt : Failure::io;
-    if (why.empty()) why = detail::page_mismatch(m_pages, page);
+    std::string changed = m_changed ? m_changed() : std::string();
+    failure = changed.empty() ? Failure::corrupt : Failure::io;
+    why = changed.empty() ? detail::page_mismatch(m_pages, page) : std::move(changed);
   }
   if (failure != Failure::none) {
     if (m_failure == Failure::none) {

@@ -17,10 +17,6 @@ std::string record(SectionKind kind, std::uint32_t i) {
   return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
 }
 
-// Each image decodes to no more than the limits allow, all of them together to no more than
-// k_max_image_ratio times the package (what bounds a reader that decodes every image: verify, a
-// preload, a fuzzer), and no two images share stored bytes (the
-// index lies in other sections, which the reader has already kept apart from BLOBS).
 }  // namespace
 
 std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size) {
@@ -32,6 +28,10 @@ std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size) {
 
 namespace {
 
+// Each image decodes to no more than the limits allow, all of them together to no more than
+// k_max_image_ratio times the package (what bounds a reader that decodes every image: verify, a
+// preload, a fuzzer), and no two images share stored bytes (the
+// index lies in other sections, which the reader has already kept apart from BLOBS).
 std::string check_images(const Tables& t) {
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> spans;  // offset, end, image
   spans.reserve(t.images.count);
