@@ -4,9 +4,8 @@
 //
 // `#error` under __clang__ stands for everything clang 19 refuses where nvcc does not: only the
 // scanner defines __clang__ (NVRTC does not, nor does nvcc's host compiler, g++).
-#include "format/package_reader.hpp"
 #include "kiln_runner.hpp"
-#include "package/kernel_names.hpp"
+#include "package_kernels.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,15 +26,6 @@ fs::path write_unscannable_project(const ScratchDir& dir, const std::string& sou
   return p;
 }
 
-Names kernels_of(const fs::path& package) {
-  const std::vector<std::byte> bytes = read_bytes(package);
-  format::PackageReader reader;
-  if (reader.open(bytes)) throw std::runtime_error("cannot open " + package.string());
-  Names names;
-  for (std::uint32_t i = 0; i < reader.kernel_count(); ++i)
-    names.insert(package::canonical_kernel_name(reader.kernel(i).lowered_name));
-  return names;
-}
 
 TEST(BuildUnscannable, TheCompilerDecidesWhichKernelsADeviceSourceHolds) {
   ScratchDir dir;

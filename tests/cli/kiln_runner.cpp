@@ -35,9 +35,11 @@ fs::path default_cache_dir(const fs::path& cwd) {
   return dir->path();
 }
 
-RunResult run_kiln(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
+RunResult run_kiln(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
+                   int timeout_seconds) {
   ScratchDir io;
-  std::string command = "cd " + shell_quote(cwd.string()) + " && env ";
+  // Bounded: a kiln that hangs fails its test (exit 124) instead of holding the suite.
+  std::string command = "cd " + shell_quote(cwd.string()) + " && timeout -k 5 " + std::to_string(timeout_seconds) + " env ";
   bool cache_given = false;
   for (const std::string& e : env) cache_given = cache_given || e.starts_with("KILN_CACHE_DIR=");
   if (!cache_given) command += shell_quote("KILN_CACHE_DIR=" + default_cache_dir(cwd).string()) + " ";

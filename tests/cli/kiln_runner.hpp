@@ -22,9 +22,10 @@ struct RunResult {
 
 // Runs `kiln <args>` in `cwd` (each argument is shell-quoted), with `env` ("NAME=value") added to the
 // environment. Unless `env` sets KILN_CACHE_DIR, it is default_cache_dir(cwd): tests never touch the
-// user's cache.
+// user's cache. A run that takes longer than `timeout_seconds` is killed and exits with 124.
+constexpr int k_timed_out = 124;
 RunResult run_kiln(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                   const std::vector<std::string>& env = {});
+                   const std::vector<std::string>& env = {}, int timeout_seconds = 900);
 
 // The cache of every kiln run in `cwd` that names no other: a scratch directory of its own.
 std::filesystem::path default_cache_dir(const std::filesystem::path& cwd);

@@ -2,16 +2,117 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
 namespace kiln::package {
 namespace {
 
+namespace fs = std::filesystem;
+
+std::string text_of(const fs::path& target, const std::vector<fs::path>& inputs) {
+  Result<std::string> text = depfile_text(target, inputs);
+  if (!text) throw std::runtime_error(text.error().message);
+  return *text;
+}
+
 TEST(Depfile, ListsEveryInputAfterTheTarget) {
-  EXPECT_EQ(depfile_text("out/app.kiln", {"/src/kiln.toml", "/src/a.cu"}),
+  EXPECT_EQ(text_of("out/app.kiln", {"/src/kiln.toml", "/src/a.cu"}),
             "out/app.kiln: \\\n  /src/kiln.toml \\\n  /src/a.cu\n");
 }
 
 TEST(Depfile, EscapesSpacesHashesAndDollars) {
-  EXPECT_EQ(depfile_text("a b.kiln", {"/x/my dir/#h$.cuh"}), "a\\ b.kiln: \\\n  /x/my\\ dir/\\#h$$.cuh\n");
+  EXPECT_EQ(text_of("a b.kiln", {"/x/my dir/#h$.cuh"}), "a\\ b.kiln: \\\n  /x/my\\ dir/\\#h$$.cuh\n");
+}
+
+// N backslashes before a space or '#' are written as 2N+1, the spelling Ninja and Make read back as N.
+TEST(Depfile, DoublesTheBackslashesBeforeAnEscapedByte) {
+  EXPECT_EQ(text_of("o", {"/x/a\\ b", "/x/c\\\\#d", "/x/e\\f"}),
+            "o: \\\n  /x/a\\\\\\ b \\\n  /x/c\\\\\\\\\\#d \\\n  /x/e\\f\n");
+}
+
+TEST(Depfile, ANameItCannotHoldIsAnErrorNamingIt) {
+  for (const std::string bad : {"/x/a\nb.cuh", "/x/a\rb.cuh", "/x/a\tb.cuh", "/x/ends\\"}) {
+    const Result<std::string> text = depfile_text("o.kiln", {"/src/k.cu", bad});
+    ASSERT_FALSE(text) << bad;
+    EXPECT_NE(text.error().message.find("'" + bad + "'"), std::string::npos) << text.error().message;
+    EXPECT_NE(text.error().message.find("which a Makefile depfile cannot hold"), std::string::npos);
+  }
+  EXPECT_FALSE(depfile_text("o\n.kiln", {"/src/k.cu"})) << "the target too";
+}
+
+fs::path fresh_directory(const std::string& tag) {
+  const fs::path dir = fs::temp_directory_path() / ("kiln-depfile-" + tag + "-" + std::to_string(getpid()) + "-" +
+                                                    std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string output_of(const std::string& command) {
+  std::string out;
+  if (std::FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    pclose(pipe);
+  }
+  return out;
+}
+
+// Names with what a shell reads into, and bytes a depfile escapes.
+const std::vector<std::string> k_odd_names = {
+    "a b.cuh",    "#hash.cuh",  "$(touch PWNED).cuh", "`id`.cuh",       "semi;colon.cuh",   "amp&x.cuh",
+    "p|q.cuh",    "q'u.cuh",    "dq\"x.cuh",          "star*.cuh",      "back\\slash.cuh",  "back\\ space.cuh",
+    "two\\\\ spaces.cuh", "percent%.cuh", "tilde~.cuh",        "caf\xc3\xa9.cuh"};
+
+// GCC's -MD is what Ninja and Make are written to read: every name is written as GCC writes it.
+TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
+  const fs::path dir = fresh_directory("gcc");
+  std::string includes;
+  for (const std::string& name : k_odd_names) {
+    std::ofstream(dir / name) << "";
+    includes += "#include <" + name + ">\n";   // no escapes in a header name: '"' ends a quoted one
+  }
+  std::ofstream(dir / "m.c") << includes;
+  ASSERT_EQ(std::system(("cd '" + dir.string() + "' && gcc -E -I. -MD -MF m.d m.c -o /dev/null").c_str()), 0);
+  std::ifstream in(dir / "m.d");
+  std::string gcc((std::istreambuf_iterator<char>(in)), {});
+  for (const std::string& name : k_odd_names) {
+    const std::string kiln = text_of("m.o", {name});
+    const std::string escaped = kiln.substr(std::string("m.o: \\\n  ").size(), kiln.size() - std::string("m.o: \\\n  ").size() - 1);
+    const std::size_t at = gcc.find(" " + escaped);
+    EXPECT_TRUE(at != std::string::npos && (at + 1 + escaped.size() == gcc.size() ||
+                                            std::string(" \n").find(gcc[at + 1 + escaped.size()]) != std::string::npos))
+        << name << " written as " << escaped << "\n" << gcc;
+  }
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+// What Ninja (1.11, Debian 12's) reads back: every name it can hold, as it is. Ninja 1.11 splits names
+// at bytes GCC writes as they are (';', '&', '|', quotes, '*', backticks), in GCC's depfiles as in Kiln's.
+TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
+  const fs::path dir = fresh_directory("ninja");
+  const std::vector<std::string> names = {"plain.cuh",   "a b.cuh",         "#hash.cuh",         "$(x).cuh",
+                                          "back\\slash.cuh", "back\\ space.cuh", "two\\\\ spaces.cuh", "percent%.cuh",
+                                          "caf\xc3\xa9.cuh"};
+  std::vector<fs::path> inputs;
+  for (const std::string& name : names) {
+    std::ofstream(dir / name) << "x";
+    inputs.push_back(dir / name);
+  }
+  // The rule's touch writes no depfile: ninja reads the one written here once the command is done.
+  std::ofstream(dir / "out.d") << text_of(dir / "out", inputs);
+  std::ofstream(dir / "build.ninja") << "rule make\n  command = touch $out\n  depfile = $out.d\n  deps = gcc\n"
+                                        "build out: make\n";
+  ASSERT_EQ(std::system(("cd '" + dir.string() + "' && ninja >/dev/null 2>&1").c_str()), 0);
+  const std::string listed = output_of("cd '" + dir.string() + "' && ninja -t deps out");
+  for (const fs::path& input : inputs)
+    EXPECT_NE(listed.find("    " + input.string() + "\n"), std::string::npos) << input << "\n" << listed;
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The nvcc path without running nvcc: its command line, the source copy that adds instantiations,
 // depfile parsing, and what becomes of nvcc's messages and outputs (through a stand-in runner).
 #include "compile/nvcc_compiler.hpp"
+#include "util/plain_names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,27 +29,6 @@ CompileJob job() {
   return j;
 }
 
-TEST(NvccArguments, LtoIrForNvJitLinkAndReproducibleNames) {
-  CompileJob j = job();
-  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d"),
-            (Strings{"/opt/cuda/bin/nvcc", "-fatbin", "-dc", "-gencode", "arch=compute_80,code=lto_80", "-o",
-                     "/s/o.fatbin", "-MD", "-MF", "/s/o.d", "-frandom-seed=kernels/a.cu", "-Xcicc",
-                     "--orig_src_path_name=kernels/a.cu", "-Iinclude", "-DN=4", "kernels/a.cu"}));
-  // Variants keep their suffix; PTX targets compile to the LTO-IR their link turns into PTX.
-  j.target = "sm_90a";
-  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d")[4], "arch=compute_90a,code=lto_90a");
-  j.target = "compute_90a";
-  EXPECT_EQ(nvcc_arguments(j, "kernels/a.cu", "/s/o.fatbin", "/s/o.d")[4], "arch=compute_90a,code=lto_90a");
-  // Family PTX comes from nvcc directly (nvJitLink would drop the suffix).
-  j.target = "compute_100f";
-  const Strings ptx = nvcc_arguments(j, "/s/src/kernels/a.cu", "/s/o.ptx", "/s/o.d");
-  EXPECT_EQ(ptx[1], "-ptx");
-  EXPECT_EQ(ptx[2], "-arch=compute_100f");
-  // The copy finds the source's neighbours through a relative -iquote (keeps __FILE__ relative).
-  EXPECT_NE(std::find(ptx.begin(), ptx.end(), "-iquote,kernels"), ptx.end());
-  EXPECT_EQ(ptx.back(), "/s/src/kernels/a.cu");
-}
-
 TEST(InstantiationWrapper, TheSourceThenATableOfAddressesWithTheirOrigins) {
   CompileJob j = job();
   EXPECT_EQ(instantiation_wrapper("int x;", j), "#line 1 \"kernels/a.cu\"\nint x;");
@@ -70,16 +50,28 @@ TEST(DepfilePrerequisites, EscapesAndContinuations) {
 // Stands in for nvcc: remembers the command line, writes what it is told to, prints `output`.
 class FakeNvcc final : public ChildRunner {
 public:
-  Result<ChildOutput> run(const std::vector<std::string>& argv) override {
+  Result<ChildOutput> run(const std::vector<std::string>& argv, const ChildSettings& settings) override {
     m_argv = argv;
+    m_settings = settings;
     const auto at = [&](const std::string& flag) { return *(std::find(argv.begin(), argv.end(), flag) + 1); };
+    const auto in_directory = [&](const std::string& path) { return settings.directory / path; };
+    // What nvcc would read of the workspace's own files, before they are gone.
+    m_input = read(in_directory(argv.back()));
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "-Xcompiler" && argv[i + 1].starts_with("-include,")) m_macros = read(in_directory(argv[i + 1].substr(9)));
     if (m_exit_code == 0) {
-      std::ofstream(at("-o"), std::ios::binary) << "IMAGE";
-      std::ofstream(at("-MF")) << at("-o") << " : " << argv.back() << " \\\n " << m_headers << "\n";
+      std::ofstream(in_directory(at("-o")), std::ios::binary) << "IMAGE";
+      std::ofstream(in_directory(at("-MF"))) << at("-o") << " : " << argv.back() << " \\\n " << m_headers << "\n";
     }
     return ChildOutput{m_exit_code, m_output};
   }
+  static std::string read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
   Strings m_argv;
+  ChildSettings m_settings;
+  std::string m_input, m_macros;
   int m_exit_code = 0;
   std::string m_output;
   std::string m_headers;
@@ -134,6 +126,9 @@ TEST_F(NvccCompile, ErrorsPointAtTheSourceFromTheUsersDirectory) {
 
 TEST_F(NvccCompile, ImageAndTheProjectsOwnHeaders) {
   m_job.target = "compute_100f";   // nvcc's own PTX: no link step, which a stand-in cannot feed
+  fs::create_directories(m_dir / "cuda/include");
+  std::ofstream(m_dir / "p/kernels/local.cuh") << "";
+  std::ofstream(m_dir / "cuda/include/cuda_runtime.h") << "";
   m_nvcc.m_headers = (m_dir / "p/kernels/local.cuh").string() + " /usr/include/stdio.h " +
                      (m_dir / "cuda/bin/../include/cuda_runtime.h").string();
   const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
@@ -142,6 +137,133 @@ TEST_F(NvccCompile, ImageAndTheProjectsOwnHeaders) {
   EXPECT_EQ(m_nvcc.m_argv.back(), "kernels/a.cu") << "without name expressions the source itself compiles";
   EXPECT_EQ(out.headers, (Strings{(m_dir / "p/kernels/local.cuh").string(), (m_dir / "cuda/include/cuda_runtime.h").string()}));
   EXPECT_FALSE(fs::exists(m_job.work_dir)) << "the work directory is cleaned up";
+}
+
+// Every argument nvcc gets is one its shell reads as it is (nvcc_workspace.hpp).
+void expect_plain(const Strings& argv) {
+  for (const std::string& arg : argv) EXPECT_TRUE(is_plain_option(arg)) << "not plain: " << arg;
+}
+
+std::string tmpdir_of(const ChildSettings& settings) {
+  for (const std::string& e : settings.environment)
+    if (e.starts_with("TMPDIR=")) return e.substr(7);
+  return "";
+}
+
+TEST_F(NvccCompile, LtoIrForNvJitLinkWithReproducibleNamesInTheRoot) {
+  m_job.nvcc_options.push_back("-DN=4");
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  const std::string work = m_job.work_dir.string();
+  EXPECT_EQ(m_nvcc.m_argv,
+            (Strings{m_job.nvcc.string(), "-fatbin", "-dc", "-gencode", "arch=compute_80,code=lto_80", "-o",
+                     work + "/image.fatbin", "-MD", "-MF", work + "/image.d", "-frandom-seed=kernels/a.cu", "-Xcicc",
+                     "--orig_src_path_name=kernels/a.cu", "-I" + (m_dir / "cuda/include").string(), "-DN=4",
+                     "kernels/a.cu"}));
+  EXPECT_EQ(m_nvcc.m_settings.directory, m_job.root) << "nvcc runs in the root, which is plain";
+  EXPECT_EQ(tmpdir_of(m_nvcc.m_settings), work + "/tmp") << "nvcc's temporary files stay in the workspace";
+  // Variants keep their suffix; PTX targets compile to the LTO-IR their link turns into PTX; family
+  // PTX comes from nvcc directly (nvJitLink would drop the suffix).
+  for (const auto& [target, expected] : {std::pair{"sm_90a", "arch=compute_90a,code=lto_90a"},
+                                         std::pair{"compute_90a", "arch=compute_90a,code=lto_90a"},
+                                         std::pair{"compute_100f", "-arch=compute_100f"}}) {
+    m_job.target = target;
+    (void)compile_with_nvcc(m_job, m_nvcc);
+    EXPECT_EQ(m_nvcc.m_argv[m_job.target == "compute_100f" ? 2 : 4], expected) << target;
+  }
+}
+
+TEST_F(NvccCompile, TheCopyFindsTheSourcesNeighboursThroughARelativeQuoteDirectory) {
+  m_job.name_expressions = {"k<int>"};
+  (void)compile_with_nvcc(m_job, m_nvcc);
+  EXPECT_NE(std::find(m_nvcc.m_argv.begin(), m_nvcc.m_argv.end(), "-iquote,kernels"), m_nvcc.m_argv.end())
+      << "keeps __FILE__ in those headers relative";
+  EXPECT_EQ(m_nvcc.m_argv.back(), (m_job.work_dir / "src/kernels/a.cu").string());
+}
+
+// A source named with shell syntax (a repository may hold one) compiles through a copy with a plain
+// name, whose #line gives the name back; the seeds are spelt plainly.
+TEST_F(NvccCompile, ASourceNamedWithShellSyntaxReachesNvccOnlyThroughPlainNames) {
+  const std::string name = "kernels/h $(touch PWNED) `id`;x&y|z'q\"*.cu";
+  std::ofstream(m_job.root / name) << "__global__ void k() {}\n";
+  m_job.source = name;
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  expect_plain(m_nvcc.m_argv);
+  EXPECT_TRUE(m_nvcc.m_input.starts_with("#line 1 \"kernels/h $(touch PWNED) `id`;x&y|z'q\\\"*.cu\"\n"))
+      << m_nvcc.m_input;
+  EXPECT_NE(std::find(m_nvcc.m_argv.begin(), m_nvcc.m_argv.end(), "-frandom-seed=" + plain_spelling(name)),
+            m_nvcc.m_argv.end());
+  EXPECT_NE(std::find(m_nvcc.m_argv.begin(), m_nvcc.m_argv.end(), "--orig_src_path_name=" + plain_spelling(name)),
+            m_nvcc.m_argv.end());
+  EXPECT_EQ(m_nvcc.m_argv.back(), (m_job.work_dir / "src" / plain_spelling(name)).string());
+}
+
+// The build's scratch directory is next to the output: an output directory with shell syntax in its
+// path moves nvcc's workspace to the system's temporary directory, removed afterwards.
+TEST_F(NvccCompile, AnOutputDirectoryWithShellSyntaxMovesTheWorkspaceToTheTemporaryDirectory) {
+  m_job.work_dir = m_dir / "out $(touch PWNED)" / "nvcc-0";
+  m_job.target = "compute_100f";
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  ASSERT_TRUE(out.ok) << out.log;
+  expect_plain(m_nvcc.m_argv);
+  const fs::path workspace = fs::path(tmpdir_of(m_nvcc.m_settings)).parent_path();
+  EXPECT_TRUE(workspace.filename().string().starts_with("kiln-nvcc-")) << workspace;
+  EXPECT_FALSE(fs::exists(workspace)) << "removed after the compile";
+  EXPECT_FALSE(fs::exists(m_job.work_dir));
+}
+
+// A checkout whose path has a space: nvcc runs in the workspace and reaches the project through links;
+// its depfile and messages name the project's files again.
+TEST_F(NvccCompile, ARootWithASpaceIsReachedThroughLinksAndNamedBackInHeadersAndMessages) {
+  const fs::path root = m_dir / "my project";
+  fs::create_directories(root / "kernels");
+  fs::create_directories(root / "include");
+  std::ofstream(root / "kernels/a.cu") << "__global__ void k() {}\n";
+  m_job.root = root;
+  m_job.nvcc_options = {"-Iinclude"};
+  m_job.target = "compute_100f";
+  for (const char* header : {"include/x.cuh", "include/y.cuh", "kernels/local.cuh"}) std::ofstream(root / header) << "";
+  // The links, in the order nvcc_arguments makes them: the source's directory, then -I's. A name of no
+  // file (a line marker's) is no header.
+  m_nvcc.m_headers = "kiln-link-1/x.cuh kiln-link-0/../include/y.cuh kiln-link-0/local.cuh kernels/a\\nb.cu";
+  m_nvcc.m_output = "kiln-link-1/x.cuh:2:3: warning: look\n";
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  ASSERT_TRUE(out.ok) << out.log;
+  expect_plain(m_nvcc.m_argv);
+  EXPECT_EQ(m_nvcc.m_settings.directory, m_job.work_dir);
+  EXPECT_NE(std::find(m_nvcc.m_argv.begin(), m_nvcc.m_argv.end(), "-Ikiln-link-1"), m_nvcc.m_argv.end());
+  EXPECT_EQ(out.headers, (Strings{(root / "include/x.cuh").string(), (root / "include/y.cuh").string(),
+                                  (root / "kernels/local.cuh").string()}));
+  EXPECT_EQ(out.log, "p/include/x.cuh:2:3: warning: look");
+}
+
+// Macros reach nvcc's shell in double quotes: when one is not plain, all of them, in order, go to a
+// header the host compiler includes first; plain ones stay on the command line (the test above).
+TEST_F(NvccCompile, MacrosThatAreNotPlainGoInOrderThroughAHeader) {
+  m_job.nvcc_options = {"-DN=4", "-DMSG=\"a $(touch PWNED)\"", "-UN", "-DF(x)=x*2", "-DON"};
+  m_job.target = "compute_100f";
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  ASSERT_TRUE(out.ok) << out.log;
+  expect_plain(m_nvcc.m_argv);
+  EXPECT_EQ(m_nvcc.m_macros, "#define N 4\n#define MSG \"a $(touch PWNED)\"\n#undef N\n#define F(x) x*2\n#define ON 1\n");
+  for (const std::string& arg : m_nvcc.m_argv) EXPECT_FALSE(arg.starts_with("-D") || arg.starts_with("-U")) << arg;
+}
+
+TEST_F(NvccCompile, AnOptionWithShellSyntaxIsAnErrorNamingItAndNvccNeverRuns) {
+  m_job.nvcc_options = {"--diag-suppress=$(touch PWNED)"};
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("p/kernels/a.cu: error: option '--diag-suppress=$(touch PWNED)' holds characters that "
+                         "nvcc's shell would read"),
+            std::string::npos) << out.log;
+  EXPECT_TRUE(m_nvcc.m_argv.empty());
+}
+
+TEST_F(NvccCompile, AMacroWithALineBreakIsAnError) {
+  m_job.nvcc_options = {"-DA=1\n#include </etc/passwd>", "-DB=$(x)"};
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("holds a line break"), std::string::npos) << out.log;
+  EXPECT_TRUE(m_nvcc.m_argv.empty());
 }
 
 TEST_F(NvccCompile, WhatIsNotLtoIrFailsTheLinkNamingTheSourceAndTarget) {

@@ -5,8 +5,16 @@
 
 #include "core/driver_access.hpp"
 
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -207,6 +215,31 @@ TEST_F(OpenFile, EveryKindOfBadFileHasItsStatus) {
   EXPECT_EQ(open_status(write("damaged.kiln", damaged)), KILN_STATUS_CORRUPT);
   EXPECT_EQ(open_status("/dev/null"), KILN_STATUS_IO_ERROR);  // not a regular file
 }
+
+#if !defined(_WIN32)
+// A FIFO with no writer would block an open, a device may never end: both are refused at once, with
+// what they are. Should the open wait after all, the test opens the FIFO's other end to free it.
+TEST_F(OpenFile, AFifoOrADeviceIsRefusedAtOnceSayingWhatItIs) {
+  const fs::path fifo = m_dir / "fifo.kiln";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  // The last error is the calling thread's: taken where the open ran.
+  std::future<std::pair<kiln_status, std::string>> opened = std::async(std::launch::async, [&] {
+    const kiln_status status = open_status(fifo);
+    return std::pair<kiln_status, std::string>(status, kiln_last_error());
+  });
+  if (opened.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    opened.wait();
+    ::close(writer);
+    FAIL() << "kiln_package_open_file waited on a FIFO";
+  }
+  const auto [status, message] = opened.get();
+  EXPECT_EQ(status, KILN_STATUS_IO_ERROR);
+  EXPECT_THAT(message, ::testing::HasSubstr("fifo.kiln' is a FIFO, not a regular file"));
+  EXPECT_EQ(open_status("/dev/zero"), KILN_STATUS_IO_ERROR);
+  EXPECT_THAT(kiln_last_error(), ::testing::HasSubstr("'/dev/zero' is a character device, not a regular file"));
+}
+#endif
 
 TEST_F(OpenFile, AMappedPackageLoadsImages) {
   const fs::path path = write("app.kiln", single_kernel_package({"sm_80", "sm_90"}));

@@ -132,7 +132,7 @@ TEST(PythonScript, TheEmbeddedScriptIsTheSourceFile) {
 class FakeRunner final : public compile::ChildRunner {
 public:
   explicit FakeRunner(Result<compile::ChildOutput> answer) : m_answer(std::move(answer)) {}
-  Result<compile::ChildOutput> run(const std::vector<std::string>& argv) override {
+  Result<compile::ChildOutput> run(const std::vector<std::string>& argv, const compile::ChildSettings&) override {
     m_argv = argv;
     return m_answer;
   }

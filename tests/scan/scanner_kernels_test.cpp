@@ -208,7 +208,7 @@ TEST(ScanKernels, MissingFileIsAnError) {
   const ScanResult r = scan_fixture("no_such_file.cu");
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.diagnostics[0].message, "cannot read no_such_file.cu");
+  EXPECT_EQ(r.diagnostics[0].message, "cannot read no_such_file.cu: No such file or directory");
 }
 
 TEST(ScanKernels, DefinesReachThePreprocessor) {

@@ -98,7 +98,8 @@ public:
                      "(default output: <name>.<I>-of-<N>.kilnpart)");
     }
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
-    app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
+    CLI::Option* depfile = app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
+    app.add_flag("--no-depfile", m_no_depfile, "Write no depfile")->excludes(depfile);
     app.add_option("-j,--jobs", m_jobs,
                    "Compiles (and scans) to run at once, at most (default: $KILN_JOBS, else as many as make's "
                    "jobserver allows, else the number of cores)")
@@ -176,7 +177,9 @@ private:
     const fs::path output = !m_output.empty() ? m_output
                             : shard        ? fs::path(default_part_name(manifest->name, *shard))
                                            : fs::path(manifest->name + ".kiln");
-    const fs::path depfile = m_depfile.empty() ? fs::path(output.string() + ".d") : m_depfile;
+    const fs::path depfile = m_no_depfile          ? fs::path()
+                             : m_depfile.empty() ? fs::path(output.string() + ".d")
+                                                 : m_depfile;
     m_facts.output = output.string();
     m_facts.depfile = depfile.string();
     const std::string prefix = display_prefix(manifest->root);
@@ -190,7 +193,7 @@ private:
 
     cleanup::install_signal_handlers();
     remove_stale_scratch(output);
-    remove_stale_scratch(depfile);
+    if (!depfile.empty()) remove_stale_scratch(depfile);
     Result<ScratchDir> scratch = ScratchDir::create(output);
     if (!scratch) return fail(k_exit_environment, scratch.error().message);
 
@@ -300,14 +303,20 @@ private:
     if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
       return fail(k_exit_usage, s.error().message);
 
+    // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
+    const Result<std::string> deps = depfile.empty() ? Result<std::string>(std::string())
+                                                     : package::depfile_text(output, assembled->inputs);
+    if (!deps) return fail(k_exit_bad_input, deps.error().message + "; nothing written (--no-depfile writes no depfile)");
+
     format::WriteOptions options;
     options.compress = manifest->compress;
     const format::WriteResult written = format::write_package(assembled->contents, options);
     if (!written.error.empty()) return fail(k_exit_failed, written.error + "; no package written");
     if (Status s = write_file_atomically(output, written.bytes); !s) return fail(k_exit_environment, s.error().message);
-    const std::string deps = package::depfile_text(output, assembled->inputs);
-    if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(deps))); !s)
-      return fail(k_exit_environment, s.error().message);
+    if (!depfile.empty()) {
+      if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(*deps))); !s)
+        return fail(k_exit_environment, s.error().message);
+    }
 
     m_facts.kernels = assembled->contents.kernels.size();
     m_facts.bytes = written.bytes.size();
@@ -352,6 +361,10 @@ private:
     progress.close();
     if (!scans.environment_error.empty()) {
       exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
+      return std::nullopt;
+    }
+    if (!scans.input_error.empty()) {
+      exit_code = fail(k_exit_bad_input, scans.input_error + "; no package written");
       return std::nullopt;
     }
     settings.store->add_counters({{"scan.hits", scans.cached}, {"scan.misses", scans.scanned}});
@@ -438,6 +451,7 @@ private:
   std::string m_shard;                      // --shard I/N
   fs::path m_output;
   fs::path m_depfile;
+  bool m_no_depfile = false;
   fs::path m_cuda_root;
   fs::path m_root;
   std::vector<std::string> m_targets;

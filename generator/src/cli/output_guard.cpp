@@ -1,5 +1,6 @@
 #include "cli/output_guard.hpp"
 
+#include "platform/files.hpp"
 #include "util/same_file.hpp"
 
 namespace kiln::cli {
@@ -7,6 +8,13 @@ namespace kiln::cli {
 namespace {
 
 Status check_one(const std::filesystem::path& output, const std::string& what, const std::vector<Input>& inputs) {
+  // What is there already must be a file Kiln may replace: never a device (--depfile /dev/null, which
+  // the rename would replace for everyone), a FIFO or a directory.
+  if (platform::FileStatus existing; platform::status_of(output, existing) && !existing.is_regular) {
+    return Error{"refusing to write the " + what + " to " + output.string() + ": it is " + existing.kind +
+                 "; nothing written (" + (what == "package" ? "-o" : "--depfile") +
+                 " takes a regular file or a new path" + (what == "package" ? ")" : "; --no-depfile writes none)")};
+  }
   for (const Input& input : inputs) {
     if (!same_file(output, input.path)) continue;
     return Error{"refusing to write the " + what + " to " + output.string() + ": it is " + input.role + " " +
@@ -45,6 +53,7 @@ std::vector<Input> read_inputs(const std::vector<std::filesystem::path>& paths) 
 }
 
 Status check_outputs(const Outputs& outputs, const std::vector<Input>& inputs) {
+  if (outputs.depfile.empty()) return check_one(outputs.package, "package", inputs);
   if (same_file(outputs.package, outputs.depfile))
     return Error{"refusing to write the depfile " + outputs.depfile.string() + " over the package " +
                  outputs.package.string() + ": they are the same file; nothing written"};

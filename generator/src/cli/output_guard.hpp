@@ -15,7 +15,7 @@ namespace kiln::cli {
 
 struct Outputs {
   std::filesystem::path package;   // as given (-o) or defaulted
-  std::filesystem::path depfile;
+  std::filesystem::path depfile;   // empty: none (--no-depfile)
 };
 
 struct Input {
@@ -36,7 +36,8 @@ std::vector<Input> known_inputs(const manifest::Manifest& manifest, const std::s
 std::vector<Input> read_inputs(const std::vector<std::filesystem::path>& paths);
 
 // Fails, naming the output and the input, when an output is one of `inputs` or both outputs are the
-// same file.
+// same file; and, naming what it is, when an output is there already and is not a regular file (a
+// device, a FIFO, a directory: what kiln would replace with its own file).
 Status check_outputs(const Outputs& outputs, const std::vector<Input>& inputs);
 
 }  // namespace kiln::cli

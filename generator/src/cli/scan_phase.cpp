@@ -7,6 +7,8 @@
 #include "scan/scan_cache.hpp"
 #include "scan/scan_json.hpp"
 #include "scan/unnamed_namespaces.hpp"
+#include "platform/files.hpp"
+#include "util/file_io.hpp"
 #include "util/process_pool.hpp"
 
 #include <nlohmann/json.hpp>
@@ -189,6 +191,8 @@ void report(const plan::ScannedFile& file, FileKind kind, const std::string& pre
   if (!file.result.ok()) {
     const auto first = std::find_if(file.result.diagnostics.begin(), file.result.diagnostics.end(),
                                     [](const scan::Diagnostic& d) { return d.severity == scan::Diagnostic::Severity::error; });
+    if (first->message.find(k_not_a_regular_file) != std::string::npos && out.input_error.empty())
+      out.input_error = display(first->location, file.path, prefix) + ": error: " + first->message;
     const std::string parser = kind == FileKind::python_source ? "Python's" : "clang's";
     out.findings.push_back({display({}, file.path, prefix),
                             lost_discovery(kind) + "; " + parser + " first error: " +
@@ -211,6 +215,14 @@ std::vector<plan::ScannedFile> scan_python(const manifest::Manifest& manifest, c
   std::set<fs::path> seen;
   for (const fs::path& file : files)
     if (seen.insert(file).second) sources.push_back({file.generic_string(), file.is_absolute() ? file : root / file});
+  // Python opens them itself: one that is a FIFO or a device is refused before it could wait on it.
+  for (const scan::PythonSource& source : sources) {
+    if (platform::FileStatus st; platform::status_of(source.path, st) && !st.is_regular) {
+      out.input_error = display({}, source.file, settings.display_prefix) + ": error: cannot read it: it is " + st.kind +
+                        std::string(k_not_a_regular_file);
+      return {};
+    }
+  }
   Result<std::vector<ScanResult>> results = scan::scan_python_sources(sources, settings.python);
   if (!results) {
     out.environment_error = results.error().message;
@@ -229,7 +241,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   const fs::path root = fs::absolute(manifest.root).lexically_normal();
   ScanPhaseOutput out;
   std::vector<plan::ScannedFile> python = scan_python(manifest, extra.python, root, settings, out);
-  if (!out.environment_error.empty()) return out;
+  if (!out.environment_error.empty() || !out.input_error.empty()) return out;
 
   std::vector<ScanInput> inputs;
   std::set<fs::path> seen;

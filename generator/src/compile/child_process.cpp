@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 extern char** environ;
@@ -38,11 +39,29 @@ private:
   int m_fd;
 };
 
-// Starts argv[0] with stdout and stderr on `out_fd`; its pid, or -errno. vfork rather than fork: the
+// The environment with `settings`' variables set: "NAME=value" strings that live as long as `settings`
+// and the process's environment.
+std::vector<char*> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const std::size_t equals = entry.find('=');
+    const std::string_view name = entry.substr(0, equals == std::string_view::npos ? entry.size() : equals + 1);
+    bool replaced = false;
+    for (const std::string& o : overrides) replaced = replaced || std::string_view(o).substr(0, name.size()) == name;
+    if (!replaced) env.push_back(*e);
+  }
+  for (const std::string& o : overrides) env.push_back(const_cast<char*>(o.c_str()));
+  env.push_back(nullptr);
+  return env;
+}
+
+// Starts argv[0] with stdout and stderr on `out_fd`, in `directory` (or ours, when null) with
+// environment `envp`; its pid, or -errno. vfork rather than fork: the
 // worker may hold large compiler state, which vfork does not copy (posix_spawn does the same, but
 // cannot ask for PR_SET_PDEATHSIG). The child dies with the thread that started it, so a killed
 // build leaves no compiler running. Until exec it shares our memory: it makes system calls only.
-pid_t spawn(char* const* argv, int out_fd) {
+pid_t spawn(char* const* argv, char* const* envp, const char* directory, int out_fd) {
   sigset_t all, previous;
   sigfillset(&all);
   // No handler may run in the child while it shares our memory; it resets them before unblocking.
@@ -57,11 +76,11 @@ pid_t spawn(char* const* argv, int out_fd) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
-    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0) {
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0 || (directory && chdir(directory) != 0)) {
       exec_error = errno;
       _exit(127);
     }
-    execve(argv[0], argv, environ);
+    execve(argv[0], argv, envp);
     exec_error = errno;
     _exit(127);
   }
@@ -84,7 +103,7 @@ struct RegisteredChild {
 
 class SpawnRunner final : public ChildRunner {
 public:
-  Result<ChildOutput> run(const std::vector<std::string>& argv) override {
+  Result<ChildOutput> run(const std::vector<std::string>& argv, const ChildSettings& settings) override {
     if (argv.empty()) return Error{"no program to run"};
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) return Error{"cannot create a pipe: " + std::string(std::strerror(errno))};
@@ -93,8 +112,12 @@ public:
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    const pid_t pid = spawn(args.data(), write_end.get());
-    if (pid < 0) return Error{"cannot run " + argv[0] + ": " + std::strerror(-pid)};
+    const std::vector<char*> env = environment_with(settings.environment);
+    const std::string directory = settings.directory.string();
+    const pid_t pid = spawn(args.data(), env.data(), directory.empty() ? nullptr : directory.c_str(), write_end.get());
+    if (pid < 0) {
+      return Error{"cannot run " + argv[0] + (directory.empty() ? "" : " in " + directory) + ": " + std::strerror(-pid)};
+    }
     const RegisteredChild registered(pid);
     write_end.reset();  // the child holds its own copy; EOF comes when it exits
 

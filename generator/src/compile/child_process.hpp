@@ -16,12 +16,20 @@ struct ChildOutput {
   std::string output;        // stdout and stderr, interleaved as the child wrote them
 };
 
+// Where a child runs: the current directory and environment unless these say otherwise.
+struct ChildSettings {
+  std::filesystem::path directory;             // empty: the current directory
+  std::vector<std::string> environment;        // "NAME=value": set (replacing the inherited value)
+};
+
 class ChildRunner {
 public:
   virtual ~ChildRunner() = default;
-  // argv[0] is the program's path (no PATH lookup: find_on_path below does that). The child inherits
-  // the current directory and environment. Fails only when the child cannot be started.
-  virtual Result<ChildOutput> run(const std::vector<std::string>& argv) = 0;
+  // argv[0] is the program's path (no PATH lookup: find_on_path below does that). Each argument
+  // reaches the program as it is: no shell sees it. Fails only when the child cannot be started
+  // (or cannot enter `settings.directory`).
+  virtual Result<ChildOutput> run(const std::vector<std::string>& argv, const ChildSettings& settings) = 0;
+  Result<ChildOutput> run(const std::vector<std::string>& argv) { return run(argv, ChildSettings{}); }
 };
 
 std::unique_ptr<ChildRunner> make_child_runner();

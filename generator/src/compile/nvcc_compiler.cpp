@@ -2,8 +2,10 @@
 
 #include "compile/diagnostics.hpp"
 #include "compile/lto_link.hpp"
+#include "compile/nvcc_workspace.hpp"
 #include "format/target.hpp"
 #include "util/file_io.hpp"
+#include "util/plain_names.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -23,10 +25,17 @@ bool write_text(const fs::path& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
-// A C string literal for #line: backslashes and quotes escaped.
+// A C string literal for #line: backslashes and quotes escaped, control bytes (a line break would end
+// the directive) as octal escapes, which the preprocessor turns back into the name's bytes.
 std::string string_literal(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += {'\\', static_cast<char>('0' + (byte >> 6)), static_cast<char>('0' + ((byte >> 3) & 7)),
+              static_cast<char>('0' + (byte & 7))};
+      continue;
+    }
     if (c == '\\' || c == '"') out += '\\';
     out += c;
   }
@@ -41,14 +50,21 @@ bool is_under(const fs::path& path, const fs::path& dir) {
 // nvcc -MD lists every header the preprocessor opened, the host compiler's own included. Only the
 // project's headers and the toolkit's are inputs worth recording: system headers would put paths
 // like ../../usr/include/stdio.h into the package, different for every checkout depth.
-std::vector<std::string> project_headers(const CompileJob& job, const std::vector<std::string>& prerequisites) {
+std::vector<std::string> project_headers(const CompileJob& job, const NvccWorkspace& workspace,
+                                         const std::vector<std::string>& prerequisites) {
   std::vector<fs::path> dirs = {job.root, job.nvcc.parent_path().parent_path()};
   for (const std::string& option : job.nvcc_options)
     if (option.rfind("-I", 0) == 0) dirs.push_back((job.root / option.substr(2)).lexically_normal());
   std::vector<std::string> headers;
-  // The first prerequisite is the compiled file itself (the source, or its copy in work_dir).
+  // The first prerequisite is the compiled file itself (the source, or its copy in the workspace).
   for (std::size_t i = 1; i < prerequisites.size(); ++i) {
-    const fs::path path = (job.root / prerequisites[i]).lexically_normal();
+    const std::optional<fs::path> named = workspace.project_path(prerequisites[i]);
+    if (!named) continue;   // the workspace's own (the macros header)
+    const fs::path path = named->is_absolute() ? *named : (job.root / *named).lexically_normal();
+    // nvcc lists the names of its line markers too: a copy's #line names the source as the
+    // preprocessor escapes it ("a\nb.cu" for a name with a line break), which is no file.
+    std::error_code ec;
+    if (!fs::exists(path, ec)) continue;
     for (const fs::path& dir : dirs) {
       if (is_under(path, dir)) {
         headers.push_back(path.string());
@@ -68,6 +84,61 @@ std::vector<std::byte> to_image(const std::string& bytes, bool ptx) {
 // nvJitLink 13.0 writes ".target sm_XY" for compute_XYf PTX (nvrtc_compiler.cpp): nvcc writes it.
 bool direct_ptx(const format::Target& target) {
   return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
+}
+
+constexpr const char* k_depfile_name = "image.d";
+constexpr const char* k_macros_name = "macros.h";
+
+std::string output_name(const format::Target& target) { return direct_ptx(target) ? "image.ptx" : "image.fatbin"; }
+
+// "-DNAME=VALUE" as "#define NAME VALUE" ("-DNAME" defines it as 1, as the compilers do; "-UNAME": #undef).
+Result<std::string> macro_directive(const std::string& option) {
+  const std::string body = option.substr(2);
+  if (body.find_first_of("\r\n") != std::string::npos) {
+    return Error{"macro '" + body + "' holds a line break, which no compiler takes in a definition"};
+  }
+  if (option[1] == 'U') return "#undef " + body + "\n";
+  const std::size_t equals = body.find('=');
+  if (equals == std::string::npos) return "#define " + body + " 1\n";
+  return "#define " + body.substr(0, equals) + " " + body.substr(equals + 1) + "\n";
+}
+
+// The job's nvcc options as nvcc may be given them: include directories and pre-included files by
+// names its shell reads as they are (NvccWorkspace::name_for), macros on the command line when every
+// one of them is plain, else all of them, in order, in a header of the workspace's that the host
+// compiler includes before anything else (-Xcompiler -include: before nvcc's own cuda_runtime.h, so
+// macros that configure the toolkit's headers still do). Any other option must be plain already.
+Result<std::vector<std::string>> plain_options(const CompileJob& job, NvccWorkspace& workspace) {
+  const auto is_macro = [](const std::string& o) { return o.starts_with("-D") || o.starts_with("-U"); };
+  bool macros_plain = true;
+  for (const std::string& option : job.nvcc_options) macros_plain = macros_plain && (!is_macro(option) || is_plain_option(option));
+  std::vector<std::string> out;
+  std::string macros;
+  for (const std::string& option : job.nvcc_options) {
+    const std::string_view names_a_file = option.starts_with("-I")               ? "-I"
+                                          : option.starts_with("--pre-include=") ? "--pre-include="
+                                                                                 : "";
+    if (!names_a_file.empty()) {
+      Result<std::string> named = workspace.name_for(option.substr(names_a_file.size()));
+      if (!named) return named.error();
+      out.push_back(std::string(names_a_file) + *named);
+    } else if (is_macro(option) && !macros_plain) {
+      Result<std::string> directive = macro_directive(option);
+      if (!directive) return directive.error();
+      macros += *directive;
+    } else if (is_plain_option(option)) {
+      out.push_back(option);
+    } else {
+      return Error{"option '" + option + "' holds characters that nvcc's shell would read (nvcc runs its steps "
+                   "through a shell), and nvcc compiles this source"};
+    }
+  }
+  if (!macros.empty()) {
+    const fs::path header = workspace.directory() / k_macros_name;
+    if (!write_text(header, macros)) return Error{"cannot write " + header.string()};
+    out.insert(out.begin(), {"-Xcompiler", "-include," + workspace.own(k_macros_name)});
+  }
+  return out;
 }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
@@ -95,8 +166,8 @@ std::string instantiation_wrapper(std::string_view source_text, const CompileJob
   return text + "};\n";
 }
 
-std::vector<std::string> nvcc_arguments(const CompileJob& job, const fs::path& input, const fs::path& output,
-                                        const fs::path& deps) {
+Result<std::vector<std::string>> nvcc_arguments(const CompileJob& job, NvccWorkspace& workspace, const std::string& input,
+                                                bool copied) {
   const std::optional<format::Target> target = format::parse_target(job.target);
   std::vector<std::string> args = {job.nvcc.string()};
   if (target && direct_ptx(*target)) {
@@ -110,18 +181,23 @@ std::vector<std::string> nvcc_arguments(const CompileJob& job, const fs::path& i
     args.insert(args.end(), {"-fatbin", "-dc", "-gencode",
                              "arch=" + virtual_arch.name() + ",code=lto_" + lto.name().substr(3)});
   }
-  args.insert(args.end(), {"-o", output.string(), "-MD", "-MF", deps.string(),
-                           // Fixed names and seeds: see the header.
-                           "-frandom-seed=" + job.source, "-Xcicc", "--orig_src_path_name=" + job.source});
-  if (input != fs::path(job.source)) {
-    // The copy in work_dir still finds the source's neighbours first for #include "...". A relative
-    // directory keeps __FILE__ in those headers relative, as when the source itself is compiled.
+  // Fixed names and seeds (see the header), spelt plainly: nvcc passes both to its steps unquoted.
+  const std::string seed = plain_spelling(job.source);
+  args.insert(args.end(), {"-o", workspace.own(output_name(*target)), "-MD", "-MF", workspace.own(k_depfile_name),
+                           "-frandom-seed=" + seed, "-Xcicc", "--orig_src_path_name=" + seed});
+  if (copied) {
+    // The copy in the workspace still finds the source's neighbours first for #include "...". A
+    // relative directory keeps __FILE__ in those headers relative, as when the source itself is compiled.
     const fs::path dir = fs::path(job.source).parent_path();
+    Result<std::string> named = workspace.name_for(dir.empty() ? fs::path(".") : dir);
+    if (!named) return named.error();
     args.push_back("-Xcompiler");
-    args.push_back("-iquote," + (dir.empty() ? std::string(".") : dir.string()));
+    args.push_back("-iquote," + *named);
   }
-  args.insert(args.end(), job.nvcc_options.begin(), job.nvcc_options.end());
-  args.push_back(input.string());
+  Result<std::vector<std::string>> options = plain_options(job, workspace);
+  if (!options) return options.error();
+  args.insert(args.end(), options->begin(), options->end());
+  args.push_back(input);
   return args;
 }
 
@@ -163,35 +239,50 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
               " (nvcc compiles sources with host code, and those NVRTC cannot compile)";
     return out;
   }
-  fs::create_directories(job.work_dir, ec);
+  Result<NvccWorkspace> workspace = NvccWorkspace::create(job);
+  if (!workspace) {
+    out.log = where + ": error: " + workspace.error().message;
+    return out;
+  }
   const bool ptx = direct_ptx(*target);
-  const fs::path output = job.work_dir / (ptx ? "image.ptx" : "image.fatbin");
-  const fs::path deps = job.work_dir / "image.d";
-  fs::path input = job.source;  // relative: nvcc runs in the manifest directory
-  if (!job.name_expressions.empty()) {
+  // The source itself where nvcc may be given its name as it is, else a copy with a plain name whose
+  // #line gives the source's own name back (so does the copy that adds instantiations).
+  const bool copied = !job.name_expressions.empty() || !is_plain_name(job.source) ||
+                      workspace->working_directory() != fs::absolute(job.root).lexically_normal();
+  std::string input = job.source;   // relative: nvcc runs in the manifest directory
+  if (copied) {
+    const std::string copy = "src/" + plain_spelling(job.source);
     const std::optional<std::string> source = read_text_file(job.root / job.source);
-    input = job.work_dir / "src" / job.source;
-    fs::create_directories(input.parent_path(), ec);
-    if (!source || !write_text(input, instantiation_wrapper(*source, job))) {
-      out.log = where + ": error: cannot prepare the source for nvcc in " + job.work_dir.string();
+    fs::create_directories((workspace->directory() / copy).parent_path(), ec);
+    if (!source || !write_text(workspace->directory() / copy, instantiation_wrapper(*source, job))) {
+      out.log = where + ": error: cannot prepare the source for nvcc in " + workspace->directory().string();
       return out;
     }
+    input = workspace->own(copy);
   }
-
-  Result<ChildOutput> ran = runner.run(nvcc_arguments(job, input, output, deps));
+  Result<std::vector<std::string>> arguments = nvcc_arguments(job, *workspace, input, copied);
+  if (!arguments) {
+    out.log = where + ": error: " + arguments.error().message;
+    return out;
+  }
+  // nvcc's temporary files go to the workspace too: its TMPDIR reaches its shell as well.
+  const ChildSettings settings{workspace->working_directory(), {"TMPDIR=" + (workspace->directory() / "tmp").string()}};
+  Result<ChildOutput> ran = runner.run(*arguments, settings);
   if (!ran) {
     out.log = where + ": error: " + ran.error().message;
     return out;
   }
-  // Messages name the copy's path where nvcc itself names the input ("in the compilation of ...").
+  // Messages name the copy's path where nvcc itself names the input ("in the compilation of ..."),
+  // and the workspace's links where the user's files are.
   std::string log = ran->output;
-  replace_all(log, input.string(), job.source);
+  if (copied) replace_all(log, input, job.source);
+  log = workspace->unlinked(std::move(log));
   out.log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix);
   if (ran->exit_code != 0) {
     if (out.log.empty()) out.log = where + ": error: nvcc failed with exit code " + std::to_string(ran->exit_code);
     return out;
   }
-  const std::optional<std::string> image = read_text_file(output);
+  const std::optional<std::string> image = read_text_file(workspace->directory() / output_name(*target));
   if (!image || image->empty()) {
     out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " + (ptx ? "PTX" : "LTO-IR");
     return out;
@@ -207,8 +298,8 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
       return out;
     }
   }
-  if (const std::optional<std::string> text = read_text_file(deps)) out.headers = project_headers(job, depfile_prerequisites(*text));
-  fs::remove_all(job.work_dir, ec);
+  if (const std::optional<std::string> text = read_text_file(workspace->directory() / k_depfile_name))
+    out.headers = project_headers(job, *workspace, depfile_prerequisites(*text));
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

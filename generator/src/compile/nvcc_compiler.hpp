@@ -7,7 +7,11 @@
 // Reproducibility: nvcc names internal-linkage symbols after a module ID that cicc derives from the
 // source's absolute path, so a copy of the tree elsewhere would get other symbol names. Kiln passes
 // the path relative to the manifest directory instead (-Xcicc --orig_src_path_name, an option of
-// nvcc's device front end: measured with CUDA 13.0, two trees give byte-identical cubins).
+// nvcc's device front end: measured with CUDA 13.0, two trees give byte-identical cubins), spelt
+// plainly (util/plain_names.hpp), as nvcc hands it to its steps' shell unquoted.
+//
+// Names: nvcc runs its steps through a shell; what it is given, and where it runs, is in
+// nvcc_workspace.hpp.
 //
 // Instantiations: nvcc builds what the translation unit instantiates. Name expressions it would
 // not (manifest entries, runtime requests) are added by compiling a copy of the source followed by
@@ -17,6 +21,7 @@
 
 #include "compile/child_process.hpp"
 #include "compile/compile_job.hpp"
+#include "compile/nvcc_workspace.hpp"
 
 #include <filesystem>
 #include <string>
@@ -32,9 +37,11 @@ CompileOutput compile_with_nvcc(const CompileJob& job);
 // The source followed by the instantiation table (empty when the job has no name expressions).
 std::string instantiation_wrapper(std::string_view source_text, const CompileJob& job);
 
-// nvcc's command line for `job`, compiling `input` to `output` and writing its depfile to `deps`.
-std::vector<std::string> nvcc_arguments(const CompileJob& job, const std::filesystem::path& input,
-                                        const std::filesystem::path& output, const std::filesystem::path& deps);
+// nvcc's command line for `job`, compiling `input` (as nvcc is to name it: the source, or `copied`, Kiln's
+// copy in the workspace) to the workspace's image and depfile. Every argument is plain
+// (nvcc_workspace.hpp); an option that is not, and that Kiln cannot pass another way, is an error.
+Result<std::vector<std::string>> nvcc_arguments(const CompileJob& job, NvccWorkspace& workspace, const std::string& input,
+                                                bool copied);
 
 // The prerequisites of a Makefile rule as nvcc -MD writes it ("out : a.cu \\\n  b.h"), unescaped.
 std::vector<std::string> depfile_prerequisites(std::string_view text);

@@ -5,6 +5,7 @@
 #include "manifest/fields.hpp"
 #include "manifest/paths.hpp"
 #include "manifest/source_reader.hpp"
+#include "util/file_io.hpp"
 
 #include <toml++/toml.h>
 
@@ -165,18 +166,10 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
 }  // namespace
 
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
-  // C stdio rather than iostreams: it reports why a read failed through errno.
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Error{"kiln: error: cannot read " + path.string() + ": " + std::strerror(errno)};
-  std::string text;
-  std::array<char, 65536> buffer;
-  std::size_t count = 0;
-  while ((count = std::fread(buffer.data(), 1, buffer.size(), file.get())) > 0) {
-    text.append(buffer.data(), count);
-  }
-  // Reading a directory opens fine on Linux and fails here, with EISDIR.
-  if (std::ferror(file.get())) return Error{"kiln: error: cannot read " + path.string() + ": " + std::strerror(errno)};
-  return parse_manifest(text, path, root);
+  // A FIFO or a device is refused, not waited on (read_binary_file reads regular files only).
+  Result<std::vector<std::byte>> bytes = read_binary_file(path);
+  if (!bytes) return Error{"kiln: error: " + bytes.error().message};
+  return parse_manifest(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path, root);
 }
 
 Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, const fs::path& root) {

@@ -18,8 +18,17 @@ std::optional<std::string> check_exists(const fs::path& location, fs::file_type 
   const fs::file_status status = fs::status(location, error);
   if (status.type() == fs::file_type::not_found) return "does not exist";
   if (error) return "cannot be accessed: " + error.message();
-  if (status.type() != what) return what == fs::file_type::directory ? "is not a directory" : "is not a file";
-  return std::nullopt;
+  if (status.type() == what) return std::nullopt;
+  if (what == fs::file_type::directory) return "is not a directory";
+  // A FIFO or a device would block the build, or never end: only regular files are sources.
+  switch (status.type()) {
+    case fs::file_type::directory: return "is not a file";
+    case fs::file_type::fifo: return "is a FIFO, not a regular file";
+    case fs::file_type::socket: return "is a socket, not a regular file";
+    case fs::file_type::character: return "is a character device, not a regular file";
+    case fs::file_type::block: return "is a block device, not a regular file";
+    default: return "is not a regular file";
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "scan/ast_names.hpp"
 #include "scan/collectors.hpp"
 #include "scan/header_tracker.hpp"
+#include "scan/regular_files.hpp"
 #include "scan/tolerated_errors.hpp"
 
 #include <clang/AST/ASTConsumer.h>
@@ -170,8 +171,8 @@ private:
   std::map<std::string, std::string>& m_spellings;
 };
 
-// The job's files: the disk seen from its directory, its virtual files over it (and the main file
-// as `main_text` where given).
+// The job's files: the disk seen from its directory (regular files only: regular_files.hpp), its
+// virtual files over it (and the main file as `main_text` where given).
 llvm::IntrusiveRefCntPtr<clang::FileManager> job_files(const ParseJob& job, std::string& error) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const VirtualFile& f : job.virtual_files)
@@ -181,7 +182,7 @@ llvm::IntrusiveRefCntPtr<clang::FileManager> job_files(const ParseJob& job, std:
     memory->addFile(main, 0, llvm::MemoryBuffer::getMemBufferCopy(*job.main_text, main));
   }
   // A physical file system of its own, so the working directory is this job's, not the process's.
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(regular_files_only(llvm::vfs::createPhysicalFileSystem()));
   overlay->pushOverlay(memory);
   if (std::error_code ec = overlay->setCurrentWorkingDirectory(job.directory.string())) {
     error = "cannot use directory " + job.directory.string() + ": " + ec.message();

@@ -1,7 +1,7 @@
 #include "scan/scan_job.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "util/file_io.hpp"
+
 #include <system_error>
 
 namespace kiln::scan::detail {
@@ -14,11 +14,15 @@ Result<SourceFile> read_source(const ScanInput& input) {
   source.directory = fs::absolute(input.directory.empty() ? fs::current_path(ec) : input.directory, ec);
   source.full_path = input.file.is_absolute() ? input.file : source.directory / input.file;
   source.argument = input.file.string();
-  std::ifstream in(source.full_path, std::ios::binary);
-  if (!in || fs::is_directory(source.full_path, ec)) return Error{"cannot read " + source.argument};
-  std::ostringstream text;
-  text << in.rdbuf();
-  source.text = std::move(text).str();
+  // Regular files only: a FIFO or a device is refused, not waited on.
+  Result<std::vector<std::byte>> bytes = read_binary_file(source.full_path);
+  if (!bytes) {
+    // "cannot read <full path>: why", said of the file as the scan was given it.
+    const std::string& message = bytes.error().message;
+    const std::size_t why = std::string("cannot read " + source.full_path.string()).size();
+    return Error{"cannot read " + source.argument + (why < message.size() ? message.substr(why) : "")};
+  }
+  source.text.assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   return source;
 }
 

@@ -1,5 +1,6 @@
 #include "util/scratch_dir.hpp"
 
+#include "util/plain_names.hpp"
 #include "util/scratch_names.hpp"
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <system_error>
 #include <utility>
 
@@ -15,8 +17,25 @@ namespace kiln {
 
 namespace fs = std::filesystem;
 
+std::optional<fs::path> plain_temporary_directory() {
+  for (const char* candidate : std::initializer_list<const char*>{std::getenv("TMPDIR"), "/tmp"}) {
+    if (!candidate || !*candidate) continue;
+    std::error_code ec;
+    const fs::path dir = fs::weakly_canonical(candidate, ec);
+    if (!ec && is_plain_name(dir.string()) && fs::is_directory(dir, ec)) return dir;
+  }
+  return std::nullopt;
+}
+
 Result<ScratchDir> ScratchDir::create(const fs::path& output) {
   std::string pattern = scratch_template(output, "build");
+  std::error_code ec;
+  if (!is_plain_name(fs::absolute(pattern, ec).lexically_normal().string())) {
+    // nvcc works in here (compile/nvcc_workspace.hpp), and its shell must read no name of the user's:
+    // where the output's directory has such a name, the build's scratch goes to the temporary directory.
+    if (const std::optional<fs::path> tmp = plain_temporary_directory())
+      pattern = (*tmp / ("kiln-build-" + std::to_string(getpid()) + "-XXXXXX")).string();
+  }
   if (!mkdtemp(pattern.data())) {
     const fs::path dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
     return Error{"cannot create a scratch directory for " + output.string() + " in " + dir.string() + ": " +

@@ -1,6 +1,8 @@
 // A build's scratch directory (time traces, worker results, nvcc's files), next to the output so it is
 // on the same file system. Removed with its contents when the object is destroyed, when a signal ends
-// kiln (signal_cleanup.hpp), or by the next build after a SIGKILL (scratch_names.hpp).
+// kiln (signal_cleanup.hpp), or by the next build after a SIGKILL (scratch_names.hpp). Its path is
+// plain (util/plain_names.hpp), as nvcc works in it: where the output's directory is not, it is made
+// in the system's temporary directory instead (kiln-build-<pid>-XXXXXX).
 #pragma once
 
 #include "util/result.hpp"
@@ -8,8 +10,12 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 namespace kiln {
+
+// $TMPDIR, else /tmp, resolved, if its path is plain; nothing otherwise.
+std::optional<std::filesystem::path> plain_temporary_directory();
 
 class ScratchDir {
 public:

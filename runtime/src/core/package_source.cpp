@@ -29,12 +29,21 @@ PackageSource::~PackageSource() {
 Status PackageSource::read_file(const char* path) {
   m_path = path;
   m_fd = platform::open_for_reading(platform::path_of_utf8(path));
-  if (m_fd < 0) return fail(KILN_STATUS_IO_ERROR, "cannot open " + in_quotes(m_path) + ": " + error_text(errno));
+  if (m_fd < 0) {
+    // A socket does not open at all (ENXIO): say what it is, as for a FIFO that does.
+    const int error = errno;
+    if (platform::FileStatus st; platform::status_of(platform::path_of_utf8(path), st) && !st.is_regular && !st.is_directory)
+      return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is " + st.kind + ", not a regular file");
+    return fail(KILN_STATUS_IO_ERROR, "cannot open " + in_quotes(m_path) + ": " + error_text(error));
+  }
   platform::FileStatus info;
   if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
   // Opening a directory for reading succeeds; only its status tells.
   if (info.is_directory) return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is a directory, not a package file");
-  if (!info.is_regular) return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is not a regular file");
+  // A FIFO or a device: refused, never waited on (the open did not wait either: open_for_reading).
+  if (!info.is_regular) {
+    return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is " + info.kind + ", not a regular file");
+  }
   if (info.size == 0) return fail(KILN_STATUS_TRUNCATED, in_quotes(m_path) + " is empty, not a package");
   m_identity = {info.device, info.file, info.size, info.mtime_ns};
   const auto size = static_cast<std::size_t>(info.size);

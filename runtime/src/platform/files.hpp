@@ -16,13 +16,18 @@ namespace kiln::platform {
 struct FileStatus {
   bool is_directory = false;
   bool is_regular = false;
+  // What it is, for messages about what is not a regular file: "a FIFO", "a socket", "a character
+  // device", "a block device", "a directory", "a device" (Windows), "a regular file".
+  const char* kind = "a file";
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;   // nanoseconds since the epoch (Windows: 100 ns steps)
   std::uint64_t device = 0;    // with `file`: which file it is (inode; volume serial and file index)
   std::uint64_t file = 0;
 };
 
-// Opened for reading, binary, not inherited by child processes.
+// Opened for reading, binary, not inherited by child processes, and without waiting: opening a FIFO
+// that has no writer returns at once (POSIX: O_NONBLOCK, which reads of regular files ignore), so a
+// caller can refuse what is not a regular file (status_of) instead of hanging.
 int open_for_reading(const std::filesystem::path& path);
 // Created if missing (permissions 0666 less the umask), truncated when asked.
 int open_for_writing(const std::filesystem::path& path, bool truncate);

@@ -19,15 +19,30 @@ Result<std::vector<std::byte>> read_binary_file(const fs::path& path, platform::
     return Error{"cannot read " + platform::utf8_of(path) + ": " + std::strerror(error)};
   };
   const int fd = platform::open_for_reading(path);
-  if (fd < 0) return failure(errno);
+  if (fd < 0) {
+    // A socket does not open at all (ENXIO): say what it is, as for a FIFO that does.
+    const int error = errno;
+    if (platform::FileStatus st; platform::status_of(path, st) && !st.is_regular && !st.is_directory)
+      return Error{"cannot read " + platform::utf8_of(path) + ": it is " + st.kind + std::string(k_not_a_regular_file)};
+    return failure(error);
+  }
   platform::FileStatus st;
-  if (!platform::status_of(fd, st) || st.is_directory) {
-    const int error = st.is_directory ? EISDIR : errno;
+  if (!platform::status_of(fd, st)) {
+    const int error = errno;
     platform::close_file(fd);
     return failure(error);
   }
-  // The size fstat gave, as a stream's tellg would; a file that says 0 (a pipe, /proc) is read to its end.
-  const bool sized = st.is_regular && st.size > 0;
+  if (st.is_directory) {
+    platform::close_file(fd);
+    return failure(EISDIR);
+  }
+  // A FIFO, a socket or a device may never end, or never answer: only regular files are read.
+  if (!st.is_regular) {
+    platform::close_file(fd);
+    return Error{"cannot read " + platform::utf8_of(path) + ": it is " + st.kind + std::string(k_not_a_regular_file)};
+  }
+  // The size fstat gave, as a stream's tellg would; a file that says 0 (/proc) is read to its end.
+  const bool sized = st.size > 0;
   std::vector<std::byte> bytes(sized ? static_cast<std::size_t>(st.size) : 4096);
   std::size_t done = 0;
   while (true) {
@@ -59,6 +74,9 @@ std::optional<std::string> read_text_file(const fs::path& path) {
 
 Status write_file_atomically(const fs::path& path, std::span<const std::byte> bytes) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  // The rename would put a regular file where a device, a FIFO or a directory was (/dev/null, as root).
+  if (platform::FileStatus existing; platform::status_of(path, existing) && !existing.is_regular)
+    return Error{"cannot write " + platform::utf8_of(path) + ": it is " + existing.kind + std::string(k_not_a_regular_file)};
   std::string temp = scratch_template(path, "tmp");
   const int fd = platform::make_temporary(temp);
   if (fd < 0)

@@ -2,6 +2,7 @@
 
 #include "platform/files.hpp"
 #include "platform/text.hpp"
+#include "util/plain_names.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -17,6 +18,12 @@ const char* const k_kinds[] = {"build", "tmp"};
 
 fs::path directory_of(const fs::path& output) {
   return output.parent_path().empty() ? fs::path(".") : output.parent_path();
+}
+
+// ".<name>.<kind>-": the output's name spelt plainly, as the build's scratch directory is where nvcc
+// works (util/plain_names.hpp), and no name of the user's may reach its shell.
+std::string scratch_prefix(const fs::path& output, std::string_view kind) {
+  return "." + plain_spelling(platform::utf8_of(output.filename())) + "." + std::string(kind) + "-";
 }
 
 // The pid in "<prefix><pid>-XXXXXX", or 0 when `name` is not such a name.
@@ -44,8 +51,7 @@ bool abandoned(const fs::path& path, long owner) {
 }  // namespace
 
 std::string scratch_template(const fs::path& output, std::string_view kind) {
-  const std::string name = "." + platform::utf8_of(output.filename()) + "." + std::string(kind) + "-" +
-                           std::to_string(platform::current_process_id()) + "-XXXXXX";
+  const std::string name = scratch_prefix(output, kind) + std::to_string(platform::current_process_id()) + "-XXXXXX";
   return platform::utf8_of(directory_of(output) / platform::path_of_utf8(name));
 }
 
@@ -58,7 +64,7 @@ void remove_stale_scratch(const fs::path& output) {
   for (const fs::directory_entry& entry : it) {
     const std::string name = platform::utf8_of(entry.path().filename());
     for (const char* kind : k_kinds) {
-      const long owner = owner_of(name, "." + platform::utf8_of(output.filename()) + "." + kind + "-");
+      const long owner = owner_of(name, scratch_prefix(output, kind));
       if (owner == 0 || !abandoned(entry.path(), owner)) continue;
       std::error_code ignored;
       fs::remove_all(entry.path(), ignored);

@@ -11,7 +11,8 @@
 
 namespace kiln {
 
-// mkdtemp/mkstemp's template for a scratch entry of `output`: "<dir>/.<name>.<kind>-<pid>-XXXXXX".
+// mkdtemp/mkstemp's template for a scratch entry of `output`: "<dir>/.<name>.<kind>-<pid>-XXXXXX", the
+// name spelt plainly (util/plain_names.hpp: "a b.kiln" gives ".a@20b.kiln.build-...").
 std::string scratch_template(const std::filesystem::path& output, std::string_view kind);
 
 // Takes an exclusive lock on `fd` without waiting; false when another open file holds one.

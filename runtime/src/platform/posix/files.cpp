@@ -20,6 +20,13 @@ FileStatus status_from(const struct stat& st) {
   FileStatus out;
   out.is_directory = S_ISDIR(st.st_mode);
   out.is_regular = S_ISREG(st.st_mode);
+  out.kind = S_ISREG(st.st_mode)    ? "a regular file"
+             : S_ISDIR(st.st_mode)  ? "a directory"
+             : S_ISFIFO(st.st_mode) ? "a FIFO"
+             : S_ISSOCK(st.st_mode) ? "a socket"
+             : S_ISCHR(st.st_mode)  ? "a character device"
+             : S_ISBLK(st.st_mode)  ? "a block device"
+                                    : "a special file";
   out.size = static_cast<std::uint64_t>(st.st_size);
   out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   out.device = static_cast<std::uint64_t>(st.st_dev);
@@ -29,7 +36,9 @@ FileStatus status_from(const struct stat& st) {
 
 }  // namespace
 
-int open_for_reading(const std::filesystem::path& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
+int open_for_reading(const std::filesystem::path& path) {
+  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+}
 
 int open_for_writing(const std::filesystem::path& path, bool truncate) {
   return ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0666);

@@ -67,6 +67,7 @@ bool status_of_handle(HANDLE handle, FileStatus& out) {
   }
   out.is_directory = (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
   out.is_regular = !out.is_directory && (info.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) == 0;
+  out.kind = out.is_directory ? "a directory" : out.is_regular ? "a regular file" : "a device";
   out.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
   out.mtime_ns = nanoseconds_of(info.ftLastWriteTime);
   out.device = info.dwVolumeSerialNumber;
@@ -97,6 +98,7 @@ bool status_of(const std::filesystem::path& path, FileStatus& out) {
   out = FileStatus{};
   out.is_directory = (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
   out.is_regular = !out.is_directory && (data.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) == 0;
+  out.kind = out.is_directory ? "a directory" : out.is_regular ? "a regular file" : "a device";
   out.size = (static_cast<std::uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
   out.mtime_ns = nanoseconds_of(data.ftLastWriteTime);
   return true;
