@@ -124,7 +124,7 @@ public:
     const auto started = std::chrono::steady_clock::now();
     if (only_if_missing) {
       if (!prepare(key, reply, limit)) return reply;
-      Body none{nullptr, 0};
+      Body none{nullptr, k_max_put_answer};   // a HEAD has no body; a server that sends one anyway
       curl_easy_setopt(m_curl, CURLOPT_NOBODY, 1L);
       const long status = perform(key, reply, none);
       if (status == 200) {
