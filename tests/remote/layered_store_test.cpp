@@ -1,13 +1,16 @@
 #include "remote/layered_store.hpp"
 
 #include "store/entry_format.hpp"
+#include "remote/entry_signing.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
+#include <thread>
 
 namespace kiln::remote {
 namespace {
@@ -45,20 +48,25 @@ struct FakeServer {
   int gets = 0;
   int puts = 0;
   std::vector<bool> only_if_missing;
+  std::chrono::milliseconds delay{0};             // before each answer
+  std::vector<std::chrono::milliseconds> limits;  // what each request was given
 };
 
 class FakeBackend final : public RemoteBackend {
 public:
   explicit FakeBackend(FakeServer& server) : m_server(server) {}
-  Reply get(std::string_view key) override {
+  Reply get(std::string_view key, std::chrono::milliseconds limit) override {
     ++m_server.gets;
+    if (!wait(limit)) return {Reply::Kind::unreachable, {}, "timed out"};
     if (m_server.failure != Reply::Kind::found) return {m_server.failure, {}, "the server is down"};
     const auto it = m_server.entries.find(std::string(key));
     if (it == m_server.entries.end()) return {Reply::Kind::absent, {}, {}};
     return {Reply::Kind::found, it->second, {}};
   }
-  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) override {
+  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
+            std::chrono::milliseconds limit) override {
     ++m_server.puts;
+    if (!wait(limit)) return {Reply::Kind::unreachable, {}, "timed out"};
     m_server.only_if_missing.push_back(only_if_missing);
     if (m_server.failure != Reply::Kind::found) return {m_server.failure, {}, "the server is down"};
     if (!only_if_missing || !m_server.entries.count(std::string(key)))
@@ -67,14 +75,21 @@ public:
   }
 
 private:
+  // The server's delay, cut at the request's limit: false when it was.
+  bool wait(std::chrono::milliseconds limit) {
+    m_server.limits.push_back(limit);
+    std::this_thread::sleep_for(std::min(m_server.delay, limit));
+    return m_server.delay <= limit;
+  }
   FakeServer& m_server;
 };
 
 struct Layers {
-  explicit Layers(Mode mode = Mode::read_write) {
+  explicit Layers(Mode mode = Mode::read_write) : Layers([mode](RemoteSettings& s) { s.mode = mode; }) {}
+  explicit Layers(const std::function<void(RemoteSettings&)>& set) {
     RemoteSettings settings;
-    settings.mode = mode;
     settings.shown_url = "http://cache/k";
+    set(settings);
     store = std::make_unique<LayeredStore>(local, std::make_unique<FakeBackend>(server), settings,
                                            [this](const std::string& text) { warnings.push_back(text); });
   }
@@ -206,6 +221,114 @@ TEST(LayeredStore, WorkerProcessesUseTheLocalStoreAloneAndTheBuildSendsOnWhatThe
   reader.local.put(k_key, bytes_of("x"));
   EXPECT_EQ(reader.store->get(k_key), bytes_of("x"));
   EXPECT_EQ(reader.server.puts, 0);
+}
+
+const KeyPair k_writer = generate_key_pair();
+const KeyPair k_stranger = generate_key_pair();
+
+std::vector<std::byte> signed_entry(const std::string& key, std::string_view value, const KeyPair& by = k_writer) {
+  return sign_entry(store::encode_entry(key, bytes_of(value)), by.signing);
+}
+
+TEST(LayeredStore, AWriterWithASigningKeySignsWhatItStoresAndReadsItBack) {
+  Layers writer([](RemoteSettings& s) {
+    s.signing_key = k_writer.signing;
+    s.verify_key = k_writer.verify;
+  });
+  writer.store->put(k_key, bytes_of("value"));
+  const std::vector<std::byte>& stored = writer.server.entries.at(k_key);
+  EXPECT_EQ(open_entry(stored, &k_writer.verify).trust, OpenedEntry::Trust::signed_by_key);
+  Layers reader([](RemoteSettings& s) { s.verify_key = k_writer.verify; });
+  reader.server.entries = writer.server.entries;
+  EXPECT_EQ(reader.store->get(k_key), bytes_of("value"));
+  EXPECT_TRUE(reader.warnings.empty());
+  // Builds without a key read signed entries as they read any other.
+  Layers plain;
+  plain.server.entries = writer.server.entries;
+  EXPECT_EQ(plain.store->get(k_key), bytes_of("value"));
+}
+
+std::vector<std::byte> tampered(const std::string& key) {
+  std::vector<std::byte> entry = signed_entry(key, "value");
+  entry.back() ^= std::byte{1};
+  return entry;
+}
+
+TEST(LayeredStore, WithAVerifyKeyAnEntryNotSignedByItIsAMissWarnedOnceAndNeverWrittenBack) {
+  const auto other_key = [](const std::string& key) { return key == k_key ? k_other : k_key; };
+  const struct {
+    const char* what;
+    std::function<std::vector<std::byte>(const std::string&)> entry;   // the bad entry found under a key
+    const char* counter;
+    std::string said;
+  } cases[] = {
+      {"unsigned", [](const std::string& key) { return store::encode_entry(key, bytes_of("value")); },
+       "remote.untrusted", "is not signed"},
+      {"another key", [](const std::string& key) { return signed_entry(key, "value", k_stranger); },
+       "remote.untrusted", "is signed with key " + key_id(k_stranger.verify) + ", not the verify key " +
+       key_id(k_writer.verify)},
+      {"a changed byte", tampered, "remote.untrusted", "signature that does not hold"},
+      {"moved under another key", [&](const std::string& key) { return signed_entry(other_key(key), "value"); },
+       "remote.damaged", "is damaged"},
+  };
+  for (const auto& c : cases) {
+    Layers layers([](RemoteSettings& s) { s.verify_key = k_writer.verify; });
+    for (const std::string& key : {k_key, k_other}) {
+      layers.server.entries[key] = c.entry(key);
+      EXPECT_EQ(layers.store->get(key), std::nullopt) << c.what;
+      EXPECT_EQ(layers.local.entries.count(key), 0u) << c.what;
+    }
+    store::Counters counts = layers.store->remote_counters();
+    EXPECT_EQ(counts[c.counter], 2u) << c.what;
+    EXPECT_EQ(counts["remote.misses"], 2u) << c.what;
+    EXPECT_EQ(counts["remote.hits"], 0u) << c.what;
+    ASSERT_EQ(layers.warnings.size(), 1u) << c.what;
+    EXPECT_NE(layers.warnings[0].find(c.said), std::string::npos) << layers.warnings[0];
+    // It verifies but cannot sign: it writes nothing, so says nothing of replacing.
+    EXPECT_EQ(layers.warnings[0].find("replacing"), std::string::npos) << layers.warnings[0];
+    layers.store->put(k_key, bytes_of("value"));
+    EXPECT_EQ(layers.server.puts, 0) << c.what;
+  }
+}
+
+TEST(LayeredStore, AWriterReplacesAnEntryItCannotTrustWithOneItSigned) {
+  Layers layers([](RemoteSettings& s) {
+    s.signing_key = k_writer.signing;
+    s.verify_key = k_writer.verify;
+  });
+  layers.server.entries[k_key] = signed_entry(k_key, "value", k_stranger);
+  EXPECT_EQ(layers.store->get(k_key), std::nullopt);
+  ASSERT_EQ(layers.warnings.size(), 1u);
+  EXPECT_NE(layers.warnings[0].find("and replacing it"), std::string::npos);
+  layers.store->put(k_key, bytes_of("value"));
+  EXPECT_EQ(layers.server.only_if_missing, std::vector<bool>{false});
+  EXPECT_EQ(open_entry(layers.server.entries.at(k_key), &k_writer.verify).trust, OpenedEntry::Trust::signed_by_key);
+}
+
+TEST(LayeredStore, ABuildStopsAskingOnceItHasWaitedItsBudgetAndSaysSoOnce) {
+  Layers layers([](RemoteSettings& s) { s.budget = std::chrono::milliseconds(250); });
+  layers.server.delay = std::chrono::milliseconds(100);
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) {
+    const std::string key = std::string(31, 'a') + "0123456789"[i];
+    EXPECT_EQ(layers.store->get(key), std::nullopt);
+    layers.store->put(key, bytes_of("value"));
+  }
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_LT(took, std::chrono::milliseconds(250 + 200)) << "the budget, and a little";
+  const int asked = layers.server.gets + layers.server.puts;
+  EXPECT_GE(asked, 2);
+  EXPECT_LE(asked, 3);
+  std::chrono::milliseconds given{0};
+  for (const std::chrono::milliseconds limit : layers.server.limits) {
+    EXPECT_LE(limit, std::chrono::milliseconds(250));
+    given = limit;
+  }
+  EXPECT_LT(given, std::chrono::milliseconds(100)) << "the last request had only what was left";
+  ASSERT_EQ(layers.warnings.size(), 1u);
+  EXPECT_NE(layers.warnings[0].find("KILN_REMOTE_CACHE_BUDGET=0.25"), std::string::npos) << layers.warnings[0];
+  EXPECT_EQ(layers.store->remote_counters()["remote.errors"], 1u);
+  EXPECT_EQ(layers.local.entries.size(), 10u) << "the local cache still works";
 }
 
 TEST(LayeredStore, KeysThatCannotNameAnEntryNeverReachTheServer) {

@@ -47,6 +47,8 @@ TEST(RemoteSettings, HttpWithDefaults) {
   EXPECT_EQ(s.shown_url, s.url);
   EXPECT_EQ(s.connect_timeout, std::chrono::milliseconds(2000));
   EXPECT_EQ(s.timeout, std::chrono::milliseconds(60000));
+  EXPECT_EQ(s.budget, std::chrono::milliseconds(120000));
+  EXPECT_FALSE(s.signing_key || s.verify_key);
   EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "https://cache.example/x"}}).protocol, Protocol::http);
 }
 
@@ -83,11 +85,13 @@ TEST(RemoteSettings, ModeTokenAndTimeouts) {
                                    {"KILN_REMOTE_CACHE_MODE", "read"},
                                    {"KILN_REMOTE_CACHE_TOKEN", "abc"},
                                    {"KILN_REMOTE_CACHE_CONNECT_TIMEOUT", "0.25"},
-                                   {"KILN_REMOTE_CACHE_TIMEOUT", "5"}});
+                                   {"KILN_REMOTE_CACHE_TIMEOUT", "5"},
+                                   {"KILN_REMOTE_CACHE_BUDGET", "30"}});
   EXPECT_EQ(s.mode, Mode::read);
   EXPECT_EQ(s.token, "abc");
   EXPECT_EQ(s.connect_timeout, std::chrono::milliseconds(250));
   EXPECT_EQ(s.timeout, std::chrono::milliseconds(5000));
+  EXPECT_EQ(s.budget, std::chrono::milliseconds(30000));
   EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_MODE", "read-write"}}).mode,
             Mode::read_write);
 }
@@ -103,6 +107,8 @@ TEST(RemoteSettings, MistakesNameTheVariableAndValue) {
   for (const char* bad : {"0", "-1", "soon", "1e9", "2s"})
     EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_TIMEOUT", bad}}),
               std::string("KILN_REMOTE_CACHE_TIMEOUT=") + bad + ": not a number of seconds (above 0, at most 86400)");
+  EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_BUDGET", "0"}}),
+            "KILN_REMOTE_CACHE_BUDGET=0: not a number of seconds (above 0, at most 86400)");
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_CONNECT_TIMEOUT", "x"}})
                 .find("KILN_REMOTE_CACHE_CONNECT_TIMEOUT=x"),
             std::string::npos);

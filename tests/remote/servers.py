@@ -8,14 +8,19 @@ nginx serves, under http://127.0.0.1:PORT:
   /broken/   500 for everything
 nginx's workers run as nobody when the tests run as root, so nginx's directory is made outside
 pytest's (which only its owner may enter) and writable for all; it is removed when nginx stops.
+
+And small servers in this process that misbehave as a real one may: answers larger than any entry
+(an HTTP Content-Length, a Redis string length, or no length and no end), and slow answers.
 """
 
+import http.server
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 
@@ -139,6 +144,19 @@ class Redis:
     def url(self, database=0):
         return f"redis://127.0.0.1:{self.port}/{database}"
 
+    def get(self, name):
+        """The bytes of a string, through a connection of our own (redis-cli cannot print binary)."""
+        with socket.create_connection(("127.0.0.1", self.port)) as connection:
+            connection.sendall(resp_command(b"GET", name.encode()))
+            answer = connection.makefile("rb")
+            length = int(answer.readline()[1:])
+            return None if length < 0 else answer.read(length)
+
+    def set(self, name, value):
+        with socket.create_connection(("127.0.0.1", self.port)) as connection:
+            connection.sendall(resp_command(b"SET", name.encode(), value))
+            assert connection.makefile("rb").readline() == b"+OK\r\n"
+
     def command(self, *words):
         """One command through redis-cli's own connection; its output."""
         cli = find_program("redis-cli", ["/usr/bin/redis-cli"])
@@ -162,6 +180,170 @@ class SilentServer:
         self.socket.bind(("127.0.0.1", 0))
         self.socket.listen(16)
         self.port = self.socket.getsockname()[1]
+
+    def stop(self):
+        self.socket.close()
+
+
+def resp_command(*words):
+    return b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
+
+
+class _Served:
+    """A listening socket served by a thread per connection; counts requests and bytes sent."""
+
+    def __init__(self):
+        self.requests = 0
+        self.sent = 0
+        self.lock = threading.Lock()
+
+    def count(self, requests=0, sent=0):
+        with self.lock:
+            self.requests += requests
+            self.sent += sent
+
+    def stream(self, write, chunk, limit=None):
+        """Writes `chunk` until the client goes away (or `limit` bytes): what an endless answer does."""
+        total = 0
+        try:
+            while limit is None or total < limit:
+                write(chunk)
+                total += len(chunk)
+                self.count(sent=len(chunk))
+        except OSError:
+            pass
+
+
+class MisbehavingHttp(_Served):
+    """An HTTP cache server on loopback whose GETs answer as `behaviour` says:
+
+      oversized  200 with a Content-Length of 1 GiB, whose body it then sends
+      endless    200 with a chunked body that never ends
+      slow       404, after `delay` seconds (every request waits so long)
+
+    HEAD answers 404 and PUT 201 (after `delay` when slow), so that builds store what they compile.
+    """
+
+    def __init__(self, behaviour, delay=0.0):
+        super().__init__()
+        served = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, body=b""):
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_HEAD(self):
+                served.count(requests=1)
+                if behaviour == "slow":
+                    time.sleep(delay)
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_PUT(self):
+                served.count(requests=1)
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if behaviour == "slow":
+                    time.sleep(delay)
+                self.answer(201)
+
+            def do_GET(self):
+                served.count(requests=1)
+                if behaviour == "slow":
+                    time.sleep(delay)
+                    self.answer(404)
+                    return
+                self.send_response(200)
+                if behaviour == "oversized":
+                    self.send_header("Content-Length", str(1 << 30))
+                    self.end_headers()
+                    served.stream(self.wfile.write, b"\0" * (1 << 20), limit=1 << 30)
+                else:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    served.stream(self.wfile.write, b"100000\r\n" + b"\0" * (1 << 20) + b"\r\n")
+                self.close_connection = True
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/cache"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class MisbehavingRedis(_Served):
+    """A Redis server on loopback (just enough of the protocol) whose GETs answer as `behaviour` says:
+
+      oversized  a string of 1 GiB, announced and then sent
+      endless    a status line that never ends
+      slow       nil, after `delay` seconds (every command waits so long)
+
+    SET answers OK.
+    """
+
+    def __init__(self, behaviour, delay=0.0):
+        super().__init__()
+        self.behaviour, self.delay = behaviour, delay
+        self.socket = socket.socket()
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
+
+    def serve(self, connection):
+        with connection:
+            requests = connection.makefile("rb")
+            try:
+                while True:
+                    line = requests.readline()
+                    if not line:
+                        return
+                    words = []
+                    for _ in range(int(line[1:])):
+                        length = int(requests.readline()[1:])
+                        words.append(requests.read(length + 2)[:-2])
+                    self.count(requests=1)
+                    if self.behaviour == "slow":
+                        time.sleep(self.delay)
+                    if words[0].upper() != b"GET":
+                        connection.sendall(b"+OK\r\n")
+                    elif self.behaviour == "oversized":
+                        connection.sendall(b"$%d\r\n" % (1 << 30))
+                        self.stream(connection.sendall, b"\0" * (1 << 20), limit=1 << 30)
+                        return
+                    elif self.behaviour == "endless":
+                        self.stream(connection.sendall, b"+" + b"a" * (1 << 20))
+                        return
+                    else:
+                        connection.sendall(b"$-1\r\n")
+            except (OSError, ValueError):
+                return
+
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
 
     def stop(self):
         self.socket.close()

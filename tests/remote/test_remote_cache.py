@@ -1,92 +1,18 @@
 """The remote compile cache against real servers on loopback (servers.py): nginx with WebDAV and
-redis-server. Each build runs the real kiln on a small project (two sources, two targets: four
-compiles and two scans, six entries) with a local cache of its own, so what it does not compile or
-scan came from the server.
+redis-server. Each build runs the real kiln on a small project (kiln_builds.py) with a local cache of
+its own, so what it does not compile or scan came from the server. Signed and unparsable entries:
+test_signed_entries.py; servers that answer too much or too slowly: test_bounded_answers.py.
 
     KILN=<kiln executable> python -m pytest tests/remote      (ctest: remote_cache_servers)
 """
 
 import json
 import os
-import subprocess
 
 import pytest
 
 import servers
-
-KILN = os.environ.get("KILN", "kiln")
-COMPILES = 4   # 2 units x 2 targets
-SCANS = 2      # one scan result per source
-ENTRIES = COMPILES + SCANS
-
-SOURCES = {
-    "kiln.toml": 'name = "remote"\ntargets = ["sm_80", "sm_90"]\n\n[[source]]\npath = "scale.cu"\n'
-                 'instantiate = ["scale<float>", "scale<int>"]\n\n[[source]]\npath = "add.cu"\n',
-    "scale.cu": '#include "common.cuh"\ntemplate <typename T>\n__global__ void scale(T* x, T a, int n) {\n'
-                '  const int i = index();\n  if (i < n) x[i] *= a;\n}\n',
-    "add.cu": '#include "common.cuh"\n__global__ void add(float* x, const float* y, int n) {\n'
-              '  const int i = index();\n  if (i < n) x[i] += y[i];\n}\n',
-    "common.cuh": "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n",
-}
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("project")
-    for name, text in SOURCES.items():
-        (root / name).write_text(text)
-    return root
-
-
-@pytest.fixture(scope="module")
-def reference(project, tmp_path_factory):
-    """The package a build with no remote cache writes."""
-    out = tmp_path_factory.mktemp("reference") / "remote.kiln"
-    run = build(project, tmp_path_factory.mktemp("cache"), out, remote=None)
-    assert run.returncode == 0, run.stderr
-    return out.read_bytes()
-
-
-@pytest.fixture
-def nginx():
-    server = servers.Nginx()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def redis(tmp_path):
-    server = servers.Redis(tmp_path / "redis")
-    yield server
-    server.stop()
-
-
-def build(project, cache, out, remote, **variables):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_REMOTE_CACHE")}
-    env["KILN_CACHE_DIR"] = str(cache)
-    if remote:
-        env["KILN_REMOTE_CACHE"] = remote
-    env.update(variables)
-    return subprocess.run([KILN, "build", "-o", str(out), "-v"], cwd=project, env=env, capture_output=True,
-                          text=True, timeout=300)
-
-
-def stats(cache):
-    run = subprocess.run([KILN, "cache", "stats", "--json", "--cache-dir", str(cache)], capture_output=True,
-                         text=True, check=True)
-    return json.loads(run.stdout)
-
-
-def remote_warnings(run):
-    return [line for line in run.stderr.splitlines() if line.startswith("kiln: warning: remote cache")]
-
-
-def fresh_build(project, tmp_path, name, remote, **variables):
-    """A build with an empty local cache of its own: (run, its stats, the package's bytes or None)."""
-    cache = tmp_path / f"cache-{name}"
-    out = tmp_path / f"{name}.kiln"
-    run = build(project, cache, out, remote, **variables)
-    return run, stats(cache), out.read_bytes() if out.exists() else None
+from kiln_builds import COMPILES, ENTRIES, SCANS, build, fresh_build, remote_warnings
 
 
 def check_filled_then_served(project, tmp_path, reference, url):

@@ -8,8 +8,19 @@
 
 #include <gtest/gtest.h>
 
+#if !defined(_WIN32)
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -219,6 +230,85 @@ TEST_F(LocalStoreTest, ClearRemovesEntriesAndCounters) {
   EXPECT_EQ(store.counters().count("scan.hits"), 0u);
   EXPECT_FALSE(store.get(key(0)));
 }
+
+#if !defined(_WIN32)
+// Whether `get` misses within five seconds, in a child process: a get that blocks (a FIFO) or reads
+// without end (/dev/zero) is killed there rather than hang the test run.
+bool misses_without_blocking(const std::function<bool()>& get) {
+  const pid_t child = fork();
+  if (child == 0) {
+    alarm(5);
+    _exit(get() ? 1 : 0);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST_F(LocalStoreTest, AnEntryThatIsAFifoSocketDeviceOrLinkIsAMissWithoutBlocking) {
+  LocalStore store(m_dir, 0);
+  store.put(key(9), value(100, 9));
+  const std::string sound = store.entry_path(key(9)).string();
+  const auto make = [&](int n, const std::function<void(const std::string&)>& how) {
+    fs::create_directories(store.entry_path(key(n)).parent_path());
+    how(store.entry_path(key(n)).string());
+    return key(n);
+  };
+  const std::string fifo = make(1, [](const std::string& p) { ASSERT_EQ(mkfifo(p.c_str(), 0666), 0); });
+  const std::string socket_key = make(2, [](const std::string& p) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    ASSERT_LT(p.size(), sizeof address.sun_path);
+    std::memcpy(address.sun_path, p.c_str(), p.size() + 1);
+    ASSERT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    listen(fd, 1);   // left open: a live socket
+  });
+  const std::string zero = make(3, [](const std::string& p) { fs::create_symlink("/dev/zero", p); });
+  const std::string null = make(4, [](const std::string& p) { fs::create_symlink("/dev/null", p); });
+  const std::string link = make(5, [&](const std::string& p) { fs::create_symlink(sound, p); });
+  const std::string directory = make(6, [](const std::string& p) { fs::create_directory(p); });
+  for (const std::string& k : {fifo, socket_key, zero, null, link, directory})
+    EXPECT_TRUE(misses_without_blocking([&] { return LocalStore(m_dir, 0).get(k).has_value(); })) << k;
+  EXPECT_EQ(store.get(key(9)), value(100, 9)) << "the linked entry itself still reads";
+  // A put replaces what stood there with an entry.
+  store.put(fifo, value(10, 1));
+  EXPECT_EQ(store.get(fifo), value(10, 1));
+}
+
+TEST_F(LocalStoreTest, AFileLargerThanAnyEntryIsAMissWithoutBeingRead) {
+  LocalStore store(m_dir, 0);
+  const fs::path path = store.entry_path(key(1));
+  fs::create_directories(path.parent_path());
+  std::ofstream(path).put('k');
+  fs::resize_file(path, k_max_entry_size + 1);   // sparse: nothing to read but zeros
+  const long before = test::peak_memory_kib();
+  EXPECT_FALSE(store.get(key(1)));
+  EXPECT_LT(test::peak_memory_kib() - before, 64 * 1024) << "KiB more at peak: the file was read";
+}
+
+TEST_F(LocalStoreTest, AValueLargerThanAnyEntryIsNotStored) {
+  // Pages that are never written cost no memory (and read as zeros if a put did read them).
+  void* pages = mmap(nullptr, k_max_payload_size + 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  LocalStore store(m_dir, 0);
+  store.put(key(1), std::span(static_cast<const std::byte*>(pages), k_max_payload_size + 1));
+  munmap(pages, k_max_payload_size + 1);
+  EXPECT_FALSE(fs::exists(store.entry_path(key(1))));
+  store.put(key(1), value(10, 1));
+  EXPECT_EQ(store.get(key(1)), value(10, 1));
+}
+
+TEST_F(LocalStoreTest, StatsThatAreAFifoReadAsZerosWithoutBlocking) {
+  fs::create_directories(m_dir);
+  ASSERT_EQ(mkfifo((m_dir / "stats").c_str(), 0666), 0);
+  EXPECT_TRUE(misses_without_blocking([&] { return !LocalStore(m_dir, 0).counters().empty(); }));
+  EXPECT_TRUE(misses_without_blocking([&] {
+    LocalStore(m_dir, 0).add_counters({{"compile.hits", 1}});   // replaces the FIFO by its rename
+    return LocalStore(m_dir, 0).counters().at("compile.hits") != 1;
+  }));
+}
+#endif
 
 TEST_F(LocalStoreTest, AStoreThatCannotBeWrittenOnlyMisses) {
   LocalStore store("/proc/kiln-cannot-exist", 0);

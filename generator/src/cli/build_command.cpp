@@ -19,6 +19,7 @@
 #include "manifest/manifest_reader.hpp"
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"
+#include "package/unit_kernels.hpp"
 #include "plan/build_plan.hpp"
 #include "plan/image_parts.hpp"
 #include "store/cache_settings.hpp"
@@ -268,8 +269,14 @@ private:
     const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
       return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log));
     };
+    // A hit must read as the package will read it (else it is compiled): an entry Kiln cannot parse
+    // never fails a build. A link group alone may have no image for a target (link_group.hpp).
+    const auto usable = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
+      if (!out.ok || (out.image.empty() && !job.members.empty())) return true;
+      return package::image_reads({job.target, out.image});
+    };
     const std::unique_ptr<compile::JobRunner> cached =
-        compile::make_cached_runner(parts.empty() ? *compiler : *refusing, compile_cache, keep, counts);
+        compile::make_cached_runner(parts.empty() ? *compiler : *refusing, compile_cache, keep, usable, counts);
     const std::unique_ptr<compile::JobRunner> runner =
         shard ? shard::make_shard_runner(*cached, shard::assign_shards(*plan, shard->count), shard->index)
               : std::unique_ptr<compile::JobRunner>();

@@ -29,7 +29,8 @@ std::string remote_summary(const store::Store& store) {
   if (!layered) return "";
   store::Counters counts = layered->remote_counters();
   return "remote cache: " + std::to_string(counts["remote.hits"]) + " hits, " + std::to_string(counts["remote.misses"]) +
-         " misses (" + std::to_string(counts["remote.damaged"]) + " damaged), " + std::to_string(counts["remote.errors"]) +
+         " misses (" + std::to_string(counts["remote.damaged"]) + " damaged, " +
+         std::to_string(counts["remote.untrusted"]) + " untrusted), " + std::to_string(counts["remote.errors"]) +
          " errors, " + std::to_string(counts["remote.writes"]) + " writes";
 }
 

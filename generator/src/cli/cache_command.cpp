@@ -1,9 +1,11 @@
 // kiln cache stats|clear|trim: the user's cache (store/local_store.hpp), wherever KILN_CACHE_DIR,
 // XDG_CACHE_HOME or HOME put it, or --cache-dir. KILN_CACHE=0 turns caching off for builds; these
-// commands still reach the directory.
+// commands still reach the directory. kiln cache keygen DIR: a key pair that signs and verifies
+// remote cache entries (remote/signing_keys.hpp).
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "remote/remote_settings.hpp"
+#include "remote/signing_keys.hpp"
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "store/size_spec.hpp"
@@ -35,9 +37,17 @@ public:
     m_trim = app.add_subcommand("trim", "Remove the least recently used entries down to the maximum size");
     m_trim->add_option("--max-size", m_max_size, "The size to trim to (default: $KILN_CACHE_MAX_SIZE, else 5G)");
     m_trim->add_option("--cache-dir", m_cache_dir, "The cache directory");
+    m_keygen = app.add_subcommand("keygen",
+                                  "Write a new key pair that signs remote cache entries: DIR/" +
+                                      std::string(remote::k_signing_key_file) + " (secret, 0600: for builds that "
+                                      "write, as KILN_REMOTE_CACHE_SIGNING_KEY) and DIR/" +
+                                      remote::k_verify_key_file + " (for every build, as KILN_REMOTE_CACHE_VERIFY_KEY)");
+    m_keygen->add_option("DIR", m_key_dir, "The directory for the two files (created if missing); existing keys are never replaced")
+        ->required();
   }
 
   int run() override {
+    if (m_keygen->parsed()) return keygen();
     Result<store::CacheSettings> settings = store::cache_settings(m_cache_dir, store::process_environment());
     if (!settings) return fail(k_exit_usage, settings.error().message);
     if (settings->directory.empty())
@@ -87,6 +97,7 @@ private:
                            {"hits", counters["remote.hits"]},
                            {"misses", counters["remote.misses"]},
                            {"damaged", counters["remote.damaged"]},
+                           {"untrusted", counters["remote.untrusted"]},
                            {"errors", counters["remote.errors"]},
                            {"writes", counters["remote.writes"]}}},
                          {"runtime",
@@ -105,11 +116,11 @@ private:
     line("compile misses", std::to_string(counters["compile.misses"]));
     line("scan hits", std::to_string(counters["scan.hits"]));
     line("scan misses", std::to_string(counters["scan.misses"]));
-    // What builds got from and gave to KILN_REMOTE_CACHE (damaged entries count as misses too).
+    // What builds got from and gave to KILN_REMOTE_CACHE (damaged and untrusted entries count as misses too).
     line("remote cache", remote_url().empty() ? std::string("none (KILN_REMOTE_CACHE is not set)") : remote_url());
     line("remote hits", std::to_string(counters["remote.hits"]));
     line("remote misses", std::to_string(counters["remote.misses"]) + " (" + std::to_string(counters["remote.damaged"]) +
-                              " damaged)");
+                              " damaged, " + std::to_string(counters["remote.untrusted"]) + " untrusted)");
     line("remote errors", std::to_string(counters["remote.errors"]));
     line("remote writes", std::to_string(counters["remote.writes"]));
     // What programs compiling kernels at run time did (libkiln, kiln/compile.h).
@@ -119,6 +130,17 @@ private:
     line("entries", std::to_string(usage.entries));
     line("size", store::format_size(usage.bytes) + " of " +
                      (settings.max_size ? store::format_size(settings.max_size) : std::string("no limit")));
+    return k_exit_ok;
+  }
+
+  int keygen() const {
+    Result<remote::KeyFiles> files = remote::write_key_pair(m_key_dir);
+    if (!files) return fail(k_exit_environment, files.error().message);
+    std::printf("wrote %s: the signing key; give it only to builds that write the remote cache "
+                "(KILN_REMOTE_CACHE_SIGNING_KEY=%s)\n",
+                files->signing.c_str(), files->signing.c_str());
+    std::printf("wrote %s: the verify key (key %s); give it to every build: KILN_REMOTE_CACHE_VERIFY_KEY=%s\n",
+                files->verify.c_str(), remote::key_id(files->key).c_str(), remote::to_base64(files->key).c_str());
     return k_exit_ok;
   }
 
@@ -136,11 +158,13 @@ private:
   }
 
   fs::path m_cache_dir;
+  fs::path m_key_dir;
   std::string m_max_size;
   bool m_json = false;
   CLI::App* m_stats = nullptr;
   CLI::App* m_clear = nullptr;
   CLI::App* m_trim = nullptr;
+  CLI::App* m_keygen = nullptr;
 };
 
 }  // namespace

@@ -6,15 +6,16 @@ namespace {
 
 class CachedRunner final : public JobRunner {
 public:
-  CachedRunner(JobRunner& inner, CompileCache& cache, KeepFn keep, CacheCounts& counts)
-      : m_inner(inner), m_cache(cache), m_keep(std::move(keep)), m_counts(counts) {}
+  CachedRunner(JobRunner& inner, CompileCache& cache, KeepFn keep, UsableFn usable, CacheCounts& counts)
+      : m_inner(inner), m_cache(cache), m_keep(std::move(keep)), m_usable(std::move(usable)), m_counts(counts) {}
 
   std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
     std::vector<CompileOutput> outputs(jobs.size());
     std::vector<std::size_t> misses;
     std::size_t done = 0;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (std::optional<CompileOutput> hit = m_cache.lookup(jobs[i])) {
+      std::optional<CompileOutput> hit = m_cache.lookup(jobs[i]);
+      if (hit && m_usable(jobs[i], *hit)) {
         outputs[i] = std::move(*hit);
         outputs[i].from_cache = true;
         ++m_counts.hits;
@@ -42,13 +43,15 @@ private:
   JobRunner& m_inner;
   CompileCache& m_cache;
   KeepFn m_keep;
+  UsableFn m_usable;
   CacheCounts& m_counts;
 };
 
 }  // namespace
 
-std::unique_ptr<JobRunner> make_cached_runner(JobRunner& inner, CompileCache& cache, KeepFn keep, CacheCounts& counts) {
-  return std::make_unique<CachedRunner>(inner, cache, std::move(keep), counts);
+std::unique_ptr<JobRunner> make_cached_runner(JobRunner& inner, CompileCache& cache, KeepFn keep, UsableFn usable,
+                                              CacheCounts& counts) {
+  return std::make_unique<CachedRunner>(inner, cache, std::move(keep), std::move(usable), counts);
 }
 
 }  // namespace kiln::compile

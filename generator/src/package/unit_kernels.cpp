@@ -108,4 +108,10 @@ Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitI
   return unit;
 }
 
+bool image_reads(const UnitImage& image) {
+  const std::optional<format::Target> target = format::parse_target(image.target);
+  UnitContents unused;
+  return target && read_image(image.target, *target, image.bytes, unused, image.target).ok();
+}
+
 }  // namespace kiln::package

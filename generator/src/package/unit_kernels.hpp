@@ -42,4 +42,8 @@ struct UnitContents {
 // `where` names the unit in messages ("kernels/a.cu").
 Result<UnitContents> read_unit(const std::string& where, const std::vector<UnitImage>& images);
 
+// Whether `image` reads for `target` as read_unit reads it (a cubin's ELF file, PTX text): a compile
+// cache hit whose image does not is compiled again rather than fail the package.
+bool image_reads(const UnitImage& image);
+
 }  // namespace kiln::package

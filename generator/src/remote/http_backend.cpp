@@ -1,8 +1,12 @@
 // The HTTP backend on libcurl: one easy handle, so that a build's requests share one connection.
+#include "remote/entry_signing.hpp"
 #include "remote/remote_backend.hpp"
+#include "store/size_spec.hpp"
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -10,12 +14,37 @@ namespace kiln::remote {
 
 namespace {
 
-std::size_t append_body(char* data, std::size_t size, std::size_t count, void* out) {
-  auto* bytes = static_cast<std::vector<std::byte>*>(out);
+// A response body, kept (GET) or only counted (PUT), and cut off past `limit` bytes.
+struct Body {
+  std::vector<std::byte>* kept = nullptr;
+  std::size_t limit = 0;
+  std::size_t seen = 0;
+  bool too_large = false;
+};
+
+std::size_t take_body(char* data, std::size_t size, std::size_t count, void* out) {
+  auto* body = static_cast<Body*>(out);
+  const std::size_t n = size * count;
+  if (n > body->limit - body->seen) {
+    body->too_large = true;
+    return 0;   // libcurl ends the transfer: CURLE_WRITE_ERROR
+  }
+  body->seen += n;
+  if (!body->kept) return n;
+  std::vector<std::byte>& bytes = *body->kept;
+  // Grown by doubling, and to the limit at once where doubling would pass half of it (never twice
+  // near the limit): an endless body costs at most 1.5 times `limit` while the last copy is made.
+  if (bytes.size() + n > bytes.capacity()) {
+    const std::size_t doubled = std::max(bytes.capacity() * 2, bytes.size() + n);
+    bytes.reserve(doubled > body->limit / 2 ? body->limit : doubled);
+  }
   const auto* begin = reinterpret_cast<const std::byte*>(data);
-  bytes->insert(bytes->end(), begin, begin + size * count);
-  return size * count;
+  bytes.insert(bytes.end(), begin, begin + n);
+  return n;
 }
+
+// What a server may say in answer to a PUT: a status page, not an entry.
+constexpr std::size_t k_max_put_answer = 1 << 20;
 
 struct Upload {
   std::span<const std::byte> value;
@@ -68,13 +97,16 @@ public:
     curl_slist_free_all(m_headers);
   }
 
-  Reply get(std::string_view key) override {
+  Reply get(std::string_view key, std::chrono::milliseconds limit) override {
     Reply reply;
-    if (!prepare(key, reply)) return reply;
+    if (!prepare(key, reply, limit)) return reply;
+    Body body{&reply.bytes, k_max_remote_entry_size};
     curl_easy_setopt(m_curl, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, append_body);
-    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &reply.bytes);
-    const long status = perform(key, reply);
+    // A Content-Length above it is refused before the body is read.
+    curl_easy_setopt(m_curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(k_max_remote_entry_size));
+    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, take_body);
+    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &body);
+    const long status = perform(key, reply, body);
     if (status == 200) {
       reply.kind = Reply::Kind::found;
     } else if (status == 404 || status == 410) {
@@ -86,12 +118,15 @@ public:
     return reply;
   }
 
-  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) override {
+  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
+            std::chrono::milliseconds limit) override {
     Reply reply;
+    const auto started = std::chrono::steady_clock::now();
     if (only_if_missing) {
-      if (!prepare(key, reply)) return reply;
+      if (!prepare(key, reply, limit)) return reply;
+      Body none{nullptr, k_max_put_answer};   // a HEAD has no body; a server that sends one anyway
       curl_easy_setopt(m_curl, CURLOPT_NOBODY, 1L);
-      const long status = perform(key, reply);
+      const long status = perform(key, reply, none);
       if (status == 200) {
         reply.kind = Reply::Kind::found;
         return reply;
@@ -99,16 +134,18 @@ public:
       if (status == 0) return reply;
       // Anything else (404, or a server that refuses HEAD): store it.
     }
-    if (!prepare(key, reply)) return reply;
+    // One limit for both requests.
+    limit -= std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    if (!prepare(key, reply, limit)) return reply;
     Upload upload{value};
     curl_easy_setopt(m_curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(m_curl, CURLOPT_READFUNCTION, read_body);
     curl_easy_setopt(m_curl, CURLOPT_READDATA, &upload);
     curl_easy_setopt(m_curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(value.size()));
-    std::vector<std::byte> ignored;
-    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, append_body);
-    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &ignored);
-    const long status = perform(key, reply);
+    Body answer{nullptr, k_max_put_answer};
+    curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, take_body);
+    curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &answer);
+    const long status = perform(key, reply, answer);
     if (status >= 200 && status < 300)
       reply.kind = Reply::Kind::found;
     else if (status > 0)
@@ -117,19 +154,24 @@ public:
   }
 
 private:
-  // Resets the handle (keeping its connection) for a request of `key`.
-  bool prepare(std::string_view key, Reply& reply) {
+  // Resets the handle (keeping its connection) for a request of `key` that takes at most `limit`.
+  bool prepare(std::string_view key, Reply& reply, std::chrono::milliseconds limit) {
     if (!m_curl) {
       reply.kind = Reply::Kind::unreachable;
       reply.message = "cannot start libcurl";
+      return false;
+    }
+    if (limit.count() <= 0) {
+      reply.kind = Reply::Kind::unreachable;
+      reply.message = "no time left for " + shown_url(key);
       return false;
     }
     curl_easy_reset(m_curl);
     const std::string url = m_base + std::string(key.substr(0, 2)) + "/" + std::string(key);
     curl_easy_setopt(m_curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(m_curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_settings.connect_timeout.count()));
-    curl_easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_settings.timeout.count()));
+    curl_easy_setopt(m_curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(m_settings.connect_timeout, limit).count()));
+    curl_easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, static_cast<long>(std::min(m_settings.timeout, limit).count()));
     curl_easy_setopt(m_curl, CURLOPT_USERAGENT, "kiln");
     curl_easy_setopt(m_curl, CURLOPT_ERRORBUFFER, m_error);
     if (m_headers) curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, m_headers);
@@ -138,8 +180,16 @@ private:
   }
 
   // The HTTP status, or 0 after filling `reply` with why there is none.
-  long perform(std::string_view key, Reply& reply) {
+  long perform(std::string_view key, Reply& reply, const Body& body) {
     const CURLcode code = curl_easy_perform(m_curl);
+    if (code == CURLE_FILESIZE_EXCEEDED || (code == CURLE_WRITE_ERROR && body.too_large)) {
+      reply.kind = Reply::Kind::failed;
+      reply.message = "the answer for " + shown_url(key) + " is larger than any entry (more than " +
+                      store::format_size(body.limit) + "); refused";
+      reply.bytes.clear();
+      reply.bytes.shrink_to_fit();
+      return 0;
+    }
     if (code != CURLE_OK) {
       reply.kind = no_answer(code) ? Reply::Kind::unreachable : Reply::Kind::failed;
       reply.message = std::string(m_error[0] ? m_error : curl_easy_strerror(code)) + " (" + shown_url(key) + ")";

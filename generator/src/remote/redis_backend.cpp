@@ -1,16 +1,28 @@
 // The Redis backend on hiredis: entries are the strings kiln:<key>, one connection per build, opened
 // (with AUTH and SELECT) on the first request.
+//
+// hiredis's blocking redisCommand is not used: it buffers an answer whole, whatever length the server
+// announces (a 2 GiB string took a build to 2.2 GB), and its time limit holds for each read, so a
+// server that trickles never times out. Requests here run redisCommand's own loop (append, write,
+// read, parse) with one deadline for the whole request and a look at what is buffered before hiredis
+// parses it: an answer that cannot be one Kiln takes is refused there, unread.
+#include "remote/entry_signing.hpp"
 #include "remote/remote_backend.hpp"
+#include "store/size_spec.hpp"
 
 #include <hiredis/hiredis.h>
 
 #include <sys/time.h>
 
 #include <array>
+#include <cerrno>
+#include <charconv>
 
 namespace kiln::remote {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 struct ReplyDeleter {
   void operator()(redisReply* reply) const { freeReplyObject(reply); }
@@ -21,6 +33,35 @@ timeval timeval_of(std::chrono::milliseconds ms) {
   return {static_cast<time_t>(ms.count() / 1000), static_cast<suseconds_t>((ms.count() % 1000) * 1000)};
 }
 
+// Until `deadline`, at least a millisecond (a socket time limit of 0 means none); 0 once it passed.
+std::chrono::milliseconds time_left(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return left.count() > 0 ? left : std::chrono::milliseconds(0);
+}
+
+// A status, error or integer line is short; only a bulk string may carry an entry.
+constexpr std::size_t k_max_line = 64 << 10;
+
+// Why an answer that starts with `pending` is not one Kiln takes (GET, SET, AUTH and SELECT answer a
+// string, nil, a status, an error or an integer); "" while it may be.
+std::string refusal(std::string_view pending) {
+  if (pending.empty()) return {};
+  const std::size_t end = pending.find("\r\n");
+  if (pending.front() == '$') {
+    if (end == std::string_view::npos) return pending.size() > 32 ? "a string length that does not end" : "";
+    long long length = 0;
+    const auto [ptr, ec] = std::from_chars(pending.data() + 1, pending.data() + end, length);
+    if (ec != std::errc() || ptr != pending.data() + end) return {};   // hiredis says what is wrong
+    if (length > static_cast<long long>(k_max_remote_entry_size))
+      return "a string of " + std::to_string(length) + " bytes, larger than any entry (at most " +
+             store::format_size(k_max_remote_entry_size) + ")";
+    return {};
+  }
+  if (pending.front() == '*') return "an array";   // its elements would be allocated before anything is checked
+  if (end == std::string_view::npos && pending.size() > k_max_line) return "a line that does not end";
+  return {};
+}
+
 class RedisBackend final : public RemoteBackend {
 public:
   explicit RedisBackend(const RemoteSettings& settings) : m_settings(settings) {}
@@ -28,10 +69,10 @@ public:
     if (m_context) redisFree(m_context);
   }
 
-  Reply get(std::string_view key) override {
+  Reply get(std::string_view key, std::chrono::milliseconds limit) override {
     Reply reply;
     const std::string name = "kiln:" + std::string(key);
-    RedisReply answer = command(reply, {"GET", name});
+    RedisReply answer = command(reply, {"GET", name}, deadline(limit));
     if (!answer) return reply;
     if (answer->type == REDIS_REPLY_STRING) {
       const auto* begin = reinterpret_cast<const std::byte*>(answer->str);
@@ -45,11 +86,13 @@ public:
     return reply;
   }
 
-  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) override {
+  Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
+            std::chrono::milliseconds limit) override {
     Reply reply;
     const std::string name = "kiln:" + std::string(key);
     const std::string_view bytes(reinterpret_cast<const char*>(value.data()), value.size());
-    RedisReply answer = only_if_missing ? command(reply, {"SET", name, bytes, "NX"}) : command(reply, {"SET", name, bytes});
+    RedisReply answer = only_if_missing ? command(reply, {"SET", name, bytes, "NX"}, deadline(limit))
+                                        : command(reply, {"SET", name, bytes}, deadline(limit));
     if (!answer) return reply;
     // SET NX answers nil when the entry is already there: the value is stored either way.
     if (answer->type == REDIS_REPLY_STATUS || answer->type == REDIS_REPLY_NIL)
@@ -60,21 +103,21 @@ public:
   }
 
 private:
+  Clock::time_point deadline(std::chrono::milliseconds limit) const {
+    return Clock::now() + std::min(limit, m_settings.timeout);
+  }
+
   // Sends one command on the connection (opening it first if needed); nothing, with `reply` saying why,
-  // when there is no answer. A connection that broke is dropped, so a later request starts afresh.
-  RedisReply command(Reply& reply, std::initializer_list<std::string_view> words) {
-    if (!connect(reply)) return nullptr;
-    RedisReply answer = send(words);
-    if (!answer) {
-      reply.kind = Reply::Kind::unreachable;
-      reply.message = std::string(m_context->errstr[0] ? m_context->errstr : "no answer") + " (" + m_settings.shown_url + ")";
-      redisFree(m_context);
-      m_context = nullptr;
-    }
+  // when there is no answer Kiln takes. The connection is then dropped, so a later request starts afresh.
+  RedisReply command(Reply& reply, std::initializer_list<std::string_view> words, Clock::time_point deadline) {
+    if (!connect(reply, deadline)) return nullptr;
+    RedisReply answer = exchange(reply, words, deadline);
+    if (!answer) drop();
     return answer;
   }
 
-  RedisReply send(std::initializer_list<std::string_view> words) {
+  // redisCommand's loop, bounded in time and in what it buffers.
+  RedisReply exchange(Reply& reply, std::initializer_list<std::string_view> words, Clock::time_point deadline) {
     std::array<const char*, 8> argv{};
     std::array<std::size_t, 8> lengths{};
     int n = 0;
@@ -83,30 +126,69 @@ private:
       lengths[n] = word.size();
       ++n;
     }
-    return RedisReply(static_cast<redisReply*>(redisCommandArgv(m_context, n, argv.data(), lengths.data())));
+    if (redisAppendCommandArgv(m_context, n, argv.data(), lengths.data()) != REDIS_OK) return failed(reply, deadline);
+    for (int done = 0; !done;) {
+      if (!limit_socket(deadline) || redisBufferWrite(m_context, &done) != REDIS_OK) return failed(reply, deadline);
+    }
+    while (true) {
+      void* answer = nullptr;
+      if (redisGetReplyFromReader(m_context, &answer) != REDIS_OK) return failed(reply, deadline);
+      if (answer) return RedisReply(static_cast<redisReply*>(answer));
+      if (!limit_socket(deadline) || redisBufferRead(m_context) != REDIS_OK) return failed(reply, deadline);
+      const redisReader& reader = *m_context->reader;
+      if (const std::string why = refusal({reader.buf + reader.pos, reader.len - reader.pos}); !why.empty()) {
+        reply.kind = Reply::Kind::failed;
+        reply.message = "the answer is " + why + "; refused (" + m_settings.shown_url + ")";
+        return nullptr;
+      }
+    }
   }
 
-  bool connect(Reply& reply) {
+  // Sets the socket's time limit to what is left until `deadline`; false once nothing is.
+  bool limit_socket(Clock::time_point deadline) {
+    const std::chrono::milliseconds left = time_left(deadline);
+    return left.count() > 0 && redisSetTimeout(m_context, timeval_of(left)) == REDIS_OK;
+  }
+
+  // No answer: the connection failed, or the request ran out of time.
+  std::nullptr_t failed(Reply& reply, Clock::time_point deadline) const {
+    const bool late = time_left(deadline).count() == 0 || (m_context->err == REDIS_ERR_IO && errno == EAGAIN);
+    reply.kind = Reply::Kind::unreachable;
+    reply.message = (late ? std::string("timed out") : m_context->errstr[0] ? m_context->errstr : "no answer") +
+                    std::string(" (") + m_settings.shown_url + ")";
+    return nullptr;
+  }
+
+  void drop() {
+    if (m_context) redisFree(m_context);
+    m_context = nullptr;
+  }
+
+  bool connect(Reply& reply, Clock::time_point deadline) {
     if (m_context) return true;
-    m_context = redisConnectWithTimeout(m_settings.host.c_str(), m_settings.port, timeval_of(m_settings.connect_timeout));
+    const std::chrono::milliseconds left = time_left(deadline);
+    if (left.count() == 0) {
+      reply.kind = Reply::Kind::unreachable;
+      reply.message = "timed out (" + m_settings.shown_url + ")";
+      return false;
+    }
+    m_context = redisConnectWithTimeout(m_settings.host.c_str(), m_settings.port,
+                                        timeval_of(std::min(m_settings.connect_timeout, left)));
     if (!m_context || m_context->err) {
       reply.kind = Reply::Kind::unreachable;
       reply.message = std::string(m_context ? m_context->errstr : "cannot allocate a connection") + " (" +
                       m_settings.shown_url + ")";
-      if (m_context) redisFree(m_context);
-      m_context = nullptr;
+      drop();
       return false;
     }
-    redisSetTimeout(m_context, timeval_of(m_settings.timeout));
-    RedisReply answer;
     if (!m_settings.password.empty()) {
-      answer = m_settings.user.empty() ? send({"AUTH", m_settings.password})
-                                       : send({"AUTH", m_settings.user, m_settings.password});
+      RedisReply answer = m_settings.user.empty() ? exchange(reply, {"AUTH", m_settings.password}, deadline)
+                                                  : exchange(reply, {"AUTH", m_settings.user, m_settings.password}, deadline);
       if (!ready(reply, answer.get(), "AUTH")) return false;
     }
     if (m_settings.database != 0) {
       const std::string database = std::to_string(m_settings.database);
-      answer = send({"SELECT", database});
+      RedisReply answer = exchange(reply, {"SELECT", database}, deadline);
       if (!ready(reply, answer.get(), "SELECT " + database)) return false;
     }
     return true;
@@ -117,10 +199,9 @@ private:
   bool ready(Reply& reply, const redisReply* answer, const std::string& what) {
     if (answer && answer->type != REDIS_REPLY_ERROR) return true;
     reply.kind = Reply::Kind::unreachable;
-    reply.message = what + ": " + (answer ? std::string(answer->str, answer->len) : std::string(m_context->errstr)) +
-                    " (" + m_settings.shown_url + ")";
-    redisFree(m_context);
-    m_context = nullptr;
+    reply.message = what + ": " + (answer ? std::string(answer->str, answer->len) : reply.message);
+    if (answer) reply.message += " (" + m_settings.shown_url + ")";
+    drop();
     return false;
   }
 

@@ -1,10 +1,15 @@
 // A server that holds store entries for many machines: an HTTP server taking GET/HEAD/PUT (nginx with
 // WebDAV, a ccache HTTP cache server) or Redis. A backend moves bytes and reports what went wrong; it
 // neither checks entries nor decides what a failure means for the build (layered_store.hpp does).
+// What it reads is bounded: an answer longer than k_max_remote_entry_size (entry_signing.hpp) is
+// refused, unread when the server says its length first (an HTTP Content-Length, a Redis bulk
+// length) and cut off there when it does not (a chunked or endless body); a request ends within its
+// time limit, however slowly the server trickles.
 #pragma once
 
 #include "remote/remote_settings.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -30,9 +35,12 @@ struct Reply {
 class RemoteBackend {
 public:
   virtual ~RemoteBackend() = default;
-  virtual Reply get(std::string_view key) = 0;
+  // `limit`: the most this request may take, connecting included (at most the settings' timeouts);
+  // past it the reply is `unreachable`, timed out.
+  virtual Reply get(std::string_view key, std::chrono::milliseconds limit) = 0;
   // `only_if_missing`: leave an entry that is already there (HTTP: a HEAD first; Redis: SET NX).
-  virtual Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing) = 0;
+  virtual Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
+                    std::chrono::milliseconds limit) = 0;
 };
 
 // Nothing is sent until the first request. Not safe for concurrent use.

@@ -49,6 +49,29 @@ Result<int> number(const std::string& text, int low, int high) {
   return value;
 }
 
+// The signing and verify keys. A writer checks what it reads against its own public key unless
+// told otherwise; told otherwise, it would write entries it refuses: a mistake, said at once.
+Status read_keys(const store::Environment& env, RemoteSettings& settings) {
+  if (const std::optional<std::string> file = env("KILN_REMOTE_CACHE_SIGNING_KEY"); file && !file->empty()) {
+    Result<SigningKey> key = read_signing_key("KILN_REMOTE_CACHE_SIGNING_KEY", *file);
+    if (!key) return key.error();
+    settings.signing_key = *key;
+  }
+  if (const std::optional<std::string> value = env("KILN_REMOTE_CACHE_VERIFY_KEY"); value && !value->empty()) {
+    Result<VerifyKey> key = read_verify_key("KILN_REMOTE_CACHE_VERIFY_KEY", *value);
+    if (!key) return key.error();
+    settings.verify_key = *key;
+  }
+  if (!settings.signing_key) return Ok{};
+  const VerifyKey own = settings.signing_key->public_half();
+  if (settings.verify_key && !(*settings.verify_key == own))
+    return Error{"KILN_REMOTE_CACHE_VERIFY_KEY (key " + key_id(*settings.verify_key) +
+                 ") is not the public half of KILN_REMOTE_CACHE_SIGNING_KEY (key " + key_id(own) +
+                 "): this build would write entries it refuses"};
+  settings.verify_key = own;
+  return Ok{};
+}
+
 }  // namespace
 
 const char* mode_name(Mode mode) { return mode == Mode::read ? "read" : "read-write"; }
@@ -111,6 +134,10 @@ Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& 
   Result<std::chrono::milliseconds> whole = seconds(env, "KILN_REMOTE_CACHE_TIMEOUT", settings.timeout);
   if (!whole) return whole.error();
   settings.timeout = *whole;
+  Result<std::chrono::milliseconds> budget = seconds(env, "KILN_REMOTE_CACHE_BUDGET", settings.budget);
+  if (!budget) return budget.error();
+  settings.budget = *budget;
+  if (Status keys = read_keys(env, settings); !keys) return keys.error();
   return std::optional<RemoteSettings>(std::move(settings));
 }
 

@@ -9,11 +9,19 @@
 //                                       password when the URL has none
 //   KILN_REMOTE_CACHE_CONNECT_TIMEOUT   seconds to connect, default 2
 //   KILN_REMOTE_CACHE_TIMEOUT           seconds for one whole request, default 60
+//   KILN_REMOTE_CACHE_BUDGET            seconds one build may wait on the server in all, default 120: then
+//                                       it stops asking (a slow server must not cost more than compiling)
+//   KILN_REMOTE_CACHE_SIGNING_KEY       a file holding the secret key (signing_keys.hpp): entries written
+//                                       are signed, and entries read must be signed with its public half
+//   KILN_REMOTE_CACHE_VERIFY_KEY        the public key (base64, or a file holding it): an entry read must be
+//                                       signed with it (entry_signing.hpp), else it is a miss; a build with
+//                                       it and no signing key writes nothing to the server
 //
 // Unset or empty KILN_REMOTE_CACHE: no remote cache. A value that cannot be used is the user's mistake
 // and fails the build before anything runs; a server that cannot be reached only costs a warning.
 #pragma once
 
+#include "remote/signing_keys.hpp"
 #include "store/cache_settings.hpp"
 #include "util/result.hpp"
 
@@ -34,6 +42,9 @@ struct RemoteSettings {
   std::string token;
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds timeout{60000};
+  std::chrono::milliseconds budget{120000};
+  std::optional<SigningKey> signing_key;
+  std::optional<VerifyKey> verify_key;
   // Redis: the parts of the URL.
   std::string host;
   int port = 6379;

@@ -29,6 +29,12 @@ struct FileStatus {
 // that has no writer returns at once (POSIX: O_NONBLOCK, which reads of regular files ignore), so a
 // caller can refuse what is not a regular file (status_of) instead of hanging.
 int open_for_reading(const std::filesystem::path& path);
+// Opened for reading only when it is a regular file: a FIFO, socket or device is refused without
+// blocking (a FIFO's open and read would wait for a writer; /dev/zero never ends). Without
+// `follow_link`, so is a final symbolic link on POSIX (where a file Kiln publishes by rename stands, a
+// link is not Kiln's). -1 with errno ELOOP (a link), EISDIR, or EINVAL for anything else that is not
+// a regular file.
+int open_regular_for_reading(const std::filesystem::path& path, bool follow_link);
 // Created if missing (permissions 0666 less the umask), truncated when asked.
 int open_for_writing(const std::filesystem::path& path, bool truncate);
 int close_file(int fd);

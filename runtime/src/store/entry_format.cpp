@@ -35,8 +35,8 @@ std::vector<std::byte> encode_entry(std::string_view key, std::span<const std::b
 }
 
 std::optional<std::span<const std::byte>> decode_entry(std::span<const std::byte> file, std::string_view key) {
-  // The header is at most magic + 1 + 32 + 1 + 20 + 1 + 16 + 1 bytes.
-  const std::string_view text(reinterpret_cast<const char*>(file.data()), std::min<std::size_t>(file.size(), 128));
+  const std::string_view text(reinterpret_cast<const char*>(file.data()),
+                              std::min<std::size_t>(file.size(), k_max_entry_header_size));
   const std::size_t end = text.find('\n');
   if (end == std::string_view::npos) return std::nullopt;
   std::string_view header = text.substr(0, end);
@@ -48,7 +48,7 @@ std::optional<std::span<const std::byte>> decode_entry(std::span<const std::byte
   std::uint64_t size = 0;
   const auto [ptr, ec] = std::from_chars(header.data(), header.data() + space, size);
   if (ec != std::errc() || ptr != header.data() + space) return std::nullopt;
-  if (size != file.size() - end - 1) return std::nullopt;   // truncated, or bytes after the payload
+  if (size > k_max_payload_size || size != file.size() - end - 1) return std::nullopt;   // truncated, or bytes after it
   const std::span<const std::byte> payload = file.subspan(end + 1);
   if (header.substr(space + 1) != hex64(checksum(payload))) return std::nullopt;
   return payload;

@@ -18,6 +18,14 @@ namespace kiln::store {
 
 inline constexpr std::string_view k_entry_magic = "kiln-store 1";
 
+// The largest value the store keeps (a compiled image of one unit for one target is tens of MB at
+// most): a larger one is not stored, and a file or a server's answer larger than its entry is not
+// read, so that no entry costs more memory than this.
+inline constexpr std::size_t k_max_payload_size = std::size_t{256} << 20;
+// An entry's header is at most magic + 1 + 32 + 1 + 20 + 1 + 16 + 1 bytes.
+inline constexpr std::size_t k_max_entry_header_size = 128;
+inline constexpr std::size_t k_max_entry_size = k_max_payload_size + k_max_entry_header_size;
+
 std::vector<std::byte> encode_entry(std::string_view key, std::span<const std::byte> payload);
 
 // The payload of `file` when it is a sound entry for `key`; nothing otherwise.

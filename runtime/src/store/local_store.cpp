@@ -1,6 +1,7 @@
 #include "store/local_store.hpp"
 
 #include "store/entry_format.hpp"
+#include "store/regular_file.hpp"
 #include "store/stats_file.hpp"
 #include "util/file_io.hpp"
 #include "util/scratch_names.hpp"
@@ -78,8 +79,8 @@ std::optional<std::vector<std::byte>> LocalStore::get(std::string_view key) {
   if (!valid_key(key)) return std::nullopt;
   const fs::path path = entry_path(key);
   platform::FileStatus status;
-  Result<std::vector<std::byte>> file = read_binary_file(path, &status);
-  if (!file) return std::nullopt;
+  Result<std::vector<std::byte>> file = read_regular_file(path, k_max_entry_size, /*follow_link=*/false, &status);
+  if (!file) return std::nullopt;   // absent, too large to be an entry, or not a regular file
   const std::optional<std::span<const std::byte>> payload = decode_entry(*file, key);
   if (!payload) return std::nullopt;   // damaged: a miss, and the caller's put replaces it
   // Used now: the last to be evicted. Only the modification time, which every file system keeps, and
@@ -95,7 +96,7 @@ std::optional<std::vector<std::byte>> LocalStore::get(std::string_view key) {
 }
 
 void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
-  if (!valid_key(key)) return;
+  if (!valid_key(key) || value.size() > k_max_payload_size) return;
   std::error_code ec;
   if (!fs::exists(m_directory / "CACHEDIR.TAG", ec)) {
     fs::create_directories(m_directory, ec);

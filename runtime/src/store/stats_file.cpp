@@ -1,5 +1,7 @@
 #include "store/stats_file.hpp"
 
+#include "store/regular_file.hpp"
+
 #include "util/file_io.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
@@ -51,7 +53,8 @@ bool publish_file(const fs::path& directory, const fs::path& path, std::span<con
 
 Counters read_stats(const fs::path& directory) {
   Counters counters;
-  Result<std::vector<std::byte>> bytes = read_binary_file(directory / "stats");
+  // Names and decimal values: a megabyte is far more than any store's counters.
+  const Result<std::vector<std::byte>> bytes = read_regular_file(directory / "stats", std::size_t{1} << 20, false);
   if (!bytes) return counters;
   const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   if (!text.starts_with(std::string(k_stats_magic) + "\n")) return counters;

@@ -24,10 +24,13 @@ class Store {
 public:
   virtual ~Store() = default;
   // The value stored under `key`, or nothing: absent, damaged (a failed checksum is a miss, and the
-  // next put replaces the entry) or unreadable. A hit counts as a use for eviction (LRU).
+  // next put replaces the entry), unreadable, or not what an entry can be (not a regular file, or
+  // larger than k_max_entry_size: entry_format.hpp), which is never read. A hit counts as a use for
+  // eviction (LRU).
   virtual std::optional<std::vector<std::byte>> get(std::string_view key) = 0;
-  // Stores `value` under `key`, replacing what was there. Failing to write only costs time, so
-  // errors are swallowed: a read-only or full cache never fails a build.
+  // Stores `value` under `key`, replacing what was there; a value larger than k_max_payload_size is
+  // not stored. Failing to write only costs time, so errors are swallowed: a read-only or full cache
+  // never fails a build.
   virtual void put(std::string_view key, std::span<const std::byte> value) = 0;
   // Adds a build's counters to the store's statistics (`kiln cache stats`).
   virtual void add_counters(const Counters& counters) = 0;

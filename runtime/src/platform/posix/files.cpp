@@ -40,6 +40,17 @@ int open_for_reading(const std::filesystem::path& path) {
   return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
+int open_regular_for_reading(const std::filesystem::path& path, bool follow_link) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow_link ? 0 : O_NOFOLLOW));
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;   // O_NONBLOCK changes nothing for it
+  const int error = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+  ::close(fd);
+  errno = error;
+  return -1;
+}
+
 int open_for_writing(const std::filesystem::path& path, bool truncate) {
   return ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0666);
 }

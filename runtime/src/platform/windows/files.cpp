@@ -81,6 +81,16 @@ int open_for_reading(const std::filesystem::path& path) {
   return open_shared(path, GENERIC_READ, OPEN_EXISTING, _O_RDONLY);
 }
 
+int open_regular_for_reading(const std::filesystem::path& path, bool /*follow_link: links need privileges here*/) {
+  const int fd = open_for_reading(path);
+  if (fd < 0) return -1;
+  FileStatus st;
+  if (GetFileType(handle_of(fd)) == FILE_TYPE_DISK && status_of_handle(handle_of(fd), st) && st.is_regular) return fd;
+  _close(fd);
+  errno = st.is_directory ? EISDIR : EINVAL;
+  return -1;
+}
+
 int open_for_writing(const std::filesystem::path& path, bool truncate) {
   return open_shared(path, GENERIC_READ | GENERIC_WRITE, truncate ? CREATE_ALWAYS : OPEN_ALWAYS, _O_RDWR);
 }
