@@ -125,11 +125,12 @@ TEST_F(BuildCarried, VerifyNamesEachUnitAndValueABuildNeverCarries) {
   write_bytes(m_dir.path() / "hostile.kiln", written.bytes);
   const RunResult r = run_kiln({"verify", "../hostile.kiln"}, m_project);
   EXPECT_EQ(r.exit_code, 1);
-  for (const std::string& problem :
+  for (const std::string problem :
        {"kernels/scale.cu: carried option '--create-pch=/tmp/victim' is set by Kiln",
         "kernels/scale.cu: carried option '--pre-include=/etc/hostname' pre-includes a file outside the carried tree",
         "kernels/scale.cu: carried option '-O3' is not an option NVRTC 13.0 documents",
-        "kernels/scale.cu: carried link option '-time=/tmp/link-time' is not one Kiln's option table gives nvJitLink"}) {
+        "kernels/scale.cu: carried link option '-time=/tmp/link-time' is not one Kiln's option table gives "
+        "nvJitLink"}) {
     EXPECT_NE(r.err.find(problem), std::string::npos) << problem << "\n" << r.err;
   }
   EXPECT_EQ(r.err.find("kernels/shift.cu:"), std::string::npos) << "the other unit is sound: " << r.err;
@@ -146,12 +147,14 @@ TEST_F(BuildCarried, APreIncludedHeaderIsCarriedAndTheRuntimeCompilesWithIt) {
              "targets = [\"sm_80\"]\ninclude_dirs = [\"include\"]\ncarry_sources = true\n"
              "[[source]]\npath = \"kernels/offset.cu\"\ninstantiate = [\"ops::offset<int>\"]\n"
              "options = [\"--pre-include=offset.cuh\"]\n"
-             "[[source]]\npath = \"kernels/scale.cu\"\ninstantiate = [\"ops::scale<float>\"]\ndefines = [\"FACTOR=3\"]\n"
+             "[[source]]\npath = \"kernels/scale.cu\"\ninstantiate = [\"ops::scale<float>\"]\n"
+             "defines = [\"FACTOR=3\"]\n"
              "options = [\"-include\", \"" + (m_project / "include" / "ops.cuh").string() + "\"]\n");
   const RunResult r = build();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = inspect();
-  EXPECT_EQ((*unit(report, "kernels/offset.cu"))["carried"]["options"], nlohmann::json({"--pre-include=include/offset.cuh"}));
+  EXPECT_EQ((*unit(report, "kernels/offset.cu"))["carried"]["options"],
+            nlohmann::json({"--pre-include=include/offset.cuh"}));
   // An absolute path in the manifest is carried as the file's path in the tree.
   EXPECT_EQ((*unit(report, "kernels/scale.cu"))["carried"]["options"],
             nlohmann::json({"-DFACTOR=3", "--pre-include=include/ops.cuh"}));

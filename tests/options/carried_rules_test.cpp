@@ -50,8 +50,9 @@ TEST(CarriedRules, WhatABuildWritesForEveryOptionOfTheTableIsAccepted) {
   for (const OptionSpec& spec : option_table()) {
     // Refused options fail the manifest; nvcc's own and -rdc put the unit where nothing is carried.
     if (!spec.refused.empty() || spec.nvrtc == Nvrtc::lacks || spec.nvrtc == Nvrtc::planned) continue;
-    for (const Strings& given : {Strings{"--" + std::string(spec.name) + (spec.takes == Takes::nothing ? "" : "=" + value_for(spec))},
-                                 Strings{"-" + std::string(spec.short_name) + (spec.takes == Takes::nothing ? "" : "=" + value_for(spec))}}) {
+    const std::string value = spec.takes == Takes::nothing ? "" : "=" + value_for(spec);
+    for (const Strings& given : {Strings{"--" + std::string(spec.name) + value},
+                                 Strings{"-" + std::string(spec.short_name) + value}}) {
       Result<CompilerOptions> built = interpret(given);
       ASSERT_TRUE(built) << built.error().message;
       unit.options.insert(unit.options.end(), built->nvrtc.begin(), built->nvrtc.end());
@@ -70,7 +71,7 @@ TEST(CarriedRules, WhatABuildWritesForEveryOptionOfTheTableIsAccepted) {
 }
 
 TEST(CarriedRules, OptionsThatWriteReadOrAreUnknownAreRefusedNamingTheOption) {
-  for (const std::string& option :
+  for (const std::string option :
        {"--create-pch=/tmp/victim", "--use-pch=x.pch", "--pch", "-pch", "--pch-dir=/tmp", "--time=/tmp/t.csv",
         "-time=t.csv", "-fdevice-time-trace=/tmp/trace", "-I/etc", "--include-path=/etc", "-arch=sm_90",
         "--frobnicate", "not-an-option", "--maxrregcount", "-ftz=maybe", "-Xptxas=-v", "--extended-lambda",
@@ -84,7 +85,7 @@ TEST(CarriedRules, OptionsThatWriteReadOrAreUnknownAreRefusedNamingTheOption) {
             "between sources that start with the same includes (KILN_NVRTC_PCH=0 turns that off)");
   EXPECT_EQ(problems_with({"-Xptxas=-v"})[0], "carried option '-Xptxas=-v' is not one a build gives NVRTC");
   // A spelling NVRTC might read otherwise than Kiln does is refused: a build writes one spelling.
-  for (const std::string& option : {"-std=c++17", "-D N=4", "-include=pre.cuh", "--maxrregcount 32", "-lineinfo"}) {
+  for (const std::string option : {"-std=c++17", "-D N=4", "-include=pre.cuh", "--maxrregcount 32", "-lineinfo"}) {
     const Strings problems = problems_with({option});
     ASSERT_EQ(problems.size(), 1u) << option;
     EXPECT_NE(problems[0].find("is not spelled as a build spells it"), std::string::npos) << problems[0];
@@ -93,13 +94,14 @@ TEST(CarriedRules, OptionsThatWriteReadOrAreUnknownAreRefusedNamingTheOption) {
 
 TEST(CarriedRules, APreIncludeMustNameACarriedFileByARelativePath) {
   // As NVRTC looked in the build: the tree's root (its working directory), then each include directory.
-  EXPECT_EQ(problems_with({"--pre-include=include/pre.cuh", "--pre-include=pre.cuh", "--pre-include=ops.cuh"}), Strings{});
+  EXPECT_EQ(problems_with({"--pre-include=include/pre.cuh", "--pre-include=pre.cuh", "--pre-include=ops.cuh"}),
+            Strings{});
   EXPECT_EQ(pre_included_file(carried_unit(), "pre.cuh"), "include/pre.cuh");
   EXPECT_EQ(pre_included_file(carried_unit(), "include/ops.cuh"), "include/ops.cuh");
   EXPECT_EQ(pre_included_file(carried_unit(), "kernels/op.cu"), "kernels/op.cu");
   EXPECT_EQ(pre_include_value("-include=pre.cuh"), "pre.cuh");
   EXPECT_EQ(pre_include_value("-DX"), std::nullopt);
-  for (const std::string& outside : {"/etc/hostname", "../secret.h", "include/../../x.h", "./pre.cuh"}) {
+  for (const std::string outside : {"/etc/hostname", "../secret.h", "include/../../x.h", "./pre.cuh"}) {
     EXPECT_EQ(problems_with({"--pre-include=" + outside}),
               Strings{"carried option '--pre-include=" + outside + "' pre-includes a file outside the carried tree (a "
                       "build carries a relative path without '.' or '..' parts)"});
@@ -112,7 +114,7 @@ TEST(CarriedRules, ALinkOptionMustBeOneTheTablesTranslationGives) {
   EXPECT_EQ(problems_with({}, {"-ftz=1", "-prec-div=0", "-fma=1", "-g", "-lineinfo", "-maxrregcount=32",
                                "-Xptxas=-O3", "-split-compile=2", "-no-cache", "-jump-table-density=50"}),
             Strings{});
-  for (const std::string& link : {"-time=/tmp/t", "-time", "-ftz=2", "-ftz", "--ftz=1", "-g=1", "-lineinfo=x",
+  for (const std::string link : {"-time=/tmp/t", "-time", "-ftz=2", "-ftz", "--ftz=1", "-g=1", "-lineinfo=x",
                                   "-maxrregcount=many", "-o=x", "-arch=sm_90", "-jump-table-density=500",
                                   "ftz=1", "-Xptxas=-v,-O3"}) {
     const Strings problems = problems_with({}, {link});

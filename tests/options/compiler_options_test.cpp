@@ -124,7 +124,7 @@ TEST(CompilerOptions, PtxasGetsItsOwnOptionsButNoneThatNamesAFileOrSetsWhatKilnS
             "option '-Xptxas=-v,--options-file=/etc/hostname' passes '--options-file=/etc/hostname' to ptxas, which "
             "is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
             "docs/manifest.md lists them)");
-  for (const std::string& piece : {"-optf=x", "--output-file=x", "-o=x", "--input-as-string=x", "-arch=sm_90",
+  for (const std::string piece : {"-optf=x", "--output-file=x", "-o=x", "--input-as-string=x", "-arch=sm_90",
                                    "--compile-only", "--entry=k", "-knob", "v"}) {
     EXPECT_NE(problem_of({"-Xptxas=" + piece}).find("passes '" + piece + "' to ptxas"), std::string::npos) << piece;
   }

@@ -76,9 +76,9 @@ protected:
   CarriedTreeTest() {
     const char* given_dir = kiln::test::child_role().empty() ? nullptr : std::getenv("KILN_TEST_CARRIED_DIR");
     const std::string given = given_dir ? given_dir : "";
-    m_dir = !given.empty() ? fs::path(given)
-                           : fs::temp_directory_path() / ("kiln-carried-tree-" + std::to_string(kiln::test::process_id()) +
-                                                          "-" + std::to_string(std::random_device{}()));
+    const std::string own = "kiln-carried-tree-" + std::to_string(kiln::test::process_id()) + "-" +
+                            std::to_string(std::random_device{}());
+    m_dir = !given.empty() ? fs::path(given) : fs::temp_directory_path() / own;
     fs::create_directories(m_dir / "tmp");
     kiln::test::set_variable("TMPDIR", (m_dir / "tmp").string());
     set_compiler_for_testing(m_compiler);

@@ -104,7 +104,7 @@ TEST_F(CarriedRefusalTest, ACreatePchOptionIsRefusedAndTheFileItNamesIsUntouched
 }
 
 TEST_F(CarriedRefusalTest, TimingOptionsAreRefusedAndCreateNoFile) {
-  for (const std::string& option : {"--time=", "-fdevice-time-trace="}) {
+  for (const std::string option : {"--time=", "-fdevice-time-trace="}) {
     const fs::path target = m_dir / "timing";
     format::PackageCarriedUnit unit = sound_unit();
     unit.options.push_back(option + target.string());
@@ -119,7 +119,8 @@ TEST_F(CarriedRefusalTest, APreIncludeOfAHostFileIsRefusedBeforeItsTextIsRead) {
   for (const std::string& path : {(m_dir / "host-secret.h").string(), std::string("../../host-secret.h")}) {
     format::PackageCarriedUnit unit = sound_unit();
     unit.options.push_back("--pre-include=" + path);
-    refused(package_of(unit), "carried option '--pre-include=" + path + "' pre-includes a file outside the carried tree");
+    refused(package_of(unit),
+            "carried option '--pre-include=" + path + "' pre-includes a file outside the carried tree");
   }
 }
 

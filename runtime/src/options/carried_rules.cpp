@@ -53,8 +53,8 @@ std::optional<std::string> link_option_problem(const std::string& link) {
   const std::string named = "carried link option '" + link + "' ";
   if (!link.starts_with("-") || link.starts_with("--")) return named + "is not one Kiln's option table gives nvJitLink";
   const std::size_t equals = link.find('=');
-  const std::string_view name = std::string_view(link).substr(1, equals == std::string::npos ? std::string::npos : equals - 1);
   const bool valued = equals != std::string::npos;
+  const std::string_view name = std::string_view(link).substr(1, valued ? equals - 1 : std::string::npos);
   const std::string value = valued ? link.substr(equals + 1) : std::string();
   std::string refusal;
   for (const OptionSpec& spec : option_table()) {

@@ -192,7 +192,7 @@ std::string ptxas_option_problem(std::string_view piece) {
   std::string_view name = body.substr(0, equals);
   std::string_view value = equals == std::string_view::npos ? std::string_view() : body.substr(equals + 1);
   // -O3: the optimization level is also written attached to its short name.
-  if (equals == std::string_view::npos && name.size() > 1 && name.front() == 'O' && is_plain_value(name.substr(1)) &&
+  if (equals == std::string_view::npos && name.size() > 1 && name.front() == 'O' &&
       name.substr(1).find_first_not_of("0123456789") == std::string_view::npos) {
     return {};
   }

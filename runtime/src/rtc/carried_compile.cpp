@@ -41,8 +41,8 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
   const options::CarriedValues values = options::carried_values(reader, unit.record);
   for (const std::string& option : unit.inputs.options) {
     const std::optional<std::string> pre_include = options::pre_include_value(option);
-    input.options.push_back(pre_include ? "--pre-include=" + tree->path_of(*options::pre_included_file(values, *pre_include))
-                                        : option);
+    if (!pre_include) input.options.push_back(option);
+    else input.options.push_back("--pre-include=" + tree->path_of(*options::pre_included_file(values, *pre_include)));
   }
   input.link_options = unit.inputs.link_options;
   input.kernels = {candidate.expression};
@@ -108,7 +108,7 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
     if (!problems.empty()) {
       outcome.failure = Failure::corrupt;
       outcome.message = std::string(label) + ": cannot compile '" + candidate.expression + "' at run time from " +
-                        unit.unit + ": " + problems.front() + " (a build of this Kiln carries no such thing)";
+                        unit.unit + ": " + problems.front() + "; a build of this Kiln carries no such unit";
       return outcome;
     }
     // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.
