@@ -2,8 +2,11 @@
 // source's text, the headers its build read (a shared one once) and its options; a source nvcc
 // compiles, or one that opts out, carries nothing (the first with a warning at its entry); the package
 // stays deterministic, a header change changes what is carried, and verify checks it all.
+#include "format/package_contents.hpp"
 #include "format/package_reader.hpp"
 #include "kiln_runner.hpp"
+#include "rtc/runtime_compiler.hpp"
+#include "test_process.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -102,6 +105,72 @@ TEST_F(BuildCarried, TheInspectTextSaysWhatIsCarriedAndWhatCompilesAtRunTime) {
   for (const nlohmann::json& k : report["kernels"]) {
     const bool carried = k["unit"] == "kernels/scale.cu" || k["unit"] == "kernels/shift.cu";
     EXPECT_EQ(k["loads"]["coverage"], carried ? "runtime-compile" : "none") << k.dump();
+  }
+}
+
+TEST_F(BuildCarried, VerifyNamesEachUnitAndValueABuildNeverCarries) {
+  ASSERT_EQ(build().exit_code, 0);
+  format::PackageReader reader;
+  const std::vector<std::byte> bytes = read_bytes(m_dir.path() / "carried.kiln");
+  ASSERT_FALSE(reader.open(bytes));
+  format::PackageContents contents;
+  ASSERT_FALSE(format::read_contents(reader, contents));
+  for (format::PackageCarriedUnit& unit : contents.carried) {
+    if (unit.unit_source != "kernels/scale.cu") continue;
+    unit.options.insert(unit.options.end(), {"--create-pch=/tmp/victim", "--pre-include=/etc/hostname", "-O3"});
+    unit.link_options.push_back("-time=/tmp/link-time");
+  }
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(m_dir.path() / "hostile.kiln", written.bytes);
+  const RunResult r = run_kiln({"verify", "../hostile.kiln"}, m_project);
+  EXPECT_EQ(r.exit_code, 1);
+  for (const std::string problem :
+       {"kernels/scale.cu: carried option '--create-pch=/tmp/victim' is set by Kiln",
+        "kernels/scale.cu: carried option '--pre-include=/etc/hostname' pre-includes a file outside the carried tree",
+        "kernels/scale.cu: carried option '-O3' is not an option NVRTC 13.0 documents",
+        "kernels/scale.cu: carried link option '-time=/tmp/link-time' is not one Kiln's option table gives "
+        "nvJitLink"}) {
+    EXPECT_NE(r.err.find(problem), std::string::npos) << problem << "\n" << r.err;
+  }
+  EXPECT_EQ(r.err.find("kernels/shift.cu:"), std::string::npos) << "the other unit is sound: " << r.err;
+}
+
+// The header a source pre-includes is carried and named by its path in the tree, so that the runtime
+// compiles with the carried copy: the build's file is gone when it does.
+TEST_F(BuildCarried, APreIncludedHeaderIsCarriedAndTheRuntimeCompilesWithIt) {
+  if (!fs::exists("/usr/local/cuda/lib64/libnvrtc.so.13")) GTEST_SKIP() << "the run-time compile needs NVRTC";
+  write_text(m_project / "include" / "offset.cuh", "#pragma once\n#define OFFSET 7\n");
+  write_text(m_project / "kernels" / "offset.cu",
+             "namespace ops {\ntemplate <typename T> __global__ void offset(T* x) { x[0] += OFFSET; }\n}\n");
+  write_text(m_project / "kiln.toml",
+             "targets = [\"sm_80\"]\ninclude_dirs = [\"include\"]\ncarry_sources = true\n"
+             "[[source]]\npath = \"kernels/offset.cu\"\ninstantiate = [\"ops::offset<int>\"]\n"
+             "options = [\"--pre-include=offset.cuh\"]\n"
+             "[[source]]\npath = \"kernels/scale.cu\"\ninstantiate = [\"ops::scale<float>\"]\n"
+             "defines = [\"FACTOR=3\"]\n"
+             "options = [\"-include\", \"" + (m_project / "include" / "ops.cuh").string() + "\"]\n");
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = inspect();
+  EXPECT_EQ((*unit(report, "kernels/offset.cu"))["carried"]["options"],
+            nlohmann::json({"--pre-include=include/offset.cuh"}));
+  // An absolute path in the manifest is carried as the file's path in the tree.
+  EXPECT_EQ((*unit(report, "kernels/scale.cu"))["carried"]["options"],
+            nlohmann::json({"-DFACTOR=3", "--pre-include=include/ops.cuh"}));
+  const RunResult verify = run_kiln({"verify", "../carried.kiln"}, m_project);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+
+  fs::remove_all(m_project);
+  set_variable("CUDA_PATH", "/usr/local/cuda");
+  const std::vector<std::byte> bytes = read_bytes(m_dir.path() / "carried.kiln");
+  format::PackageReader reader;
+  ASSERT_FALSE(reader.open(bytes, "carried.kiln"));
+  rtc::CompiledCache cache(store::CacheSettings{false, {}, 0});
+  rtc::RuntimeCompiler compiler(rtc::CompilerSettings{}, cache);
+  for (const char* request : {"ops::offset<double>", "ops::scale<double>"}) {
+    const rtc::CompileOutcome outcome = compiler.package_kernel(reader, "carried.kiln", request, "sm_90");
+    EXPECT_EQ(outcome.failure, rtc::Failure::none) << outcome.message;
   }
 }
 

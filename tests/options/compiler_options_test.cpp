@@ -114,6 +114,25 @@ TEST(CompilerOptions, MalformedOptionsAreNamed) {
   EXPECT_EQ(problems[2].index, 4u);
 }
 
+TEST(CompilerOptions, PtxasGetsItsOwnOptionsButNoneThatNamesAFileOrSetsWhatKilnSets) {
+  EXPECT_EQ(interpreted({"-Xptxas=-O3,-v,--warn-on-spills,-maxrregcount=32,-dlcm=cg"}).link,
+            (Strings{"-Xptxas=-O3", "-Xptxas=-v", "-Xptxas=--warn-on-spills", "-Xptxas=-maxrregcount=32",
+                     "-Xptxas=-dlcm=cg"}));
+  // --options-file reads a file (nvJitLink's error quoted its text), --output-file names one, and the
+  // others set what Kiln sets or are not ptxas options at all.
+  EXPECT_EQ(problem_of({"-Xptxas=-v,--options-file=/etc/hostname"}),
+            "option '-Xptxas=-v,--options-file=/etc/hostname' passes '--options-file=/etc/hostname' to ptxas, which "
+            "is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
+            "docs/manifest.md lists them)");
+  for (const std::string piece : {"-optf=x", "--output-file=x", "-o=x", "--input-as-string=x", "-arch=sm_90",
+                                   "--compile-only", "--entry=k", "-knob", "v"}) {
+    EXPECT_NE(problem_of({"-Xptxas=" + piece}).find("passes '" + piece + "' to ptxas"), std::string::npos) << piece;
+  }
+  EXPECT_NE(problem_of({"-Xptxas=--opt-level=/etc/x"}).find("takes a number or a word, not '/etc/x'"), std::string::npos);
+  EXPECT_NE(problem_of({"-Xptxas=--opt-level"}).find("takes a value"), std::string::npos);
+  EXPECT_NE(problem_of({"-Xptxas=-v=1"}).find("takes no value"), std::string::npos);
+}
+
 TEST(CompilerOptions, HostSourcesAreScannedAtAStandardKilnsHeaderCanUse) {
   EXPECT_EQ(host_standard(""), "c++17");
   EXPECT_EQ(host_standard("c++11"), "c++17");

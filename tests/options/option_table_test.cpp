@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -57,6 +58,25 @@ TEST(OptionTable, EveryRowButNvccsOwnIsDocumentedAndSaysWhatItDoes) {
                 spec.nvcc == Nvcc::same || spec.nvrtc == Nvrtc::planned)
         << spec.name;
     if (spec.link != Link::none && spec.link != Link::fast_math) EXPECT_FALSE(spec.link_name.empty()) << spec.name;
+  }
+}
+
+// What `ptxas --help` prints of one option: "--name <value> (-short)" or "--name (-short)".
+TEST(OptionTable, EveryPtxasOptionXptxasPassesIsOneTheToolkitsPtxasDocuments) {
+  FILE* pipe = popen(KILN_PTXAS " --help 2>&1", "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string help;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) help += buffer;
+  pclose(pipe);
+  ASSERT_NE(help.find("--options-file"), std::string::npos) << "cannot read " KILN_PTXAS " --help";
+  for (const PtxasOptionSpec& spec : ptxas_option_table()) {
+    // (--def-load-cache takes a value its help line does not show.)
+    const std::regex row("\\n--" + std::string(spec.name) + (spec.takes_value ? "( <[^>]+>)?" : "") + " [^\\n]*\\(-" +
+                         std::string(spec.short_name) + "\\)");
+    EXPECT_TRUE(std::regex_search(help, row)) << "--" << spec.name << " (-" << spec.short_name << ")";
+    EXPECT_EQ(ptxas_option_problem("--" + std::string(spec.name) + (spec.takes_value ? "=1" : "")), "");
+    EXPECT_EQ(ptxas_option_problem("-" + std::string(spec.short_name) + (spec.takes_value ? "=1" : "")), "");
   }
 }
 

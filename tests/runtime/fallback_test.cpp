@@ -43,7 +43,7 @@ protected:
     carried.headers = {{"include/common.cuh", "#pragma once\n__device__ inline int global_index() {\n"
                                               "  return blockIdx.x * blockDim.x + threadIdx.x;\n}\n"}};
     carried.include_dirs = {"include"};
-    carried.options = {"-DFACTOR=3", "-std=c++17"};
+    carried.options = {"-DFACTOR=3", "--std=c++17"};   // as a build spells them
     carried.kernel_templates = {"ops::scale"};
     carried.nvrtc_version = "13.0";
     spec.carried = {carried};

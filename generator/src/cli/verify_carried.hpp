@@ -1,7 +1,8 @@
 // kiln verify's checks of carried sources (format 1.3), beyond the structure the reader checks at
-// open: every text decodes and matches its hash, every path is relative with no "." or ".." part
-// and named once per unit, every include directory too. These cost time in proportion to the texts,
-// so opening a package skips them and verify makes them.
+// open: every text decodes and matches its hash, and every unit holds only what a build carries
+// (options/carried_rules.hpp: paths, include directories, options, link options, kernel names, the
+// bytes its files write), as the runtime checks before it compiles one. These cost time in
+// proportion to the texts, so opening a package skips them and verify makes them.
 #pragma once
 
 #include "format/package_reader.hpp"

@@ -2,146 +2,11 @@
 
 #include "options/option_table.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <optional>
-
 namespace kiln::options {
 
 namespace {
 
-// One option as written: its row, its value, and where it was in the list.
-struct Written {
-  const OptionSpec* spec = nullptr;
-  std::string value;
-  bool has_value = false;
-  std::size_t index = 0;
-  std::size_t strings = 1;  // 2 for "--name", "value"
-  std::string text;         // as written
-};
-
-bool is_integer(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::optional<std::string> check_value(const OptionSpec& spec, const std::string& value) {
-  switch (spec.values) {
-    case Values::any: return value.empty() ? std::optional<std::string>("needs a value") : std::nullopt;
-    case Values::boolean:
-      if (value == "true" || value == "false") return std::nullopt;
-      return "takes true or false, not '" + value + "'";
-    case Values::integer:
-      if (!is_integer(value)) return "takes a whole number, not '" + value + "'";
-      if (spec.name == "jump-table-density" && std::stoi(value.substr(0, 4)) > 101)
-        return "takes a percentage from 0 to 101, not " + value;
-      return std::nullopt;
-    case Values::on_off:
-      if (value == "on" || value == "off") return std::nullopt;
-      return "takes on or off, not '" + value + "'";
-    case Values::fast_compile_level:
-      if (value == "0" || value == "min" || value == "mid" || value == "max") return std::nullopt;
-      return "takes 0, min, mid or max, not '" + value + "'";
-    case Values::standard:
-      for (const char* known : {"c++03", "c++11", "c++14", "c++17", "c++20"})
-        if (value == known) return std::nullopt;
-      return "takes c++03, c++11, c++14, c++17 or c++20 (NVRTC 13.0's), not '" + value + "'";
-  }
-  return std::nullopt;
-}
-
-// Reads the option at `given[at]`; a problem is reported with its message.
-std::optional<Written> read_one(std::span<const std::string> given, std::size_t at, OptionProblem& problem) {
-  const std::string& text = given[at];
-  problem = {at, text, ""};
-  std::string_view body = text;
-  if (body.starts_with("--")) body.remove_prefix(2);
-  else if (body.starts_with("-")) body.remove_prefix(1);
-  else {
-    problem.message = "is not an option (options start with - or --)";
-    return std::nullopt;
-  }
-  Written w;
-  w.index = at;
-  w.text = text;
-  // -DNAME, -D NAME, -D=NAME: a one-letter option and its value in one string.
-  for (const char letter : {'D', 'U', 'I'}) {
-    if (body.size() > 1 && body.front() == letter) {
-      w.spec = find_option(std::string(1, letter));
-      std::string_view value = body.substr(1);
-      if (value.front() == '=' || value.front() == ' ') value.remove_prefix(1);
-      w.value = std::string(value);
-      w.has_value = true;
-    }
-  }
-  if (!w.spec) {
-    // "--name=value", and "--name value" in one string (as -D takes it) too.
-    const std::size_t equals = body.find_first_of("= ");
-    const std::string name(body.substr(0, equals));
-    w.spec = find_option(name);
-    if (!w.spec) {
-      problem.message = "is not an option NVRTC 13.0 documents (nor one of nvcc's --extended-lambda and "
-                        "--expt-relaxed-constexpr); docs/manifest.md lists what Kiln takes";
-      return std::nullopt;
-    }
-    if (equals != std::string_view::npos) {
-      w.value = std::string(body.substr(equals + 1));
-      w.has_value = true;
-    }
-  }
-  const bool wants = w.spec->takes == Takes::value || w.spec->takes == Takes::attached;
-  if (!w.spec->refused.empty()) {
-    // A refused option's value, given as the next string, is not an option of its own.
-    if (wants && !w.has_value && at + 1 < given.size()) problem.option = text + " " + given[at + 1];
-    problem.message = std::string(w.spec->refused);
-    return std::nullopt;
-  }
-  if (wants && !w.has_value) {
-    if (at + 1 >= given.size()) {
-      problem.message = "needs a value (--" + std::string(w.spec->name) + "=VALUE, or the value as the next string)";
-      return std::nullopt;
-    }
-    w.value = given[at + 1];
-    w.has_value = true;
-    w.strings = 2;
-    w.text += " " + given[at + 1];
-    problem.option = w.text;
-  }
-  if (w.spec->takes == Takes::nothing && w.has_value) {
-    problem.message = "takes no value";
-    return std::nullopt;
-  }
-  if (w.has_value) {
-    if (std::optional<std::string> bad = check_value(*w.spec, w.value)) {
-      problem.message = *bad;
-      return std::nullopt;
-    }
-  }
-  return w;
-}
-
-std::string nvrtc_spelling(const Written& w) {
-  if (w.spec->takes == Takes::attached) return "-" + std::string(w.spec->short_name) + w.value;
-  return "--" + std::string(w.spec->name) + (w.has_value ? "=" + w.value : "");
-}
-
-void add_link(const Written& w, std::vector<std::string>& link) {
-  const std::string name = "-" + std::string(w.spec->link_name);
-  switch (w.spec->link) {
-    case Link::none: break;
-    case Link::same: link.push_back(name + (w.has_value ? "=" + w.value : "")); break;
-    case Link::boolean: link.push_back(name + (w.value == "true" ? "=1" : "=0")); break;
-    case Link::each:
-      for (std::size_t start = 0; start <= w.value.size();) {
-        const std::size_t comma = std::min(w.value.find(',', start), w.value.size());
-        if (comma > start) link.push_back(name + "=" + w.value.substr(start, comma - start));
-        start = comma + 1;
-      }
-      break;
-    case Link::fast_math: link.insert(link.end(), {"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"}); break;
-  }
-}
-
-void add_scan(const Written& w, ScanOptions& scan) {
+void add_scan(const ReadOption& w, ScanOptions& scan) {
   switch (w.spec->scan) {
     case Scan::none: break;
     case Scan::define: scan.macros.push_back("-D" + w.value); break;
@@ -155,30 +20,19 @@ void add_scan(const Written& w, ScanOptions& scan) {
 
 }  // namespace
 
-std::vector<OptionProblem> check_options(std::span<const std::string> given) {
-  std::vector<OptionProblem> problems;
-  for (std::size_t at = 0; at < given.size();) {
-    OptionProblem problem;
-    const std::optional<Written> w = read_one(given, at, problem);
-    if (!w) problems.push_back(problem);
-    // A two-string option's value is not an option of its own.
-    at += w ? w->strings : (problem.option != given[at] ? 2 : 1);
-  }
-  return problems;
-}
-
 Result<CompilerOptions> interpret(std::span<const std::string> given) {
   CompilerOptions out;
   for (std::size_t at = 0; at < given.size();) {
     OptionProblem problem;
-    const std::optional<Written> w = read_one(given, at, problem);
+    const std::optional<ReadOption> w = read_option(given, at, problem);
     if (!w) return Error{"option '" + problem.option + "' " + problem.message};
     at += w->strings;
     const OptionSpec& spec = *w->spec;
     if (spec.nvrtc == Nvrtc::passed) out.nvrtc.push_back(nvrtc_spelling(*w));
     if (spec.nvrtc == Nvrtc::lacks && out.needs_nvcc.empty()) out.needs_nvcc = w->text;
     if (spec.nvrtc == Nvrtc::planned && spec.name == "relocatable-device-code") out.relocatable = w->value == "true";
-    add_link(*w, out.link);
+    const std::vector<std::string> link = link_spellings(*w);
+    out.link.insert(out.link.end(), link.begin(), link.end());
     if (spec.nvcc == Nvcc::same) {
       const std::string name(spec.nvcc_name.empty() ? spec.name : spec.nvcc_name);
       out.nvcc.push_back(spec.takes == Takes::attached ? nvrtc_spelling(*w)

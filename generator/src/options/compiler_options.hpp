@@ -1,8 +1,9 @@
-// A manifest's compile options, understood: each one found in option_table(), in either spelling
-// NVRTC accepts ("--maxrregcount=64" or "--maxrregcount", "64" as two strings; "-DX", "-D X",
-// "-D=X" or "-D", "X"), its value checked, and translated for every consumer. Plain data in and out.
+// A manifest's compile options, understood: each one read as option_reader.hpp reads it (found in
+// option_table(), in either spelling NVRTC accepts, its value checked) and translated for every
+// consumer. Plain data in and out.
 #pragma once
 
+#include "options/option_reader.hpp"
 #include "util/result.hpp"
 
 #include <span>
@@ -10,17 +11,6 @@
 #include <vector>
 
 namespace kiln::options {
-
-// A problem with one option: the index of its first string in the list given, and a message that
-// completes "option '<it>' in 'options' ...".
-struct OptionProblem {
-  std::size_t index = 0;
-  std::string option;       // as written (both strings of a two-string option, joined by a space)
-  std::string message;      // "is set by Kiln for each target; list targets in 'targets'"
-};
-
-// Every problem in `given`, in order: unknown or refused options, a missing or malformed value.
-std::vector<OptionProblem> check_options(std::span<const std::string> given);
 
 // What the scanner must know: the options that change the language.
 struct ScanOptions {

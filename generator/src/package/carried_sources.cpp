@@ -1,5 +1,6 @@
 #include "package/carried_sources.hpp"
 
+#include "options/carried_rules.hpp"
 #include "util/file_io.hpp"
 
 namespace kiln::package {
@@ -54,6 +55,19 @@ Result<std::string> read_text(const fs::path& path) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
+// The file NVRTC pre-included for `value`: an absolute path as it is; a relative one under the
+// working directory of the build's compile (the manifest's directory), else under the first include
+// directory that has it.
+fs::path pre_included(const std::string& value, const fs::path& root, const std::vector<fs::path>& include_dirs) {
+  const fs::path path(value);
+  if (path.is_absolute()) return path.lexically_normal();
+  std::error_code ec;
+  if (fs::is_regular_file(root / path, ec)) return (root / path).lexically_normal();
+  for (const fs::path& dir : include_dirs)
+    if (fs::is_regular_file(dir / path, ec)) return (dir / path).lexically_normal();
+  return (root / path).lexically_normal();
+}
+
 // "mylib::block_sum<float, 256>" -> "mylib::block_sum".
 std::string template_name(const std::string& expression) {
   std::string name = expression.substr(0, expression.find('<'));
@@ -79,11 +93,23 @@ Result<CarriedOrWhy> carry_unit_sources(const plan::PlannedUnit& unit, const std
   format::PackageCarriedUnit carried;
   carried.unit_source = unit.name;
   carried.nvrtc_version = toolkit.nvrtc_version();
-  // -I options become directories of the tree, in order; the rest are kept as the build gave them.
+  // -I options become directories of the tree, in order; a pre-include names its file in the tree;
+  // the rest are kept as the build gave them.
+  std::vector<fs::path> include_dirs;
   for (const std::string& option : unit.nvrtc_options) {
     if (option.rfind("-I", 0) == 0 && option.size() > 2) {
       const fs::path dir(option.substr(2));
-      carried.include_dirs.push_back(tree.directory((dir.is_absolute() ? dir : root / dir).lexically_normal()));
+      include_dirs.push_back((dir.is_absolute() ? dir : root / dir).lexically_normal());
+      carried.include_dirs.push_back(tree.directory(include_dirs.back()));
+    } else if (const std::optional<std::string> header = options::pre_include_value(option)) {
+      const fs::path file = pre_included(*header, root, include_dirs);
+      const std::optional<std::string> in_tree = tree.file(file);
+      if (!in_tree) {
+        out.why_not = "it pre-includes " + file.string() + ", which is neither under the manifest's directory, the "
+                      "toolkit nor an include directory";
+        return out;
+      }
+      carried.options.push_back("--pre-include=" + *in_tree);
     } else {
       carried.options.push_back(option);
     }

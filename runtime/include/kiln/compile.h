@@ -10,6 +10,9 @@
  *   - kiln_package_get_kernel(pkg, "block_sum<double, 512>") for an instantiation the package lacks,
  *     of a source built with `carry_sources` (the package then holds its text, its headers and its
  *     options), compiles it, as it does a kernel of such a source that has no image for the device.
+ *     A carried unit that holds what no build writes (an option that makes NVRTC or nvJitLink write or
+ *     read a file, a path outside its tree, more bytes than the package's size allows) is
+ *     KILN_STATUS_CORRUPT, naming the value, and nothing is written or compiled for it.
  *   - kiln_program_compile compiles a program given at run time and returns it as a package.
  *
  * Environment (read once per process)

@@ -50,6 +50,7 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     case rtc::Failure::off: return fail(miss.code, miss.message + "; " + outcome.message);
     case rtc::Failure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
     case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+    case rtc::Failure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
   }
   const auto compiled = std::make_pair(outcome.expression, target);
   if (auto found = m_entries.find(compiled); found != m_entries.end()) {   // another spelling of it

@@ -22,25 +22,28 @@ int major_of(const std::string& version) {
   }
 }
 
-// Compiles `candidate` for `target` from its carried files; the package bytes, or the log.
+// Compiles `candidate` for `target` from its carried files (whose values carried_rules.hpp passed);
+// the package bytes, or the log.
 Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& reader, const Candidate& candidate,
                               const std::string& target, std::string_view label, bool log,
                               const std::filesystem::path& cache_directory) {
   const CarriedUnit& unit = *candidate.unit;
-  std::vector<TreeFile> files;
-  files.reserve(unit.inputs.headers.size() + 1);
-  for (std::size_t file = 0; file <= unit.inputs.headers.size(); ++file) {
-    Result<std::string> text = carried_text(reader, unit, file);
-    if (!text) return Error{std::string(label) + ": " + text.error().message};
-    files.push_back({file == 0 ? unit.inputs.program : unit.inputs.headers[file - 1].path, std::move(*text)});
-  }
-  Result<SourceTree> tree = SourceTree::write(files);
+  Result<CarriedFiles> carried = carried_files(reader, unit);
+  if (!carried) return Error{std::string(label) + ": " + carried.error().message};
+  Result<SourceTree> tree = SourceTree::write(carried->files);
   if (!tree) return Error{std::string(label) + ": " + tree.error().message};
   CompileInput input;
-  input.source = std::move(files.front().text);   // NVRTC takes the source as text; the tree holds it too
+  input.source = std::string(carried->files.front().text);   // NVRTC takes the source as text; the tree holds it too
   input.name = tree->path_of(unit.inputs.program);
   for (const std::string& dir : unit.inputs.include_dirs) input.options.push_back("-I" + tree->path_of(dir));
-  input.options.insert(input.options.end(), unit.inputs.options.begin(), unit.inputs.options.end());
+  // A pre-include names its file in the tree: NVRTC would look for a relative one in this process's
+  // working directory first.
+  const options::CarriedValues values = options::carried_values(reader, unit.record);
+  for (const std::string& option : unit.inputs.options) {
+    const std::optional<std::string> pre_include = options::pre_include_value(option);
+    if (!pre_include) input.options.push_back(option);
+    else input.options.push_back("--pre-include=" + tree->path_of(*options::pre_included_file(values, *pre_include)));
+  }
   input.link_options = unit.inputs.link_options;
   input.kernels = {candidate.expression};
   input.target = target;
@@ -99,6 +102,15 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
   for (const Candidate& declaration : declaring) {
     const CarriedUnit unit = carried_unit(reader, declaration.unit->record);
     const Candidate candidate{&unit, declaration.expression};
+    // What a build never carries is refused before anything is written or compiled.
+    const std::vector<std::string> problems =
+        options::carried_problems(options::carried_values(reader, unit.record), reader.bytes().size());
+    if (!problems.empty()) {
+      outcome.failure = Failure::corrupt;
+      outcome.message = std::string(label) + ": cannot compile '" + candidate.expression + "' at run time from " +
+                        unit.unit + ": " + problems.front() + "; a build of this Kiln carries no such unit";
+      return outcome;
+    }
     // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.
     const int major = major_of(candidate.unit->nvrtc_version);
     Result<CompilerIdentity> identity = compiler_identity(major, m_cache);

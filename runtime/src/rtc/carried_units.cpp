@@ -1,6 +1,8 @@
 // What run-time compilation reads of a package's carried sources (format 1.3, CARRIED_UNITS).
 #include "rtc/carried_units.hpp"
 
+#include <map>
+
 namespace kiln::rtc {
 
 CarriedUnit carried_unit(const format::PackageReader& reader, std::uint32_t record, bool declarations_only) {
@@ -44,16 +46,27 @@ bool carries_unit(const format::PackageReader& reader, std::uint32_t unit) {
   return reader.find_carried_unit(unit).has_value();
 }
 
-Result<std::string> carried_text(const format::PackageReader& reader, const CarriedUnit& unit, std::size_t file) {
+Result<CarriedFiles> carried_files(const format::PackageReader& reader, const CarriedUnit& unit) {
   const format::CarriedUnitView view = reader.carried_unit(unit.record);
+  CarriedFiles out;
+  std::map<std::uint32_t, std::size_t> decoded;   // text index -> its place in out.texts
+  std::vector<std::pair<std::string_view, std::size_t>> named;   // (path, place), in entry order
   // Entry 0 is the source, then the headers in the order carried_units listed them.
-  if (file >= view.entry_count) return Error{"carried file " + std::to_string(file) + " does not exist"};
-  const format::CarriedEntryView entry = reader.carried_entry(view.first_entry + static_cast<std::uint32_t>(file));
-  std::string text;
-  if (format::ReadError e = reader.read_source_text(entry.text, text)) {
-    return Error{e.message + " (" + std::string(entry.value) + ", carried for " + unit.unit + ")"};
+  for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
+    const format::CarriedEntryView entry = reader.carried_entry(e);
+    if (entry.kind != format::CarriedEntryKind::source && entry.kind != format::CarriedEntryKind::header) continue;
+    auto [at, added] = decoded.emplace(entry.text, out.texts.size());
+    if (added) {
+      std::string text;
+      if (format::ReadError error = reader.read_source_text(entry.text, text))
+        return Error{error.message + " (" + std::string(entry.value) + ", carried for " + unit.unit + ")"};
+      out.texts.push_back(std::move(text));
+    }
+    named.emplace_back(entry.value, at->second);
   }
-  return text;
+  // The views are taken once `texts` no longer grows.
+  for (const auto& [path, place] : named) out.files.push_back(TreeFile{std::string(path), out.texts[place]});
+  return out;
 }
 
 }  // namespace kiln::rtc

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "format/package_reader.hpp"
+#include "options/carried_rules.hpp"
 #include "rtc/compile_keys.hpp"
+#include "rtc/source_tree.hpp"
 #include "util/result.hpp"
 
 #include <cstdint>
@@ -30,8 +32,14 @@ CarriedUnit carried_unit(const format::PackageReader& reader, std::uint32_t reco
 bool carries_sources(const format::PackageReader& reader);
 bool carries_unit(const format::PackageReader& reader, std::uint32_t unit);
 
-// The text of the carried source (file 0) or of header `file - 1`, decoded and checked.
-Result<std::string> carried_text(const format::PackageReader& reader, const CarriedUnit& unit, std::size_t file);
+// The unit's files, decoded and checked: each text once, however many paths name it (the files'
+// views point into `texts`). The source is files[0], then the headers in the order carried_units
+// listed them.
+struct CarriedFiles {
+  std::vector<std::string> texts;
+  std::vector<TreeFile> files;
+};
+Result<CarriedFiles> carried_files(const format::PackageReader& reader, const CarriedUnit& unit);
 
 struct Candidate {
   const CarriedUnit* unit = nullptr;

@@ -21,6 +21,8 @@ enum class Failure {
   off,              // KILN_JIT=0: KERNEL_NOT_FOUND for a package's kernel, NO_COMPILER for a program
   no_compiler,      // no usable NVRTC/nvJitLink: NO_COMPILER
   compile_failed,   // NVRTC's or nvJitLink's log: COMPILE_FAILED
+  corrupt,          // the package carries what a build never does (an option that writes a file, paths
+                    // beyond the bound on what a compile writes): CORRUPT, before anything is written
 };
 
 struct CompileOutcome {

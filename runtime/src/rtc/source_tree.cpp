@@ -108,7 +108,9 @@ Result<SourceTree> SourceTree::write(const std::vector<TreeFile>& files) {
 
 Result<SourceTree> SourceTree::write(const std::vector<TreeFile>& files, const std::vector<fs::path>& places) {
   for (const TreeFile& file : files) {
-    if (!format::is_tree_path(file.path)) {
+    // Windows reads "C:x" as a path on drive C, whatever the tree's root is.
+    const fs::path path = platform::path_of_utf8(file.path);
+    if (!format::is_tree_path(file.path) || path.has_root_name() || path.has_root_directory()) {
       return Error{"carried file '" + file.path + "' is not a relative path inside the source tree"};
     }
   }

@@ -26,8 +26,8 @@
 namespace kiln::rtc {
 
 struct TreeFile {
-  std::string path;   // relative to the tree's root, as in the build
-  std::string text;
+  std::string path;         // relative to the tree's root, as in the build
+  std::string_view text;    // the caller's: several files may share one text
 };
 
 class SourceTree {

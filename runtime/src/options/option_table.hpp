@@ -1,10 +1,13 @@
 // Every compile option a manifest may give (NVRTC 13.0's documented options, and the two language
 // options only nvcc takes), and where each one goes: NVRTC, nvJitLink (which generates the code of
 // every Kiln build, since both compilers emit LTO-IR), nvcc, and the scanner. One row per option;
-// docs/manifest.md shows the same table to users.
+// docs/manifest.md shows the same table to users. The runtime reads it too: a carried unit's options
+// are checked against it (carried_rules.hpp), so that a package asks NVRTC and nvJitLink for nothing a
+// manifest could not.
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace kiln::options {
@@ -18,7 +21,10 @@ enum class Takes {
 };
 
 // What a value must look like, checked before any compiler sees it.
-enum class Values { any, boolean, integer, on_off, fast_compile_level, standard };
+enum class Values {
+  any, boolean, integer, on_off, fast_compile_level, standard,
+  ptxas,        // comma-separated ptxas options, each one find_ptxas_option() knows
+};
 
 // What NVRTC gets.
 enum class Nvrtc {
@@ -68,5 +74,18 @@ std::span<const OptionSpec> option_table();
 
 // The row for a name as written without its dashes ("maxrregcount", "G", "D"), long or short.
 const OptionSpec* find_option(std::string_view name);
+
+// A ptxas option that -Xptxas may pass (nvJitLink runs ptxas in the process): ptxas's documented
+// options but those that read or write a file (--options-file reads one: its text came back in
+// nvJitLink's error), that set what Kiln sets (--gpu-name, --output-file) or that change what kind of
+// code ptxas makes (--compile-only, --entry, --extensible-whole-program).
+struct PtxasOptionSpec {
+  std::string_view name = {};         // without dashes: "warn-on-spills"
+  std::string_view short_name = {};   // "warn-spills"
+  bool takes_value = false;           // "--opt-level=3", "-O3"
+};
+std::span<const PtxasOptionSpec> ptxas_option_table();
+// Why `piece` ("-v", "--maxrregcount=32", "-O3") is not a ptxas option -Xptxas may pass, or "".
+std::string ptxas_option_problem(std::string_view piece);
 
 }  // namespace kiln::options

@@ -39,8 +39,8 @@ constexpr std::array k_table = {
     OptionSpec{.name = "dopt", .short_name = "dopt", .takes = T::value, .values = V::on_off, .refused = k_link_time},
     OptionSpec{.name = "Ofast-compile", .short_name = "Ofc", .takes = T::value, .values = V::fast_compile_level,
                .refused = k_link_time},
-    OptionSpec{.name = "ptxas-options", .short_name = "Xptxas", .takes = T::value, .nvrtc = R::at_link, .link = L::each,
-               .link_name = "Xptxas", .nvcc = N::needless},
+    OptionSpec{.name = "ptxas-options", .short_name = "Xptxas", .takes = T::value, .values = V::ptxas,
+               .nvrtc = R::at_link, .link = L::each, .link_name = "Xptxas", .nvcc = N::needless},
     OptionSpec{.name = "maxrregcount", .short_name = "maxrregcount", .takes = T::value, .values = V::integer,
                .link = L::same, .link_name = "maxrregcount"},
     OptionSpec{.name = "ftz", .short_name = "ftz", .takes = T::value, .values = V::boolean, .link = L::boolean,
@@ -128,9 +128,85 @@ constexpr std::array k_table = {
     OptionSpec{.name = "expt-relaxed-constexpr", .short_name = "expt-relaxed-constexpr", .nvrtc = R::lacks},
 };
 
+using P = PtxasOptionSpec;
+
+// ptxas 13.0's documented options that -Xptxas may pass, in the order of `ptxas --help`.
+constexpr std::array k_ptxas_table = {
+    P{"Ofast-compile", "Ofc", true},
+    P{"allow-expensive-optimizations", "allow-expensive-optimizations", true},
+    P{"def-load-cache", "dlcm", true},
+    P{"def-store-cache", "dscm", true},
+    P{"device-debug", "g", false},
+    P{"device-function-maxrregcount", "func-maxrregcount", true},
+    P{"disable-optimizer-constants", "disable-optimizer-consts", false},
+    P{"disable-warnings", "w", false},
+    P{"dont-merge-basicblocks", "no-bb-merge", false},
+    P{"fmad", "fmad", true},
+    P{"force-load-cache", "flcm", true},
+    P{"force-store-cache", "fscm", true},
+    P{"generate-line-info", "lineinfo", false},
+    P{"maxrregcount", "maxrregcount", true},
+    P{"minnctapersm", "minnctapersm", true},
+    P{"opt-level", "O", true},
+    P{"optimize-float-atomics", "opt-fp-atomics", false},
+    P{"position-independent-code", "pic", true},
+    P{"register-usage-level", "regUsageLevel", true},
+    P{"return-at-end", "ret-end", false},
+    P{"sp-bounds-check", "sp-bounds-check", false},
+    P{"split-compile", "split-compile", true},
+    P{"suppress-async-bulk-multicast-advisory-warning", "suppress-async-bulk-multicast-advisory-warning", false},
+    P{"suppress-debug-info", "suppress-debug-info", false},
+    P{"suppress-double-demote-warning", "suppress-double-demote-warning", false},
+    P{"suppress-sparse-mma-advisory-info", "suppress-sparse-mma-advisory-info", false},
+    P{"suppress-stack-size-warning", "suppress-stack-size-warning", false},
+    P{"verbose", "v", false},
+    P{"warn-on-double-precision-use", "warn-double-usage", false},
+    P{"warn-on-local-memory-usage", "warn-lmem-usage", false},
+    P{"warn-on-spills", "warn-spills", false},
+    P{"warning-as-error", "Werror", false},
+};
+
+// A ptxas value is a number or a word ("3", "archmax", "cg"): nothing that could name a file.
+bool is_plain_value(std::string_view value) {
+  if (value.empty()) return false;
+  for (const char c : value) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                       c == '.' || c == '+' || c == '-';
+    if (!plain) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::span<const OptionSpec> option_table() { return k_table; }
+
+std::span<const PtxasOptionSpec> ptxas_option_table() { return k_ptxas_table; }
+
+std::string ptxas_option_problem(std::string_view piece) {
+  std::string_view body = piece;
+  if (body.starts_with("--")) body.remove_prefix(2);
+  else if (body.starts_with("-")) body.remove_prefix(1);
+  else return "is not an option (ptxas options start with - or --)";
+  const std::size_t equals = body.find('=');
+  std::string_view name = body.substr(0, equals);
+  std::string_view value = equals == std::string_view::npos ? std::string_view() : body.substr(equals + 1);
+  // -O3: the optimization level is also written attached to its short name.
+  if (equals == std::string_view::npos && name.size() > 1 && name.front() == 'O' &&
+      name.substr(1).find_first_not_of("0123456789") == std::string_view::npos) {
+    return {};
+  }
+  const PtxasOptionSpec* spec = nullptr;
+  for (const PtxasOptionSpec& row : k_ptxas_table)
+    if (row.name == name || row.short_name == name) spec = &row;
+  if (!spec)
+    return "is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
+           "docs/manifest.md lists them)";
+  if (!spec->takes_value) return equals == std::string_view::npos ? std::string() : "takes no value";
+  if (equals == std::string_view::npos) return "takes a value (-" + std::string(name) + "=VALUE)";
+  if (!is_plain_value(value)) return "takes a number or a word, not '" + std::string(value) + "'";
+  return {};
+}
 
 const OptionSpec* find_option(std::string_view name) {
   if (name.empty()) return nullptr;
