@@ -1,6 +1,6 @@
 #include "remote/signing_keys.hpp"
 
-#include "store/regular_file.hpp"
+#include "util/file_io.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
 
@@ -55,7 +55,7 @@ std::optional<std::array<unsigned char, N>> decode(std::string_view text, std::s
 // A key file's text: a regular file (a link to one too, as secrets are often mounted) of a few lines,
 // never a FIFO that blocks.
 Result<std::string> key_file_text(const fs::path& file) {
-  Result<std::vector<std::byte>> bytes = store::read_regular_file(file, 4096, /*follow_link=*/true);
+  Result<std::vector<std::byte>> bytes = read_regular_file(file, 4096, /*follow_link=*/true);
   if (!bytes) return bytes.error();
   std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   sodium_memzero(bytes->data(), bytes->size());

@@ -1,7 +1,7 @@
 #include "store/local_store.hpp"
 
 #include "store/entry_format.hpp"
-#include "store/regular_file.hpp"
+#include "util/file_io.hpp"
 #include "store/stats_file.hpp"
 #include "util/file_io.hpp"
 #include "util/scratch_names.hpp"

@@ -1,6 +1,6 @@
 #include "store/stats_file.hpp"
 
-#include "store/regular_file.hpp"
+#include "util/file_io.hpp"
 
 #include "util/file_io.hpp"
 #include "util/scratch_names.hpp"

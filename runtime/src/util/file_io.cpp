@@ -7,55 +7,42 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 namespace kiln {
 
 namespace fs = std::filesystem;
 
-Result<std::vector<std::byte>> read_binary_file(const fs::path& path, platform::FileStatus* status) {
+Result<std::vector<std::byte>> read_regular_file(const fs::path& path, std::uint64_t max_size, bool follow_link,
+                                                 platform::FileStatus* status) {
   // open, fstat, read: the run-time cache reads a few files on every hit, and a stream costs more
   // than the read itself for small ones.
-  const auto failure = [&path](int error) {
-    return Error{"cannot read " + platform::utf8_of(path) + ": " + std::strerror(error)};
-  };
-  const int fd = platform::open_for_reading(path);
+  const auto failure = [&path](const std::string& why) { return Error{"cannot read " + platform::utf8_of(path) + ": " + why}; };
+  const int fd = platform::open_regular_for_reading(path, follow_link);
   if (fd < 0) {
-    // A socket does not open at all (ENXIO): say what it is, as for a FIFO that does.
     const int error = errno;
-    if (platform::FileStatus st; platform::status_of(path, st) && !st.is_regular && !st.is_directory)
-      return Error{"cannot read " + platform::utf8_of(path) + ": it is " + st.kind + std::string(k_not_a_regular_file)};
-    return failure(error);
+    if (error == ELOOP && !follow_link) return failure("it is a symbolic link" + std::string(k_not_a_regular_file));
+    // What it is, where that is why (a socket does not even open: ENXIO).
+    if (platform::FileStatus st; error != EISDIR && platform::status_of(path, st) && !st.is_regular && !st.is_directory)
+      return failure("it is " + std::string(st.kind) + std::string(k_not_a_regular_file));
+    return failure(std::strerror(error));
   }
   platform::FileStatus st;
-  if (!platform::status_of(fd, st)) {
-    const int error = errno;
+  if (!platform::status_of(fd, st) || st.size > max_size) {
+    const std::string why = st.size > max_size ? "it is larger than " + std::to_string(max_size) + " bytes" : std::strerror(errno);
     platform::close_file(fd);
-    return failure(error);
+    return failure(why);
   }
-  if (st.is_directory) {
-    platform::close_file(fd);
-    return failure(EISDIR);
-  }
-  // A FIFO, a socket or a device may never end, or never answer: only regular files are read.
-  if (!st.is_regular) {
-    platform::close_file(fd);
-    return Error{"cannot read " + platform::utf8_of(path) + ": it is " + st.kind + std::string(k_not_a_regular_file)};
-  }
-  // The size fstat gave, as a stream's tellg would; a file that says 0 (/proc) is read to its end.
-  const bool sized = st.size > 0;
-  std::vector<std::byte> bytes(sized ? static_cast<std::size_t>(st.size) : 4096);
+  // The size fstat gave: a file cut short since is what its reader's checks find.
+  std::vector<std::byte> bytes(static_cast<std::size_t>(st.size));
   std::size_t done = 0;
-  while (true) {
-    if (done == bytes.size()) {
-      if (sized) break;
-      bytes.resize(bytes.size() * 2);
-    }
+  while (done < bytes.size()) {
     const long got = platform::read_some(fd, bytes.data() + done, bytes.size() - done);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       const int error = errno;
       platform::close_file(fd);
-      return failure(error);
+      return failure(std::strerror(error));
     }
     if (got == 0) break;
     done += static_cast<std::size_t>(got);
@@ -64,6 +51,10 @@ Result<std::vector<std::byte>> read_binary_file(const fs::path& path, platform::
   bytes.resize(done);
   if (status) *status = st;
   return bytes;
+}
+
+Result<std::vector<std::byte>> read_binary_file(const fs::path& path, platform::FileStatus* status) {
+  return read_regular_file(path, std::numeric_limits<std::uint64_t>::max(), /*follow_link=*/true, status);
 }
 
 std::optional<std::string> read_text_file(const fs::path& path) {

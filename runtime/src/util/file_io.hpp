@@ -18,9 +18,15 @@ namespace kiln {
 
 // A file's bytes; with `status`, also its status (size and times as read, for callers that judge them).
 // Only a regular file is read: a directory, a FIFO, a socket or a device is an error saying what it
-// is, found without waiting on it (platform::open_for_reading).
+// is, found without waiting on it (platform::open_regular_for_reading).
 Result<std::vector<std::byte>> read_binary_file(const std::filesystem::path& path,
                                                 platform::FileStatus* status = nullptr);
+// The same, bounded: a file larger than `max_size` is an error with nothing read ("it is larger than
+// 4096 bytes"), and without `follow_link` so is a final symbolic link (where the store publishes its
+// own files by rename, a link is not its own). For the caches' entries and key files, whose readers
+// must never wait on a FIFO nor read /dev/zero without end.
+Result<std::vector<std::byte>> read_regular_file(const std::filesystem::path& path, std::uint64_t max_size,
+                                                 bool follow_link, platform::FileStatus* status = nullptr);
 // What every message about such a file ends with ("... it is a FIFO, not a regular file"), wherever it
 // comes from (the scan's clang too): a build that meets it stops, as no compiler should wait on the file.
 inline constexpr std::string_view k_not_a_regular_file = ", not a regular file";
