@@ -52,11 +52,15 @@ public:
     store::LocalStore local(settings->directory, settings->max_size);
     if (m_stats->parsed()) return stats(local, *settings);
     if (m_clear->parsed()) {
-      const store::Usage before = local.usage();
-      local.clear();
+      const store::LocalStore::Cleared cleared = local.clear();
       std::printf("cleared %s: removed %llu entries, %s\n", settings->directory.c_str(),
-                  static_cast<unsigned long long>(before.entries), store::format_size(before.bytes).c_str());
-      return k_exit_ok;
+                  static_cast<unsigned long long>(cleared.removed.entries), store::format_size(cleared.removed.bytes).c_str());
+      if (cleared.failures.empty()) return k_exit_ok;
+      std::fflush(stdout);
+      for (const std::string& failure : cleared.failures) std::cerr << "kiln: error: " << failure << "\n";
+      const std::size_t n = cleared.failures.size();
+      return fail(k_exit_environment, "the cache " + settings->directory.string() + " is not wholly cleared (" +
+                                          std::to_string(n) + (n == 1 ? " problem" : " problems") + " above)");
     }
     std::uint64_t limit = settings->max_size;
     if (!m_max_size.empty()) {
