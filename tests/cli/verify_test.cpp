@@ -136,6 +136,34 @@ TEST(Verify, KernelsMissingFromAnImageAreNamedThenCounted) {
   EXPECT_NE(r.err.find("missing.kiln: error: 11 problems found"), std::string::npos) << r.err;
 }
 
+// A kernel flagged as in another file of a split package is in no image of its own file, which only
+// a file of a split (with split.id) may say: in any other package nothing holds it.
+TEST(Verify, AKernelFlaggedAsInACompanionOfAPackageThatIsNotSplitIsRefused) {
+  ScratchDir dir;
+  format::PackageContents contents;
+  contents.targets = {"compute_80"};
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k0()\n{\nret;\n}\n";
+  std::vector<std::byte> image(ptx.size() + 1);
+  std::memcpy(image.data(), ptx.data(), ptx.size());
+  contents.units.push_back({"k.cu", {{"compute_80", image, 80}}});
+  contents.kernels.push_back({"k0", "k0", "k.cu", format::k_kernel_extern_c, {}, {}});
+  contents.kernels.push_back({"k1", "k1", "k.cu", format::k_kernel_extern_c | format::k_kernel_in_other_file, {}, {}});
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(dir.path() / "stranded.kiln", written.bytes);
+  const RunResult r = run_kiln({"verify", "stranded.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("stranded.kiln: error: kernel k1 is flagged as in another file of a split package, but the "
+                       "package is not split (its METADATA has no split.id): no image holds it"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
+  // In a file of a split the flag is what kiln split writes.
+  contents.metadata.emplace_back("split.id", "0123456789abcdef");
+  write_bytes(dir.path() / "split.kiln", format::write_package(contents).bytes);
+  const RunResult split = run_kiln({"verify", "split.kiln"}, dir.path());
+  EXPECT_EQ(split.exit_code, 0) << split.err;
+}
+
 // Bytes that no driver could read, under right checksums: the runtime's own image check names them.
 TEST(Verify, ImagesTheDriverCannotReadAreNamed) {
   ScratchDir dir;

@@ -8,6 +8,7 @@
 #include "cli/verify_carried.hpp"
 #include "cli/verify_coverage.hpp"
 #include "format/image_check.hpp"
+#include "format/split_files.hpp"
 #include "image/cubin_reader.hpp"
 #include "image/ptx_reader.hpp"
 
@@ -45,8 +46,17 @@ private:
 
   void group_kernels() {
     m_units.resize(m_reader.unit_count());
+    // Only a file of a split package may leave a kernel to another file: elsewhere no image would
+    // ever hold it, and nothing here would check that one does.
+    const bool split = m_reader.metadata_value(format::k_split_id_key).has_value();
+    std::size_t stranded = 0;
     for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k) {
       const format::KernelView kernel = m_reader.kernel(k);
+      if (!split && m_reader.kernel_in_other_file(k) && stranded++ < k_named_missing) {
+        m_problems.push_back("kernel " + std::string(kernel.canonical_name) +
+                             " is flagged as in another file of a split package, but the package is not split "
+                             "(its METADATA has no split.id): no image holds it");
+      }
       UnitKernels& unit = m_units[kernel.unit];
       if (m_reader.kernel_in_every_image(k)) {
         unit.everywhere.insert(kernel.lowered_name);
@@ -54,6 +64,8 @@ private:
       }
       for (const std::uint32_t target : m_reader.kernel_targets(k)) unit.by_target[target].insert(kernel.lowered_name);
     }
+    if (stranded > k_named_missing)
+      m_problems.push_back("and " + std::to_string(stranded - k_named_missing) + " more kernels are flagged so");
   }
 
   // Every kernel the package says the image holds is among its `symbols`. Costs O(symbols) plus a
