@@ -1,12 +1,14 @@
 // kiln cache stats|clear|trim: the user's cache (store/local_store.hpp), wherever KILN_CACHE_DIR,
 // XDG_CACHE_HOME or HOME put it, or --cache-dir. KILN_CACHE=0 turns caching off for builds; these
 // commands still reach the directory.
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "remote/remote_settings.hpp"
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "store/size_spec.hpp"
+#include "util/printable.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -53,7 +55,7 @@ public:
     if (m_stats->parsed()) return stats(local, *settings);
     if (m_clear->parsed()) {
       const store::LocalStore::Cleared cleared = local.clear();
-      std::printf("cleared %s: removed %llu entries, %s\n", settings->directory.c_str(),
+      std::printf("cleared %s: removed %llu entries, %s\n", printable(settings->directory.string()).c_str(),
                   static_cast<unsigned long long>(cleared.removed.entries), store::format_size(cleared.removed.bytes).c_str());
       if (cleared.failures.empty()) return k_exit_ok;
       std::fflush(stdout);
@@ -70,7 +72,8 @@ public:
     }
     const store::Usage removed = local.trim(limit);
     const store::Usage left = local.usage();
-    std::printf("trimmed %s to %s: removed %llu entries, %s; %llu entries, %s remain\n", settings->directory.c_str(),
+    std::printf("trimmed %s to %s: removed %llu entries, %s; %llu entries, %s remain\n",
+                printable(settings->directory.string()).c_str(),
                 limit ? store::format_size(limit).c_str() : "no limit", static_cast<unsigned long long>(removed.entries),
                 store::format_size(removed.bytes).c_str(), static_cast<unsigned long long>(left.entries),
                 store::format_size(left.bytes).c_str());
@@ -100,10 +103,12 @@ private:
                          {"entries", usage.entries},
                          {"size", usage.bytes},
                          {"max_size", settings.max_size}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << printed_json(out) << "\n";
       return k_exit_ok;
     }
-    const auto line = [](const char* name, const std::string& value) { std::printf("%-16s %s\n", name, value.c_str()); };
+    const auto line = [](const char* name, const std::string& value) {
+      std::printf("%-16s %s\n", name, printable(value).c_str());   // printf passes no filter (color.hpp)
+    };
     line("cache directory", settings.directory.string() + (settings.enabled ? "" : " (off: KILN_CACHE=0)"));
     line("compile hits", std::to_string(counters["compile.hits"]));
     line("compile misses", std::to_string(counters["compile.misses"]));

@@ -2,6 +2,7 @@
 // every image decodes, each cubin's ELF header agrees with its recorded target, each PTX image with
 // its .target, and every kernel of a unit is a kernel symbol in each of the unit's images that the
 // package says holds it. Exit 0 when all hold, 1 when any does not (each problem is printed).
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
@@ -180,7 +181,7 @@ public:
     Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
     if (!file) {
       std::cerr << located_problem(m_package, file.error().message) << "\n";
-      if (m_json) std::cout << nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}.dump(2) << "\n";
+      if (m_json) std::cout << printed_json(nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}) << "\n";
       return k_exit_bad_input;
     }
     const format::PackageReader& reader = (*file)->reader;
@@ -191,13 +192,12 @@ public:
     problems.insert(problems.end(), carried.begin(), carried.end());
     for (const std::string& p : problems) std::cerr << located_problem(m_package, p) << "\n";
     if (m_json)
-      std::cout << nlohmann::json{{"path", m_package},
-                                  {"ok", problems.empty()},
-                                  {"problems", problems},
-                                  {"sections", reader.section_count()},
-                                  {"images", reader.image_count()},
-                                  {"kernels", reader.kernel_count()}}
-                       .dump(2)
+      std::cout << printed_json(nlohmann::json{{"path", m_package},
+                                               {"ok", problems.empty()},
+                                               {"problems", problems},
+                                               {"sections", reader.section_count()},
+                                               {"images", reader.image_count()},
+                                               {"kernels", reader.kernel_count()}})
                 << "\n";
     if (!problems.empty()) {
       std::cerr << m_package << ": error: " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
