@@ -228,7 +228,9 @@ TEST_F(LocalStoreTest, ClearNeverFollowsALinkedShardOutOfTheStore) {
   fs::create_directories(outside);
   const std::string name = "ee" + std::string(30, '1');
   std::ofstream(outside / name) << "not the cache's";
-  fs::create_directory_symlink(outside, m_dir / "ee");
+  std::error_code linked;
+  fs::create_directory_symlink(outside, m_dir / "ee", linked);
+  if (linked) GTEST_SKIP() << "no symbolic links here: " << linked.message();
   EXPECT_EQ(store.usage().entries, 1u) << "the linked shard is not counted";
   EXPECT_EQ(store.trim(1).entries, 1u) << "trim removes only the store's own entry";
   store.put(key(1), value(100, 1));
