@@ -41,7 +41,7 @@ TEST(BuildArchKernels, AGuardedKernelIsRecordedWithTheTargetsThatHoldIt) {
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json report = inspect(dir.path());
-  EXPECT_EQ(report["format"], "1.6");
+  EXPECT_EQ(report["format"], "1.7");
   const json* guarded = kernel_named(report, "new_only");
   ASSERT_TRUE(guarded);
   EXPECT_EQ((*guarded)["targets"], json::array({"sm_90"}));

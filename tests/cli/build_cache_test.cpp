@@ -2,6 +2,7 @@
 // build compiles nothing and writes the same bytes; an option, a target or a header misses exactly
 // the images it decides; concurrent builds share one cache; `kiln cache stats|clear|trim`; KILN_CACHE=0.
 #include "kiln_runner.hpp"
+#include "test_process.hpp"
 #include "store/local_store.hpp"
 
 #include <gtest/gtest.h>
@@ -201,6 +202,46 @@ TEST_F(BuildCache, AnUnwritableCacheDirectoryIsAWarningAndTheBuildGoesOn) {
   const RunResult file = cache({"stats", "--cache-dir", (m_dir.path() / "file").string()});
   EXPECT_EQ(file.exit_code, 4) << file.err;
   EXPECT_TRUE(says(file, "is not a directory")) << file.err;
+}
+
+// `kiln cache clear` on a cache laid out by hand (entries need only their names to be cleared).
+class CacheClear : public ::testing::Test {
+protected:
+  CacheClear() : m_cache(m_dir.path() / "cache") {}
+  fs::path entry(const std::string& shard) const {
+    const fs::path path = m_cache / shard / (shard + std::string(30, '7'));
+    fs::create_directories(path.parent_path());
+    write_text(path, "an entry\n");
+    return path;
+  }
+  RunResult clear() const { return run_kiln({"cache", "clear", "--cache-dir", m_cache.string()}, m_dir.path()); }
+  ScratchDir m_dir;
+  fs::path m_cache;
+};
+
+TEST_F(CacheClear, ALinkedShardIsRemovedAsALinkAndWhatItPointsToIsLeft) {
+  const fs::path own = entry("aa");
+  const fs::path outside = m_dir.path() / "outside";
+  write_text(outside / ("bb" + std::string(30, '7')), "not the cache's\n");
+  fs::create_directory_symlink(outside, m_cache / "bb");
+  const RunResult r = clear();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed 1 entries"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(own));
+  EXPECT_TRUE(fs::exists(outside / ("bb" + std::string(30, '7')))) << "clear left the cache directory";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(m_cache / "bb")));
+}
+
+TEST_F(CacheClear, WhatCannotBeRemovedIsNamedAndTheExitIsNotZero) {
+  const fs::path stuck = entry("cc");
+  if (const std::string why = freeze_directory(m_cache / "cc"); !why.empty()) GTEST_SKIP() << why;
+  const RunResult r = clear();
+  free_directory(m_cache / "cc");
+  EXPECT_EQ(r.exit_code, k_environment) << r.out << r.err;
+  EXPECT_NE(r.out.find("removed 0 entries"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("kiln: error: " + stuck.string() + ": cannot remove it: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not wholly cleared (1 problem above)"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(stuck));
 }
 
 }  // namespace

@@ -140,6 +140,21 @@ TEST(BuildErrors, UnwritableOutputIsAnEnvironmentError) {
   EXPECT_NE(r.err.find("no/such/dir"), std::string::npos) << r.err;
 }
 
+TEST(BuildErrors, ARelativeCudaPathIsRefusedNamingTheVariable) {
+  ScratchDir dir;
+  const fs::path p = write_errors_project(dir, "", k_good_source);
+  // A toolkit under the working directory that a relative value would take.
+  fs::create_directories(dir.path() / "cuda");
+  fs::create_directory_symlink("/usr/local/cuda/include", dir.path() / "cuda" / "include");
+  for (const char* variable : {"CUDA_PATH", "CUDA_HOME"}) {
+    const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path(), {std::string(variable) + "=cuda"});
+    EXPECT_EQ(r.exit_code, k_environment) << r.err;
+    EXPECT_NE(r.err.find(std::string(variable) + " is 'cuda', a relative path; it must be absolute"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
+  }
+}
+
 TEST(BuildErrors, BadCommandLineIsUsageError) {
   ScratchDir dir;
   EXPECT_EQ(run_kiln({}, dir.path()).exit_code, k_usage);

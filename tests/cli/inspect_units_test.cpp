@@ -44,7 +44,7 @@ TEST(InspectUnits, TextShowsEachUnitsSourcesAndTheVariantKernels) {
   write_bytes(dir.path() / "app.kiln", package());
   const RunResult r = run_kiln({"inspect", "app.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected : {"Kiln package format 1.6", "  f64 (variant of ops.cu): 1 images",
+  for (const char* expected : {"Kiln package format 1.7", "  f64 (variant of ops.cu): 1 images",
                                "  rdc (link group: a.cu, b.cu): 1 images", "  ops.cu: 1 images", "f64/scale<double>"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
 }

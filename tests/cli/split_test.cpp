@@ -92,6 +92,10 @@ TEST_F(SplitCommand, WritesTheMainFileAndOneFilePerMajorEachAPackage) {
   const std::string id = hex64(format::checksum(*s_package));
   EXPECT_EQ(main->reader.metadata_value(format::k_split_id_key), id);
   EXPECT_EQ(main->reader.metadata_value(format::k_split_files_key), "cc8 cc9");
+  // Each companion's content id, as the runtime computes it from the file, listed in the main file.
+  EXPECT_EQ(main->reader.metadata_value(format::k_split_contents_key),
+            "cc8:" + format::content_id(cc8->reader) + " cc9:" + format::content_id(cc9->reader));
+  EXPECT_NE(format::content_id(cc8->reader), format::content_id(cc9->reader));
   EXPECT_EQ(cc9->reader.metadata_value(format::k_split_id_key), id);
   EXPECT_EQ(cc9->reader.metadata_value(format::k_split_file_key), "cc9");
   for (const char* file : {"arch.kiln", "arch.cc8.kiln", "arch.cc9.kiln"}) {

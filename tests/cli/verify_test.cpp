@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstring>
 
 namespace kiln::test {
@@ -113,27 +115,99 @@ TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
   EXPECT_NE(r.err.find("not marked architecture-specific"), std::string::npos) << r.err;
 }
 
+// A package of one unit, `unit`, whose one image is compute_80 PTX: its header, then `entries`.
+format::PackageContents ptx_package(const std::string& unit, const std::string& entries = "") {
+  format::PackageContents contents;
+  contents.targets = {"compute_80"};
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n" + entries;
+  std::vector<std::byte> image(ptx.size() + 1);
+  std::memcpy(image.data(), ptx.data(), ptx.size());
+  contents.units.push_back({unit, {{"compute_80", image, 80}}});
+  return contents;
+}
+
+// Writes `contents` to `path`.
+void save_package(const fs::path& path, const format::PackageContents& contents) {
+  const format::WriteResult written = format::write_package(contents);
+  ASSERT_TRUE(written.error.empty()) << written.error;
+  write_bytes(path, written.bytes);
+}
+
 // An image that lacks the package's kernels: the first ten are named, the rest counted, so the
 // report (and the work) stays proportional to the image, not to images x kernels.
 TEST(Verify, KernelsMissingFromAnImageAreNamedThenCounted) {
   ScratchDir dir;
-  format::PackageContents contents;
-  contents.targets = {"compute_80"};
-  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
-  std::vector<std::byte> image(ptx.size() + 1);
-  std::memcpy(image.data(), ptx.data(), ptx.size());
-  contents.units.push_back({"k.cu", {{"compute_80", image, 80}}});
+  format::PackageContents contents = ptx_package("k.cu");
   for (int i = 0; i < 50; ++i)
     contents.kernels.push_back({"k" + std::to_string(i), "k" + std::to_string(i), "k.cu", format::k_kernel_extern_c, {}, {}});
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(dir.path() / "missing.kiln", written.bytes);
+  save_package(dir.path() / "missing.kiln", contents);
 
   const RunResult r = run_kiln({"verify", "missing.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("k.cu [compute_80]: kernel k0 is not in the image"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("k.cu [compute_80]: and 40 more kernels are not in the image"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("missing.kiln: error: 11 problems found"), std::string::npos) << r.err;
+}
+
+// A kernel flagged as in another file of a split package is in no image of its own file, which only
+// a file of a split (with split.id) may say: in any other package nothing holds it.
+TEST(Verify, AKernelFlaggedAsInACompanionOfAPackageThatIsNotSplitIsRefused) {
+  ScratchDir dir;
+  format::PackageContents contents = ptx_package("k.cu", ".visible .entry k0()\n{\nret;\n}\n");
+  contents.kernels.push_back({"k0", "k0", "k.cu", format::k_kernel_extern_c, {}, {}});
+  contents.kernels.push_back({"k1", "k1", "k.cu", format::k_kernel_extern_c | format::k_kernel_in_other_file, {}, {}});
+  save_package(dir.path() / "stranded.kiln", contents);
+  const RunResult r = run_kiln({"verify", "stranded.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("stranded.kiln: error: kernel k1 is flagged as in another file of a split package, but the "
+                       "package is not split (its METADATA has no split.id): no image holds it"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
+  // In a file of a split the flag is what kiln split writes.
+  contents.metadata.emplace_back("split.id", "0123456789abcdef");
+  save_package(dir.path() / "split.kiln", contents);
+  const RunResult split = run_kiln({"verify", "split.kiln"}, dir.path());
+  EXPECT_EQ(split.exit_code, 0) << split.err;
+}
+
+// Names are data: a file, unit or kernel name holding a terminal's control bytes (ESC [ 31 m turns
+// what follows red; a carriage return lets later text overwrite a line) is printed escaped, in
+// messages (stderr) and listings (stdout), and JSON stays JSON.
+TEST(Verify, ControlBytesInNamesAreEscapedInEveryMessageAndListing) {
+  ScratchDir dir;
+  format::PackageContents contents = ptx_package("\x1b[31mred.cu");
+  contents.kernels.push_back({"k\x1b[31m\r", "k\x1b[31m\r", "\x1b[31mred.cu", format::k_kernel_extern_c, {}, {}});
+  const std::string file = "\x1b[31mred\x7f.kiln";
+  save_package(dir.path() / file, contents);
+  const auto raw_control = [](const std::string& text) {
+    for (const char c : text)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    return false;
+  };
+
+  const RunResult verify = run_kiln({"verify", file}, dir.path());
+  EXPECT_EQ(verify.exit_code, 1);
+  EXPECT_NE(verify.err.find("\\x1b[31mred\\x7f.kiln: error: \\x1b[31mred.cu [compute_80]: kernel k\\x1b[31m\\x0d is not "
+                            "in the image"),
+            std::string::npos) << verify.err;
+  EXPECT_FALSE(raw_control(verify.err)) << verify.err;
+  const RunResult json = run_kiln({"verify", "--json", file}, dir.path());
+  EXPECT_FALSE(raw_control(json.out)) << json.out;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["path"], file);
+
+  const RunResult inspect = run_kiln({"inspect", file}, dir.path());
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("k\\x1b[31m\\x0d"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("\\x1b[31mred.cu"), std::string::npos) << inspect.out;
+  EXPECT_FALSE(raw_control(inspect.out)) << inspect.out;
+  const RunResult listed = run_kiln({"inspect", "--json", file}, dir.path());
+  EXPECT_FALSE(raw_control(listed.out)) << listed.out;
+  EXPECT_EQ(nlohmann::json::parse(listed.out)["kernels"][0]["name"], "k\x1b[31m\r");
+
+  const RunResult missing = run_kiln({"inspect", "gone\x1b[2J.kiln"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("gone\\x1b[2J.kiln"), std::string::npos) << missing.err;
+  EXPECT_FALSE(raw_control(missing.err)) << missing.err;
 }
 
 // Bytes that no driver could read, under right checksums: the runtime's own image check names them.

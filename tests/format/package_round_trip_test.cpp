@@ -18,7 +18,7 @@ TEST(PackageRoundTrip, TablesReadBackSorted) {
   const Bytes file = write_ok(sample_contents());
   const PackageReader r = open_ok(file);
   EXPECT_EQ(r.version_major(), 1);
-  EXPECT_EQ(r.version_minor(), 6);
+  EXPECT_EQ(r.version_minor(), k_version_minor);
   EXPECT_EQ(r.bytes().size(), file.size());
 
   ASSERT_EQ(r.target_count(), 3u);  // sass before ptx, then arch, then variant

@@ -27,12 +27,12 @@ Bytes with_version(Bytes file, std::uint16_t major, std::uint16_t minor) {
 
 TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
   WriteOptions options;
-  options.version_minor = 7;
+  options.version_minor = k_version_minor + 1;
   options.extra_sections = {{200, bytes_of("a section from the future")}, {4000000000u, {}}};
   const Bytes file = write_ok(sample_contents(), options);
   const PackageReader r = open_ok(file);
   EXPECT_EQ(r.version_major(), 1);
-  EXPECT_EQ(r.version_minor(), 7);
+  EXPECT_EQ(r.version_minor(), k_version_minor + 1);
   ASSERT_EQ(r.section_count(), 17u);
   EXPECT_EQ(r.section(10).kind, static_cast<std::uint32_t>(SectionKind::kernel_targets));
   EXPECT_EQ(r.section(11).kind, static_cast<std::uint32_t>(SectionKind::unit_sources));
@@ -58,7 +58,7 @@ TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
 
 TEST(PackageVersion, UnknownSectionsAreStillChecksummed) {
   WriteOptions options;
-  options.version_minor = 7;
+  options.version_minor = k_version_minor + 1;
   options.extra_sections = {{200, bytes_of("a section from the future")}};
   Bytes file = write_ok(sample_contents(), options);
   file[toc_of(file)[13].offset + 2] ^= std::byte{1};

@@ -28,7 +28,7 @@ PackageContents elsewhere_contents() {
 TEST(KernelInOtherFile, IsInNoImageOfTheFile) {
   const Bytes file = write_ok(elsewhere_contents());
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 6);
+  EXPECT_EQ(r.version_minor(), k_version_minor);
   const std::uint32_t sum = *r.find_kernel("red::block_sum<float,256>");
   EXPECT_TRUE(r.kernel_in_other_file(sum));
   EXPECT_FALSE(r.kernel_in_every_image(sum));

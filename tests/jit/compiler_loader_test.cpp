@@ -117,18 +117,65 @@ TEST_F(CompilerLoaderTest, ALibraryWithoutTheSymbolsIsRefusedNamingOne) {
     return load_compiler(s, 0);
   }();
   ASSERT_FALSE(only);
-  EXPECT_NE(only.error().message.find("(KILN_NVRTC): lacks nvrtcVersion"), std::string::npos) << only.error().message;
+  EXPECT_NE(only.error().message.find("(KILN_NVRTC): not loaded: it does not export nvrtcVersion"), std::string::npos)
+      << only.error().message;
 }
 
-TEST_F(CompilerLoaderTest, AFileThatIsNotALibraryGivesDlopensMessage) {
+TEST_F(CompilerLoaderTest, AFileThatIsNotALibraryIsRefusedUnloadedSayingWhy) {
   const fs::path bogus = m_dir / "libnvrtc.so.13";
   { std::FILE* f = std::fopen(bogus.c_str(), "w"); std::fputs("not an ELF", f); std::fclose(f); }
   SearchSettings s = settings({{"KILN_NVRTC", bogus.string()}});
   s.majors = {99};
   Result<CompilerApi> api = load_compiler(s, 0);
   ASSERT_FALSE(api);
-  EXPECT_NE(api.error().message.find(bogus.string() + " (KILN_NVRTC): "), std::string::npos) << api.error().message;
-  EXPECT_EQ(api.error().message.find(bogus.string() + " (KILN_NVRTC): not found"), std::string::npos);
+  EXPECT_NE(api.error().message.find(bogus.string() + " (KILN_NVRTC): not loaded: it is not an ELF file"),
+            std::string::npos) << api.error().message;
+}
+
+TEST_F(CompilerLoaderTest, ALibraryWithoutTheEntryPointNeverRunsItsConstructor) {
+  const fs::path marker = m_dir / "constructor-ran";
+  setenv("KILN_TEST_MARKER", marker.c_str(), 1);
+  SearchSettings s = settings({{"KILN_NVRTC", KILN_TEST_MARKER_LIBRARY}});
+  s.majors = {99};
+  Result<CompilerApi> nvrtc = load_compiler(s, 0);
+  s = settings({{"KILN_NVRTC", (k_toolkit_lib / "libnvrtc.so.13").string()}, {"KILN_NVJITLINK", KILN_TEST_MARKER_LIBRARY}});
+  s.majors = {99};
+  Result<CompilerApi> nvjitlink = load_compiler(s, 0);
+  unsetenv("KILN_TEST_MARKER");
+  ASSERT_FALSE(nvrtc);
+  ASSERT_FALSE(nvjitlink);
+  EXPECT_NE(nvrtc.error().message.find(std::string(KILN_TEST_MARKER_LIBRARY) +
+                                       " (KILN_NVRTC): not loaded: it does not export nvrtcVersion"),
+            std::string::npos) << nvrtc.error().message;
+  EXPECT_NE(nvjitlink.error().message.find(std::string(KILN_TEST_MARKER_LIBRARY) +
+                                           " (KILN_NVJITLINK): not loaded: it does not export nvJitLinkVersion"),
+            std::string::npos) << nvjitlink.error().message;
+  EXPECT_FALSE(fs::exists(marker)) << "the library's constructor ran";
+}
+
+TEST_F(CompilerLoaderTest, RelativePathsFromTheVariablesAreRefusedNamingThem) {
+  // Libraries that are there, under the working directory: a relative value would load them.
+  toolkit_copy("here");
+  const fs::path before = fs::current_path();
+  fs::current_path(m_dir);
+  SearchSettings files = settings({{"KILN_NVRTC", "here/lib64/libnvrtc.so.13"}, {"KILN_NVJITLINK", "here/lib64/libnvJitLink.so.13"}});
+  files.majors = {99};
+  Result<CompilerApi> by_file = load_compiler(files, 0);
+  SearchSettings roots = settings({{"CUDA_PATH", "here"}, {"CUDA_HOME", "here"}});
+  Result<CompilerApi> by_root_or_loader = load_compiler(roots, 0);   // the loader's path may have them
+  roots.majors.clear();   // no sonames: nothing but the roots to look at
+  Result<CompilerApi> by_root = load_compiler(roots, 0);
+  fs::current_path(before);
+  if (by_root_or_loader) {
+    EXPECT_EQ(by_root_or_loader->nvrtc_path.rfind("here/", 0), std::string::npos);
+  }
+  ASSERT_FALSE(by_file) << "loaded " << by_file->nvrtc_path;
+  EXPECT_NE(by_file.error().message.find("here/lib64/libnvrtc.so.13 (KILN_NVRTC): KILN_NVRTC is "
+                                         "'here/lib64/libnvrtc.so.13', a relative path; it must be absolute"),
+            std::string::npos) << by_file.error().message;
+  ASSERT_FALSE(by_root) << "loaded " << by_root->nvrtc_path;
+  EXPECT_NE(by_root.error().message.find("CUDA_PATH is 'here', a relative path"), std::string::npos)
+      << by_root.error().message;
 }
 
 }  // namespace

@@ -151,6 +151,49 @@ TEST_F(RuntimeTest, LastErrorsArePerThreadAndPerPackage) {
   EXPECT_EQ(kiln_package_last_error(first.get()), message);  // the other thread's failure is its own
 }
 
+// A message leaves Kiln through kiln_last_error: the control bytes of the names in it (ESC [ 31 m
+// would turn a terminal red, a carriage return let later text overwrite the line) come out escaped.
+TEST_F(RuntimeTest, ControlBytesOfFileAndKernelNamesAreEscapedInTheLastError) {
+  const fs::path dir = fs::temp_directory_path() / ("kiln-escape-" + std::to_string(kiln::test::process_id()));
+  fs::create_directories(dir);
+  const Bytes bytes = single_kernel_package({"sm_90"});
+#if !defined(_WIN32)
+  const fs::path file = dir / "\x1b[31mred\r.kiln";
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  const std::string shown_file = (dir / "\\x1b[31mred\\x0d.kiln").string();
+#endif
+  const auto raw_control = [](const std::string& text) {
+    for (const char c : text)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    return false;
+  };
+  kiln_package* missing = nullptr;
+  EXPECT_NE(kiln_package_open_file((dir / "gone\x1b[2J.kiln").string().c_str(), &missing), KILN_STATUS_SUCCESS);
+  EXPECT_NE(std::string(kiln_last_error()).find("gone\\x1b[2J.kiln"), std::string::npos) << kiln_last_error();
+  EXPECT_FALSE(raw_control(kiln_last_error()));
+
+  kiln_package* package = nullptr;
+#if defined(_WIN32)
+  // Windows' file names hold no control bytes: the package's label carries them instead.
+  kiln::Package labelled = open(bytes, "\x1b[31mred\r.kiln");
+  package = labelled.release();
+  const std::string shown = "\\x1b[31mred\\x0d.kiln";
+#else
+  ASSERT_EQ(kiln_package_open_file(file.string().c_str(), &package), KILN_STATUS_SUCCESS) << kiln_last_error();
+  const std::string shown = shown_file;
+#endif
+  kiln_kernel* kernel = nullptr;
+  // DEL, and the C1 control CSI (U+009B) as UTF-8 writes it; "é" (0xc3 0xa9) is text and stays.
+  EXPECT_EQ(kiln_package_get_kernel(package, "k\x1b[31m\x7f\xc2\x9b" "1m\xc3\xa9", &kernel), KILN_STATUS_KERNEL_NOT_FOUND);
+  const std::string message = "no kernel 'k\\x1b[31m\\x7f\\xc2\\x9b" "1m\xc3\xa9' in " + shown;
+  EXPECT_EQ(std::string(kiln_last_error()).rfind(message, 0), 0u) << kiln_last_error();
+  EXPECT_FALSE(raw_control(kiln_last_error())) << kiln_last_error();
+  EXPECT_STREQ(kiln_package_last_error(package), kiln_last_error());
+  kiln_package_destroy(package);
+  fs::remove_all(dir);
+}
+
 TEST_F(RuntimeTest, MemoryPackagesCopyOrBorrow) {
   Bytes bytes = single_kernel_package({"sm_90"});
   kiln_package* copied = nullptr;

@@ -6,6 +6,7 @@
 #include "runtime_fixture.hpp"
 #include "test_process.hpp"
 
+#include "format/package_reader.hpp"
 #include "format/split_files.hpp"
 
 #include <filesystem>
@@ -18,9 +19,23 @@ namespace fs = std::filesystem;
 
 constexpr const char* k_split_id = "0123456789abcdef";
 
+PackageSpec split_file(std::uint16_t major, const std::string& id = k_split_id);
+
+std::string content_id_of(const Bytes& file) {
+  format::PackageReader reader;
+  EXPECT_FALSE(reader.open(file));
+  return format::content_id(reader);
+}
+
+// What the main file lists (split.contents, 1.7): the content ids of the companions split_file writes.
+std::string companion_contents() {
+  return format::companion_contents({{8, content_id_of(build_package(split_file(8)))},
+                                     {9, content_id_of(build_package(split_file(9)))}});
+}
+
 // One file of the split: the targets it holds, the kernels flagged or narrowed as kiln split does.
 // `always` is in every image; `hopper` only in sm_90's; `older` in every image but sm_90's.
-PackageSpec split_file(std::uint16_t major, const std::string& id = k_split_id) {
+PackageSpec split_file(std::uint16_t major, const std::string& id) {
   PackageSpec spec;
   std::vector<std::string> targets;
   if (major == 0) targets = {"compute_80"};
@@ -38,6 +53,7 @@ PackageSpec split_file(std::uint16_t major, const std::string& id = k_split_id) 
   spec.metadata = {{std::string(format::k_split_id_key), id}};
   if (major == 0) {
     spec.metadata.emplace_back(std::string(format::k_split_files_key), "cc8 cc9");
+    spec.metadata.emplace_back(std::string(format::k_split_contents_key), companion_contents());
   } else {
     spec.metadata.emplace_back(std::string(format::k_split_file_key), format::companion_tag(major));
   }
@@ -167,6 +183,81 @@ TEST_F(SplitPackage, ACompanionThatIsAnotherMajorsOrAnotherPackagesIsRefused) {
   kiln::Package again = kiln::Package::open_file(main);
   message = error_of([&] { again.kernel("always"); }, KILN_STATUS_CORRUPT);
   EXPECT_NE(message.find("its units are not the main file's"), std::string::npos) << message;
+}
+
+TEST_F(SplitPackage, ACompanionGivenTheMainFilesIdButOtherContentsIsRefused) {
+  fake->devices = {FakeDevice{90, false}};
+  const std::string main = install({});
+  // Another build's cc9 file, with this split's id and tag: here `older` is in its sm_90 image too.
+  PackageSpec forged = split_file(9);
+  forged.kernels[2] = KernelSpec("older", "ops.cu");
+  const std::string companion = write("app.cc9.kiln", build_package(forged));
+  kiln::Package package = kiln::Package::open_file(main);
+  const std::string message = error_of([&] { package.kernel("always"); }, KILN_STATUS_CORRUPT);
+  EXPECT_NE(message.find(companion + ", cannot be used: its contents are not the ones the main file lists (content "
+                                     "id " + content_id_of(build_package(forged)) + ", the main file's " +
+                         content_id_of(build_package(split_file(9))) + "): it is from another build of the package"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(fake->loads().empty());
+}
+
+TEST_F(SplitPackage, AMainFileOf17WithoutContentIdsIsRefusedAtOpen) {
+  PackageSpec spec = split_file(0);
+  spec.metadata.pop_back();   // split.contents
+  const std::string path = write("app.kiln", build_package(spec));
+  const std::string message = error_of([&] { kiln::Package::open_file(path); }, KILN_STATUS_CORRUPT);
+  EXPECT_NE(message.find("METADATA split.contents '' does not give a content id for each file split.files lists"),
+            std::string::npos) << message;
+  spec.metadata.emplace_back(std::string(format::k_split_contents_key), "cc8:" + std::string(16, '0'));   // cc9's is missing
+  write("app.kiln", build_package(spec));
+  EXPECT_NE(error_of([&] { kiln::Package::open_file(path); }, KILN_STATUS_CORRUPT).find("split.contents 'cc8:"),
+            std::string::npos);
+}
+
+TEST_F(SplitPackage, ASplitWrittenBefore17IsReadAsBefore) {
+  fake->devices = {FakeDevice{90, false}};
+  for (const std::uint16_t major : {std::uint16_t{8}, std::uint16_t{9}}) {
+    PackageSpec companion = split_file(major);
+    companion.version_minor = 6;
+    write("app.cc" + std::to_string(major) + ".kiln", build_package(companion));
+  }
+  PackageSpec main = split_file(0);
+  main.metadata.pop_back();   // 1.6 had no split.contents
+  main.version_minor = 6;
+  kiln::Package package = kiln::Package::open_file(write("app.kiln", build_package(main)));
+  package.kernel("hopper");
+  EXPECT_EQ(fake->loads(), std::vector<std::string>{image_text("ops.cu", "sm_90")});
+}
+
+TEST_F(SplitPackage, ACompanionWhoseKernelsAreNotTheMainFilesIsRefusedNotAskedForAnImageByIndex) {
+  // A split of 1.6 (no content ids) with a cc9 file of another build, whose third kernel is not
+  // `older` but one its sm_90 image holds: asked by the main file's index for `older`, it would
+  // hand out that image, which lacks `older`.
+  fake->devices = {FakeDevice{90, false}};
+  PackageSpec swapped = split_file(9);
+  swapped.kernels[2] = KernelSpec("other", "ops.cu");
+  swapped.version_minor = 6;
+  const std::string companion = write("app.cc9.kiln", build_package(swapped));
+  PackageSpec main = split_file(0);
+  main.metadata.pop_back();
+  main.version_minor = 6;
+  kiln::Package package = kiln::Package::open_file(write("app.kiln", build_package(main)));
+  const std::string message = error_of([&] { package.image_for_arch("older", 90); }, KILN_STATUS_CORRUPT);
+  EXPECT_NE(message.find(companion + ", cannot be used: its kernels are not the main file's (kernel 2)"),
+            std::string::npos) << message;
+}
+
+TEST_F(SplitPackage, AMainFileOpenedThroughALinkFindsTheCompanionsBesideItsTarget) {
+  fake->devices = {FakeDevice{90, false}};
+  const fs::path main = install({9});
+  fs::create_directories(m_dir / "bin");
+  std::error_code error;
+  fs::create_symlink(main, m_dir / "bin" / "app.kiln", error);
+  if (error) GTEST_SKIP() << "no symbolic links here: " << error.message();
+  kiln::Package package = kiln::Package::open_file((m_dir / "bin" / "app.kiln").string());
+  package.kernel("hopper");
+  EXPECT_EQ(fake->loads(), std::vector<std::string>{image_text("ops.cu", "sm_90")});
 }
 
 TEST_F(SplitPackage, ADamagedCompanionIsAnErrorNamingItNotASilentFallback) {

@@ -310,6 +310,43 @@ TEST_F(LocalStoreTest, StatsThatAreAFifoReadAsZerosWithoutBlocking) {
 }
 #endif
 
+
+TEST_F(LocalStoreTest, ClearNeverFollowsALinkedShardOutOfTheStore) {
+  LocalStore store(m_dir, 0);
+  store.put(key(1), value(100, 1));
+  // Outside the store, a directory holding what looks like an entry, linked in as a shard.
+  const fs::path outside = m_dir.parent_path() / (m_dir.filename().string() + "-outside");
+  fs::create_directories(outside);
+  const std::string name = "ee" + std::string(30, '1');
+  std::ofstream(outside / name) << "not the cache's";
+  std::error_code linked;
+  fs::create_directory_symlink(outside, m_dir / "ee", linked);
+  if (linked) GTEST_SKIP() << "no symbolic links here: " << linked.message();
+  EXPECT_EQ(store.usage().entries, 1u) << "the linked shard is not counted";
+  EXPECT_EQ(store.trim(1).entries, 1u) << "trim removes only the store's own entry";
+  store.put(key(1), value(100, 1));
+  const LocalStore::Cleared cleared = store.clear();
+  EXPECT_TRUE(cleared.failures.empty()) << cleared.failures.front();
+  EXPECT_EQ(cleared.removed.entries, 1u);
+  EXPECT_TRUE(fs::exists(outside / name)) << "clear removed a file outside the store";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(m_dir / "ee"))) << "the link itself goes";
+  fs::remove_all(outside);
+}
+
+TEST_F(LocalStoreTest, ClearNamesWhatItCannotRemove) {
+  LocalStore store(m_dir, 0);
+  store.put(key(1), value(100, 1));
+  const fs::path shard = store.entry_path(key(1)).parent_path();
+  if (const std::string why = test::freeze_directory(shard); !why.empty()) GTEST_SKIP() << why;
+  const LocalStore::Cleared cleared = store.clear();
+  test::free_directory(shard);
+  ASSERT_EQ(cleared.failures.size(), 1u);
+  EXPECT_EQ(cleared.failures[0].rfind(store.entry_path(key(1)).string() + ": cannot remove it: ", 0), 0u)
+      << cleared.failures[0];
+  EXPECT_EQ(cleared.removed.entries, 0u);
+  EXPECT_TRUE(store.get(key(1)));
+}
+
 TEST_F(LocalStoreTest, AStoreThatCannotBeWrittenOnlyMisses) {
   LocalStore store("/proc/kiln-cannot-exist", 0);
   store.put(key(1), value(10, 1));

@@ -93,6 +93,9 @@ void ChildProcess::kill() {
 
 void exit_child(int code) { TerminateProcess(GetCurrentProcess(), static_cast<UINT>(code)); std::abort(); }
 
+std::string freeze_directory(const std::filesystem::path&) { return "no read-only directories on Windows here"; }
+void free_directory(const std::filesystem::path&) {}
+
 #else
 
 void set_variable(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
@@ -141,6 +144,22 @@ void ChildProcess::kill() {
 }
 
 void exit_child(int code) { _exit(code); }
+
+std::string freeze_directory(const std::filesystem::path& directory) {
+  std::filesystem::permissions(directory, std::filesystem::perms(0555));
+  if (::geteuid() != 0) return {};
+  // Root ignores permissions; the immutable attribute stops root too (ext4, xfs, btrfs; not tmpfs).
+  const std::string command = "chattr +i '" + directory.string() + "' 2>/dev/null";
+  return std::system(command.c_str()) == 0 ? "" : "running as root, and chattr +i fails on " + directory.string();
+}
+
+void free_directory(const std::filesystem::path& directory) {
+  if (::geteuid() == 0) {
+    [[maybe_unused]] const int status = std::system(("chattr -i '" + directory.string() + "' 2>/dev/null").c_str());
+  }
+  std::error_code ignored;
+  std::filesystem::permissions(directory, std::filesystem::perms(0755), ignored);
+}
 
 #endif
 

@@ -16,6 +16,12 @@ long process_id();
 // The most memory this process has held at once, in KiB (peak resident set; peak working set).
 long peak_memory_kib();
 
+// Makes `directory` one whose entries cannot be removed or added, also by root where the file system
+// lets it (POSIX: permissions 0555, and as root the immutable attribute, chattr +i); "" when done,
+// else why not (a test skips, saying so). free_directory undoes it.
+std::string freeze_directory(const std::filesystem::path& directory);
+void free_directory(const std::filesystem::path& directory);
+
 // The role this process was started to play (KILN_TEST_CHILD), or "" in the test run itself.
 std::string child_role();
 

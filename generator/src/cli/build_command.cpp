@@ -3,6 +3,7 @@
 // the parts' images for the compile phase and writes the package the whole build would.
 #include "cli/build_report.hpp"
 #include "cli/build_store.hpp"
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
@@ -134,7 +135,7 @@ public:
   int run() override {
     const int code = build();
     if (code != k_exit_ok && m_json)
-      std::cout << failed_build_report(code, m_facts.output, m_facts.warnings).dump(2) << "\n";
+      std::cout << printed_json(failed_build_report(code, m_facts.output, m_facts.warnings)) << "\n";
     return code;
   }
 
@@ -336,7 +337,7 @@ private:
       std::cerr << "kiln: " << output.string() << ": " << m_facts.warnings.size()
                 << (m_facts.warnings.size() == 1 ? " warning" : " warnings")
                 << " (above); with --strict (KILN_STRICT=1) the scan's findings fail the build\n";
-    if (m_json) std::cout << build_report(m_facts, *plan, *outputs).dump(2) << "\n";
+    if (m_json) std::cout << printed_json(build_report(m_facts, *plan, *outputs)) << "\n";
     return k_exit_ok;
   }
 

@@ -2,6 +2,7 @@
 // XDG_CACHE_HOME or HOME put it, or --cache-dir. KILN_CACHE=0 turns caching off for builds; these
 // commands still reach the directory. kiln cache keygen DIR: a key pair that signs and verifies
 // remote cache entries (remote/signing_keys.hpp).
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "remote/remote_settings.hpp"
@@ -9,6 +10,7 @@
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "store/size_spec.hpp"
+#include "util/printable.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -62,11 +64,15 @@ public:
     store::LocalStore local(settings->directory, settings->max_size);
     if (m_stats->parsed()) return stats(local, *settings);
     if (m_clear->parsed()) {
-      const store::Usage before = local.usage();
-      local.clear();
-      std::printf("cleared %s: removed %llu entries, %s\n", settings->directory.c_str(),
-                  static_cast<unsigned long long>(before.entries), store::format_size(before.bytes).c_str());
-      return k_exit_ok;
+      const store::LocalStore::Cleared cleared = local.clear();
+      std::printf("cleared %s: removed %llu entries, %s\n", printable(settings->directory.string()).c_str(),
+                  static_cast<unsigned long long>(cleared.removed.entries), store::format_size(cleared.removed.bytes).c_str());
+      if (cleared.failures.empty()) return k_exit_ok;
+      std::fflush(stdout);
+      for (const std::string& failure : cleared.failures) std::cerr << "kiln: error: " << failure << "\n";
+      const std::size_t n = cleared.failures.size();
+      return fail(k_exit_environment, "the cache " + settings->directory.string() + " is not wholly cleared (" +
+                                          std::to_string(n) + (n == 1 ? " problem" : " problems") + " above)");
     }
     std::uint64_t limit = settings->max_size;
     if (!m_max_size.empty()) {
@@ -76,7 +82,8 @@ public:
     }
     const store::Usage removed = local.trim(limit);
     const store::Usage left = local.usage();
-    std::printf("trimmed %s to %s: removed %llu entries, %s; %llu entries, %s remain\n", settings->directory.c_str(),
+    std::printf("trimmed %s to %s: removed %llu entries, %s; %llu entries, %s remain\n",
+                printable(settings->directory.string()).c_str(),
                 limit ? store::format_size(limit).c_str() : "no limit", static_cast<unsigned long long>(removed.entries),
                 store::format_size(removed.bytes).c_str(), static_cast<unsigned long long>(left.entries),
                 store::format_size(left.bytes).c_str());
@@ -107,10 +114,12 @@ private:
                          {"entries", usage.entries},
                          {"size", usage.bytes},
                          {"max_size", settings.max_size}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << printed_json(out) << "\n";
       return k_exit_ok;
     }
-    const auto line = [](const char* name, const std::string& value) { std::printf("%-16s %s\n", name, value.c_str()); };
+    const auto line = [](const char* name, const std::string& value) {
+      std::printf("%-16s %s\n", name, printable(value).c_str());   // printf passes no filter (color.hpp)
+    };
     line("cache directory", settings.directory.string() + (settings.enabled ? "" : " (off: KILN_CACHE=0)"));
     line("compile hits", std::to_string(counters["compile.hits"]));
     line("compile misses", std::to_string(counters["compile.misses"]));

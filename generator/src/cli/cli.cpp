@@ -85,8 +85,11 @@ int run(int argc, char** argv) {
     commands.back()->configure(*sub);
     subcommands.emplace_back(sub, commands.back().get());
   }
+  // Everything kiln prints from here on is escaped on its way out, the command line's own errors too.
+  OutputLines errors(std::cerr);
+  OutputLines output(std::cout);
   if (const std::string unknown = unknown_command(argc, argv); !unknown.empty()) {
-    StderrColor colored(use_color(ColorMode::automatic, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
+    errors.color(use_color(ColorMode::automatic, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
     std::cerr << unknown << "\n";
     return k_exit_usage;
   }
@@ -96,7 +99,7 @@ int run(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? k_exit_ok : k_exit_usage;
   }
-  StderrColor colored(use_color(color, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
+  errors.color(use_color(color, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
   return run_parsed(subcommands);
 }
 

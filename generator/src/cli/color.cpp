@@ -1,5 +1,9 @@
 #include "cli/color.hpp"
 
+#include "util/printable.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <iostream>
 
@@ -20,16 +24,19 @@ constexpr std::array<Severity, 5> k_severities = {{{"fatal error:", "\033[1;31m"
                                                    {"warning:", "\033[1;35m"},
                                                    {"note:", "\033[1;36m"}}};
 
-// Buffers what std::cerr writes and sends it on a line at a time, coloured. std::cerr flushes after
-// every `<<` (unitbuf), so a flush keeps a partial line back; it goes out, as it is, only at the end.
-// (Progress lines are written with fprintf, not through here.)
-class ColorBuffer final : public std::streambuf {
+// Buffers what a stream writes and sends it on a line at a time, escaped and perhaps coloured.
+// std::cerr flushes after every `<<` (unitbuf), so a flush keeps a partial line back; it goes out,
+// escaped, only at the end.
+class LineBuffer final : public std::streambuf {
 public:
-  explicit ColorBuffer(std::streambuf* out) : m_out(out) {}
-  ~ColorBuffer() override { finish(); }
+  explicit LineBuffer(std::streambuf* out) : m_out(out) {}
+  ~LineBuffer() override { finish(); }
+
+  void color(bool enabled) { m_color = enabled; }
 
   void finish() {
-    if (!m_line.empty()) m_out->sputn(m_line.data(), static_cast<std::streamsize>(m_line.size()));
+    const std::string rest = printable(m_line, NewLines::escape);
+    if (!rest.empty()) m_out->sputn(rest.data(), static_cast<std::streamsize>(rest.size()));
     m_line.clear();
     m_out->pubsync();
   }
@@ -38,7 +45,8 @@ protected:
   int_type overflow(int_type c) override {
     if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
     if (c == '\n') {
-      const std::string line = colorize_line(m_line) + "\n";
+      const std::string escaped = printable(m_line, NewLines::escape);
+      const std::string line = (m_color ? colorize_line(escaped) : escaped) + "\n";
       m_line.clear();
       m_out->sputn(line.data(), static_cast<std::streamsize>(line.size()));
     } else {
@@ -55,6 +63,7 @@ protected:
 private:
   std::streambuf* m_out;
   std::string m_line;
+  bool m_color = false;
 };
 
 }  // namespace
@@ -86,17 +95,25 @@ std::string colorize_line(std::string_view line) {
   return out;
 }
 
-StderrColor::StderrColor(bool enabled) {
-  if (!enabled) return;
-  m_original = std::cerr.rdbuf();
-  m_filter = std::make_unique<ColorBuffer>(m_original);
-  std::cerr.rdbuf(m_filter.get());
+std::string printed_json(const nlohmann::json& value) {
+  const std::string text = value.dump(2, ' ', /*ensure_ascii=*/true);
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) out += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);   // only in strings
+  return out;
 }
 
-StderrColor::~StderrColor() {
-  if (!m_filter) return;
-  static_cast<ColorBuffer*>(m_filter.get())->finish();
-  std::cerr.rdbuf(m_original);
+OutputLines::OutputLines(std::ostream& stream) : m_stream(stream) {
+  m_original = stream.rdbuf();
+  m_filter = std::make_unique<LineBuffer>(m_original);
+  stream.rdbuf(m_filter.get());
 }
+
+OutputLines::~OutputLines() {
+  static_cast<LineBuffer*>(m_filter.get())->finish();
+  m_stream.rdbuf(m_original);
+}
+
+void OutputLines::color(bool enabled) { static_cast<LineBuffer*>(m_filter.get())->color(enabled); }
 
 }  // namespace kiln::cli

@@ -1,4 +1,5 @@
 // kiln inspect: what a package holds, as tables or JSON; with --device, the image each kernel loads.
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/device_spec.hpp"
 #include "cli/exit_codes.hpp"
@@ -42,7 +43,7 @@ public:
     nlohmann::json report = package_report((*file)->reader, m_package, (*file)->bytes.size(), device);
     if (device) add_companion_loads(report, *device);
     if (m_json)
-      std::cout << report.dump(2) << "\n";
+      std::cout << printed_json(report) << "\n";
     else
       std::cout << render_report(report);
     return k_exit_ok;

@@ -1,5 +1,7 @@
 #include "cli/progress.hpp"
 
+#include "util/printable.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,7 +15,7 @@ Progress::Progress(Verbosity verbosity, std::set<std::string> retried)
       m_retried(std::move(retried)) {}
 
 void Progress::step(std::size_t done, std::size_t total, const std::string& what) {
-  const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what;
+  const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + printable(what, NewLines::escape);
   if (m_verbose) {
     std::fprintf(stderr, "%s\n", line.c_str());
     return;
@@ -36,18 +38,19 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
   if (!m_terminal && !m_verbose) return;
   const bool retried = !out.ok && m_retried.count(job.source);
   const bool failed = !out.ok && !retried;
+  // Written with fprintf, not through std::cerr's filter (color.hpp): names are escaped here.
   const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + job.target + " " +
-                           job.display_prefix + job.source +
+                           printable(job.display_prefix + job.source, NewLines::escape) +
                            (retried ? " (NVRTC rejected it: nvcc follows)" : failed ? " FAILED" : "");
   if (m_verbose) {
     const bool nvcc = job.compiler == compile::Compiler::nvcc;
     std::string options;
-    for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + o;
+    for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + printable(o, NewLines::escape);
     std::fprintf(stderr, "%s (%.2f s%s)\n  %s:%s\n", line.c_str(), out.seconds, out.used_pch ? ", shared PCH" : "",
                  nvcc ? "nvcc" : "nvrtc", options.c_str());
     if (!job.link_options.empty()) {
       std::string link;
-      for (const std::string& o : job.link_options) link += " " + o;
+      for (const std::string& o : job.link_options) link += " " + printable(o, NewLines::escape);
       std::fprintf(stderr, "  nvjitlink:%s\n", link.c_str());
     }
     return;

@@ -2,6 +2,7 @@
 // variables, headers), and what Python finds in .py files (runtime requests), as a summary or JSON.
 // Requests in one file for kernel templates of another are resolved against that file. Exit 1 when a
 // file does not parse (clang's or Python's errors on stderr).
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/kiln_headers.hpp"
@@ -182,7 +183,7 @@ public:
     for (std::size_t i = 0; i < inputs.size(); ++i)
       show(inputs[i].file.string(), inputs[i].role == ScanInput::Role::host ? "host" : "kernels", results[i]);
     for (std::size_t i = 0; i < python.size(); ++i) show(python[i].file, "python", (*python_results)[i]);
-    if (m_json) std::cout << nlohmann::json{{"files", files}}.dump(2) << "\n";
+    if (m_json) std::cout << printed_json(nlohmann::json{{"files", files}}) << "\n";
     return failed ? k_exit_failed : k_exit_ok;
   }
 

@@ -7,11 +7,13 @@
 #include "cli/package_file.hpp"
 #include "format/checksum.hpp"
 #include "format/package_contents.hpp"
+#include "format/package_reader.hpp"
 #include "format/split_files.hpp"
 #include "package/split_package.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -87,14 +89,30 @@ public:
     const fs::path main = (m_output_dir.empty() ? m_package.parent_path() : m_output_dir) / m_package.filename();
     format::WriteOptions options;
     options.compress = format::any_image_compressed(file.reader);
-    // The main file is first in `split` and written last.
+    // The main file is first in `split` and written last, listing the content ids of the companions
+    // as written (format/split_files.hpp).
     std::set<std::uint16_t> majors_written;
+    std::vector<format::CompanionContent> contents_written;
     for (std::size_t i = split->size(); i-- > 0;) {
-      const package::SplitFile& part = (*split)[i];
+      package::SplitFile& part = (*split)[i];
       const fs::path path = part.major == 0 ? main : fs::path(format::companion_path(main.string(), part.major));
+      if (part.major == 0 && !contents_written.empty()) {
+        std::reverse(contents_written.begin(), contents_written.end());   // majors ascending
+        part.contents.metadata.emplace_back(std::string(format::k_split_contents_key),
+                                            format::companion_contents(contents_written));
+      }
       const format::WriteResult written = format::write_package(part.contents, options);
-      if (!written.error.empty()) {
-        std::cerr << "kiln split: internal error: " << path.string() << ": " << written.error << "\n";
+      std::string error = written.error;
+      if (error.empty() && part.major != 0) {
+        format::PackageReader reader;
+        if (format::ReadError e = reader.open(written.bytes, path.string())) {
+          error = e.message;
+        } else {
+          contents_written.push_back(format::CompanionContent{part.major, format::content_id(reader)});
+        }
+      }
+      if (!error.empty()) {
+        std::cerr << "kiln split: internal error: " << path.string() << ": " << error << "\n";
         return k_exit_internal;
       }
       if (Status s = write_file_atomically(path, written.bytes); !s) {

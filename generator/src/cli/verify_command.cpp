@@ -2,12 +2,14 @@
 // every image decodes, each cubin's ELF header agrees with its recorded target, each PTX image with
 // its .target, and every kernel of a unit is a kernel symbol in each of the unit's images that the
 // package says holds it. Exit 0 when all hold, 1 when any does not (each problem is printed).
+#include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
 #include "cli/verify_carried.hpp"
 #include "cli/verify_coverage.hpp"
 #include "format/image_check.hpp"
+#include "format/split_files.hpp"
 #include "image/cubin_reader.hpp"
 #include "image/ptx_reader.hpp"
 
@@ -45,8 +47,17 @@ private:
 
   void group_kernels() {
     m_units.resize(m_reader.unit_count());
+    // Only a file of a split package may leave a kernel to another file: elsewhere no image would
+    // ever hold it, and nothing here would check that one does.
+    const bool split = m_reader.metadata_value(format::k_split_id_key).has_value();
+    std::size_t stranded = 0;
     for (std::uint32_t k = 0; k < m_reader.kernel_count(); ++k) {
       const format::KernelView kernel = m_reader.kernel(k);
+      if (!split && m_reader.kernel_in_other_file(k) && stranded++ < k_named_missing) {
+        m_problems.push_back("kernel " + std::string(kernel.canonical_name) +
+                             " is flagged as in another file of a split package, but the package is not split "
+                             "(its METADATA has no split.id): no image holds it");
+      }
       UnitKernels& unit = m_units[kernel.unit];
       if (m_reader.kernel_in_every_image(k)) {
         unit.everywhere.insert(kernel.lowered_name);
@@ -54,6 +65,8 @@ private:
       }
       for (const std::uint32_t target : m_reader.kernel_targets(k)) unit.by_target[target].insert(kernel.lowered_name);
     }
+    if (stranded > k_named_missing)
+      m_problems.push_back("and " + std::to_string(stranded - k_named_missing) + " more kernels are flagged so");
   }
 
   // Every kernel the package says the image holds is among its `symbols`. Costs O(symbols) plus a
@@ -168,7 +181,7 @@ public:
     Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
     if (!file) {
       std::cerr << located_problem(m_package, file.error().message) << "\n";
-      if (m_json) std::cout << nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}.dump(2) << "\n";
+      if (m_json) std::cout << printed_json(nlohmann::json{{"path", m_package}, {"ok", false}, {"problems", {file.error().message}}}) << "\n";
       return k_exit_bad_input;
     }
     const format::PackageReader& reader = (*file)->reader;
@@ -179,13 +192,12 @@ public:
     problems.insert(problems.end(), carried.begin(), carried.end());
     for (const std::string& p : problems) std::cerr << located_problem(m_package, p) << "\n";
     if (m_json)
-      std::cout << nlohmann::json{{"path", m_package},
-                                  {"ok", problems.empty()},
-                                  {"problems", problems},
-                                  {"sections", reader.section_count()},
-                                  {"images", reader.image_count()},
-                                  {"kernels", reader.kernel_count()}}
-                       .dump(2)
+      std::cout << printed_json(nlohmann::json{{"path", m_package},
+                                               {"ok", problems.empty()},
+                                               {"problems", problems},
+                                               {"sections", reader.section_count()},
+                                               {"images", reader.image_count()},
+                                               {"kernels", reader.kernel_count()}})
                 << "\n";
     if (!problems.empty()) {
       std::cerr << m_package << ": error: " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")

@@ -1,12 +1,12 @@
 #include "compile/toolkit.hpp"
 
 #include "compile/child_process.hpp"
+#include "platform/text.hpp"
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <system_error>
 
 #ifndef KILN_DEFAULT_CUDA_ROOT
@@ -74,8 +74,14 @@ Result<Toolkit> find_toolkit(const fs::path& explicit_root) {
   if (!explicit_root.empty()) {
     tried.emplace_back("--cuda-root", explicit_root);
   } else {
-    if (const char* p = std::getenv("CUDA_PATH"); p && *p) tried.emplace_back("CUDA_PATH", p);
-    if (const char* p = std::getenv("CUDA_HOME"); p && *p) tried.emplace_back("CUDA_HOME", p);
+    // The toolkit's nvcc, headers and libraries come from the root: a relative one is refused, as
+    // the runtime refuses it.
+    for (const char* variable : {"CUDA_PATH", "CUDA_HOME"}) {
+      const char* p = platform::environment(variable);
+      if (!p || !*p) continue;
+      if (std::string problem = platform::unrooted_path_problem(variable, p); !problem.empty()) return Error{problem};
+      tried.emplace_back(variable, p);
+    }
     if (fs::path p = nvcc_on_path_root(); !p.empty()) tried.emplace_back("nvcc on PATH", p);
     tried.emplace_back("built-in default", KILN_DEFAULT_CUDA_ROOT);
   }

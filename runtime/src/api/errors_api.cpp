@@ -1,5 +1,6 @@
 // Statuses, the version, and the calling thread's last error.
 #include "api/abi_guard.hpp"
+#include "util/printable.hpp"
 
 #include <string>
 
@@ -13,16 +14,16 @@ thread_local std::string t_last_error;
 
 void record_failure(const core::Package* package, const core::Status& status) noexcept {
   // An empty message (out of memory, an unknown exception) falls back to the status description,
-  // which is static and needs no allocation to hand out.
-  const std::string& message = status.message;
+  // which is static and needs no allocation to hand out. A message leaves Kiln here, to be printed:
+  // the control bytes of the names in it are escaped (util/printable.hpp).
   try {
-    t_last_error = message.empty() ? std::string(kiln_status_string(status.code)) : message;
+    t_last_error = status.message.empty() ? std::string(kiln_status_string(status.code)) : printable(status.message);
   } catch (...) {
     t_last_error.clear();
   }
   if (package) {
     try {
-      package->record_error(message.empty() ? std::string(kiln_status_string(status.code)) : message);
+      package->record_error(t_last_error.empty() ? std::string(kiln_status_string(status.code)) : t_last_error);
     } catch (...) {
       // The per-thread message is set; the per-package one keeps its previous value.
     }

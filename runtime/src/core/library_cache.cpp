@@ -1,4 +1,5 @@
 #include "core/library_cache.hpp"
+#include "util/printable.hpp"
 
 #include "core/device.hpp"
 #include "core/driver_access.hpp"
@@ -63,7 +64,7 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
                              describe_device(request.device, request.profile) + ": " +
                              std::string(request.description);
     // One fprintf per line, so lines from concurrent loads do not interleave.
-    std::fprintf(stderr, "%s, loaded in %.2f ms\n", line.c_str(), ms);
+    std::fprintf(stderr, "%s, loaded in %.2f ms\n", printable(line).c_str(), ms);
   }
   return {};
 }

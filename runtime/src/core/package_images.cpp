@@ -2,6 +2,7 @@
 // through the same choose_image and KILN_FORCE_TARGET, with the image checked and decoded but not
 // handed to the driver.
 #include "core/package.hpp"
+#include "util/printable.hpp"
 #include "rtc/carried_units.hpp"
 
 #include <algorithm>
@@ -98,7 +99,7 @@ Status Package::select_for(std::uint32_t index, driver::CUdevice device, const s
   if (m_options.log) {
     const std::string line = "kiln: " + m_label + ": " + std::string(kernel.canonical_name) + " on " +
                              describe_device(device, profile) + ": " + out.description;
-    std::fprintf(stderr, "%s, selected for another loader\n", line.c_str());  // one call: lines do not interleave
+    std::fprintf(stderr, "%s, selected for another loader\n", printable(line).c_str());  // one call: lines do not interleave
   }
   return {};
 }

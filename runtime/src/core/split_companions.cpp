@@ -5,6 +5,7 @@
 #include "platform/text.hpp"
 
 #include <cerrno>
+#include <filesystem>
 
 namespace kiln::core {
 
@@ -13,8 +14,10 @@ namespace {
 std::string family(std::uint16_t major) { return "compute capability " + std::to_string(major) + ".x"; }
 
 // Whether a companion is of the split its main file names: the same split id, the tag of its
-// major, and the same units, kernels and variables (the indices the loader shares between them).
-std::string mismatch(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major) {
+// major, the same units, kernels and variables (the indices the loader shares between them), and
+// the content id the main file lists for it (1.7; `content_id` empty for a split written before).
+std::string mismatch(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major,
+                     const std::string& content_id) {
   const std::string_view id = main.metadata_value(format::k_split_id_key).value_or("");
   const std::string_view its_id = companion.metadata_value(format::k_split_id_key).value_or("");
   if (its_id != id) {
@@ -30,7 +33,47 @@ std::string mismatch(const format::PackageReader& main, const format::PackageRea
   for (std::uint32_t u = 0; u < main.unit_count(); ++u) {
     if (companion.unit(u).source != main.unit(u).source) return "its units are not the main file's";
   }
+  // A kernel is chosen an image by its index in the companion: the index must name the same kernel.
+  for (std::uint32_t k = 0; k < main.kernel_count(); ++k) {
+    if (companion.kernel(k).stored_name != main.kernel(k).stored_name ||
+        companion.kernel(k).unit != main.kernel(k).unit) {
+      return "its kernels are not the main file's (kernel " + std::to_string(k) + ")";
+    }
+  }
+  if (content_id.empty()) return {};
+  if (const std::string its = format::content_id(companion); its != content_id) {
+    return "its contents are not the ones the main file lists (content id " + its + ", the main file's " + content_id +
+           "): it is from another build of the package";
+  }
   return {};
+}
+
+// The content id the main file lists for each companion, by split.files' order: none for a split
+// written before 1.7; CORRUPT when a 1.7 main file lacks them or they do not match split.files.
+Status listed_contents(const format::PackageReader& main, std::string_view main_label,
+                       const std::vector<std::uint16_t>& majors, std::vector<std::string>& out) {
+  const std::optional<std::string_view> list = main.metadata_value(format::k_split_contents_key);
+  if (!list && (main.version_minor() < 7 || majors.empty())) return {};
+  const auto corrupt = [&] {
+    return fail(KILN_STATUS_CORRUPT, std::string(main_label) + ": METADATA split.contents '" +
+                                         std::string(list.value_or("").substr(0, 200)) +
+                                         "' does not give a content id for each file split.files lists");
+  };
+  const std::optional<std::vector<format::CompanionContent>> contents = format::parse_companion_contents(list.value_or(""));
+  if (!list || !contents || contents->size() != majors.size()) return corrupt();
+  for (std::size_t i = 0; i < majors.size(); ++i) {
+    if ((*contents)[i].major != majors[i]) return corrupt();
+    out.push_back((*contents)[i].id);
+  }
+  return {};
+}
+
+// Companions lie beside the main file itself: a symbolic link to it (an install's link to a
+// versioned directory) finds them beside its target. The path as given when it cannot be resolved.
+std::string real_path(std::string_view path) {
+  std::error_code error;
+  const std::filesystem::path resolved = std::filesystem::canonical(platform::path_of_utf8(path), error);
+  return error ? std::string(path) : platform::utf8_of(resolved);
 }
 
 }  // namespace
@@ -51,12 +94,15 @@ Status SplitCompanions::of(const format::PackageReader& main, std::string_view m
     return fail(KILN_STATUS_CORRUPT, std::string(main_label) + ": METADATA split.files '" + std::string(list->substr(0, 200)) +
                                          "' is not a list of companion files such as 'cc8 cc9'");
   }
-  std::unique_ptr<SplitCompanions> companions(
-      new SplitCompanions(main, std::string(main_label), std::string(main_path), log));
-  for (const std::uint16_t major : *majors) {
+  std::vector<std::string> content_ids;
+  KILN_TRY(listed_contents(main, main_label, *majors, content_ids));
+  const std::string beside = main_path.empty() ? std::string() : real_path(main_path);
+  std::unique_ptr<SplitCompanions> companions(new SplitCompanions(main, std::string(main_label), beside, log));
+  for (std::size_t i = 0; i < majors->size(); ++i) {
     auto entry = std::make_unique<Entry>();
-    entry->major = major;
-    if (!main_path.empty()) entry->path = format::companion_path(main_path, major);
+    entry->major = (*majors)[i];
+    if (!beside.empty()) entry->path = format::companion_path(beside, entry->major);
+    if (!content_ids.empty()) entry->content_id = content_ids[i];
     companions->m_entries.push_back(std::move(entry));
   }
   out = std::move(companions);
@@ -83,7 +129,7 @@ Status SplitCompanions::open_entry(Entry& entry) const {
   if (Status opened = file->open(m_log); !opened.ok()) return fail(opened.code, what + opened.message);
   // Its units are used by index without a kernel's checks: a deferred index is checked whole now.
   if (Status checked = file->checked_index(); !checked.ok()) return fail(checked.code, what + checked.message);
-  if (const std::string why = mismatch(m_main, file->reader, entry.major); !why.empty()) {
+  if (const std::string why = mismatch(m_main, file->reader, entry.major, entry.content_id); !why.empty()) {
     return fail(KILN_STATUS_CORRUPT, what + entry.path + ", cannot be used: " + why +
                                          "; install the file that came with " + m_main_label);
   }

@@ -1,6 +1,8 @@
 // The companions of a split package's main file (kiln split; format/split_files.hpp): the files of
-// cubins, one per compute-capability major, that live beside it. Each is opened on the first request
-// for a device of its major, checked to be of the same split, and kept as long as the package.
+// cubins, one per compute-capability major, that live beside it (beside its real path, when it was
+// opened through a symbolic link). Each is opened on the first request for a device of its major,
+// checked to be of the same split (its content id the one the main file lists), and kept as long
+// as the package.
 // A companion that is not installed is not an error here: the main file's PTX may serve, and the
 // caller names the file when it does not.
 #pragma once
@@ -40,7 +42,8 @@ public:
 private:
   struct Entry {
     std::uint16_t major = 0;
-    std::string path;
+    std::string path;                  // beside the main file's real path
+    std::string content_id;            // what the main file lists for it (1.7); "" before 1.7
     std::once_flag once;
     std::unique_ptr<ImageFile> file;   // set once opened; null when absent or refused
     Status failure;                    // why it was refused
@@ -51,7 +54,7 @@ private:
 
   const format::PackageReader& m_main;
   std::string m_main_label;
-  std::string m_main_path;   // empty: the package is in memory
+  std::string m_main_path;   // the main file's real path; empty: the package is in memory
   bool m_log;
   std::vector<std::unique_ptr<Entry>> m_entries;   // by major; entries never move (once_flag)
 };

@@ -3,6 +3,7 @@
 // reports why it cannot run) on machines without a driver (cuda-platform-facts.md section 2.7).
 #include "driver/system_driver.hpp"
 
+#include "image/shared_object.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
 
@@ -106,6 +107,10 @@ void resolve_all(Resolver& resolver, EntryPoints& entry) {
 #undef KILN_RESOLVE
 #undef KILN_RESOLVE_OPTIONAL
 
+std::string older_than_12_message(const std::string& path) {
+  return "the NVIDIA driver is older than CUDA 12.0 (" + path + " has no cuGetProcAddress_v2); install a newer driver";
+}
+
 std::string stub_message(const std::string& path) {
   return "only the CUDA toolkit's stub libcuda.so was found (" + path + "); install the NVIDIA driver";
 }
@@ -144,14 +149,31 @@ std::string requested_library(bool& overridden) {
   return overridden ? from_env : platform::driver_library_name();
 }
 
+// The override, a file the user named: by absolute path only, and loaded only if its bytes show a
+// library of this machine that exports cuGetProcAddress_v2 (its constructors never run otherwise).
+void* open_override(const std::string& requested, bool& too_old, std::string& error) {
+  if (std::string problem = platform::unrooted_path_problem("KILN_LIBCUDA", requested); !problem.empty()) {
+    error = std::move(problem);
+    return nullptr;
+  }
+  const auto check = [&too_old](std::span<const std::byte> file) {
+    image::SharedObjectCheck checked = image::check_shared_object(file, "cuGetProcAddress_v2");
+    too_old = checked.lacks_entry_point;
+    return checked.problem;
+  };
+  return platform::open_checked_library(requested, check, error);
+}
+
 DriverLoad load_or_throw() {
   bool overridden = false;
   const std::string requested = requested_library(overridden);
 
   // The override is a file the user named; the driver itself comes from the system's own place only.
   std::string error;
-  LibraryHandle library(overridden ? platform::open_library(requested, error)
+  bool too_old = false;
+  LibraryHandle library(overridden ? open_override(requested, too_old, error)
                                    : platform::open_system_library(requested, error));
+  if (!library && too_old) return load(DriverLoadFailure::too_old, older_than_12_message(requested));
   if (!library) {
     return load(DriverLoadFailure::no_library, "no NVIDIA driver: " + requested + " cannot be opened" +
                                                    (overridden ? " (KILN_LIBCUDA)" : "") + ": " + error);
@@ -161,10 +183,7 @@ DriverLoad load_or_throw() {
   // cuGetProcAddress_v2 (5 arguments) came with CUDA 12.0, as did the library API the runtime needs, so
   // its absence is the version check.
   void* get_proc_address = platform::library_symbol(library.get(), "cuGetProcAddress_v2");
-  if (get_proc_address == nullptr) {
-    return load(DriverLoadFailure::too_old, "the NVIDIA driver is older than CUDA 12.0 (" + path +
-                                                " has no cuGetProcAddress_v2); install a newer driver");
-  }
+  if (get_proc_address == nullptr) return load(DriverLoadFailure::too_old, older_than_12_message(path));
 
   Resolver resolver(reinterpret_cast<PFN_cuGetProcAddress_v12000>(get_proc_address));
   EntryPoints entry;

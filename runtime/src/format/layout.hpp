@@ -24,6 +24,8 @@
 // 1.5 added the in-other-file kernel flag, for the files of a split package (kiln split).
 // 1.6 added INDEX_PAGES: a checksum per page of the index, so a reader may read and check only the
 // pages a lookup touches (docs/package-format.md, "Index pages").
+// 1.7 added the split.contents METADATA key: a split's main file lists each companion's content id
+// (format/split_files.hpp), which a 1.7 main file must have; older readers ignore it.
 #pragma once
 
 #include <array>
@@ -35,7 +37,7 @@ namespace kiln::format {
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
 inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 6;
+inline constexpr std::uint16_t k_version_minor = 7;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 

@@ -20,6 +20,28 @@ inline constexpr std::string_view k_split_id_key = "split.id";
 inline constexpr std::string_view k_split_files_key = "split.files";
 // In a companion: which one it is, "cc9".
 inline constexpr std::string_view k_split_file_key = "split.file";
+// In the main file (1.7): the content id of each companion, "cc8:<16 hex> cc9:<16 hex>" (the tags of
+// split.files, in its order). A companion is used only when its content id is the one listed: a
+// companion of another build of the package, or one given the main file's split.id, has other
+// images, and so another id.
+inline constexpr std::string_view k_split_contents_key = "split.contents";
+
+class PackageReader;
+
+// A file's content id, 16 hex digits: the XXH3-64 of its images (each one's unit, target, size and
+// checksum, the checksum its bytes must match when loaded) and its kernels (each one's lowered name,
+// flags and targets), in table order. Its METADATA is not covered, so the writer computes the id
+// from the companion it wrote and lists it in the main file.
+std::string content_id(const PackageReader& file);
+
+struct CompanionContent {
+  std::uint16_t major = 0;
+  std::string id;   // 16 lowercase hex digits
+};
+// "cc8:0123456789abcdef cc9:..." -> {{8, "0123456789abcdef"}, {9, ...}}; nullopt unless every word
+// is a tag, ':' and 16 lowercase hex digits, the majors ascending.
+std::optional<std::vector<CompanionContent>> parse_companion_contents(std::string_view list);
+std::string companion_contents(const std::vector<CompanionContent>& contents);
 
 std::string companion_tag(std::uint16_t major);                       // 9 -> "cc9"
 std::optional<std::uint16_t> parse_companion_tag(std::string_view tag);  // "cc9" -> 9; else nullopt

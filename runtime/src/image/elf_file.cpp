@@ -122,12 +122,12 @@ const ElfSection* ElfFile::find_section(std::string_view name) const {
   return it == m_by_name.end() || name.empty() ? nullptr : &m_sections[it->second];
 }
 
-Result<std::vector<ElfSymbol>> ElfFile::symbols() const {
+Result<std::vector<ElfSymbol>> ElfFile::symbols(std::uint32_t table_type) const {
   std::vector<ElfSymbol> out;
   const ElfSection* symtab = nullptr;
   std::size_t symtab_index = 0;
   for (std::size_t i = 0; i < m_sections.size(); ++i) {
-    if (m_sections[i].type != k_sht_symtab) continue;
+    if (m_sections[i].type != table_type) continue;
     if (symtab) return elf_error("more than one symbol table");
     symtab = &m_sections[i];
     symtab_index = i;

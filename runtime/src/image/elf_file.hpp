@@ -23,18 +23,20 @@ inline constexpr std::uint32_t k_sht_symtab = 2;
 inline constexpr std::uint32_t k_sht_strtab = 3;
 inline constexpr std::uint32_t k_sht_note = 7;
 inline constexpr std::uint32_t k_sht_nobits = 8;
+inline constexpr std::uint32_t k_sht_dynsym = 11;
 inline constexpr std::uint32_t k_sht_symtab_shndx = 18;
 inline constexpr std::uint8_t k_stt_object = 1;
 inline constexpr std::uint8_t k_stt_func = 2;
 inline constexpr std::uint8_t k_stt_section = 3;
 inline constexpr std::uint8_t k_stt_file = 4;
 inline constexpr std::uint8_t k_stb_local = 0;
+inline constexpr std::uint8_t k_stb_global = 1;
 inline constexpr std::uint8_t k_stb_weak = 2;
 
 struct ElfHeader {
   std::uint8_t os_abi = 0;        // e_ident[EI_OSABI]
   std::uint8_t abi_version = 0;   // e_ident[EI_ABIVERSION]
-  std::uint16_t type = 0;         // e_type: 1 relocatable, 2 executable
+  std::uint16_t type = 0;         // e_type: 1 relocatable, 2 executable, 3 shared object
   std::uint16_t machine = 0;      // e_machine
   std::uint32_t flags = 0;        // e_flags
 };
@@ -79,8 +81,9 @@ public:
   const std::vector<ElfSection>& sections() const { return m_sections; }
   const ElfSection* find_section(std::string_view name) const;  // the first of that name
 
-  // The symbols of the SHT_SYMTAB section (none if the file has no symbol table), minus entry 0.
-  Result<std::vector<ElfSymbol>> symbols() const;
+  // The symbols of the SHT_SYMTAB section (none if the file has no symbol table), minus entry 0;
+  // with k_sht_dynsym, those of the dynamic symbol table, which a shared library exports.
+  Result<std::vector<ElfSymbol>> symbols(std::uint32_t table_type = k_sht_symtab) const;
 
 private:
   ElfHeader m_header;

@@ -1,10 +1,10 @@
 #include "jit/compiler_loader.hpp"
 
+#include "image/shared_object.hpp"
 #include "platform/files.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
 
-#include <cstdlib>
 #include <mutex>
 
 namespace kiln::jit {
@@ -17,26 +17,32 @@ std::vector<std::string> g_directories;
 struct Candidate {
   std::string file;          // a path, or a bare soname for the dynamic loader
   std::string where;         // for messages: "KILN_NVRTC", "$CUDA_PATH", "the dynamic loader's search path"
+  std::string refused;       // why it is not even opened (a relative path from a variable); "" to try it
 };
 
 // Every place to look for `stem` ("nvrtc"), in order, without repeats.
 std::vector<Candidate> candidates(const SearchSettings& settings, const char* variable, const std::string& stem) {
   std::vector<Candidate> out;
-  const auto add = [&](std::string file, std::string where) {
+  const auto add = [&](std::string file, std::string where, std::string refused = {}) {
     for (const Candidate& c : out)
       if (c.file == file) return;
-    out.push_back(Candidate{std::move(file), std::move(where)});
+    out.push_back(Candidate{std::move(file), std::move(where), std::move(refused)});
   };
   const auto in_directory = [&](const std::string& dir, const std::string& where) {
     for (int major : settings.majors) {
       add(platform::utf8_of(platform::path_of_utf8(dir) / platform::versioned_library_name(stem, major)), where);
     }
   };
-  if (std::optional<std::string> file = settings.environment(variable); file && !file->empty()) add(*file, variable);
+  if (std::optional<std::string> file = settings.environment(variable); file && !file->empty())
+    add(*file, variable, platform::unrooted_path_problem(variable, *file));
   for (const std::string& dir : settings.directories) in_directory(dir, "a registered directory");
   for (const char* root_variable : {"CUDA_PATH", "CUDA_HOME"}) {
     std::optional<std::string> root = settings.environment(root_variable);
     if (!root || root->empty()) continue;
+    if (std::string problem = platform::unrooted_path_problem(root_variable, *root); !problem.empty()) {
+      add(*root, std::string("$") + root_variable, std::move(problem));
+      continue;
+    }
     for (const char* const* sub = platform::toolkit_library_directories(); *sub; ++sub) {
       in_directory(platform::utf8_of(platform::path_of_utf8(*root) / *sub), std::string("$") + root_variable);
     }
@@ -52,15 +58,23 @@ bool bind(void* library, const char* name, Function& out, std::string& missing) 
   return out != nullptr;
 }
 
-// Opens `c`; nullptr with `why` set when it cannot be.
-void* open_library(const Candidate& c, std::string& why) {
+// Opens `c`, a file by path only once its bytes show that it is a library of this machine that
+// exports `entry_point` (none of its code runs otherwise); nullptr with `why` set when it cannot be.
+void* open_library(const Candidate& c, const char* entry_point, std::string& why) {
+  if (!c.refused.empty()) {
+    why = c.refused;
+    return nullptr;
+  }
   const bool is_path = platform::names_a_path(c.file);
   platform::FileStatus status;
   if (is_path && !platform::status_of(platform::path_of_utf8(c.file), status)) {
     why = "not found";
     return nullptr;
   }
-  void* library = platform::open_library(c.file, why);
+  const auto check = [entry_point](std::span<const std::byte> file) {
+    return image::check_shared_object(file, entry_point).problem;
+  };
+  void* library = is_path ? platform::open_checked_library(c.file, check, why) : platform::open_library(c.file, why);
   if (!library && !is_path && (why.find("No such file") != std::string::npos || why.find("not found") != std::string::npos)) {
     why = "not found";
   }
@@ -102,7 +116,7 @@ bool bind_nvjitlink(void* library, NvJitLinkApi& api, std::string& missing) {
 SearchSettings process_search_settings() {
   SearchSettings settings;
   settings.environment = [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
+    const char* value = platform::environment(name);
     return value ? std::optional<std::string>(value) : std::nullopt;
   };
   std::lock_guard lock(g_directories_mutex);
@@ -123,7 +137,7 @@ Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_m
   std::vector<std::string> linker_notes;   // reported once, however many NVRTCs were tried with them
   for (const Candidate& c : candidates(settings, "KILN_NVRTC", "nvrtc")) {
     std::string why;
-    void* library = open_library(c, why);
+    void* library = open_library(c, "nvrtcVersion", why);
     CompilerApi api;
     int major = 0, minor = 0;
     if (library && !bind_nvrtc(library, api.nvrtc, why)) why = "lacks " + why;
@@ -141,7 +155,7 @@ Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_m
     api.major = major;
     for (const Candidate& l : linkers) {
       std::string linker_why;
-      void* linker = open_library(l, linker_why);
+      void* linker = open_library(l, "nvJitLinkVersion", linker_why);
       unsigned linker_major = 0, linker_minor = 0;
       if (linker && !bind_nvjitlink(linker, api.nvjitlink, linker_why)) linker_why = "lacks " + linker_why;
       if (linker && linker_why.empty() && api.nvjitlink.version(&linker_major, &linker_minor) != 0)

@@ -23,12 +23,12 @@ namespace kiln::jit {
 using Environment = std::function<std::optional<std::string>(const char* name)>;
 
 struct SearchSettings {
-  Environment environment;                   // getenv, or a table in tests
+  Environment environment;                   // platform::environment, or a table in tests
   std::vector<std::string> directories;      // registered directories (2.)
   std::vector<int> majors = {13, 12};        // sonames tried, newest first
 };
 
-// The process's settings: getenv and the directories registered so far.
+// The process's settings: platform::environment (secure_getenv) and the directories registered so far.
 SearchSettings process_search_settings();
 void add_search_directory(const std::string& directory);
 

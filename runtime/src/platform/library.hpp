@@ -3,6 +3,9 @@
 // kiln_package_open_named needs the file of the module that called it.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <span>
 #include <string>
 
 namespace kiln::platform {
@@ -24,6 +27,14 @@ bool names_a_path(const std::string& file);
 // Windows: the application's directory, System32, PATH). Null with `error` set to the system's
 // message when it fails.
 void* open_library(const std::string& file, std::string& error);
+
+// Loading a library runs its constructors, so a file given by path is checked first, without running
+// any of its code: `check` gets the file's bytes (mapped read-only) and returns "" or why the file
+// must not be loaded (image/shared_object.hpp). POSIX: the file must be a regular file that passes
+// `check`, then open_library. Windows: open_library; LoadLibraryExW refuses a file that is not a DLL
+// for this machine itself, and `check` (ELF) is not called.
+using LibraryFileCheck = std::function<std::string(std::span<const std::byte> file)>;
+void* open_checked_library(const std::string& path, const LibraryFileCheck& check, std::string& error);
 
 // A library of the operating system, by name, from the system's own place only where it has one
 // (Windows: System32, never the application's directory or PATH; Linux: the dynamic loader's

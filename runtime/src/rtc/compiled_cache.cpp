@@ -1,4 +1,5 @@
 #include "rtc/compiled_cache.hpp"
+#include "util/printable.hpp"
 
 #include <cstdio>
 #include <span>
@@ -62,7 +63,7 @@ store::LocalStore* CompiledCache::disk() {
       }
       why = "cannot write the cache directory " + m_settings.directory.string() + ": " + reason;
     }
-    std::fprintf(stderr, "kiln: warning: %s; kernels compiled at run time are kept in memory only\n", why.c_str());
+    std::fprintf(stderr, "kiln: warning: %s; kernels compiled at run time are kept in memory only\n", printable(why).c_str());
   });
   return m_disk.get();
 }

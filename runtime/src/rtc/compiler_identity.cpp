@@ -8,7 +8,6 @@
 
 #include "jit/compiler_loader.hpp"
 
-#include <cstdlib>
 #include <sstream>
 
 namespace kiln::rtc {
@@ -18,7 +17,7 @@ namespace {
 constexpr const char* k_memo_magic = "kiln-compiler-memo 1";
 
 std::string env(const char* name) {
-  const char* value = std::getenv(name);
+  const char* value = platform::environment(name);   // as the loader reads them
   return value ? value : "";
 }
 

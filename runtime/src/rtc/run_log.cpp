@@ -1,5 +1,7 @@
 #include "rtc/run_log.hpp"
 
+#include "util/printable.hpp"
+
 #include <cstdio>
 #include <string>
 
@@ -10,14 +12,16 @@ void log_compile(std::string_view what, std::string_view source, std::string_vie
   const std::string from = what == source ? std::string() : " (" + std::string(source) + ")";
   const std::string kept =
       cache_directory.empty() ? std::string("kept in memory only") : "cached in " + cache_directory.string();
-  std::fprintf(stderr, "kiln: compiled %.*s%s for %.*s at run time in %.1f ms; %s\n", static_cast<int>(what.size()),
-               what.data(), from.c_str(), static_cast<int>(target.size()), target.data(), seconds * 1e3, kept.c_str());
+  // Names are data: their control bytes are escaped (util/printable.hpp).
+  const std::string named = printable(std::string(what) + from);
+  std::fprintf(stderr, "kiln: compiled %s for %.*s at run time in %.1f ms; %s\n", named.c_str(),
+               static_cast<int>(target.size()), target.data(), seconds * 1e3, printable(kept).c_str());
 }
 
 void log_cache_hit(std::string_view what, std::string_view target, Source source) {
   const char* where = source == Source::memory ? "this process" : "the user cache";
-  std::fprintf(stderr, "kiln: %.*s for %.*s: compiled at run time earlier (%s)\n", static_cast<int>(what.size()),
-               what.data(), static_cast<int>(target.size()), target.data(), where);
+  std::fprintf(stderr, "kiln: %s for %.*s: compiled at run time earlier (%s)\n", printable(what).c_str(),
+               static_cast<int>(target.size()), target.data(), where);
 }
 
 }  // namespace kiln::rtc

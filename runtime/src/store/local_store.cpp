@@ -35,13 +35,19 @@ struct Entry {
   std::int64_t used_ns = 0;
 };
 
-// Every entry file of the store, with its size and last use.
+bool is_shard_name(const fs::path& path) {
+  const std::string name = platform::utf8_of(path.filename());
+  return name.size() == 2 && valid_key(name + std::string(30, '0'));
+}
+
+// Every entry file of the store, with its size and last use. A shard that is a symbolic link is not
+// the store's (the store makes directories), and following it would leave the store's directory.
 std::vector<Entry> list_entries(const fs::path& directory) {
   std::vector<Entry> entries;
   std::error_code ec;
   for (fs::directory_iterator dir(directory, ec), end; !ec && dir != end; dir.increment(ec)) {
-    const std::string name = platform::utf8_of(dir->path().filename());
-    if (name.size() != 2 || !valid_key(name + std::string(30, '0'))) continue;
+    std::error_code link;
+    if (!is_shard_name(dir->path()) || dir->is_symlink(link) || link) continue;
     std::error_code inner;
     for (fs::directory_iterator file(dir->path(), inner), stop; !inner && file != stop; file.increment(inner)) {
       if (!valid_key(platform::utf8_of(file->path().filename()))) continue;
@@ -51,6 +57,14 @@ std::vector<Entry> list_entries(const fs::path& directory) {
     }
   }
   return entries;
+}
+
+// The writers' temporaries left by processes that are gone, in tmp/ only when it is the store's own
+// directory, not a link that leads out of it.
+void remove_stale_writes(const fs::path& directory) {
+  std::error_code ec;
+  if (fs::is_symlink(directory / "tmp", ec)) return;
+  remove_stale_temporaries(directory / "tmp");
 }
 
 bool older(const Entry& a, const Entry& b) {
@@ -104,7 +118,7 @@ void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
                  std::as_bytes(std::span(k_cachedir_tag.data(), k_cachedir_tag.size())));
   }
   // What killed writers left (those of live writers stay), once per store that writes.
-  std::call_once(m_stale_removed, [this] { remove_stale_temporaries(m_directory / "tmp"); });
+  std::call_once(m_stale_removed, [this] { remove_stale_writes(m_directory); });
   const fs::path path = entry_path(key);
   platform::FileStatus old;
   const bool replaced = platform::status_of(path, old);
@@ -141,7 +155,7 @@ Usage LocalStore::usage() const {
 }
 
 Usage LocalStore::trim(std::uint64_t limit) {
-  remove_stale_temporaries(m_directory / "tmp");
+  remove_stale_writes(m_directory);
   Usage removed;
   update_stats(m_directory, [&](Counters& c) {
     std::vector<Entry> entries = list_entries(m_directory);
@@ -162,15 +176,37 @@ Usage LocalStore::trim(std::uint64_t limit) {
   return removed;
 }
 
-void LocalStore::clear() {
-  update_stats(m_directory, [&](Counters& c) {
-    for (const Entry& e : list_entries(m_directory)) {
-      std::error_code ec;
-      fs::remove(e.path, ec);
+LocalStore::Cleared LocalStore::clear() {
+  Cleared cleared;
+  const auto failed = [&](const fs::path& path, const std::string& why) {
+    cleared.failures.push_back(platform::utf8_of(path) + ": " + why);
+  };
+  const auto remove_all = [&] {
+    std::error_code ec;
+    for (fs::directory_iterator dir(m_directory, ec), end; !ec && dir != end; dir.increment(ec)) {
+      std::error_code link;
+      if (is_shard_name(dir->path()) && dir->is_symlink(link) && !fs::remove(dir->path(), link))
+        failed(dir->path(), "cannot remove this symbolic link: " + link.message());
     }
-    c.clear();
-  });
-  remove_stale_temporaries(m_directory / "tmp");
+    for (const Entry& e : list_entries(m_directory)) {
+      std::error_code error;
+      if (!fs::remove(e.path, error)) {
+        if (error) failed(e.path, "cannot remove it: " + error.message());
+        continue;   // else another process removed it first
+      }
+      ++cleared.removed.entries;
+      cleared.removed.bytes += e.bytes;
+    }
+  };
+  if (!update_stats(m_directory, [&](Counters& c) {
+        remove_all();
+        c.clear();
+      })) {
+    failed(m_directory / "stats.lock", std::string("cannot lock the counters to zero them: ") + std::strerror(errno));
+    remove_all();
+  }
+  remove_stale_writes(m_directory);
+  return cleared;
 }
 
 }  // namespace kiln::store

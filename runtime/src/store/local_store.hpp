@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace kiln::store {
 
@@ -51,8 +52,14 @@ public:
   // Removes least recently used entries until at most `limit` bytes remain (0: remove none), and
   // temporary files of writers that are gone; records the exact size. Returns what was removed.
   Usage trim(std::uint64_t limit);
-  // Removes every entry and zeroes the counters.
-  void clear();
+  // Removes every entry and zeroes the counters; never follows a link out of the directory (a
+  // shard directory that is a symbolic link is removed as a link). What it could not remove, or
+  // the counters it could not zero, are in `failures`, each naming the path and the reason.
+  struct Cleared {
+    Usage removed;
+    std::vector<std::string> failures;
+  };
+  Cleared clear();
 
 private:
   std::filesystem::path m_directory;

@@ -72,11 +72,11 @@ Counters read_stats(const fs::path& directory) {
   return counters;
 }
 
-void update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
+bool update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
   std::error_code ec;
   fs::create_directories(directory, ec);
   const int lock = platform::open_for_writing(directory / "stats.lock", /*truncate=*/false);
-  if (lock < 0) return;
+  if (lock < 0) return false;
   platform::lock_file(lock, /*wait=*/true);
   Counters counters = read_stats(directory);
   change(counters);
@@ -84,6 +84,7 @@ void update_stats(const fs::path& directory, const std::function<void(Counters&)
   for (const auto& [name, value] : counters) text += name + " " + std::to_string(value) + "\n";
   publish_file(directory, directory / "stats", std::as_bytes(std::span(text.data(), text.size())));
   platform::close_file(lock);   // releases the lock
+  return true;
 }
 
 }  // namespace kiln::store

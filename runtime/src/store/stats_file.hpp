@@ -19,8 +19,9 @@ namespace kiln::store {
 
 Counters read_stats(const std::filesystem::path& directory);
 
-// Applies `change` to the counters under the lock. Errors (a read-only cache) are ignored.
-void update_stats(const std::filesystem::path& directory, const std::function<void(Counters&)>& change);
+// Applies `change` to the counters under the lock. Errors (a read-only cache) are ignored, but
+// false (errno set) says the lock could not be had and `change` was not called.
+bool update_stats(const std::filesystem::path& directory, const std::function<void(Counters&)>& change);
 
 // Writes `bytes` to <directory>/tmp and renames it to `path`, without fsync (a cache entry lost to a
 // power cut is a miss). False when any step fails; the temporary file is then removed.

@@ -1,7 +1,14 @@
 #include "platform/library.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <system_error>
@@ -32,6 +39,38 @@ void* open_library(const std::string& file, std::string& error) {
     error = text ? text : "dlopen failed";
   }
   return library;
+}
+
+void* open_checked_library(const std::string& path, const LibraryFileCheck& check, std::string& error) {
+  // O_NONBLOCK: a FIFO by that name is refused below instead of waiting for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return nullptr;
+  }
+  struct stat status {};
+  std::string problem;
+  void* bytes = MAP_FAILED;
+  if (::fstat(fd, &status) != 0) {
+    problem = std::strerror(errno);
+  } else if (!S_ISREG(status.st_mode)) {
+    problem = "it is not a regular file";
+  } else if (status.st_size == 0) {
+    problem = "it is empty";
+  } else {
+    bytes = ::mmap(nullptr, static_cast<std::size_t>(status.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (bytes == MAP_FAILED) problem = std::strerror(errno);
+  }
+  ::close(fd);
+  if (bytes != MAP_FAILED) {
+    problem = check(std::span<const std::byte>(static_cast<const std::byte*>(bytes), static_cast<std::size_t>(status.st_size)));
+    ::munmap(bytes, static_cast<std::size_t>(status.st_size));
+  }
+  if (!problem.empty()) {
+    error = "not loaded: " + problem;
+    return nullptr;
+  }
+  return open_library(path, error);
 }
 
 void* open_system_library(const std::string& name, std::string& error) { return open_library(name, error); }

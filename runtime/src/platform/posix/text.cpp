@@ -10,6 +10,6 @@ std::string utf8_of(const std::filesystem::path& path) { return path.string(); }
 
 char path_list_separator() { return ':'; }
 
-const char* environment(const char* name) { return std::getenv(name); }
+const char* environment(const char* name) { return secure_getenv(name); }
 
 }  // namespace kiln::platform

@@ -30,6 +30,13 @@ void* open_library(const std::string& file, std::string& error) {
   return reinterpret_cast<void*>(library);
 }
 
+void* open_checked_library(const std::string& path, const LibraryFileCheck&, std::string& error) {
+  // LoadLibraryExW maps a DLL's file and refuses one that is not a PE image for this machine before
+  // DllMain runs (ERROR_BAD_EXE_FORMAT); a DLL that only lacks the entry point Kiln binds does run
+  // its DllMain, as reading its export table here would avoid, at the cost of a PE reader.
+  return open_library(path, error);
+}
+
 void* open_system_library(const std::string& name, std::string& error) {
   // System32 only: a DLL of the same name in the application's directory or on PATH is never taken.
   HMODULE library = LoadLibraryExW(wide_of(name).c_str(), nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
