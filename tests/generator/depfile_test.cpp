@@ -44,12 +44,19 @@ TEST(Depfile, ANameItCannotHoldIsAnErrorNamingIt) {
   EXPECT_FALSE(depfile_text("o\n.kiln", {"/src/k.cu"})) << "the target too";
 }
 
-fs::path fresh_directory(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() / ("kiln-depfile-" + tag + "-" + std::to_string(getpid()) + "-" +
-                                                    std::to_string(std::random_device{}()));
-  fs::create_directories(dir);
-  return dir;
-}
+// A fresh directory, removed with what it holds however the test ends.
+struct FreshDirectory {
+  explicit FreshDirectory(const std::string& tag)
+      : path(fs::temp_directory_path() / ("kiln-depfile-" + tag + "-" + std::to_string(getpid()) + "-" +
+                                          std::to_string(std::random_device{}()))) {
+    fs::create_directories(path);
+  }
+  ~FreshDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  fs::path path;
+};
 
 std::string output_of(const std::string& command) {
   std::string out;
@@ -69,7 +76,8 @@ const std::vector<std::string> k_odd_names = {
 
 // GCC's -MD is what Ninja and Make are written to read: every name is written as GCC writes it.
 TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
-  const fs::path dir = fresh_directory("gcc");
+  const FreshDirectory fresh("gcc");
+  const fs::path& dir = fresh.path;
   std::string includes;
   for (const std::string& name : k_odd_names) {
     std::ofstream(dir / name) << "";
@@ -87,14 +95,13 @@ TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
                                             std::string(" \n").find(gcc[at + 1 + escaped.size()]) != std::string::npos))
         << name << " written as " << escaped << "\n" << gcc;
   }
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 // What Ninja (1.11, Debian 12's) reads back: every name it can hold, as it is. Ninja 1.11 splits names
 // at bytes GCC writes as they are (';', '&', '|', quotes, '*', backticks), in GCC's depfiles as in Kiln's.
 TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
-  const fs::path dir = fresh_directory("ninja");
+  const FreshDirectory fresh("ninja");
+  const fs::path& dir = fresh.path;
   const std::vector<std::string> names = {"plain.cuh",   "a b.cuh",         "#hash.cuh",         "$(x).cuh",
                                           "back\\slash.cuh", "back\\ space.cuh", "two\\\\ spaces.cuh", "percent%.cuh",
                                           "caf\xc3\xa9.cuh"};
@@ -111,8 +118,6 @@ TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
   const std::string listed = output_of("cd '" + dir.string() + "' && ninja -t deps out");
   for (const fs::path& input : inputs)
     EXPECT_NE(listed.find("    " + input.string() + "\n"), std::string::npos) << input << "\n" << listed;
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
 }
 
 }  // namespace

@@ -211,9 +211,9 @@ TEST_F(KeyFilesTest, KeyFilesThatAreNotKeysAreRefusedWithoutShowingWhatTheyHold)
   ASSERT_EQ(mkfifo((m_dir / "fifo").c_str(), 0600), 0);
   write(m_dir / "long", std::string(10000, 'A'));
   for (const auto& [name, why] : std::map<std::string, std::string>{{"missing", "No such file or directory"},
-                                                                    {"fifo", "not a regular file"},
+                                                                    {"fifo", "it is a FIFO, not a regular file"},
                                                                     {"pair", "Is a directory"},
-                                                                    {"long", "larger than 4096 bytes"}}) {
+                                                                    {"long", "it is larger than 4096 bytes"}}) {
     Result<SigningKey> key = read_signing_key("KILN_REMOTE_CACHE_SIGNING_KEY", m_dir / name);
     ASSERT_FALSE(key) << name;
     EXPECT_EQ(key.error().message,

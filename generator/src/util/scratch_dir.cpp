@@ -30,14 +30,16 @@ std::optional<fs::path> plain_temporary_directory() {
 Result<ScratchDir> ScratchDir::create(const fs::path& output) {
   std::string pattern = scratch_template(output, "build");
   std::error_code ec;
-  if (!is_plain_name(fs::absolute(pattern, ec).lexically_normal().string())) {
+  const fs::path dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+  // A directory that is missing or unwritable fails here, as it would at the end when the package is written.
+  if (fs::is_directory(dir, ec) && access(dir.c_str(), W_OK) == 0 &&
+      !is_plain_name(fs::absolute(pattern, ec).lexically_normal().string())) {
     // nvcc works in here (compile/nvcc_workspace.hpp), and its shell must read no name of the user's:
     // where the output's directory has such a name, the build's scratch goes to the temporary directory.
     if (const std::optional<fs::path> tmp = plain_temporary_directory())
       pattern = (*tmp / ("kiln-build-" + std::to_string(getpid()) + "-XXXXXX")).string();
   }
   if (!mkdtemp(pattern.data())) {
-    const fs::path dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
     return Error{"cannot create a scratch directory for " + output.string() + " in " + dir.string() + ": " +
                  std::strerror(errno)};
   }
