@@ -1,6 +1,8 @@
-// A deferred reader's checks at first use (package_reader.hpp): what using one kernel trusts, the
-// same rules open() applies to every record (table_check.cpp), here for that kernel's records only.
-// The rules that span whole tables (order, uniqueness, every name findable) wait for check_all().
+// A deferred reader's checks at first use (package_reader.hpp): what handing out one kernel trusts,
+// the same rules open() applies to every record (table_check.cpp, table_invariants.cpp), here for
+// that kernel's records, its names and the tables every kernel's answer reads. What no lookup's
+// answer rests on (variables, sources, carried sources, the images' sizes together) waits for
+// check_all().
 #include "package_reader.hpp"
 
 #include "names.hpp"
@@ -10,32 +12,50 @@
 #include <cstring>
 
 namespace kiln::format {
-namespace {
 
-std::string at_record(SectionKind kind, std::uint32_t i) {
-  return detail::section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
-}
+using detail::at_record;
+using detail::not_a_string;
+using detail::out_of_range;
 
-std::string out_of_range(const char* field, std::uint32_t value, std::uint32_t count, SectionKind table) {
-  return std::string(field) + " " + std::to_string(value) + " is out of range (" + std::to_string(count) + " " +
-         detail::section_name(static_cast<std::uint32_t>(table)) + " records)";
-}
-
-std::string bad_string(const char* field, StrRef ref) {
-  return std::string(field) + " (offset " + std::to_string(ref.offset) + ", length " + std::to_string(ref.length) +
-         ") is not a NUL-terminated string inside STRINGS";
-}
-
-}  // namespace
-
-ReadError PackageReader::check_kernel(std::uint32_t i) const {
-  if (!m_deferred) return {};
-  if (i < m_kernels.count && m_deferred->kernel_checked[i].load(std::memory_order_acquire) != 0) return {};
-  std::string problem = kernel_problem(i);
-  // A page that could not be read gives zeros to whatever reads it: its failure is the answer.
+ReadError PackageReader::checked(const std::string& problem) const {
   if (ReadError pages = page_error()) return pages;
   if (!problem.empty()) return {ReadErrorCode::corrupt, m_label + ": " + problem};
+  return {};
+}
+
+ReadError PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr); }
+
+ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint) const {
+  if (!m_deferred || kernel_checked(i)) return {};
+  if (i < m_kernels.count && m_deferred->all_passed.load(std::memory_order_acquire)) {
+    m_deferred->kernel_checked[i].store(1, std::memory_order_release);   // check_all() has checked it
+    return {};
+  }
+  std::call_once(m_deferred->tables_once, [this] { m_deferred->tables = checked(tables_problem()); });
+  if (m_deferred->tables) return m_deferred->tables;
+  std::string problem = kernel_problem(i);
+  std::uint32_t records[2] = {};
+  if (problem.empty()) problem = own_names_problem(i, hint, records);
+  if (ReadError e = checked(problem)) return e;
+  // The records its own names find may be handed out for it: check_name needs nothing more.
+  for (const std::uint32_t r : records) m_deferred->name_checked[r].store(1, std::memory_order_release);
   m_deferred->kernel_checked[i].store(1, std::memory_order_release);
+  return {};
+}
+
+ReadError PackageReader::check_name(const NameHit& hit) const {
+  if (!m_deferred || name_checked(hit.record)) return {};
+  if (hit.kernel >= m_kernels.count) {
+    return checked(at_record(SectionKind::names, hit.record) + out_of_range("kernel", hit.kernel, m_kernels.count, SectionKind::kernels));
+  }
+  if (ReadError e = check_kernel_found(hit.kernel, &hit)) return e;
+  // Not one of the kernel's own names (nor checked whole yet): an alias ("block_sum<float, 256u>"),
+  // or another kernel's own name that this record leads elsewhere. Only the whole of NAMES and
+  // KERNELS tells the two apart, once for every alias.
+  if (!name_checked(hit.record) && !m_deferred->all_passed.load(std::memory_order_acquire)) {
+    if (ReadError e = check_all()) return e;
+  }
+  m_deferred->name_checked[hit.record].store(1, std::memory_order_release);
   return {};
 }
 
@@ -51,8 +71,8 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     const std::string_view text = string(ref);
     return text.data() != nullptr && std::memchr(text.data(), 0, text.size()) == nullptr;
   };
-  if (!valid(r.lowered_name)) return where() + bad_string("lowered_name", r.lowered_name);
-  if (!valid(r.canonical_name)) return where() + bad_string("canonical_name", r.canonical_name);
+  if (!valid(r.lowered_name)) return where() + not_a_string("lowered_name", r.lowered_name);
+  if (!valid(r.canonical_name)) return where() + not_a_string("canonical_name", r.canonical_name);
   if (r.unit >= m_units.count) return where() + out_of_range("unit", r.unit, m_units.count, SectionKind::units);
   if (r.first_param > m_params.count || r.param_count > m_params.count - r.first_param) {
     return where() + "parameters [" + std::to_string(r.first_param) + ", +" + std::to_string(r.param_count) +
@@ -71,9 +91,9 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     if (std::string problem = unit_problem(r.unit); !problem.empty()) return problem;
     if (!page_error()) m_deferred->unit_checked[r.unit].store(1, std::memory_order_release);
   }
-  // Its KERNEL_TARGETS records: in order, each a target its unit has an image for.
+  // Its KERNEL_TARGETS records (all of them: the table's order is checked whole), each a target its
+  // unit has an image for, and none for a kernel in another file.
   const auto unit = record<UnitRecord>(m_units, r.unit);
-  std::uint32_t previous = 0;
   for (std::uint32_t at = first_target_record(i); at < m_kernel_targets.count; ++at) {
     const auto t = record<KernelTargetRecord>(m_kernel_targets, at);
     if (t.kernel != i) break;
@@ -81,11 +101,6 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     if ((r.flags & k_kernel_in_other_file) != 0) {
       return here() + "kernel " + std::to_string(i) + " is flagged as in another file (1.5)";
     }
-    if (t.target >= m_targets.count) return here() + out_of_range("target", t.target, m_targets.count, SectionKind::targets);
-    if (at > 0 && t.target <= previous && record<KernelTargetRecord>(m_kernel_targets, at - 1).kernel == i) {
-      return here() + "out of order or a duplicate (the table is sorted by kernel, then target)";
-    }
-    previous = t.target;
     bool imaged = false;
     for (std::uint32_t j = unit.first_image; j < unit.first_image + unit.image_count && !imaged; ++j) {
       imaged = record<ImageRecord>(m_images, j).target == t.target;
@@ -98,12 +113,12 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
   return {};
 }
 
-// A unit's record, its images (which name it, in target order) and their targets.
+// A unit's record and its images (which name it, in target order); TARGETS is checked whole.
 std::string PackageReader::unit_problem(std::uint32_t u) const {
   const auto r = record<UnitRecord>(m_units, u);
   const std::string_view source = string(r.source);
   if (source.data() == nullptr || std::memchr(source.data(), 0, source.size()) != nullptr) {
-    return at_record(SectionKind::units, u) + bad_string("source", r.source);
+    return at_record(SectionKind::units, u) + not_a_string("source", r.source);
   }
   if (r.first_image > m_images.count || r.image_count > m_images.count - r.first_image) {
     return at_record(SectionKind::units, u) + "images [" + std::to_string(r.first_image) + ", +" +
@@ -120,15 +135,8 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
     if (j > r.first_image && record<ImageRecord>(m_images, j - 1).target >= image.target) {
       return where() + "out of order or a duplicate (a unit's images are sorted by target)";
     }
-    const auto target = record<TargetRecord>(m_targets, image.target);
-    const std::string_view name = string(target.name);
-    const std::optional<Target> parsed = name.data() ? parse_target(name) : std::nullopt;
-    if (!parsed || *parsed != Target{static_cast<TargetKind>(target.kind), target.arch,
-                                     static_cast<TargetVariant>(target.variant)}) {
-      return at_record(SectionKind::targets, image.target) + "name '" + std::string(name.substr(0, 200)) +
-             "' does not match its fields";
-    }
-    if (target.kind == static_cast<std::uint8_t>(TargetKind::sass) && image.ptx_version != 0) {
+    if (record<TargetRecord>(m_targets, image.target).kind == static_cast<std::uint8_t>(TargetKind::sass) &&
+        image.ptx_version != 0) {
       return where() + "a cubin with a PTX version (" + std::to_string(image.ptx_version) + ")";
     }
     if (image.offset % k_blob_alignment != 0) {
@@ -141,6 +149,26 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
     if (std::string problem = detail::raw_size_problem(image.raw_size, m_bytes.size()); !problem.empty()) {
       return where() + problem;
     }
+  }
+  return {};
+}
+
+// Rule 11 for one kernel: its normalized lowered and canonical names find it, through the lookup's
+// own procedure (find_key). A name then always gives the kernel whose own name it is: a record that
+// leads another kernel's name elsewhere fails that kernel here, and one whose symbol is another's
+// fails one of the two. `hint`: a lookup's find, which one of the names may be (no second probe).
+std::string PackageReader::own_names_problem(std::uint32_t i, const NameHit* hint, std::uint32_t (&records)[2]) const {
+  const auto r = record<KernelRecord>(m_kernels, i);
+  const std::string_view hinted = hint ? string(record<NameRecord>(m_names, hint->record).name) : std::string_view();
+  const std::pair<const char*, StrRef> names[] = {{"lowered name", r.lowered_name}, {"canonical name", r.canonical_name}};
+  for (std::size_t n = 0; n < 2; ++n) {
+    NameKey normalized;
+    const std::string_view name = normalized.of(string(names[n].second));
+    const std::optional<NameHit> found = hint && name == hinted ? std::optional(*hint) : find_key(name);
+    if (!found || found->kernel != i) {
+      return detail::own_name_problem(i, names[n].first, name, found ? std::optional(found->kernel) : std::nullopt);
+    }
+    records[n] = found->record;
   }
   return {};
 }

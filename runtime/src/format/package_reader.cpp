@@ -289,7 +289,9 @@ ReadError PackageReader::check_all() const {
     if (ReadError e = open_package(m_bytes, whole, false)) {
       e.message = m_label + ": " + e.message;
       m_deferred->all = std::move(e);
+      return;
     }
+    m_deferred->all_passed.store(true, std::memory_order_release);
   });
   return m_deferred->all;
 }
@@ -343,6 +345,7 @@ ReadError PackageReader::open_with(std::span<const std::byte> bytes, std::string
     m_deferred = std::make_unique<Deferred>();
     m_deferred->kernel_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_kernels.count);
     m_deferred->unit_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_units.count);
+    m_deferred->name_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_names.count);
   }
   return {};
 }
