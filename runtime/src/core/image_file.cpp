@@ -37,8 +37,8 @@ Status ImageFile::check_kernel(std::uint32_t index) const {
   return error ? fail(status_of(error.code), error.message) : Status{};
 }
 
-Status ImageFile::check_name(const format::NameHit& hit) const {
-  const format::ReadError error = reader.check_name(hit);
+Status ImageFile::check_name(const format::NameHit& hit, std::string_view name) const {
+  const format::ReadError error = reader.check_name(hit, name);
   return error ? fail(status_of(error.code), error.message) : Status{};
 }
 

@@ -28,15 +28,17 @@ struct ImageFile {
   Status open(bool log);
   // What using kernel `index` trusts, checked (a deferred index; else nothing to do).
   Status checked_kernel(std::uint32_t index) const { return reader.kernel_checked(index) ? Status{} : check_kernel(index); }
-  // What handing out the kernel a name found trusts (format::PackageReader::check_name). Inline:
-  // every lookup asks.
-  Status checked_name(const format::NameHit& hit) const { return reader.name_checked(hit.record) ? Status{} : check_name(hit); }
+  // What handing out the kernel that `name` found trusts (format::PackageReader::check_name).
+  // Inline: every lookup asks.
+  Status checked_name(const format::NameHit& hit, std::string_view name) const {
+    return reader.name_checked(hit.record) ? Status{} : check_name(hit, name);
+  }
   // The whole index checked, as a file opened whole is at open (once).
   Status checked_index() const;
 
 private:
   Status check_kernel(std::uint32_t index) const;
-  Status check_name(const format::NameHit& hit) const;
+  Status check_name(const format::NameHit& hit, std::string_view name) const;
 };
 
 // The status a reader's refusal maps to (never renumbered: both are written in stone).

@@ -157,7 +157,7 @@ Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
                 "no kernel '" + std::string(name) + "' in " + m_label +
                     (nearest.empty() ? std::string(", which holds no kernels") : "; nearest: " + nearest));
   }
-  KILN_TRY(m_own.checked_name(*found));
+  KILN_TRY(m_own.checked_name(*found, name));
   index = found->kernel;
   return {};
 }

@@ -18,48 +18,55 @@ using detail::not_a_string;
 using detail::out_of_range;
 
 ReadError PackageReader::checked(const std::string& problem) const {
+  if (problem.empty() && m_pages && !m_pages->failed()) return {};   // the usual answer, without a lock
   if (ReadError pages = page_error()) return pages;
   if (!problem.empty()) return {ReadErrorCode::corrupt, m_label + ": " + problem};
   return {};
 }
 
-ReadError PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr); }
+ReadError PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr, {}); }
 
-ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint) const {
+ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const {
   if (!m_deferred || kernel_checked(i)) return {};
   if (i < m_kernels.count && m_deferred->all_passed.load(std::memory_order_acquire)) {
-    m_deferred->kernel_checked[i].store(1, std::memory_order_release);   // check_all() has checked it
+    m_deferred->kernel_checked.set(i);   // check_all() has checked it
     return {};
   }
-  std::call_once(m_deferred->tables_once, [this] { m_deferred->tables = checked(tables_problem()); });
-  if (m_deferred->tables) return m_deferred->tables;
-  std::string problem = kernel_problem(i);
+  if (!m_deferred->tables_passed.load(std::memory_order_acquire)) {
+    std::call_once(m_deferred->tables_once, [this] {
+      m_deferred->tables = checked(tables_problem());
+      m_deferred->tables_passed.store(!m_deferred->tables, std::memory_order_release);
+    });
+    if (m_deferred->tables) return m_deferred->tables;
+  }
+  OwnNames names;
+  std::string problem = kernel_problem(i, names);
   std::uint32_t records[2] = {};
-  if (problem.empty()) problem = own_names_problem(i, hint, records);
+  if (problem.empty()) problem = own_names_problem(i, names, hint, asked, records);
   if (ReadError e = checked(problem)) return e;
   // The records its own names find may be handed out for it: check_name needs nothing more.
-  for (const std::uint32_t r : records) m_deferred->name_checked[r].store(1, std::memory_order_release);
-  m_deferred->kernel_checked[i].store(1, std::memory_order_release);
+  for (const std::uint32_t r : records) m_deferred->name_checked.set(r);
+  m_deferred->kernel_checked.set(i);
   return {};
 }
 
-ReadError PackageReader::check_name(const NameHit& hit) const {
+ReadError PackageReader::check_name(const NameHit& hit, std::string_view asked) const {
   if (!m_deferred || name_checked(hit.record)) return {};
   if (hit.kernel >= m_kernels.count) {
     return checked(at_record(SectionKind::names, hit.record) + out_of_range("kernel", hit.kernel, m_kernels.count, SectionKind::kernels));
   }
-  if (ReadError e = check_kernel_found(hit.kernel, &hit)) return e;
+  if (ReadError e = check_kernel_found(hit.kernel, &hit, asked)) return e;
   // Not one of the kernel's own names (nor checked whole yet): an alias ("block_sum<float, 256u>"),
   // or another kernel's own name that this record leads elsewhere. Only the whole of NAMES and
   // KERNELS tells the two apart, once for every alias.
   if (!name_checked(hit.record) && !m_deferred->all_passed.load(std::memory_order_acquire)) {
     if (ReadError e = check_all()) return e;
   }
-  m_deferred->name_checked[hit.record].store(1, std::memory_order_release);
+  m_deferred->name_checked.set(hit.record);
   return {};
 }
 
-std::string PackageReader::kernel_problem(std::uint32_t i) const {
+std::string PackageReader::kernel_problem(std::uint32_t i, OwnNames& names) const {
   if (i >= m_kernels.count) return "kernel " + out_of_range("index", i, m_kernels.count, SectionKind::kernels);
   if (m_strings.empty() || !present(m_strings.first(1)) || m_strings[0] != std::byte{0}) {
     return "STRINGS section does not start with a NUL byte";
@@ -73,12 +80,14 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
   };
   if (!valid(r.lowered_name)) return where() + not_a_string("lowered_name", r.lowered_name);
   if (!valid(r.canonical_name)) return where() + not_a_string("canonical_name", r.canonical_name);
+  names[0] = string(r.lowered_name);
+  names[1] = string(r.canonical_name);
   if (r.unit >= m_units.count) return where() + out_of_range("unit", r.unit, m_units.count, SectionKind::units);
   if (r.first_param > m_params.count || r.param_count > m_params.count - r.first_param) {
     return where() + "parameters [" + std::to_string(r.first_param) + ", +" + std::to_string(r.param_count) +
            ") lie outside PARAMS (" + std::to_string(m_params.count) + " records)";
   }
-  const std::string_view stored = string(r.lowered_name);
+  const std::string_view stored = names[0];
   const auto shown = [&] { return "kernel '" + std::string(stored.substr(0, 200)) + "'"; };
   if ((r.flags & k_kernel_variant) != 0 && !split_variant_name(stored)) {
     return where() + shown() + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
@@ -87,9 +96,9 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     return where() + shown() + " has a '/' in its lowered name but is not flagged as a variant kernel";
   }
   // A unit holds many kernels: its checks run once.
-  if (m_deferred->unit_checked[r.unit].load(std::memory_order_acquire) == 0) {
+  if (!m_deferred->unit_checked.test(r.unit)) {
     if (std::string problem = unit_problem(r.unit); !problem.empty()) return problem;
-    if (!page_error()) m_deferred->unit_checked[r.unit].store(1, std::memory_order_release);
+    if (!page_error()) m_deferred->unit_checked.set(r.unit);
   }
   // Its KERNEL_TARGETS records (all of them: the table's order is checked whole), each a target its
   // unit has an image for, and none for a kernel in another file.
@@ -154,19 +163,24 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
 }
 
 // Rule 11 for one kernel: its normalized lowered and canonical names find it, through the lookup's
-// own procedure (find_key). A name then always gives the kernel whose own name it is: a record that
+// own procedure (find_name). A name then always gives the kernel whose own name it is: a record that
 // leads another kernel's name elsewhere fails that kernel here, and one whose symbol is another's
-// fails one of the two. `hint`: a lookup's find, which one of the names may be (no second probe).
-std::string PackageReader::own_names_problem(std::uint32_t i, const NameHit* hint, std::uint32_t (&records)[2]) const {
-  const auto r = record<KernelRecord>(m_kernels, i);
+// fails one of the two. `hint`: what a lookup found for `asked`, maybe one of the names (then not
+// looked up again, nor normalized when spelled as asked). Messages are built only on failure.
+std::string PackageReader::own_names_problem(std::uint32_t i, const OwnNames& names, const NameHit* hint,
+                                             std::string_view asked, std::uint32_t (&records)[2]) const {
   const std::string_view hinted = hint ? string(record<NameRecord>(m_names, hint->record).name) : std::string_view();
-  const std::pair<const char*, StrRef> names[] = {{"lowered name", r.lowered_name}, {"canonical name", r.canonical_name}};
   for (std::size_t n = 0; n < 2; ++n) {
+    const std::string_view stored = names[n];
+    // A stored name equal to the hint's (normalized) or spelled as asked finds what the lookup
+    // found; a canonical name has its spaces, so it is normalized before a probe is spent on it.
     NameKey normalized;
-    const std::string_view name = normalized.of(string(names[n].second));
-    const std::optional<NameHit> found = hint && name == hinted ? std::optional(*hint) : find_key(name);
+    const bool found_already = hint && (stored == hinted || (!asked.empty() && stored == asked) ||
+                                        (n == 1 && normalized.of(stored) == hinted));
+    const std::optional<NameHit> found = found_already ? std::optional(*hint) : find_name(stored);
     if (!found || found->kernel != i) {
-      return detail::own_name_problem(i, names[n].first, name, found ? std::optional(found->kernel) : std::nullopt);
+      const char* field = n == 0 ? "lowered name" : "canonical name";
+      return detail::own_name_problem(i, field, NameKey().of(stored), found ? std::optional(found->kernel) : std::nullopt);
     }
     records[n] = found->record;
   }

@@ -343,9 +343,9 @@ ReadError PackageReader::open_with(std::span<const std::byte> bytes, std::string
   m_index_pages = opened.pages;
   if (deferred) {
     m_deferred = std::make_unique<Deferred>();
-    m_deferred->kernel_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_kernels.count);
-    m_deferred->unit_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_units.count);
-    m_deferred->name_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_names.count);
+    m_deferred->kernel_checked = CheckedBits(m_kernels.count);
+    m_deferred->unit_checked = CheckedBits(m_units.count);
+    m_deferred->name_checked = CheckedBits(m_names.count);
   }
   return {};
 }

@@ -146,6 +146,18 @@ struct SourceTextView {
   std::uint64_t raw_size;
 };
 
+// One bit per record of a table, set once a check passes and never cleared; tested without a lock.
+// Bits, not bytes: they are zeroed at open, and a package of 10,000 kernels has 20,000 names.
+class CheckedBits {
+public:
+  explicit CheckedBits(std::size_t count = 0) : m_words(std::make_unique<std::atomic<std::uint64_t>[]>(count / 64 + 1)) {}
+  bool test(std::uint32_t i) const { return (m_words[i / 64].load(std::memory_order_acquire) >> (i % 64) & 1) != 0; }
+  void set(std::uint32_t i) const { m_words[i / 64].fetch_or(std::uint64_t{1} << (i % 64), std::memory_order_release); }
+
+private:
+  std::unique_ptr<std::atomic<std::uint64_t>[]> m_words;
+};
+
 class PackageReader {
 public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
@@ -166,17 +178,18 @@ public:
   ReadError check_kernel(std::uint32_t i) const;
   // Whether check_kernel(i) has passed (always, for a reader opened whole).
   bool kernel_checked(std::uint32_t i) const {
-    return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked[i].load(std::memory_order_acquire) != 0);
+    return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked.test(i));
   }
-  // Deferred readers: whether a lookup may hand out the kernel of `hit` (as find_name gave it):
-  // check_kernel of its kernel, and the name either one of that kernel's own names or, for any
-  // other name (an alias), the whole index checked (check_all), since only the whole NAMES and
-  // KERNELS can show that no other kernel's own name it is. Once per NAMES record.
-  ReadError check_name(const NameHit& hit) const;
+  // Deferred readers: whether a lookup may hand out the kernel of `hit` (what find_name gave for
+  // `asked`, the name as the caller spelled it, if known): check_kernel of its kernel, and the name
+  // either one of that kernel's own names or, for any other name (an alias), the whole index
+  // checked (check_all), since only the whole NAMES and KERNELS can show that no other kernel's own
+  // name it is. Once per NAMES record.
+  ReadError check_name(const NameHit& hit, std::string_view asked = {}) const;
   // Whether check_name has passed for NAMES record `record` (always, for a reader opened whole):
   // the test each lookup makes, inline.
   bool name_checked(std::uint32_t record) const {
-    return !m_deferred || (record < m_names.count && m_deferred->name_checked[record].load(std::memory_order_acquire) != 0);
+    return !m_deferred || (record < m_names.count && m_deferred->name_checked.test(record));
   }
   // Deferred readers: METADATA checked whole (its strings, its order), once, before anything reads
   // it (a split package's keys are read at open). Readers opened whole: nothing to check.
@@ -273,12 +286,13 @@ private:
     ReadError all;
     std::atomic<bool> all_passed{false};
     std::once_flag tables_once;   // TARGETS and the order of KERNEL_TARGETS
+    std::atomic<bool> tables_passed{false};   // tested first: std::call_once sets thread-local state on each call
     ReadError tables;
     std::once_flag metadata_once;
     ReadError metadata;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> kernel_checked;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> unit_checked;   // a unit's record and images
-    std::unique_ptr<std::atomic<std::uint8_t>[]> name_checked;   // a NAMES record, by check_name
+    CheckedBits kernel_checked;
+    CheckedBits unit_checked;   // a unit's record and images
+    CheckedBits name_checked;   // a NAMES record, by check_name
   };
   ReadError open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
   // Whether `bytes` (inside the buffer) may be read: their index pages are loaded.
@@ -294,14 +308,16 @@ private:
   std::span<const std::byte> loaded(std::span<const std::byte> bytes) const { return present(bytes) ? bytes : std::span<const std::byte>{}; }
   std::uint32_t first_target_record(std::uint32_t kernel) const;
   std::uint32_t first_unit_source(std::uint32_t unit) const;
-  // find_name for a name already normalized.
-  std::optional<NameHit> find_key(std::string_view key) const;
-  // check_kernel, where `hint` (if any) is what find_name gave for one of the kernel's names.
-  ReadError check_kernel_found(std::uint32_t i, const NameHit* hint) const;
-  std::string kernel_problem(std::uint32_t i) const;
+  // check_kernel, where `hint` (if any) is what find_name gave for `asked`, maybe one of the
+  // kernel's names (then not looked up again).
+  ReadError check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const;
+  // A kernel's own names as stored, once kernel_problem has checked them: lowered, canonical.
+  using OwnNames = std::string_view[2];
+  std::string kernel_problem(std::uint32_t i, OwnNames& names) const;
   std::string unit_problem(std::uint32_t unit) const;
   // "" when kernel i's own names find it; `records` gets the NAMES records they find.
-  std::string own_names_problem(std::uint32_t i, const NameHit* hint, std::uint32_t (&records)[2]) const;
+  std::string own_names_problem(std::uint32_t i, const OwnNames& names, const NameHit* hint, std::string_view asked,
+                                std::uint32_t (&records)[2]) const;
   // TARGETS and KERNEL_TARGETS' order, and METADATA, checked whole (checks_at_use_tables.cpp).
   std::string tables_problem() const;
   std::optional<std::string> metadata_problem() const;   // nullopt: too large to check but whole

@@ -205,10 +205,7 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
 
 std::optional<NameHit> PackageReader::find_name(std::string_view name) const {
   NameKey normalized;
-  return find_key(normalized.of(name));
-}
-
-std::optional<NameHit> PackageReader::find_key(std::string_view key) const {
+  const std::string_view key = normalized.of(name);
   // NAME_INDEX first (1.4): a slot counts only if its record has the name; the search decides misses.
   // A record whose length differs is passed over without reading its name's bytes.
   std::uint32_t kernel = 0;
