@@ -79,7 +79,102 @@ Bytes shared_unit_sources(std::uint32_t units, std::uint32_t length) {
   return write_ok(c, uncompressed());
 }
 
+// Four kernels kern<1>..kern<4> ("_Z4kernILi<i>EEvv", alias "kern_alias<i>") of one unit with sm_80
+// and sm_90 cubins and compute_90 PTX: kern<2> and kern<4> only in the sm_90 cubin, kern<3> in
+// another file of a split package. A file whose tables' rules decide which kernel a name finds, or which image holds
+// it; every edit below is resealed (index pages too), so a reader by pages reaches those rules.
+PackageContents kern_contents() {
+  PackageContents c;
+  c.targets = {"sm_80", "sm_90", "compute_90"};
+  c.units = {{"k.cu", {{"sm_80", cubin_of("k80", 80), 0}, {"sm_90", cubin_of("k90", 90), 0},
+                       {"compute_90", ptx_of(".version 9.0\n.target sm_90\n"), 90}}}};
+  for (int i = 1; i <= 4; ++i) {
+    PackageKernel k{"_Z4kernILi" + std::to_string(i) + "EEvv", "kern<" + std::to_string(i) + ">", "k.cu",
+                    k_kernel_template, {}, {"kern_alias<" + std::to_string(i) + ">"}};
+    if (i == 3) k.flags |= k_kernel_in_other_file;
+    if (i % 2 == 0) k.targets = {"sm_90"};
+    c.kernels.push_back(std::move(k));
+  }
+  c.metadata = {{"nvrtc.version", "13.0"}, {"split.files", "cc12"}, {"split.id", "0123456789abcdef"}};
+  return c;
+}
+
+// kern_contents() written, with record `i` of section `kind` changed by `edit` and resealed.
+template <class Record, class Edit>
+Bytes kern_with(SectionKind kind, std::size_t i, Edit edit) {
+  Bytes file = write_ok(kern_contents(), uncompressed());
+  auto r = get_record<Record>(file, kind, i);
+  edit(r, file);
+  set_record(file, kind, i, r);
+  reseal(file);
+  return file;
+}
+
+// The indices of a name's NAMES record and of a kernel, in a written kern_contents().
+std::uint32_t name_index_of(const Bytes& file, const std::string& name) {
+  const PackageReader reader = open_ok(file);
+  for (std::uint32_t i = 0; i < reader.name_count(); ++i) {
+    if (reader.name(i).name == name) return i;
+  }
+  return 0;
+}
+
+std::uint32_t kernel_index_of(const Bytes& file, const std::string& name) {
+  return open_ok(file).find_kernel(name).value_or(0);
+}
+
+// The hostile inputs of a reader by pages (issue 30): each opened whole is refused; read by pages,
+// a lookup must fail or give the kernel whose own name it asked for.
+void write_paged_corpus(const std::filesystem::path& dir) {
+  const Bytes kern = write_ok(kern_contents(), uncompressed());
+  const std::uint32_t kern2 = kernel_index_of(kern, "kern<2>");
+  // The issue's: kern<1>'s name leads to kern<2>, whose own names still find it.
+  save(dir, "paged-kern1-finds-kern2", kern_with<NameRecord>(SectionKind::names, name_index_of(kern, "kern<1>"),
+                                                             [&](NameRecord& r, const Bytes&) { r.kernel = kern2; }));
+  // kern<1> given kern<2>'s symbol: KERNELS out of order, and one name finds two kernels.
+  save(dir, "paged-symbol-of-another-kernel",
+       kern_with<KernelRecord>(SectionKind::kernels, kernel_index_of(kern, "kern<1>"), [&](KernelRecord& r, const Bytes& f) {
+         r.lowered_name = get_record<KernelRecord>(f, SectionKind::kernels, kern2).lowered_name;
+       }));
+  // kern<2>'s alias renamed kern<1>, and NAME_INDEX's slot of kern<1> led to it: NAMES holds a name twice.
+  Bytes twice = kern_with<NameRecord>(SectionKind::names, name_index_of(kern, "kern_alias<2>"), [&](NameRecord& r, const Bytes& f) {
+    r.name = get_record<NameRecord>(f, SectionKind::names, name_index_of(kern, "kern<1>")).name;
+  });
+  const TocEntry slots = section_of(twice, SectionKind::name_index);
+  for (std::uint64_t at = slots.offset; at < slots.offset + slots.size; at += sizeof(NameIndexSlot)) {
+    NameIndexSlot slot;
+    std::memcpy(&slot, twice.data() + at, sizeof slot);
+    if (slot != name_index_of(kern, "kern<1>") + 1) continue;
+    slot = name_index_of(kern, "kern_alias<2>") + 1;
+    std::memcpy(twice.data() + at, &slot, sizeof slot);
+  }
+  reseal(twice);
+  save(dir, "paged-name-twice-through-index", twice);
+  // KERNEL_TARGETS (kern<2>'s record, then kern<4>'s) out of order, where the search for a kernel's
+  // records does not look: kern<4>'s made kern<1>'s, or the two made kern<4>'s and then kern<3>'s.
+  const std::uint32_t kern1 = kernel_index_of(kern, "kern<1>"), kern3 = kernel_index_of(kern, "kern<3>");
+  save(dir, "paged-kernel-targets-out-of-order",
+       kern_with<KernelTargetRecord>(SectionKind::kernel_targets, 1, [&](KernelTargetRecord& r, const Bytes&) { r.kernel = kern1; }));
+  Bytes elsewhere = kern;
+  const auto kern4_record = get_record<KernelTargetRecord>(elsewhere, SectionKind::kernel_targets, 1);
+  set_record(elsewhere, SectionKind::kernel_targets, 0, kern4_record);
+  set_record(elsewhere, SectionKind::kernel_targets, 1, KernelTargetRecord{kern3, kern4_record.target});
+  reseal(elsewhere);
+  save(dir, "paged-kernel-elsewhere-with-a-target", elsewhere);
+  // TARGETS' sm_90 made a second sm_80; METADATA's first two records swapped.
+  save(dir, "paged-target-twice", kern_with<TargetRecord>(SectionKind::targets, 1, [](TargetRecord& r, const Bytes& f) {
+         r = get_record<TargetRecord>(f, SectionKind::targets, 0);
+       }));
+  Bytes metadata = kern;
+  const auto first = get_record<MetadataRecord>(metadata, SectionKind::metadata, 0);
+  set_record(metadata, SectionKind::metadata, 0, get_record<MetadataRecord>(metadata, SectionKind::metadata, 1));
+  set_record(metadata, SectionKind::metadata, 1, first);
+  reseal(metadata);
+  save(dir, "paged-metadata-out-of-order", metadata);
+}
+
 void write_corpus(const std::filesystem::path& dir) {
+  write_paged_corpus(dir);
   const Bytes sample = write_ok(sample_contents());
   save(dir, "truncated", Bytes(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2)));
   Bytes trailing = sample;

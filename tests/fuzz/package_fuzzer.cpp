@@ -3,11 +3,13 @@
 // and image selection, which checks and decodes the chosen image; then what `kiln verify` does with
 // the format reader (every section's checksum, every image read and checked); then, with its
 // checksums and index pages made right, what a reader that reads the index by pages checks at first
-// use, against what one that reads it whole checks at open. A crash, a sanitizer report or a broken
-// promise (checked below with abort) is a finding.
+// use, against what one that reads it whole checks at open, and every lookup of the file read by
+// pages against the same lookup read whole (paged_lookups.hpp). A crash, a sanitizer report or a
+// broken promise (checked with abort) is a finding.
 #include "format/image_check.hpp"
 #include "format/index_pages.hpp"
 #include "format/package_reader.hpp"
+#include "paged_lookups.hpp"
 #include "reseal.hpp"
 
 #include <kiln/kiln.h>
@@ -103,6 +105,7 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
   if (!all) {
     for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) require(!paged.check_kernel(k));
   }
+  kiln::fuzz::compare_paged_lookups(file);
 }
 
 }  // namespace

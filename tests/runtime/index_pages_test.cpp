@@ -2,13 +2,9 @@
 // the header, the TOC and INDEX_PAGES; a lookup reads and checks the pages it touches and the records
 // of the kernel it finds; anything else is checked whole before it is used. What a package opened
 // whole refuses at open, one read by pages refuses at the first use of what is damaged.
-#include "runtime_fixture.hpp"
-#include "test_process.hpp"
+#include "index_pages_fixture.hpp"
 
-#include "api/abi_guard.hpp"
 #include "core/package.hpp"
-#include "format/package_contents.hpp"
-#include "format/package_writer.hpp"
 #include "package_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -17,118 +13,56 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 namespace kiln::testing {
 namespace {
 
-namespace fs = std::filesystem;
-
-constexpr std::uint32_t k_kernels = 2000;   // an index of about 180 KiB: a dozen pages
-
-std::string kernel_name(std::uint32_t i) { return "ops::tile<" + std::to_string(i % 7) + ", " + std::to_string(i) + ">"; }
-
-// k_kernels kernels in units of 100, each unit with an sm_90 cubin and compute_90 PTX.
-Bytes many_kernels(std::uint16_t version_minor = format::k_version_minor,
-                   std::uint32_t page_size = format::k_index_page_size) {
-  PackageSpec spec;
-  for (std::uint32_t u = 0; u * 100 < k_kernels; ++u) spec.units.push_back({"unit_" + std::to_string(u) + ".cu", {"sm_90", "compute_90"}});
-  for (std::uint32_t i = 0; i < k_kernels; ++i) {
-    spec.kernels.push_back(KernelSpec(kernel_name(i), "unit_" + std::to_string(i / 100) + ".cu", {8, 4})
-                               .with_lowered("_ZN3ops4tileILi" + std::to_string(i % 7) + "ELi" + std::to_string(i) + "EEEvPfi"));
-  }
-  Bytes bytes = build_package(spec);
-  if (version_minor == format::k_version_minor && page_size == format::k_index_page_size) return bytes;
-  // The same contents as an older minor writes them (no INDEX_PAGES), or with other pages.
-  format::PackageReader reader;
-  format::PackageContents contents;
-  EXPECT_FALSE(reader.open(bytes));
-  EXPECT_FALSE(format::read_contents(reader, contents));
-  format::WriteOptions options;
-  options.version_minor = version_minor;
-  options.index_page_size = page_size;
-  options.compress = false;
-  return format::write_package(contents, options).bytes;
-}
-
-// The KERNELS index of kernel `name` (KERNELS is sorted by lowered name, not in writing order).
-std::uint32_t index_in(const Bytes& bytes, const std::string& name) {
-  format::PackageReader reader;
-  EXPECT_FALSE(reader.open(bytes));
-  return reader.find_kernel(name).value_or(UINT32_MAX);
-}
-
-class IndexPages : public RuntimeTest {
+class IndexPages : public PagedFileTest {
 protected:
-  void SetUp() override {
-    RuntimeTest::SetUp();
-    m_path = fs::temp_directory_path() / ("kiln_index_pages_" + std::to_string(kiln::test::process_id()) + ".kiln");
-    reading("1");
-  }
-  void TearDown() override {
-    kiln::test::unset_variable("KILN_INDEX_PAGES");
-    fs::remove(m_path);
-    RuntimeTest::TearDown();
-  }
-  static void reading(const char* value) { kiln::test::set_variable("KILN_INDEX_PAGES", value); }
-  void write(const Bytes& bytes) {
-    std::ofstream(m_path, std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  }
-  kiln::Package open_path() const { return kiln::Package::open_file(m_path.string()); }
-  static const core::Package& core_of(const kiln::Package& package) { return *api::from_handle(package.get()); }
-  static const format::IndexPageLoader* pages_of(const kiln::Package& package) { return core_of(package).index_pages(); }
-  // The KERNELS record of the kernel named `name` in `bytes`, changed by `edit`, every checksum made
-  // right again: damage that only the tables' rules can find.
+  // The KERNELS record `index` of `bytes`, changed by `edit`, every checksum made right again: damage
+  // that only the tables' rules can find.
   static void edit_kernel(Bytes& bytes, std::uint32_t index, const std::function<void(format::KernelRecord&)>& edit) {
-    const format::TocEntry kernels = format::testing::section_of(bytes, format::SectionKind::kernels);
-    format::KernelRecord record;
-    std::byte* at = bytes.data() + kernels.offset + std::size_t{index} * sizeof record;
-    std::memcpy(&record, at, sizeof record);
-    edit(record);
-    std::memcpy(at, &record, sizeof record);
-    format::testing::reseal(bytes);
+    edit_record(bytes, format::SectionKind::kernels, index, edit);
   }
-  fs::path m_path;
 };
 
 TEST_F(IndexPages, OpeningReadsNoPageAndALookupReadsOnlyThoseItTouches) {
-  write(many_kernels());
+  write(paged_package());
   kiln::Package package = open_path();
   const format::IndexPageLoader* pages = pages_of(package);
   ASSERT_NE(pages, nullptr) << "read whole";
   EXPECT_EQ(pages->pages_read(), 0u);
   const std::uint32_t page_count = core_of(package).reader().index_pages().page_count;
   EXPECT_GE(page_count, 8u);
-  const std::uint32_t k1234 = index_in(many_kernels(), kernel_name(1234));
-  EXPECT_EQ(package.find_kernel(kernel_name(1234)), k1234);
+  const std::uint32_t k1234 = index_in(paged_package(), tile_name(1234));
+  EXPECT_EQ(package.find_kernel(tile_name(1234)), k1234);
   const std::uint32_t after_one = pages->pages_read();
   EXPECT_GE(after_one, 3u);   // NAME_INDEX, NAMES, STRINGS at least
   EXPECT_LE(after_one, 12u);   // and the kernel's own records: KERNELS, PARAMS, UNITS, IMAGES, ...
   EXPECT_LT(after_one, page_count);
-  EXPECT_EQ(package.find_kernel(kernel_name(1234)), k1234);
+  EXPECT_EQ(package.find_kernel(tile_name(1234)), k1234);
   EXPECT_EQ(pages->pages_read(), after_one) << "a page is read once";
   EXPECT_EQ(pages->failure(), format::IndexPageLoader::Failure::none);
 }
 
 TEST_F(IndexPages, FindsWhatAPackageReadWholeFinds) {
-  const Bytes bytes = many_kernels();
+  const Bytes bytes = paged_package();
   write(bytes);
   kiln::Package paged = open_path();
   ASSERT_NE(pages_of(paged), nullptr);
   kiln::Package whole = open(bytes);
   ASSERT_EQ(pages_of(whole), nullptr);
-  std::vector<std::uint32_t> order(k_kernels);
-  for (std::uint32_t i = 0; i < k_kernels; ++i) order[i] = i;
+  std::vector<std::uint32_t> order(k_paged_kernels);
+  for (std::uint32_t i = 0; i < k_paged_kernels; ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), std::mt19937(3));
   for (const std::uint32_t i : order) {
-    const std::size_t k = whole.find_kernel(kernel_name(i));
-    ASSERT_EQ(paged.find_kernel(kernel_name(i)), k);
+    const std::size_t k = whole.find_kernel(tile_name(i));
+    ASSERT_EQ(paged.find_kernel(tile_name(i)), k);
     ASSERT_STREQ(kiln_package_kernel_lowered_name(paged.get(), k), kiln_package_kernel_lowered_name(whole.get(), k));
   }
-  EXPECT_EQ(image_key(paged.image_for_arch(kernel_name(777), 90).data), image_text("unit_7.cu", "sm_90"));
-  EXPECT_EQ(image_key(paged.image_for_arch(kernel_name(777), 120).data), image_key(whole.image_for_arch(kernel_name(777), 120).data));
+  EXPECT_EQ(image_key(paged.image_for_arch(tile_name(777), 90).data), image_text("unit_7.cu", "sm_90"));
+  EXPECT_EQ(image_key(paged.image_for_arch(tile_name(777), 120).data), image_key(whole.image_for_arch(tile_name(777), 120).data));
   EXPECT_EQ(paged.kernel_names(), whole.kernel_names());
   EXPECT_EQ(paged.targets(), whole.targets());
   std::string missing = error_of([&] { paged.find_kernel("ops::tile<1, 99999>"); }, KILN_STATUS_KERNEL_NOT_FOUND);
@@ -137,8 +71,8 @@ TEST_F(IndexPages, FindsWhatAPackageReadWholeFinds) {
 }
 
 TEST_F(IndexPages, AKernelWithADamagedRecordFailsAtItsFirstUseNotAtOpen) {
-  Bytes bytes = many_kernels();
-  const std::uint32_t damaged = index_in(bytes, kernel_name(1500));
+  Bytes bytes = paged_package();
+  const std::uint32_t damaged = index_in(bytes, tile_name(1500));
   edit_kernel(bytes, damaged, [](format::KernelRecord& r) { r.unit = 9999; });
   write(bytes);
   reading("0");
@@ -147,15 +81,15 @@ TEST_F(IndexPages, AKernelWithADamagedRecordFailsAtItsFirstUseNotAtOpen) {
                          ": unit 9999 is out of range (20 UNITS records)");
   reading("1");
   kiln::Package package = open_path();
-  EXPECT_EQ(package.find_kernel(kernel_name(3)), index_in(many_kernels(), kernel_name(3)));
-  EXPECT_EQ(image_key(package.image_for_arch(kernel_name(3), 90).data), image_text("unit_0.cu", "sm_90"));
-  EXPECT_EQ(error_of([&] { package.find_kernel(kernel_name(1500)); }, KILN_STATUS_CORRUPT), at_open);
-  EXPECT_EQ(error_of([&] { package.image_for_arch(kernel_name(1500), 90); }, KILN_STATUS_CORRUPT), at_open);
+  EXPECT_EQ(package.find_kernel(tile_name(3)), index_in(paged_package(), tile_name(3)));
+  EXPECT_EQ(image_key(package.image_for_arch(tile_name(3), 90).data), image_text("unit_0.cu", "sm_90"));
+  EXPECT_EQ(error_of([&] { package.find_kernel(tile_name(1500)); }, KILN_STATUS_CORRUPT), at_open);
+  EXPECT_EQ(error_of([&] { package.image_for_arch(tile_name(1500), 90); }, KILN_STATUS_CORRUPT), at_open);
   EXPECT_EQ(kiln_package_kernel_name(package.get(), damaged), nullptr);
   // A name it does not hold is looked for only after the whole index is checked, as at open.
   EXPECT_EQ(error_of([&] { package.find_kernel("ops::nothing"); }, KILN_STATUS_CORRUPT), at_open);
   EXPECT_EQ(error_of([&] { package.preload(); }, KILN_STATUS_CORRUPT), at_open);
-  EXPECT_EQ(package.find_kernel(kernel_name(3)), index_in(many_kernels(), kernel_name(3))) << "a kernel checked before still serves";
+  EXPECT_EQ(package.find_kernel(tile_name(3)), index_in(paged_package(), tile_name(3))) << "a kernel checked before still serves";
 }
 
 TEST_F(IndexPages, EachRuleOfAKernelsRecordsIsCheckedAtFirstUse) {
@@ -164,7 +98,7 @@ TEST_F(IndexPages, EachRuleOfAKernelsRecordsIsCheckedAtFirstUse) {
     std::string message;
     std::uint32_t kernel = 250;   // in unit_2.cu
   };
-  const std::uint32_t k250 = index_in(many_kernels(), kernel_name(250));
+  const std::uint32_t k250 = index_in(paged_package(), tile_name(250));
   const std::string record = "KERNELS record " + std::to_string(k250) + ": ";
   const auto kernel = [&](std::function<void(format::KernelRecord&)> edit) {
     return [edit, k250](Bytes& bytes) { edit_kernel(bytes, k250, edit); };
@@ -189,19 +123,19 @@ TEST_F(IndexPages, EachRuleOfAKernelsRecordsIsCheckedAtFirstUse) {
        "IMAGES record 0: offset ", 50},
   };
   for (const Case& c : cases) {
-    Bytes bytes = many_kernels();
+    Bytes bytes = paged_package();
     c.damage(bytes);
     write(bytes);
     kiln::Package package = open_path();
-    EXPECT_EQ(package.find_kernel(kernel_name(1905)), index_in(many_kernels(), kernel_name(1905)));
-    const std::string message = error_of([&] { package.image_for_arch(kernel_name(c.kernel), 90); }, KILN_STATUS_CORRUPT);
+    EXPECT_EQ(package.find_kernel(tile_name(1905)), index_in(paged_package(), tile_name(1905)));
+    const std::string message = error_of([&] { package.image_for_arch(tile_name(c.kernel), 90); }, KILN_STATUS_CORRUPT);
     EXPECT_NE(message.find(c.message), std::string::npos) << c.message << " | " << message;
     EXPECT_EQ(message.rfind(m_path.string() + ": ", 0), 0u) << message;
   }
 }
 
 TEST_F(IndexPages, APageThatFailsItsChecksumIsCorruptWhenFirstRead) {
-  Bytes bytes = many_kernels();
+  Bytes bytes = paged_package();
   const format::TocEntry names = format::testing::section_of(bytes, format::SectionKind::names);
   bytes[names.offset + names.size / 2] ^= std::byte{0x40};   // no checksum made right
   write(bytes);
@@ -216,10 +150,10 @@ TEST_F(IndexPages, APageThatFailsItsChecksumIsCorruptWhenFirstRead) {
 }
 
 TEST_F(IndexPages, AFileChangedAfterOpenIsAnErrorAtTheFirstPageReadNotACrash) {
-  write(many_kernels());
+  write(paged_package());
   kiln::Package package = open_path();
-  fs::resize_file(m_path, 100);
-  const std::string message = error_of([&] { package.find_kernel(kernel_name(10)); }, KILN_STATUS_IO_ERROR);
+  std::filesystem::resize_file(m_path, 100);
+  const std::string message = error_of([&] { package.find_kernel(tile_name(10)); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
   EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
 }
@@ -227,15 +161,15 @@ TEST_F(IndexPages, AFileChangedAfterOpenIsAnErrorAtTheFirstPageReadNotACrash) {
 // Pages are read without asking the file's status first; a page whose bytes changed fails its
 // checksum, and then the status names the cause.
 TEST_F(IndexPages, AFileRewrittenInPlaceAfterOpenIsAnErrorNamingTheChangeNotCorrupt) {
-  Bytes bytes = many_kernels();
+  Bytes bytes = paged_package();
   write(bytes);
   kiln::Package package = open_path();
-  const auto written = fs::last_write_time(m_path);
+  const auto written = std::filesystem::last_write_time(m_path);
   const format::TocEntry names = format::testing::section_of(bytes, format::SectionKind::name_index);
   for (std::size_t i = 0; i < names.size; ++i) bytes[names.offset + i] ^= std::byte{0x5A};   // every slot
   write(bytes);   // the same size, other bytes
-  fs::last_write_time(m_path, written + std::chrono::hours(1));   // whatever the clock's grain
-  const std::string message = error_of([&] { package.find_kernel(kernel_name(10)); }, KILN_STATUS_IO_ERROR);
+  std::filesystem::last_write_time(m_path, written + std::chrono::hours(1));   // whatever the clock's grain
+  const std::string message = error_of([&] { package.find_kernel(tile_name(10)); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
   EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
 }
@@ -244,46 +178,46 @@ TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPagesAndOlderFilesWhole) {
   kiln::test::unset_variable("KILN_INDEX_PAGES");
   write(single_kernel_package({"sm_90"}));
   EXPECT_EQ(pages_of(open_path()), nullptr) << "an index under 64 KiB is read whole";
-  write(many_kernels());
+  write(paged_package());
   EXPECT_NE(pages_of(open_path()), nullptr) << "a larger one by pages";
   reading("0");
   EXPECT_EQ(pages_of(open_path()), nullptr) << "KILN_INDEX_PAGES=0 reads every index whole";
   reading("1");
-  write(many_kernels(5));   // format 1.5: no INDEX_PAGES
+  write(paged_package(5));   // format 1.5: no INDEX_PAGES
   kiln::Package older = open_path();
   EXPECT_EQ(pages_of(older), nullptr);
-  EXPECT_EQ(older.find_kernel(kernel_name(1999)), index_in(many_kernels(), kernel_name(1999)));
+  EXPECT_EQ(older.find_kernel(tile_name(1999)), index_in(paged_package(), tile_name(1999)));
 }
 
 // A file written with larger pages (the first 1.6 writer's 16 KiB, the largest the format allows)
 // reads by pages all the same: a lookup reads fewer, larger pages.
 TEST_F(IndexPages, FilesWithOtherPageSizesAreReadByPagesAndFindTheSameKernels) {
-  kiln::Package whole = open(many_kernels());
+  kiln::Package whole = open(paged_package());
   for (const std::uint32_t size : {16384u, format::k_index_page_max}) {
-    write(many_kernels(format::k_version_minor, size));
+    write(paged_package(format::k_version_minor, size));
     kiln::Package package = open_path();
     ASSERT_NE(pages_of(package), nullptr) << size;
     const format::IndexPagesView& view = core_of(package).reader().index_pages();
     EXPECT_EQ(view.page_size, size);
-    EXPECT_EQ(package.find_kernel(kernel_name(1234)), whole.find_kernel(kernel_name(1234))) << size;
+    EXPECT_EQ(package.find_kernel(tile_name(1234)), whole.find_kernel(tile_name(1234))) << size;
     EXPECT_GE(pages_of(package)->pages_read(), 1u);
     EXPECT_LE(pages_of(package)->pages_read(), view.page_count);
-    for (std::uint32_t i = 0; i < k_kernels; i += 37) EXPECT_EQ(package.find_kernel(kernel_name(i)), whole.find_kernel(kernel_name(i))) << size;
+    for (std::uint32_t i = 0; i < k_paged_kernels; i += 37) EXPECT_EQ(package.find_kernel(tile_name(i)), whole.find_kernel(tile_name(i))) << size;
     EXPECT_EQ(package.targets(), whole.targets()) << size;   // the whole index, checked
     EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::none) << size;
   }
 }
 
 TEST_F(IndexPages, ManyThreadsLookingUpAtOnceReadEachPageOnce) {
-  write(many_kernels());
+  write(paged_package());
   kiln::Package package = open_path();
-  kiln::Package whole = open(many_kernels());
-  std::vector<std::size_t> expected(k_kernels);
-  for (std::uint32_t i = 0; i < k_kernels; ++i) expected[i] = whole.find_kernel(kernel_name(i));
+  kiln::Package whole = open(paged_package());
+  std::vector<std::size_t> expected(k_paged_kernels);
+  for (std::uint32_t i = 0; i < k_paged_kernels; ++i) expected[i] = whole.find_kernel(tile_name(i));
   const int failures = run_concurrently(8, 1, [&](int thread, int) {
-    for (std::uint32_t i = 0; i < k_kernels; ++i) {
-      const std::uint32_t k = (i * 7 + static_cast<std::uint32_t>(thread) * 251) % k_kernels;
-      if (package.find_kernel(kernel_name(k)) != expected[k]) throw kiln::Error(KILN_STATUS_INTERNAL_ERROR, "wrong kernel");
+    for (std::uint32_t i = 0; i < k_paged_kernels; ++i) {
+      const std::uint32_t k = (i * 7 + static_cast<std::uint32_t>(thread) * 251) % k_paged_kernels;
+      if (package.find_kernel(tile_name(k)) != expected[k]) throw kiln::Error(KILN_STATUS_INTERNAL_ERROR, "wrong kernel");
     }
   });
   EXPECT_EQ(failures, 0);

@@ -25,6 +25,7 @@ Status ImageFile::open(bool log) {
         [this](std::uint64_t offset, std::uint64_t size) { return source.read_index_page(offset, size); },
         [this] { return source.changed_since_open(); });
     reader.use_pages(index_pages.get());
+    if (const format::ReadError checked = reader.check_metadata()) return fail(status_of(checked.code), checked.message);
   }
   images = std::make_unique<ImageStore>(reader, source, label);
   libraries = std::make_unique<LibraryCache>(reader, *images, label, log);
@@ -33,6 +34,11 @@ Status ImageFile::open(bool log) {
 
 Status ImageFile::check_kernel(std::uint32_t index) const {
   const format::ReadError error = reader.check_kernel(index);
+  return error ? fail(status_of(error.code), error.message) : Status{};
+}
+
+Status ImageFile::check_name(const format::NameHit& hit, std::string_view name) const {
+  const format::ReadError error = reader.check_name(hit, name);
   return error ? fail(status_of(error.code), error.message) : Status{};
 }
 

@@ -22,17 +22,23 @@ struct ImageFile {
   std::unique_ptr<ImageStore> images;     // before libraries, which load from it
   std::unique_ptr<LibraryCache> libraries;
 
-  // Checks the bytes `source` holds as a package (or, for a deferred index, its header, TOC and
-  // INDEX_PAGES: the rest is checked at first use) and makes the stores over them. `log`: KILN_LOG.
+  // Checks the bytes `source` holds as a package (or, for a deferred index, its header, TOC,
+  // INDEX_PAGES and METADATA, which a split package's companions are found by: the rest is checked
+  // at first use) and makes the stores over them. `log`: KILN_LOG.
   Status open(bool log);
-  // What using kernel `index` trusts, checked (a deferred index; else nothing to do). Inline: every
-  // lookup asks.
+  // What using kernel `index` trusts, checked (a deferred index; else nothing to do).
   Status checked_kernel(std::uint32_t index) const { return reader.kernel_checked(index) ? Status{} : check_kernel(index); }
+  // What handing out the kernel that `name` found trusts (format::PackageReader::check_name).
+  // Inline: every lookup asks.
+  Status checked_name(const format::NameHit& hit, std::string_view name) const {
+    return reader.name_checked(hit.record) ? Status{} : check_name(hit, name);
+  }
   // The whole index checked, as a file opened whole is at open (once).
   Status checked_index() const;
 
 private:
   Status check_kernel(std::uint32_t index) const;
+  Status check_name(const format::NameHit& hit, std::string_view name) const;
 };
 
 // The status a reader's refusal maps to (never renumbered: both are written in stone).

@@ -147,7 +147,7 @@ Kernel* Package::kernel_at(std::uint32_t index) {
 }
 
 Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
-  const std::optional<std::uint32_t> found = m_reader.find_kernel(name);
+  const std::optional<format::NameHit> found = m_reader.find_name(name);
   if (!found) {
     // A deferred index may have missed it through a page it could not read or a damaged record:
     // the whole index is checked before a name is called missing (and the nearest are listed).
@@ -157,8 +157,8 @@ Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
                 "no kernel '" + std::string(name) + "' in " + m_label +
                     (nearest.empty() ? std::string(", which holds no kernels") : "; nearest: " + nearest));
   }
-  KILN_TRY(m_own.checked_kernel(*found));
-  index = *found;
+  KILN_TRY(m_own.checked_name(*found, name));
+  index = found->kernel;
   return {};
 }
 

@@ -1,6 +1,8 @@
-// A deferred reader's checks at first use (package_reader.hpp): what using one kernel trusts, the
-// same rules open() applies to every record (table_check.cpp), here for that kernel's records only.
-// The rules that span whole tables (order, uniqueness, every name findable) wait for check_all().
+// A deferred reader's checks at first use (package_reader.hpp): what handing out one kernel trusts,
+// the same rules open() applies to every record (table_check.cpp, table_invariants.cpp), here for
+// that kernel's records, its names and the tables every kernel's answer reads. What no lookup's
+// answer rests on (variables, sources, carried sources, the images' sizes together) waits for
+// check_all().
 #include "package_reader.hpp"
 
 #include "names.hpp"
@@ -10,36 +12,61 @@
 #include <cstring>
 
 namespace kiln::format {
-namespace {
 
-std::string at_record(SectionKind kind, std::uint32_t i) {
-  return detail::section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
-}
+using detail::at_record;
+using detail::not_a_string;
+using detail::out_of_range;
 
-std::string out_of_range(const char* field, std::uint32_t value, std::uint32_t count, SectionKind table) {
-  return std::string(field) + " " + std::to_string(value) + " is out of range (" + std::to_string(count) + " " +
-         detail::section_name(static_cast<std::uint32_t>(table)) + " records)";
-}
-
-std::string bad_string(const char* field, StrRef ref) {
-  return std::string(field) + " (offset " + std::to_string(ref.offset) + ", length " + std::to_string(ref.length) +
-         ") is not a NUL-terminated string inside STRINGS";
-}
-
-}  // namespace
-
-ReadError PackageReader::check_kernel(std::uint32_t i) const {
-  if (!m_deferred) return {};
-  if (i < m_kernels.count && m_deferred->kernel_checked[i].load(std::memory_order_acquire) != 0) return {};
-  std::string problem = kernel_problem(i);
-  // A page that could not be read gives zeros to whatever reads it: its failure is the answer.
+ReadError PackageReader::checked(const std::string& problem) const {
+  if (problem.empty() && m_pages && !m_pages->failed()) return {};   // the usual answer, without a lock
   if (ReadError pages = page_error()) return pages;
   if (!problem.empty()) return {ReadErrorCode::corrupt, m_label + ": " + problem};
-  m_deferred->kernel_checked[i].store(1, std::memory_order_release);
   return {};
 }
 
-std::string PackageReader::kernel_problem(std::uint32_t i) const {
+ReadError PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr, {}); }
+
+ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const {
+  if (!m_deferred || kernel_checked(i)) return {};
+  if (i < m_kernels.count && m_deferred->all_passed.load(std::memory_order_acquire)) {
+    m_deferred->kernel_checked.set(i);   // check_all() has checked it
+    return {};
+  }
+  if (!m_deferred->tables_passed.load(std::memory_order_acquire)) {
+    std::call_once(m_deferred->tables_once, [this] {
+      m_deferred->tables = checked(tables_problem());
+      m_deferred->tables_passed.store(!m_deferred->tables, std::memory_order_release);
+    });
+    if (m_deferred->tables) return m_deferred->tables;
+  }
+  OwnNames names;
+  std::string problem = kernel_problem(i, names);
+  std::uint32_t records[2] = {};
+  if (problem.empty()) problem = own_names_problem(i, names, hint, asked, records);
+  if (ReadError e = checked(problem)) return e;
+  // The records its own names find may be handed out for it: check_name needs nothing more.
+  for (const std::uint32_t r : records) m_deferred->name_checked.set(r);
+  m_deferred->kernel_checked.set(i);
+  return {};
+}
+
+ReadError PackageReader::check_name(const NameHit& hit, std::string_view asked) const {
+  if (!m_deferred || name_checked(hit.record)) return {};
+  if (hit.kernel >= m_kernels.count) {
+    return checked(at_record(SectionKind::names, hit.record) + out_of_range("kernel", hit.kernel, m_kernels.count, SectionKind::kernels));
+  }
+  if (ReadError e = check_kernel_found(hit.kernel, &hit, asked)) return e;
+  // Not one of the kernel's own names (nor checked whole yet): an alias ("block_sum<float, 256u>"),
+  // or another kernel's own name that this record leads elsewhere. Only the whole of NAMES and
+  // KERNELS tells the two apart, once for every alias.
+  if (!name_checked(hit.record) && !m_deferred->all_passed.load(std::memory_order_acquire)) {
+    if (ReadError e = check_all()) return e;
+  }
+  m_deferred->name_checked.set(hit.record);
+  return {};
+}
+
+std::string PackageReader::kernel_problem(std::uint32_t i, OwnNames& names) const {
   if (i >= m_kernels.count) return "kernel " + out_of_range("index", i, m_kernels.count, SectionKind::kernels);
   if (m_strings.empty() || !present(m_strings.first(1)) || m_strings[0] != std::byte{0}) {
     return "STRINGS section does not start with a NUL byte";
@@ -51,14 +78,16 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     const std::string_view text = string(ref);
     return text.data() != nullptr && std::memchr(text.data(), 0, text.size()) == nullptr;
   };
-  if (!valid(r.lowered_name)) return where() + bad_string("lowered_name", r.lowered_name);
-  if (!valid(r.canonical_name)) return where() + bad_string("canonical_name", r.canonical_name);
+  if (!valid(r.lowered_name)) return where() + not_a_string("lowered_name", r.lowered_name);
+  if (!valid(r.canonical_name)) return where() + not_a_string("canonical_name", r.canonical_name);
+  names[0] = string(r.lowered_name);
+  names[1] = string(r.canonical_name);
   if (r.unit >= m_units.count) return where() + out_of_range("unit", r.unit, m_units.count, SectionKind::units);
   if (r.first_param > m_params.count || r.param_count > m_params.count - r.first_param) {
     return where() + "parameters [" + std::to_string(r.first_param) + ", +" + std::to_string(r.param_count) +
            ") lie outside PARAMS (" + std::to_string(m_params.count) + " records)";
   }
-  const std::string_view stored = string(r.lowered_name);
+  const std::string_view stored = names[0];
   const auto shown = [&] { return "kernel '" + std::string(stored.substr(0, 200)) + "'"; };
   if ((r.flags & k_kernel_variant) != 0 && !split_variant_name(stored)) {
     return where() + shown() + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
@@ -67,13 +96,13 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     return where() + shown() + " has a '/' in its lowered name but is not flagged as a variant kernel";
   }
   // A unit holds many kernels: its checks run once.
-  if (m_deferred->unit_checked[r.unit].load(std::memory_order_acquire) == 0) {
+  if (!m_deferred->unit_checked.test(r.unit)) {
     if (std::string problem = unit_problem(r.unit); !problem.empty()) return problem;
-    if (!page_error()) m_deferred->unit_checked[r.unit].store(1, std::memory_order_release);
+    if (!page_error()) m_deferred->unit_checked.set(r.unit);
   }
-  // Its KERNEL_TARGETS records: in order, each a target its unit has an image for.
+  // Its KERNEL_TARGETS records (all of them: the table's order is checked whole), each a target its
+  // unit has an image for, and none for a kernel in another file.
   const auto unit = record<UnitRecord>(m_units, r.unit);
-  std::uint32_t previous = 0;
   for (std::uint32_t at = first_target_record(i); at < m_kernel_targets.count; ++at) {
     const auto t = record<KernelTargetRecord>(m_kernel_targets, at);
     if (t.kernel != i) break;
@@ -81,11 +110,6 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
     if ((r.flags & k_kernel_in_other_file) != 0) {
       return here() + "kernel " + std::to_string(i) + " is flagged as in another file (1.5)";
     }
-    if (t.target >= m_targets.count) return here() + out_of_range("target", t.target, m_targets.count, SectionKind::targets);
-    if (at > 0 && t.target <= previous && record<KernelTargetRecord>(m_kernel_targets, at - 1).kernel == i) {
-      return here() + "out of order or a duplicate (the table is sorted by kernel, then target)";
-    }
-    previous = t.target;
     bool imaged = false;
     for (std::uint32_t j = unit.first_image; j < unit.first_image + unit.image_count && !imaged; ++j) {
       imaged = record<ImageRecord>(m_images, j).target == t.target;
@@ -98,12 +122,12 @@ std::string PackageReader::kernel_problem(std::uint32_t i) const {
   return {};
 }
 
-// A unit's record, its images (which name it, in target order) and their targets.
+// A unit's record and its images (which name it, in target order); TARGETS is checked whole.
 std::string PackageReader::unit_problem(std::uint32_t u) const {
   const auto r = record<UnitRecord>(m_units, u);
   const std::string_view source = string(r.source);
   if (source.data() == nullptr || std::memchr(source.data(), 0, source.size()) != nullptr) {
-    return at_record(SectionKind::units, u) + bad_string("source", r.source);
+    return at_record(SectionKind::units, u) + not_a_string("source", r.source);
   }
   if (r.first_image > m_images.count || r.image_count > m_images.count - r.first_image) {
     return at_record(SectionKind::units, u) + "images [" + std::to_string(r.first_image) + ", +" +
@@ -120,15 +144,8 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
     if (j > r.first_image && record<ImageRecord>(m_images, j - 1).target >= image.target) {
       return where() + "out of order or a duplicate (a unit's images are sorted by target)";
     }
-    const auto target = record<TargetRecord>(m_targets, image.target);
-    const std::string_view name = string(target.name);
-    const std::optional<Target> parsed = name.data() ? parse_target(name) : std::nullopt;
-    if (!parsed || *parsed != Target{static_cast<TargetKind>(target.kind), target.arch,
-                                     static_cast<TargetVariant>(target.variant)}) {
-      return at_record(SectionKind::targets, image.target) + "name '" + std::string(name.substr(0, 200)) +
-             "' does not match its fields";
-    }
-    if (target.kind == static_cast<std::uint8_t>(TargetKind::sass) && image.ptx_version != 0) {
+    if (record<TargetRecord>(m_targets, image.target).kind == static_cast<std::uint8_t>(TargetKind::sass) &&
+        image.ptx_version != 0) {
       return where() + "a cubin with a PTX version (" + std::to_string(image.ptx_version) + ")";
     }
     if (image.offset % k_blob_alignment != 0) {
@@ -141,6 +158,31 @@ std::string PackageReader::unit_problem(std::uint32_t u) const {
     if (std::string problem = detail::raw_size_problem(image.raw_size, m_bytes.size()); !problem.empty()) {
       return where() + problem;
     }
+  }
+  return {};
+}
+
+// Rule 11 for one kernel: its normalized lowered and canonical names find it, through the lookup's
+// own procedure (find_name). A name then always gives the kernel whose own name it is: a record that
+// leads another kernel's name elsewhere fails that kernel here, and one whose symbol is another's
+// fails one of the two. `hint`: what a lookup found for `asked`, maybe one of the names (then not
+// looked up again, nor normalized when spelled as asked). Messages are built only on failure.
+std::string PackageReader::own_names_problem(std::uint32_t i, const OwnNames& names, const NameHit* hint,
+                                             std::string_view asked, std::uint32_t (&records)[2]) const {
+  const std::string_view hinted = hint ? string(record<NameRecord>(m_names, hint->record).name) : std::string_view();
+  for (std::size_t n = 0; n < 2; ++n) {
+    const std::string_view stored = names[n];
+    // A stored name equal to the hint's (normalized) or spelled as asked finds what the lookup
+    // found; a canonical name has its spaces, so it is normalized before a probe is spent on it.
+    NameKey normalized;
+    const bool found_already = hint && (stored == hinted || (!asked.empty() && stored == asked) ||
+                                        (n == 1 && normalized.of(stored) == hinted));
+    const std::optional<NameHit> found = found_already ? std::optional(*hint) : find_name(stored);
+    if (!found || found->kernel != i) {
+      const char* field = n == 0 ? "lowered name" : "canonical name";
+      return detail::own_name_problem(i, field, NameKey().of(stored), found ? std::optional(found->kernel) : std::nullopt);
+    }
+    records[n] = found->record;
   }
   return {};
 }

@@ -2,6 +2,7 @@
 // "block_sum<float,256>" and "block_sum< float, 256 >" are one key.
 #pragma once
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,30 @@ std::string_view normalize_name_after(std::string_view name, std::size_t prefix,
 // Whether normalize_name(name) would return `name` unchanged, as it does for every name a package
 // stores: lookups and checks then use the name as it is, without a copy.
 bool is_normalized(std::string_view name);
+
+// A name as the tables hold it: the name itself when already normalized, else normalized into a
+// buffer on the stack (on the heap past 256 bytes), so that finding a kernel allocates nothing.
+// Inline: every lookup makes one.
+class NameKey {
+public:
+  std::string_view of(std::string_view name) {
+    // One pass: up to the first whitespace the name is its own key; a name with none is used as it
+    // is, one with some is copied that far and normalized from there.
+    const std::size_t prefix = unspaced_prefix(name);
+    if (prefix == name.size()) return name;
+    if (name.size() <= sizeof m_buffer) {
+      std::memcpy(m_buffer, name.data(), prefix);
+      return normalize_name_after(name, prefix, m_buffer);
+    }
+    if (is_normalized(name)) return name;
+    m_long = normalize_name(name);
+    return m_long;
+  }
+
+private:
+  char m_buffer[256];
+  std::string m_long;
+};
 
 // A variant kernel's stored lowered name, "<variant>/<symbol>" (KernelFlags::k_kernel_variant),
 // split at its first '/'. The symbol is a suffix of the stored name, so a NUL-terminated stored

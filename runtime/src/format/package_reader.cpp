@@ -289,7 +289,9 @@ ReadError PackageReader::check_all() const {
     if (ReadError e = open_package(m_bytes, whole, false)) {
       e.message = m_label + ": " + e.message;
       m_deferred->all = std::move(e);
+      return;
     }
+    m_deferred->all_passed.store(true, std::memory_order_release);
   });
   return m_deferred->all;
 }
@@ -341,8 +343,9 @@ ReadError PackageReader::open_with(std::span<const std::byte> bytes, std::string
   m_index_pages = opened.pages;
   if (deferred) {
     m_deferred = std::make_unique<Deferred>();
-    m_deferred->kernel_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_kernels.count);
-    m_deferred->unit_checked = std::make_unique<std::atomic<std::uint8_t>[]>(m_units.count);
+    m_deferred->kernel_checked = CheckedBits(m_kernels.count);
+    m_deferred->unit_checked = CheckedBits(m_units.count);
+    m_deferred->name_checked = CheckedBits(m_names.count);
   }
   return {};
 }

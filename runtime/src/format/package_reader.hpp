@@ -4,9 +4,14 @@
 //
 // open_deferred() (1.6 files, with INDEX_PAGES) checks only the header, the TOC and INDEX_PAGES at
 // open; each page of the index is read and checked against its checksum when an accessor first
-// touches it (IndexPageLoader), and the tables' rules are checked at first use: check_kernel() for
-// what using one kernel reads, check_all() for everything open() checks. Accessors stay within the
-// buffer whatever the bytes hold, returning empty views for references that lead outside it.
+// touches it (IndexPageLoader), and the tables' rules are checked before an answer rests on them:
+// check_metadata() before METADATA is read, check_name() before a kernel found by name is handed
+// out, check_kernel() before one found by index is, check_all() for everything open() checks. A
+// deferred reader's answer is then one the whole check stands behind: where open() accepts a file,
+// the same answer; where it refuses one, an error naming what is wrong, or a kernel whose own
+// name was asked for and whose records pass (never a kernel that another kernel's name leads to).
+// Accessors stay within the buffer whatever the bytes hold, returning empty views for references
+// that lead outside it.
 #pragma once
 
 #include "index_pages.hpp"
@@ -95,6 +100,12 @@ struct NameView {
   std::uint32_t kernel;
 };
 
+// What a name finds: its NAMES record and that record's kernel.
+struct NameHit {
+  std::uint32_t record;     // into the NAMES table
+  std::uint32_t kernel;     // into the KERNELS table (unchecked until check_name)
+};
+
 struct VariableView {
   std::string_view name;
   std::string_view lowered_name;
@@ -135,6 +146,18 @@ struct SourceTextView {
   std::uint64_t raw_size;
 };
 
+// One bit per record of a table, set once a check passes and never cleared; tested without a lock.
+// Bits, not bytes: they are zeroed at open, and a package of 10,000 kernels has 20,000 names.
+class CheckedBits {
+public:
+  explicit CheckedBits(std::size_t count = 0) : m_words(std::make_unique<std::atomic<std::uint64_t>[]>(count / 64 + 1)) {}
+  bool test(std::uint32_t i) const { return (m_words[i / 64].load(std::memory_order_acquire) >> (i % 64) & 1) != 0; }
+  void set(std::uint32_t i) const { m_words[i / 64].fetch_or(std::uint64_t{1} << (i % 64), std::memory_order_release); }
+
+private:
+  std::unique_ptr<std::atomic<std::uint64_t>[]> m_words;
+};
+
 class PackageReader {
 public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
@@ -148,15 +171,29 @@ public:
   const IndexPagesView& index_pages() const { return m_index_pages; }
   void use_pages(const IndexPageLoader* pages) { m_pages = pages; }
   bool deferred() const { return m_deferred != nullptr; }
-  // Deferred readers: what using kernel `i` trusts (its record, names, unit, the unit's images and
-  // their targets, its KERNEL_TARGETS), checked once; corrupt naming the record, or io when a page
-  // cannot be read. Readers opened whole: nothing to check.
+  // Deferred readers: what using kernel `i` trusts, checked once (checks_at_use.cpp): its record,
+  // unit, the unit's images, TARGETS and KERNEL_TARGETS (whole, once: their order decides which
+  // image holds a kernel), and that its own names (canonical and lowered) find it in NAMES.
+  // Corrupt naming the record, or io when a page cannot be read. Readers opened whole: nothing to check.
   ReadError check_kernel(std::uint32_t i) const;
-  // Whether check_kernel(i) has passed (always, for a reader opened whole): the test each lookup
-  // makes, inline.
+  // Whether check_kernel(i) has passed (always, for a reader opened whole).
   bool kernel_checked(std::uint32_t i) const {
-    return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked[i].load(std::memory_order_acquire) != 0);
+    return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked.test(i));
   }
+  // Deferred readers: whether a lookup may hand out the kernel of `hit` (what find_name gave for
+  // `asked`, the name as the caller spelled it, if known): check_kernel of its kernel, and the name
+  // either one of that kernel's own names or, for any other name (an alias), the whole index
+  // checked (check_all), since only the whole NAMES and KERNELS can show that no other kernel's own
+  // name it is. Once per NAMES record.
+  ReadError check_name(const NameHit& hit, std::string_view asked = {}) const;
+  // Whether check_name has passed for NAMES record `record` (always, for a reader opened whole):
+  // the test each lookup makes, inline.
+  bool name_checked(std::uint32_t record) const {
+    return !m_deferred || (record < m_names.count && m_deferred->name_checked.test(record));
+  }
+  // Deferred readers: METADATA checked whole (its strings, its order), once, before anything reads
+  // it (a split package's keys are read at open). Readers opened whole: nothing to check.
+  ReadError check_metadata() const;
   // Deferred readers: reads every page and checks everything open() checks, once (later calls give
   // the same answer). Readers opened whole: nothing to check.
   ReadError check_all() const;
@@ -210,8 +247,14 @@ public:
   // kernel in another file).
   std::vector<std::uint32_t> kernel_targets(std::uint32_t kernel) const;
 
-  // Binary searches. The name is normalized first, so any spelling the package records works.
-  std::optional<std::uint32_t> find_kernel(std::string_view name) const;
+  // Look-ups. The name is normalized first, so any spelling the package records works. A kernel's
+  // name is found through NAME_INDEX, else by binary search in NAMES: one procedure for lookups and
+  // for the checks of a deferred reader, so that a name always finds the same record.
+  std::optional<NameHit> find_name(std::string_view name) const;
+  std::optional<std::uint32_t> find_kernel(std::string_view name) const {
+    const std::optional<NameHit> hit = find_name(name);
+    return hit ? std::optional<std::uint32_t>(hit->kernel) : std::nullopt;
+  }
   std::optional<std::uint32_t> find_variable(std::string_view name) const;
 
   // The stored (possibly compressed) bytes of an image, unchecked.
@@ -241,8 +284,15 @@ private:
   struct Deferred {
     std::once_flag all_once;
     ReadError all;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> kernel_checked;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> unit_checked;   // a unit's record, images and targets
+    std::atomic<bool> all_passed{false};
+    std::once_flag tables_once;   // TARGETS and the order of KERNEL_TARGETS
+    std::atomic<bool> tables_passed{false};   // tested first: std::call_once sets thread-local state on each call
+    ReadError tables;
+    std::once_flag metadata_once;
+    ReadError metadata;
+    CheckedBits kernel_checked;
+    CheckedBits unit_checked;   // a unit's record and images
+    CheckedBits name_checked;   // a NAMES record, by check_name
   };
   ReadError open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
   // Whether `bytes` (inside the buffer) may be read: their index pages are loaded.
@@ -258,8 +308,22 @@ private:
   std::span<const std::byte> loaded(std::span<const std::byte> bytes) const { return present(bytes) ? bytes : std::span<const std::byte>{}; }
   std::uint32_t first_target_record(std::uint32_t kernel) const;
   std::uint32_t first_unit_source(std::uint32_t unit) const;
-  std::string kernel_problem(std::uint32_t i) const;
+  // check_kernel, where `hint` (if any) is what find_name gave for `asked`, maybe one of the
+  // kernel's names (then not looked up again).
+  ReadError check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const;
+  // A kernel's own names as stored, once kernel_problem has checked them: lowered, canonical.
+  using OwnNames = std::string_view[2];
+  std::string kernel_problem(std::uint32_t i, OwnNames& names) const;
   std::string unit_problem(std::uint32_t unit) const;
+  // "" when kernel i's own names find it; `records` gets the NAMES records they find.
+  std::string own_names_problem(std::uint32_t i, const OwnNames& names, const NameHit* hint, std::string_view asked,
+                                std::uint32_t (&records)[2]) const;
+  // TARGETS and KERNEL_TARGETS' order, and METADATA, checked whole (checks_at_use_tables.cpp).
+  std::string tables_problem() const;
+  std::optional<std::string> metadata_problem() const;   // nullopt: too large to check but whole
+  // A check's answer: the page failure if one happened (a page that cannot be read gives zeros to
+  // whatever reads it), else corrupt with `problem`, else none.
+  ReadError checked(const std::string& problem) const;
   ReadError page_error() const;
 
   std::span<const std::byte> m_bytes;

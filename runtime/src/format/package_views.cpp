@@ -36,29 +36,6 @@ std::optional<std::uint32_t> search(const Table& table, std::string_view key, Ke
   return std::nullopt;
 }
 
-// A name as the tables hold it: the name itself when already normalized, else normalized into a
-// buffer on the stack (on the heap past 256 bytes).
-class NameKey {
-public:
-  std::string_view of(std::string_view name) {
-    // One pass: up to the first whitespace the name is its own key; a name with none is used as it
-    // is, one with some is copied that far and normalized from there.
-    const std::size_t prefix = unspaced_prefix(name);
-    if (prefix == name.size()) return name;
-    if (name.size() <= sizeof m_buffer) {
-      std::memcpy(m_buffer, name.data(), prefix);
-      return normalize_name_after(name, prefix, m_buffer);
-    }
-    if (is_normalized(name)) return name;
-    m_long = normalize_name(name);
-    return m_long;
-  }
-
-private:
-  char m_buffer[256];
-  std::string m_long;
-};
-
 }  // namespace
 
 ParamRecord KernelView::param(std::uint32_t i) const {
@@ -226,7 +203,7 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
   return targets;
 }
 
-std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) const {
+std::optional<NameHit> PackageReader::find_name(std::string_view name) const {
   NameKey normalized;
   const std::string_view key = normalized.of(name);
   // NAME_INDEX first (1.4): a slot counts only if its record has the name; the search decides misses.
@@ -241,12 +218,14 @@ std::optional<std::uint32_t> PackageReader::find_kernel(std::string_view name) c
   const auto slot_present = [&](std::size_t at) {
     return present(m_name_index.bytes.subspan(at * sizeof(NameIndexSlot), sizeof(NameIndexSlot)));
   };
-  if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, key, named, slot_present)) return kernel;
+  if (const auto i = detail::probe_name_index(m_name_index.bytes, m_name_index.count, key, named, slot_present)) {
+    return NameHit{*i, kernel};
+  }
   const std::optional<std::uint32_t> found = search(m_names, key, [&](std::uint32_t i) { return this->name(i).name; });
   if (!found) {
     return std::nullopt;
   }
-  return this->name(*found).kernel;
+  return NameHit{*found, this->name(*found).kernel};
 }
 
 std::string PackageReader::check_name_index() const {

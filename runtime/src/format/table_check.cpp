@@ -37,40 +37,24 @@ public:
 
 private:
   bool fail(SectionKind kind, std::uint32_t i, const std::string& what) {
-    m_error = section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) +
-              ": " + what;
+    m_error = at_record(kind, i) + what;
     return false;
   }
 
   bool string(SectionKind kind, std::uint32_t i, StrRef ref, const char* field) {
     // An embedded NUL would make the C API (which hands out the pointer) see a shorter string.
-    if (m_index.valid(ref)) {
-      return true;
-    }
-    return fail(kind, i,
-                std::string(field) + " (offset " + std::to_string(ref.offset) + ", length " +
-                    std::to_string(ref.length) + ") is not a NUL-terminated string inside STRINGS");
+    return m_index.valid(ref) || fail(kind, i, not_a_string(field, ref));
   }
 
   bool index(SectionKind kind, std::uint32_t i, const char* field, std::uint32_t value,
              const RecordTable& table, SectionKind table_kind) {
-    if (value < table.count) {
-      return true;
-    }
-    return fail(kind, i,
-                std::string(field) + " " + std::to_string(value) + " is out of range (" +
-                    std::to_string(table.count) + " " +
-                    section_name(static_cast<std::uint32_t>(table_kind)) + " records)");
+    return value < table.count || fail(kind, i, out_of_range(field, value, table.count, table_kind));
   }
 
   // Sorted tables hold strictly increasing keys: sorted and free of duplicates in one test.
   bool increasing(SectionKind kind, std::uint32_t i, std::string_view previous,
                   std::string_view current, const char* key) {
-    if (i == 0 || previous < current) {
-      return true;
-    }
-    return fail(kind, i,
-                std::string("out of order or a duplicate (the table is sorted by ") + key + ")");
+    return i == 0 || previous < current || fail(kind, i, out_of_order(key));
   }
 
   std::string_view str(StrRef ref) const { return string_at(m_t.strings, ref); }
@@ -134,8 +118,7 @@ private:
         return fail(kind, i, "name '" + std::string(str(r.name)) + "' does not match its fields");
       }
       if (i > 0 && !(previous < stored)) {
-        return fail(kind, i,
-                    "out of order or a duplicate (the table is sorted by kind, arch, variant)");
+        return fail(kind, i, out_of_order("kind, arch, variant"));
       }
       previous = stored;
     }
@@ -272,7 +255,7 @@ private:
       if (i > 0) {
         const auto previous = load_record<KernelTargetRecord>(m_t.kernel_targets.bytes, i - 1);
         if (previous.kernel > r.kernel || (previous.kernel == r.kernel && previous.target >= r.target)) {
-          return fail(kind, i, "out of order or a duplicate (the table is sorted by kernel, then target)");
+          return fail(kind, i, out_of_order("kernel, then target"));
         }
       }
       const auto kernel = load_record<KernelRecord>(m_t.kernels.bytes, r.kernel);
@@ -374,6 +357,24 @@ private:
 };
 
 }  // namespace
+
+std::string at_record(SectionKind kind, std::uint32_t i) {
+  return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
+}
+
+std::string out_of_range(const char* field, std::uint32_t value, std::uint32_t count, SectionKind table) {
+  return std::string(field) + " " + std::to_string(value) + " is out of range (" + std::to_string(count) + " " +
+         section_name(static_cast<std::uint32_t>(table)) + " records)";
+}
+
+std::string not_a_string(const char* field, StrRef ref) {
+  return std::string(field) + " (offset " + std::to_string(ref.offset) + ", length " + std::to_string(ref.length) +
+         ") is not a NUL-terminated string inside STRINGS";
+}
+
+std::string out_of_order(const char* key) {
+  return std::string("out of order or a duplicate (the table is sorted by ") + key + ")";
+}
 
 std::string_view string_at(std::span<const std::byte> strings, StrRef ref) {
   // Bounds only: check_tables has already checked termination for every reference in the file.

@@ -30,6 +30,16 @@ struct Tables {
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 
+// The words of every check, open()'s and a deferred reader's at first use (checks_at_use.cpp), so
+// that a file gets the same message whichever reader finds its fault.
+std::string at_record(SectionKind kind, std::uint32_t i);   // "KERNELS record 3: "
+// "unit 7 is out of range (2 UNITS records)"
+std::string out_of_range(const char* field, std::uint32_t value, std::uint32_t count, SectionKind table);
+// "name (offset 9, length 4) is not a NUL-terminated string inside STRINGS"
+std::string not_a_string(const char* field, StrRef ref);
+// "out of order or a duplicate (the table is sorted by <key>)"
+std::string out_of_order(const char* key);
+
 // The string a StrRef names, or "" when it is out of bounds (check_tables refuses such files, so
 // accessors of an opened package never see "" for a bad reference).
 std::string_view string_at(std::span<const std::byte> strings, StrRef ref);

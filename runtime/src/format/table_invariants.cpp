@@ -11,14 +11,6 @@
 #include <vector>
 
 namespace kiln::format::detail {
-namespace {
-
-std::string record(SectionKind kind, std::uint32_t i) {
-  return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
-}
-
-}  // namespace
-
 std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size) {
   const std::uint64_t ceiling = max_image_size(file_size);
   if (raw_size <= ceiling) return {};
@@ -39,11 +31,11 @@ std::string check_images(const Tables& t) {
   for (std::uint32_t i = 0; i < t.images.count; ++i) {
     const auto r = load_record<ImageRecord>(t.images.bytes, i);
     if (std::string problem = raw_size_problem(r.raw_size, t.file_size); !problem.empty()) {
-      return record(SectionKind::images, i) + problem;
+      return at_record(SectionKind::images, i) + problem;
     }
     total += r.raw_size;  // no overflow: each term is at most 2 GiB and there are fewer than 2^32
     if (total > max_total_image_size(t.file_size)) {
-      return record(SectionKind::images, i) + "the images' raw sizes add up to more than " +
+      return at_record(SectionKind::images, i) + "the images' raw sizes add up to more than " +
              std::to_string(max_total_image_size(t.file_size)) + " bytes (" + std::to_string(k_max_image_ratio) +
              " times the package's size)";
     }
@@ -54,7 +46,7 @@ std::string check_images(const Tables& t) {
     const auto& [offset, end, image] = spans[i];
     const auto& [previous_offset, previous_end, previous] = spans[i - 1];
     if (offset < previous_end) {
-      return record(SectionKind::images, image) + "bytes [" + std::to_string(offset) + ", +" +
+      return at_record(SectionKind::images, image) + "bytes [" + std::to_string(offset) + ", +" +
              std::to_string(end - offset) + ") overlap image " + std::to_string(previous) + "'s [" +
              std::to_string(previous_offset) + ", +" + std::to_string(previous_end - previous_offset) + ")";
     }
@@ -97,9 +89,7 @@ std::string check_names(const Tables& t) {
       const std::string_view name = is_normalized(stored) ? stored : std::string_view(normalized = normalize_name(stored));
       const std::optional<NameRecord> found = find_name(t, name);
       if (!found || found->kernel != i) {
-        return record(SectionKind::kernels, i) + "its " + field + " '" + std::string(name.substr(0, 200)) +
-               (found ? "' belongs to kernel " + std::to_string(found->kernel) + " in NAMES"
-                      : "' is not in NAMES");
+        return own_name_problem(i, field, name, found ? std::optional(found->kernel) : std::nullopt);
       }
     }
   }
@@ -107,6 +97,12 @@ std::string check_names(const Tables& t) {
 }
 
 }  // namespace
+
+std::string own_name_problem(std::uint32_t kernel, const char* field, std::string_view name,
+                             std::optional<std::uint32_t> found) {
+  return at_record(SectionKind::kernels, kernel) + "its " + field + " '" + std::string(name.substr(0, 200)) +
+         (found ? "' belongs to kernel " + std::to_string(*found) + " in NAMES" : "' is not in NAMES");
+}
 
 std::string check_invariants(const Tables& tables) {
   std::string problem = check_images(tables);
