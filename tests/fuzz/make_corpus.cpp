@@ -173,8 +173,43 @@ void write_paged_corpus(const std::filesystem::path& dir) {
   save(dir, "paged-metadata-out-of-order", metadata);
 }
 
+// Carried sources no build of this Kiln writes (issue 30): options that make NVRTC or nvJitLink write
+// or read files of their choosing (an include directory outside the tree among them), and one text that many header
+// paths name, so that laying the tree out would write far more than the package holds.
+void write_carried_corpus(const std::filesystem::path& dir) {
+  PackageContents c = sample_contents();
+  PackageCarriedUnit unit;
+  unit.unit_source = "kernels/scale.cu";
+  unit.source = {"kernels/scale.cu", "template <typename T> __global__ void scale(T* x, T f, int n) {}\n"};
+  unit.kernel_templates = {"scale"};
+  unit.nvrtc_version = "13.0";
+  PackageContents options = c;
+  unit.options = {"--create-pch=victim", "--time=time.csv", "-fdevice-time-trace=trace.json",
+                  "--pre-include=/etc/hostname", "-I/etc"};
+  unit.link_options = {"-time=link.csv"};
+  options.carried = {unit};
+  save(dir, "carried-options-that-write-files", write_ok(options, uncompressed()));
+  PackageContents many = c;
+  unit.options = {"--std=c++17"};
+  unit.include_dirs = {"."};
+  unit.link_options = {};
+  const std::string header(64u << 10, 'x');
+  for (int i = 0; i < 512; ++i) unit.headers.push_back({"h" + std::to_string(i) + ".cuh", header});
+  many.carried = {unit};
+  save(dir, "carried-one-text-under-many-paths", write_ok(many));
+}
+
+// A kernel flagged as in another file of a split, in a package that is not split.
+void write_split_corpus(const std::filesystem::path& dir) {
+  PackageContents c = sample_contents();
+  c.kernels[1].flags |= k_kernel_in_other_file;
+  save(dir, "kernel-in-a-companion-of-no-split", write_ok(c, uncompressed()));
+}
+
 void write_corpus(const std::filesystem::path& dir) {
   write_paged_corpus(dir);
+  write_carried_corpus(dir);
+  write_split_corpus(dir);
   const Bytes sample = write_ok(sample_contents());
   save(dir, "truncated", Bytes(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2)));
   Bytes trailing = sample;

@@ -9,6 +9,7 @@
 #include "format/image_check.hpp"
 #include "format/index_pages.hpp"
 #include "format/package_reader.hpp"
+#include "options/carried_rules.hpp"
 #include "paged_lookups.hpp"
 #include "reseal.hpp"
 
@@ -56,11 +57,18 @@ void select_everywhere(kiln_package* package, const char* kernel) {
 }
 
 // What `kiln verify` asks of the reader: each image of a package the reader opened decodes (the
-// format's limits bound the work to 1024 times the input) and is then checked as the runtime checks it.
+// format's limits bound the work to 1024 times the input) and is then checked as the runtime checks
+// it; each carried unit's values are held to what a build writes (options/carried_rules.hpp), as
+// verify and the run-time compiler hold them, and a unit they pass writes no more than the bound.
 void verify_everything(const std::uint8_t* data, std::size_t size) {
   kiln::format::PackageReader reader;
   if (reader.open(std::span(reinterpret_cast<const std::byte*>(data), size), "fuzz input")) return;
   (void)reader.verify_all_sections();
+  for (std::uint32_t c = 0; c < reader.carried_unit_count(); ++c) {
+    const kiln::options::CarriedValues unit = kiln::options::carried_values(reader, c);
+    if (kiln::options::carried_problems(unit, size).empty())
+      require(unit.tree_bytes <= kiln::options::max_carried_tree_bytes(size));
+  }
   std::vector<std::byte> image;
   for (std::uint32_t i = 0; i < reader.image_count(); ++i) {
     if (reader.read_image(i, image)) continue;
