@@ -114,8 +114,10 @@ std::optional<fs::path> NvccWorkspace::project_path(const std::string& named) co
 
 std::string NvccWorkspace::unlinked(std::string log) const {
   for (const Link& link : m_links) {
-    replace_path_prefix(log, (m_directory / link.name).string(), link.as_written);
-    if (m_working_directory == m_directory) replace_path_prefix(log, link.name + "/", link.as_written + "/");
+    // With the slash: kiln-link-1/ is not a prefix of kiln-link-10/. The root itself ("."): no prefix.
+    const std::string to = link.as_written == "." ? "" : link.as_written + "/";
+    replace_path_prefix(log, (m_directory / link.name).string() + "/", to);
+    if (m_working_directory == m_directory) replace_path_prefix(log, link.name + "/", to);
   }
   return log;
 }
