@@ -133,8 +133,14 @@ TEST_F(CarriedTreeTest, ATextManyPathsNameIsDecodedOnceAndWrittenWithinTheBound)
   std::getline(report, result);
   report >> grown_kib >> tree_bytes;
   EXPECT_EQ(result, "compiled");
+#if !defined(__SANITIZE_THREAD__)
+  // (Under ThreadSanitizer the shadow of every byte touched counts in the peak too: the default and
+  // ASan builds hold the bound.)
   EXPECT_GE(grown_kib, 4 * 1024) << "the text decoded once is measured";
   EXPECT_LT(grown_kib, 16 * 1024) << "KiB the compile added to the process's peak: one copy of the text is 4096";
+#else
+  (void)grown_kib;
+#endif
   const std::uint64_t source_size = many_paths(text, 0).carried[0].source.text.size();
   EXPECT_EQ(tree_bytes, k_copies * text.size() + source_size) << "each path written once, nothing more";
   EXPECT_LE(tree_bytes, options::max_carried_tree_bytes(bytes.size()));
