@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <random>
 
 namespace kiln::compile {
@@ -41,6 +42,14 @@ TEST(InstantiationWrapper, TheSourceThenATableOfAddressesWithTheirOrigins) {
             "#line 12 \"src/app.cpp\"\n  (void*)&ns::k<int, 2>,\n};\n");
 }
 
+TEST(LineMarkerFiles, EveryFileOnceInOrderUnescapedWithoutTheCompilersOwn) {
+  EXPECT_EQ(line_marker_files("# 1 \"k.cu\"\n# 1 \"<built-in>\"\n# 1 \"<command-line>\"\nint a;\n"
+                              "# 1 \"/p/my dir/h.cuh\" 1 3\n#line 7 \"q\\\"uote\\\\x.h\"\n# 4 \"k.cu\" 2\n"
+                              "# 2 \"a\\012b.h\"\n#pragma once\n#  define X \"y.h\"\n"),
+            (Strings{"k.cu", "/p/my dir/h.cuh", "q\"uote\\x.h", "a\nb.h"}));
+  EXPECT_TRUE(line_marker_files("# 1 \"unterminated\n").empty());
+}
+
 TEST(DepfilePrerequisites, EscapesAndContinuations) {
   EXPECT_EQ(depfile_prerequisites("/s/o.cubin : /s/src/a.cu \\\n    /p/my\\ dir/h.cuh \\\n  /usr/include/x.h\n"),
             (Strings{"/s/src/a.cu", "/p/my dir/h.cuh", "/usr/include/x.h"}));
@@ -61,7 +70,11 @@ public:
       if (argv[i] == "-Xcompiler" && argv[i + 1].starts_with("-include,")) m_macros = read(in_directory(argv[i + 1].substr(9)));
     if (m_exit_code == 0) {
       std::ofstream(in_directory(at("-o")), std::ios::binary) << "IMAGE";
-      std::ofstream(in_directory(at("-MF"))) << at("-o") << " : " << argv.back() << " \\\n " << m_headers << "\n";
+      // The preprocessed device code nvcc keeps: a line marker for the input, then one per header.
+      std::ofstream ii(in_directory(at("-keep-dir")) / "a.cpp1.ii");
+      ii << "# 1 \"" << argv.back() << "\"\n# 1 \"<built-in>\"\n";
+      std::istringstream headers(m_headers);
+      for (std::string header; headers >> header;) ii << "# 1 \"" << header << "\" 1\nint x;\n";
     }
     return ChildOutput{m_exit_code, m_output};
   }
@@ -150,26 +163,67 @@ std::string tmpdir_of(const ChildSettings& settings) {
   return "";
 }
 
-TEST_F(NvccCompile, LtoIrForNvJitLinkWithReproducibleNamesInTheRoot) {
+TEST_F(NvccCompile, ACubinAsNvccCubinWritesItWithReproducibleNamesInTheRoot) {
   m_job.nvcc_options.push_back("-DN=4");
   const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
   const std::string work = m_job.work_dir.string();
   EXPECT_EQ(m_nvcc.m_argv,
-            (Strings{m_job.nvcc.string(), "-fatbin", "-dc", "-gencode", "arch=compute_80,code=lto_80", "-o",
-                     work + "/image.fatbin", "-MD", "-MF", work + "/image.d", "-frandom-seed=kernels/a.cu", "-Xcicc",
-                     "--orig_src_path_name=kernels/a.cu", "-I" + (m_dir / "cuda/include").string(), "-DN=4",
-                     "kernels/a.cu"}));
+            (Strings{m_job.nvcc.string(), "-cubin", "-arch=sm_80", "-o", work + "/image.cubin", "-keep", "-keep-dir",
+                     work + "/kept", "-frandom-seed=kernels/a.cu", "-Xcicc", "--orig_src_path_name=kernels/a.cu",
+                     "-I" + (m_dir / "cuda/include").string(), "-DN=4", "kernels/a.cu"}));
   EXPECT_EQ(m_nvcc.m_settings.directory, m_job.root) << "nvcc runs in the root, which is plain";
   EXPECT_EQ(tmpdir_of(m_nvcc.m_settings), work + "/tmp") << "nvcc's temporary files stay in the workspace";
-  // Variants keep their suffix; PTX targets compile to the LTO-IR their link turns into PTX; family
-  // PTX comes from nvcc directly (nvJitLink would drop the suffix).
-  for (const auto& [target, expected] : {std::pair{"sm_90a", "arch=compute_90a,code=lto_90a"},
-                                         std::pair{"compute_90a", "arch=compute_90a,code=lto_90a"},
+  // PTX targets get nvcc's PTX, variants keep their suffix.
+  for (const auto& [target, expected] : {std::pair{"sm_90a", "-arch=sm_90a"}, std::pair{"compute_90a", "-arch=compute_90a"},
                                          std::pair{"compute_100f", "-arch=compute_100f"}}) {
     m_job.target = target;
     (void)compile_with_nvcc(m_job, m_nvcc);
-    EXPECT_EQ(m_nvcc.m_argv[m_job.target == "compute_100f" ? 2 : 4], expected) << target;
+    EXPECT_EQ(m_nvcc.m_argv[1], m_job.target.starts_with("sm_") ? "-cubin" : "-ptx") << target;
+    EXPECT_EQ(m_nvcc.m_argv[2], expected) << target;
   }
+}
+
+// A link group's member and an image part after the first need nvJitLink: LTO-IR for it. Family PTX
+// still comes from nvcc (nvJitLink would drop the suffix).
+TEST_F(NvccCompile, JobsTheLinkMustSeeCompileToLtoIr) {
+  for (const bool member : {true, false}) {
+    m_job.relocatable = member;
+    m_job.link_named_kernels_only = !member;
+    for (const auto& [target, expected] : {std::pair{"sm_90a", "arch=compute_90a,code=lto_90a"},
+                                           std::pair{"compute_90a", "arch=compute_90a,code=lto_90a"},
+                                           std::pair{"compute_100f", "-arch=compute_100f"}}) {
+      m_job.target = target;
+      (void)compile_with_nvcc(m_job, m_nvcc);
+      if (m_job.target == "compute_100f") {
+        EXPECT_EQ(m_nvcc.m_argv[2], expected);
+        continue;
+      }
+      EXPECT_EQ((Strings{m_nvcc.m_argv.begin() + 1, m_nvcc.m_argv.begin() + 5}), (Strings{"-fatbin", "-dc", "-gencode", expected}))
+          << target;
+    }
+  }
+}
+
+// One nvcc run for a unit's targets: one -gencode each, --threads as given, nvcc's files kept apart.
+TEST_F(NvccCompile, AUnitsTargetsShareOneRunWithAGencodeEach) {
+  std::vector<CompileJob> jobs;
+  for (const char* target : {"sm_80", "sm_90", "compute_90"}) {
+    jobs.push_back(m_job);
+    jobs.back().target = target;
+  }
+  Result<NvccWorkspace> workspace = NvccWorkspace::create(m_job);
+  ASSERT_TRUE(workspace) << workspace.error().message;
+  const Result<Strings> args = nvcc_arguments(jobs, 2, *workspace, "kernels/a.cu", false);
+  ASSERT_TRUE(args) << args.error().message;
+  const std::string work = m_job.work_dir.string();
+  EXPECT_EQ((Strings{args->begin() + 1, args->begin() + 15}),
+            (Strings{"-fatbin", "--threads", "2", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+                     "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90", "-o",
+                     work + "/image.fatbin", "-keep", "-keep-dir", work + "/kept"}));
+  expect_plain(*args);
+  const Result<Strings> one_thread = nvcc_arguments(jobs, 1, *workspace, "kernels/a.cu", false);
+  ASSERT_TRUE(one_thread);
+  EXPECT_EQ(std::find(one_thread->begin(), one_thread->end(), "--threads"), one_thread->end());
 }
 
 TEST_F(NvccCompile, TheCopyFindsTheSourcesNeighboursThroughARelativeQuoteDirectory) {
@@ -267,9 +321,17 @@ TEST_F(NvccCompile, AMacroWithALineBreakIsAnError) {
 }
 
 TEST_F(NvccCompile, WhatIsNotLtoIrFailsTheLinkNamingTheSourceAndTarget) {
+  m_job.relocatable = false;
+  m_job.link_named_kernels_only = true;
   const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.log.find("p/kernels/a.cu: error: linking for sm_80 failed"), std::string::npos) << out.log;
+}
+
+TEST_F(NvccCompile, WhatIsNotACubinForTheTargetIsAnErrorNamingTheSourceAndTarget) {
+  const CompileOutput out = compile_with_nvcc(m_job, m_nvcc);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.log.find("p/kernels/a.cu: error: nvcc wrote no cubin for sm_80 ("), std::string::npos) << out.log;
 }
 
 TEST_F(NvccCompile, MissingNvccSaysWhereItLooked) {

@@ -12,6 +12,7 @@
 #include "cli/request_coverage.hpp"
 #include "cli/scan_phase.hpp"
 #include "cli/shard_phase.hpp"
+#include "cli/speculation.hpp"
 #include "cli/target_override.hpp"
 #include "compile/cached_runner.hpp"
 #include "compile/job_runner.hpp"
@@ -23,6 +24,7 @@
 #include "package/unit_kernels.hpp"
 #include "plan/build_plan.hpp"
 #include "plan/image_parts.hpp"
+#include "plan/text_discovery.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -231,12 +233,22 @@ private:
         return fail(k_exit_bad_input, s.error().message + "; no package written");
     }
 
+    // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
+    m_unread = left_to_the_image(*manifest);
+    // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
+    // and merges, whose jobs the parts decide.
+    const int early_jobs = shard || !parts.empty() ? 0 : slots_beside_the_scan(*manifest, jobs, jobserver != nullptr);
+    const std::unique_ptr<Speculation> speculation =
+        early_jobs == 0 ? nullptr
+                        : Speculation::start(*manifest, *toolkit,
+                                             {scratch->path(), prefix, early_jobs, jobserver.get(), &stores->shared(), context});
+
     int scan_exit = k_exit_ok;
     const auto scan_start = std::chrono::steady_clock::now();
     ScanPhaseSettings scan_settings;
     scan_settings.store = &stores->shared();
     scan_settings.scratch_dir = scratch->path();
-    scan_settings.jobs = jobs;
+    scan_settings.jobs = std::max(1, jobs - early_jobs);
     scan_settings.jobserver = jobserver.get();
     scan_settings.display_prefix = prefix;
     scan_settings.python = m_python;
@@ -276,19 +288,24 @@ private:
       if (!out.ok || (out.image.empty() && !job.members.empty())) return true;
       return package::image_reads({job.target, out.image});
     };
+    const auto compile_start = std::chrono::steady_clock::now();
+    if (speculation) speculation->finish();
+    const std::unique_ptr<compile::JobRunner> speculated = speculation ? speculation->runner(*compiler) : nullptr;
+    compile::JobRunner& compiles = !parts.empty() ? *refusing : speculated ? *speculated : *compiler;
     const std::unique_ptr<compile::JobRunner> cached =
-        compile::make_cached_runner(parts.empty() ? *compiler : *refusing, compile_cache, keep, usable, counts);
+        compile::make_cached_runner(compiles, compile_cache, keep, usable, counts);
     const std::unique_ptr<compile::JobRunner> runner =
         shard ? shard::make_shard_runner(*cached, shard::assign_shards(*plan, shard->count), shard->index)
               : std::unique_ptr<compile::JobRunner>();
-    const auto compile_start = std::chrono::steady_clock::now();
     std::vector<std::string> compile_warnings;
     const std::optional<std::vector<compile::CompileOutput>> outputs =
         compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings);
     m_facts.warnings.insert(m_facts.warnings.end(), compile_warnings.begin(), compile_warnings.end());
     m_facts.compile_seconds = seconds_since(compile_start);
     stores->shared().add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
-    if (m_verbose) std::fprintf(stderr, "compile: %zu cached, %zu compiled\n", counts.hits, counts.misses);
+    if (m_verbose)
+      std::fprintf(stderr, "compile: %zu cached, %zu compiled (%zu while the scan ran)\n", counts.hits, counts.misses,
+                   speculation ? speculation->taken() : std::size_t{0});
     if (const std::string remote = remote_summary(stores->shared()); m_verbose && !remote.empty()) std::cerr << remote << "\n";
     if (!outputs) return k_exit_failed;
     if (shard) return finish_shard(output, part, *plan, part_context, recorded.take_entries(), start);
@@ -365,8 +382,14 @@ private:
     with_progress.progress = [&](std::size_t done, std::size_t total, const std::string& file) {
       progress.step(done, total, "scan " + settings.display_prefix + file);
     };
+    const std::set<std::string>& unread = m_unread;
+    if (!unread.empty())
+      with_progress.scans_kernel_source = [&](const std::string& source) {
+        return !unread.count(source) && (!settings.scans_kernel_source || settings.scans_kernel_source(source));
+      };
     ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, {m_host_sources, m_python_sources}, with_progress);
     progress.close();
+    for (plan::ScannedFile& file : scans.kernel_sources) file.left_to_the_image = unread.count(file.path) != 0;
     if (!scans.environment_error.empty()) {
       exit_code = fail(k_exit_environment, scans.environment_error + "; no package written");
       return std::nullopt;
@@ -386,8 +409,11 @@ private:
           scans.preambles ? " (" + std::to_string(scans.sharing) + " through " + std::to_string(scans.preambles) +
                                 (scans.preambles == 1 ? " shared preamble)" : " shared preambles)")
                           : "";
-      std::fprintf(stderr, "scan: %zu cached, %zu scanned%s, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
-                   scans.scanned, shared.c_str(), scans.resolved, python.c_str(), seconds);
+      const std::string image = unread.empty() ? ""
+                                : ", " + std::to_string(unread.size()) +
+                                      (unread.size() == 1 ? " source" : " sources") + " left to nvcc's image";
+      std::fprintf(stderr, "scan: %zu cached, %zu scanned%s%s, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
+                   scans.scanned, image.c_str(), shared.c_str(), scans.resolved, python.c_str(), seconds);
     }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) {
@@ -410,6 +436,34 @@ private:
       return std::nullopt;
     }
     return discovery;
+  }
+
+  // How many of the build's `jobs` slots compile while the scan runs: all of them when nothing is left
+  // to parse; else one slot per file to parse, keeping one at least for the compiles; none with one
+  // slot and something to parse. None under make's jobserver: the scan and the early compiles would each run one worker on
+  // the build's own token, one more than make lent.
+  int slots_beside_the_scan(const manifest::Manifest& manifest, int jobs, bool jobserver) const {
+    if (jobserver) return 0;
+    std::set<std::string> parsed(manifest.host_sources.begin(), manifest.host_sources.end());
+    for (const manifest::SourceEntry& source : manifest.sources)
+      if (!m_unread.count(source.path)) parsed.insert(source.path);
+    const std::size_t to_parse = parsed.size() + m_host_sources.size();
+    if (to_parse == 0) return jobs;
+    if (jobs == 1) return 0;
+    return jobs - static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs - 1), to_parse));
+  }
+
+  // The kernel sources the scan may leave unread: every entry of theirs lets the image decide.
+  std::set<std::string> left_to_the_image(const manifest::Manifest& manifest) const {
+    std::set<std::string> decided, asked;
+    const bool extra = !m_host_sources.empty() || !m_python_sources.empty();
+    for (const manifest::SourceEntry& source : manifest.sources) {
+      const std::optional<std::string> text = read_text_file(manifest.root / source.path);
+      if (text && plan::image_decides(manifest, source, plan::code_only(*text), m_strict, extra)) decided.insert(source.path);
+      else asked.insert(source.path);
+    }
+    for (const std::string& path : asked) decided.erase(path);
+    return decided;
   }
 
   // The headers a host source read that can hold a request: the project's own (under the manifest
@@ -469,6 +523,7 @@ private:
   fs::path m_cache_dir;
   std::vector<AskedName> m_asked;           // kernel names the manifest and scanned files ask for
   std::vector<fs::path> m_scanned_hosts;   // host and Python sources and their headers, absolute, for the depfile
+  std::set<std::string> m_unread;          // kernel sources left to nvcc's image (plan/text_discovery.hpp)
   int m_jobs = 0;
   bool m_strict = false;
   bool m_verbose = false;

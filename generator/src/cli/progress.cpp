@@ -46,8 +46,10 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
     const bool nvcc = job.compiler == compile::Compiler::nvcc;
     std::string options;
     for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + printable(o, NewLines::escape);
-    std::fprintf(stderr, "%s (%.2f s%s)\n  %s:%s\n", line.c_str(), out.seconds, out.used_pch ? ", shared PCH" : "",
-                 nvcc ? "nvcc" : "nvrtc", options.c_str());
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f s", out.seconds);
+    std::fprintf(stderr, "%s (%s%s)\n  %s:%s\n", line.c_str(), out.compiled_early ? "while the scan ran" : seconds,
+                 out.used_pch ? ", shared PCH" : "", nvcc ? "nvcc" : "nvrtc", options.c_str());
     if (!job.link_options.empty()) {
       std::string link;
       for (const std::string& o : job.link_options) link += " " + printable(o, NewLines::escape);

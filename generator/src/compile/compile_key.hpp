@@ -22,7 +22,7 @@ namespace kiln::compile {
 
 // Bump when Kiln compiles the same job differently (another option, another link step), so that
 // older entries miss. Written into every key.
-inline constexpr std::string_view k_compile_cache_schema = "kiln-compile-cache 2";
+inline constexpr std::string_view k_compile_cache_schema = "kiln-compile-cache 3";   // 3: nvcc compiles its units to cubins itself
 
 struct CacheContext {
   std::filesystem::path cuda_root;              // the toolkit the build uses: <cuda> in keys

@@ -4,6 +4,7 @@
 #include "compile/nvcc_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/shared_pch.hpp"
+#include "compile/target_sharing.hpp"
 #include "util/byte_stream.hpp"
 #include "util/process_pool.hpp"
 
@@ -16,34 +17,59 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `job` with the working directory at its root, so NVRTC finds quoted includes and names
-// headers relative to the manifest, exactly as in a worker; nvcc inherits it.
-CompileOutput compile_in(const CompileJob& job) {
+// Runs `compile` with the working directory at `job`'s root, so NVRTC finds quoted includes and
+// names headers relative to the manifest, exactly as in a worker; nvcc inherits it.
+template <class Compile>
+std::vector<CompileOutput> compile_in(const CompileJob& job, std::size_t count, Compile compile) {
   std::error_code ec;
   const fs::path previous = fs::current_path(ec);
   fs::current_path(job.root, ec);
   if (ec) {
     CompileOutput out;
-    out.log = job.display_prefix + job.source + ": error: cannot enter " + job.root.string() + ": " +
-              ec.message();
-    return out;
+    out.log = job.display_prefix + job.source + ": error: cannot enter " + job.root.string() + ": " + ec.message();
+    return std::vector<CompileOutput>(count, out);
   }
   const auto start = std::chrono::steady_clock::now();
-  CompileOutput out = !job.members.empty()              ? compile_group(job)
-                      : job.compiler == Compiler::nvcc ? compile_with_nvcc(job)
-                                                       : compile_job(job);
+  std::vector<CompileOutput> outs = compile();
   // A failed compile reports its time too (-v shows how long NVRTC took to give up).
-  if (out.seconds == 0) out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (CompileOutput& out : outs)
+    if (out.seconds == 0) out.seconds = seconds / static_cast<double>(outs.size());
   fs::current_path(previous, ec);
-  return out;
+  return outs;
+}
+
+CompileOutput compile_in(const CompileJob& job) {
+  return std::move(compile_in(job, 1, [&] {
+    return std::vector<CompileOutput>{!job.members.empty()              ? compile_group(job)
+                                      : job.compiler == Compiler::nvcc ? compile_with_nvcc(job)
+                                                                       : compile_job(job)};
+  }).front());
+}
+
+// Runs one unit's nvcc jobs in one nvcc run (target_sharing.hpp).
+std::vector<CompileOutput> run_nvcc_unit(const std::vector<CompileJob>& jobs, const JobBatch& batch) {
+  std::vector<CompileJob> unit;
+  for (const std::size_t index : batch.jobs) unit.push_back(jobs[index]);
+  return compile_in(unit.front(), unit.size(), [&] {
+    const std::unique_ptr<ChildRunner> runner = make_child_runner();
+    return compile_with_nvcc(unit, batch.threads, *runner);
+  });
 }
 
 // Runs one batch of jobs (shared_pch.hpp) in this process, one after another: the first of two or
 // more creates the batch's precompiled header at `pch`, and the others use it if it was made. The
 // headers of a job NVRTC compiled with the PCH then include the first's: NVRTC's time trace leaves
 // out what came from the PCH.
-std::vector<CompileOutput> run_batch(const std::vector<CompileJob>& jobs, const std::vector<std::size_t>& batch,
+std::vector<CompileOutput> run_batch(const std::vector<CompileJob>& jobs, const JobBatch& planned,
                                      const fs::path& pch, const std::function<void(std::size_t, const CompileOutput&)>& done) {
+  if (planned.one_nvcc_run) {
+    std::vector<CompileOutput> outputs = run_nvcc_unit(jobs, planned);
+    if (done)
+      for (std::size_t k = 0; k < outputs.size(); ++k) done(planned.jobs[k], outputs[k]);
+    return outputs;
+  }
+  const std::vector<std::size_t>& batch = planned.jobs;
   std::vector<CompileOutput> outputs;
   const bool shared = batch.size() > 1 && !pch.empty();
   bool made = false;
@@ -71,7 +97,7 @@ public:
     std::vector<CompileOutput> outputs(jobs.size());
     std::size_t finished = 0;
     const bool pch = !m_scratch.empty() && shared_pch_enabled();
-    for (const std::vector<std::size_t>& batch : plan_shared_pch(jobs, 1, pch)) {
+    for (const JobBatch& batch : plan_batches(jobs, 1, pch, false)) {
       run_batch(jobs, batch, pch ? m_scratch / "kiln.pch" : fs::path(), [&](std::size_t index, const CompileOutput& out) {
         outputs[index] = out;
         if (progress) progress(++finished, jobs.size(), jobs[index], out);
@@ -115,8 +141,10 @@ public:
   ProcessRunner(int parallel, fs::path scratch, Jobserver* jobserver)
       : m_settings{parallel, std::move(scratch), "job-", jobserver} {}
 
+
   std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn& progress) override {
-    const std::vector<std::vector<std::size_t>> batches = plan_shared_pch(jobs, m_settings.parallel, shared_pch_enabled());
+    const std::vector<JobBatch> batches =
+        plan_batches(jobs, m_settings.parallel, shared_pch_enabled(), m_settings.jobserver != nullptr);
     std::vector<CompileOutput> outputs(jobs.size());
     std::size_t finished = 0;
     run_in_processes(
@@ -126,7 +154,7 @@ public:
           return serialize_batch(run_batch(jobs, batches[b], pch, nullptr));
         },
         [&](std::size_t b, WorkerResult result) {
-          const std::vector<std::size_t>& batch = batches[b];
+          const std::vector<std::size_t>& batch = batches[b].jobs;
           std::vector<CompileOutput> done;
           const bool read = result.bytes && deserialize_batch(*result.bytes, batch.size(), done);
           for (std::size_t k = 0; k < batch.size(); ++k) {

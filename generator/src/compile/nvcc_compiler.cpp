@@ -6,10 +6,13 @@
 #include "format/target.hpp"
 #include "util/file_io.hpp"
 #include "util/plain_names.hpp"
+#include "image/cubin_reader.hpp"
+#include "image/ptx_reader.hpp"
 
 #include <chrono>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -56,15 +59,14 @@ std::vector<std::string> project_headers(const CompileJob& job, const NvccWorksp
   for (const std::string& option : job.nvcc_options)
     if (option.rfind("-I", 0) == 0) dirs.push_back((job.root / option.substr(2)).lexically_normal());
   std::vector<std::string> headers;
-  // The first prerequisite is the compiled file itself (the source, or its copy in the workspace).
-  for (std::size_t i = 1; i < prerequisites.size(); ++i) {
-    const std::optional<fs::path> named = workspace.project_path(prerequisites[i]);
-    if (!named) continue;   // the workspace's own (the macros header)
+  for (const std::string& prerequisite : prerequisites) {
+    const std::optional<fs::path> named = workspace.project_path(prerequisite);
+    if (!named) continue;   // the workspace's own (the copy of the source, the macros header)
     const fs::path path = named->is_absolute() ? *named : (job.root / *named).lexically_normal();
     // nvcc lists the names of its line markers too: a copy's #line names the source as the
     // preprocessor escapes it ("a\nb.cu" for a name with a line break), which is no file.
     std::error_code ec;
-    if (!fs::exists(path, ec)) continue;
+    if (!fs::exists(path, ec) || path == (job.root / job.source).lexically_normal()) continue;
     for (const fs::path& dir : dirs) {
       if (is_under(path, dir)) {
         headers.push_back(path.string());
@@ -81,15 +83,83 @@ std::vector<std::byte> to_image(const std::string& bytes, bool ptx) {
   return image;
 }
 
-// nvJitLink 13.0 writes ".target sm_XY" for compute_XYf PTX (nvrtc_compiler.cpp): nvcc writes it.
-bool direct_ptx(const format::Target& target) {
-  return target.kind == format::TargetKind::ptx && target.variant == format::TargetVariant::family;
+constexpr const char* k_macros_name = "macros.h";
+// nvcc's intermediate files (-keep): each target's image when one run builds several, and the
+// preprocessed device code, whose line markers name every header the image was compiled from. They
+// replace -MD, which costs nvcc a preprocessing pass of its own (a fifth of a small compile).
+constexpr const char* k_kept_name = "kept";
+
+// What one nvcc run writes. A job nvJitLink links (compiles_directly) gets LTO-IR; one target a
+// cubin or PTX directly; several targets a fatbin whose images nvcc keeps apart (-keep).
+enum class NvccOutput { lto_ir, cubin, ptx, per_target };
+
+NvccOutput nvcc_output(std::span<const CompileJob> jobs) {
+  if (!compiles_directly(jobs.front())) {
+    // nvJitLink 13.0 writes ".target sm_XY" for compute_XYf PTX (nvrtc_compiler.cpp): nvcc writes it.
+    const std::optional<format::Target> target = format::parse_target(jobs.front().target);
+    if (target && target->kind == format::TargetKind::ptx && target->variant == format::TargetVariant::family)
+      return NvccOutput::ptx;
+    return NvccOutput::lto_ir;
+  }
+  if (jobs.size() > 1) return NvccOutput::per_target;
+  const std::optional<format::Target> target = format::parse_target(jobs.front().target);
+  return target && target->kind == format::TargetKind::ptx ? NvccOutput::ptx : NvccOutput::cubin;
 }
 
-constexpr const char* k_depfile_name = "image.d";
-constexpr const char* k_macros_name = "macros.h";
+std::string output_name(NvccOutput output) {
+  switch (output) {
+    case NvccOutput::cubin: return "image.cubin";
+    case NvccOutput::ptx: return "image.ptx";
+    case NvccOutput::lto_ir:
+    case NvccOutput::per_target: break;
+  }
+  return "image.fatbin";
+}
 
-std::string output_name(const format::Target& target) { return direct_ptx(target) ? "image.ptx" : "image.fatbin"; }
+// Every file the preprocessed device code in `dir` (nvcc's kept *.ii, one per virtual architecture)
+// came from, in order, each once: the names of its line markers.
+std::vector<std::string> preprocessed_files(const fs::path& dir) {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".ii") continue;
+    if (const std::optional<std::string> text = read_text_file(entry.path()))
+      for (std::string& file : line_marker_files(*text))
+        if (seen.insert(file).second) files.push_back(std::move(file));
+  }
+  return files;
+}
+
+// Each job's image among the files nvcc kept in `dir`: a cubin whose toolkit note names the job's
+// target (-arch sm_90a), or the PTX whose .target is the job's architecture. Found by what the files
+// hold, not by nvcc's names for them, which change with the number of codes per architecture.
+std::vector<std::optional<std::vector<std::byte>>> kept_images(const fs::path& dir, std::span<const CompileJob> jobs) {
+  std::vector<std::optional<std::vector<std::byte>>> images(jobs.size());
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string extension = entry.path().extension().string();
+    if (extension != ".cubin" && extension != ".ptx") continue;
+    const std::optional<std::string> text = read_text_file(entry.path());
+    if (!text || text->empty()) continue;
+    std::string arch;   // "sm_90a"
+    if (extension == ".cubin") {
+      const std::vector<std::byte> bytes = to_image(*text, false);
+      if (Result<image::CubinInfo> info = image::read_cubin(bytes, entry.path().string())) arch = info->toolkit_arch;
+    } else {
+      if (Result<image::PtxInfo> info = image::read_ptx(*text, entry.path().string())) arch = info->target;
+    }
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const std::optional<format::Target> target = format::parse_target(jobs[i].target);
+      if (!target || images[i]) continue;
+      const bool ptx = target->kind == format::TargetKind::ptx;
+      format::Target as_sass = *target;
+      as_sass.kind = format::TargetKind::sass;
+      if ((extension == ".ptx") == ptx && arch == as_sass.name()) images[i] = to_image(*text, ptx);
+    }
+  }
+  return images;
+}
 
 // "-DNAME=VALUE" as "#define NAME VALUE" ("-DNAME" defines it as 1, as the compilers do; "-UNAME": #undef).
 Result<std::string> macro_directive(const std::string& option) {
@@ -166,24 +236,46 @@ std::string instantiation_wrapper(std::string_view source_text, const CompileJob
   return text + "};\n";
 }
 
-Result<std::vector<std::string>> nvcc_arguments(const CompileJob& job, NvccWorkspace& workspace, const std::string& input,
-                                                bool copied) {
-  const std::optional<format::Target> target = format::parse_target(job.target);
+bool compiles_directly(const CompileJob& job) {
+  return job.compiler == Compiler::nvcc && job.members.empty() && !job.relocatable && !job.link_named_kernels_only;
+}
+
+Result<std::vector<std::string>> nvcc_arguments(std::span<const CompileJob> jobs, int threads, NvccWorkspace& workspace,
+                                                const std::string& input, bool copied) {
+  const CompileJob& job = jobs.front();
+  std::vector<format::Target> targets;
+  for (const CompileJob& each : jobs) {
+    const std::optional<format::Target> target = format::parse_target(each.target);
+    if (!target) return Error{"unknown target '" + each.target + "'"};
+    targets.push_back(*target);
+  }
   std::vector<std::string> args = {job.nvcc.string()};
-  if (target && direct_ptx(*target)) {
-    args.insert(args.end(), {"-ptx", "-arch=" + job.target});
-  } else if (target) {
+  const NvccOutput output = nvcc_output(jobs);
+  if (output == NvccOutput::lto_ir) {
     // compute_XY and sm_XY both compile to lto_XY; the link makes PTX or a cubin of it.
-    format::Target virtual_arch = *target;
+    format::Target virtual_arch = targets.front();
     virtual_arch.kind = format::TargetKind::ptx;
-    format::Target lto = *target;
+    format::Target lto = targets.front();
     lto.kind = format::TargetKind::sass;
-    args.insert(args.end(), {"-fatbin", "-dc", "-gencode",
-                             "arch=" + virtual_arch.name() + ",code=lto_" + lto.name().substr(3)});
+    args.insert(args.end(), {"-fatbin", "-dc", "-gencode", "arch=" + virtual_arch.name() + ",code=lto_" + lto.name().substr(3)});
+  } else if (output == NvccOutput::cubin) {
+    args.insert(args.end(), {"-cubin", "-arch=" + targets.front().name()});
+  } else if (output == NvccOutput::ptx) {
+    args.insert(args.end(), {"-ptx", "-arch=" + targets.front().name()});
+  } else {
+    // One -gencode per target: nvcc runs its front end and cicc once per virtual architecture, so
+    // sm_90 and compute_90 share them, and keeps each image in the workspace for Kiln to take.
+    args.push_back("-fatbin");
+    if (threads > 1) args.insert(args.end(), {"--threads", std::to_string(threads)});
+    for (const format::Target& target : targets) {
+      format::Target virtual_arch = target;
+      virtual_arch.kind = format::TargetKind::ptx;
+      args.insert(args.end(), {"-gencode", "arch=" + virtual_arch.name() + ",code=" + target.name()});
+    }
   }
   // Fixed names and seeds (see the header), spelt plainly: nvcc passes both to its steps unquoted.
   const std::string seed = plain_spelling(job.source);
-  args.insert(args.end(), {"-o", workspace.own(output_name(*target)), "-MD", "-MF", workspace.own(k_depfile_name),
+  args.insert(args.end(), {"-o", workspace.own(output_name(output)), "-keep", "-keep-dir", workspace.own(k_kept_name),
                            "-frandom-seed=" + seed, "-Xcicc", "--orig_src_path_name=" + seed});
   if (copied) {
     // The copy in the workspace still finds the source's neighbours first for #include "...". A
@@ -199,6 +291,11 @@ Result<std::vector<std::string>> nvcc_arguments(const CompileJob& job, NvccWorks
   args.insert(args.end(), options->begin(), options->end());
   args.push_back(input);
   return args;
+}
+
+Result<std::vector<std::string>> nvcc_arguments(const CompileJob& job, NvccWorkspace& workspace, const std::string& input,
+                                                bool copied) {
+  return nvcc_arguments(std::span(&job, 1), 1, workspace, input, copied);
 }
 
 std::vector<std::string> depfile_prerequisites(std::string_view text) {
@@ -227,24 +324,27 @@ std::vector<std::string> depfile_prerequisites(std::string_view text) {
   return paths;
 }
 
-CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
+std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, int threads, ChildRunner& runner) {
   const auto start = std::chrono::steady_clock::now();
-  CompileOutput out;
+  const CompileJob& job = jobs.front();
+  std::vector<CompileOutput> outs(jobs.size());
+  const auto fail_all = [&](const std::string& log) {
+    for (CompileOutput& out : outs) {
+      out.ok = false;
+      out.log = log;
+    }
+    return outs;
+  };
   const std::string where = job.display_prefix + job.source;
-  const std::optional<format::Target> target = job_target(job, out);
-  if (!target) return out;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!job_target(jobs[i], outs[i])) return fail_all(outs[i].log);
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
-    out.log = where + ": error: nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
-              " (nvcc compiles sources with host code, and those NVRTC cannot compile)";
-    return out;
+    return fail_all(where + ": error: nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
+                    " (nvcc compiles sources with host code, and those NVRTC cannot compile)");
   }
   Result<NvccWorkspace> workspace = NvccWorkspace::create(job);
-  if (!workspace) {
-    out.log = where + ": error: " + workspace.error().message;
-    return out;
-  }
-  const bool ptx = direct_ptx(*target);
+  if (!workspace) return fail_all(where + ": error: " + workspace.error().message);
   // The source itself where nvcc may be given its name as it is, else a copy with a plain name whose
   // #line gives the source's own name back (so does the copy that adds instantiations).
   const bool copied = !job.name_expressions.empty() || !is_plain_name(job.source) ||
@@ -254,55 +354,111 @@ CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
     const std::string copy = "src/" + plain_spelling(job.source);
     const std::optional<std::string> source = read_text_file(job.root / job.source);
     fs::create_directories((workspace->directory() / copy).parent_path(), ec);
-    if (!source || !write_text(workspace->directory() / copy, instantiation_wrapper(*source, job))) {
-      out.log = where + ": error: cannot prepare the source for nvcc in " + workspace->directory().string();
-      return out;
-    }
+    if (!source || !write_text(workspace->directory() / copy, instantiation_wrapper(*source, job)))
+      return fail_all(where + ": error: cannot prepare the source for nvcc in " + workspace->directory().string());
     input = workspace->own(copy);
   }
-  Result<std::vector<std::string>> arguments = nvcc_arguments(job, *workspace, input, copied);
-  if (!arguments) {
-    out.log = where + ": error: " + arguments.error().message;
-    return out;
-  }
+  const NvccOutput output = nvcc_output(jobs);
+  if (!fs::create_directories(workspace->directory() / k_kept_name, ec))
+    return fail_all(where + ": error: cannot make " + (workspace->directory() / k_kept_name).string() + ": " +
+                    (ec ? ec.message() : "it exists"));
+  Result<std::vector<std::string>> arguments = nvcc_arguments(jobs, threads, *workspace, input, copied);
+  if (!arguments) return fail_all(where + ": error: " + arguments.error().message);
   // nvcc's temporary files go to the workspace too: its TMPDIR reaches its shell as well.
   const ChildSettings settings{workspace->working_directory(), {"TMPDIR=" + (workspace->directory() / "tmp").string()}};
   Result<ChildOutput> ran = runner.run(*arguments, settings);
-  if (!ran) {
-    out.log = where + ": error: " + ran.error().message;
-    return out;
-  }
+  if (!ran) return fail_all(where + ": error: " + ran.error().message);
   // Messages name the copy's path where nvcc itself names the input ("in the compilation of ..."),
   // and the workspace's links where the user's files are.
   std::string log = ran->output;
   if (copied) replace_all(log, input, job.source);
   log = workspace->unlinked(std::move(log));
-  out.log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix);
-  if (ran->exit_code != 0) {
-    if (out.log.empty()) out.log = where + ": error: nvcc failed with exit code " + std::to_string(ran->exit_code);
-    return out;
-  }
-  const std::optional<std::string> image = read_text_file(workspace->directory() / output_name(*target));
-  if (!image || image->empty()) {
-    out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " + (ptx ? "PTX" : "LTO-IR");
-    return out;
-  }
-  if (ptx) {
-    out.image = to_image(*image, true);
-  } else {
-    std::vector<std::byte> fatbin = to_image(*image, false);
-    if (job.relocatable) {
-      out.image = std::move(fatbin);   // -dc LTO-IR in a fatbin: the group's link makes the image
-    } else if (!link_lto(job, *target, {{{fatbin, LinkInput::fatbin, job.source}}, job.keep_symbols, job.trim_variables},
-                         out)) {
-      return out;
+  log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix);
+  if (ran->exit_code != 0)
+    return fail_all(log.empty() ? where + ": error: nvcc failed with exit code " + std::to_string(ran->exit_code) : log);
+  const std::vector<std::string> headers =
+      project_headers(job, *workspace, preprocessed_files(workspace->directory() / k_kept_name));
+  std::vector<std::optional<std::vector<std::byte>>> images(jobs.size());
+  if (output == NvccOutput::per_target) {
+    images = kept_images(workspace->directory() / k_kept_name, jobs);
+  } else if (const std::optional<std::string> image = read_text_file(workspace->directory() / output_name(output));
+             image && !image->empty()) {
+    images.front() = to_image(*image, output == NvccOutput::ptx);
+    // The image goes into the package as it is: what nvcc wrote must read as a cubin for the target.
+    if (output == NvccOutput::cubin) {
+      Result<image::CubinInfo> info = image::read_cubin(*images.front(), where + " [" + job.target + "]");
+      if (!info || info->toolkit_arch != job.target) {
+        outs.front().log = log + (log.empty() ? "" : "\n") + where + ": error: nvcc wrote no cubin for " + job.target +
+                           " (" + (info ? "it is for " + info->toolkit_arch : info.error().message) + ")";
+        return outs;
+      }
     }
   }
-  if (const std::optional<std::string> text = read_text_file(workspace->directory() / k_depfile_name))
-    out.headers = project_headers(job, *workspace, depfile_prerequisites(*text));
-  out.ok = true;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return out;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    CompileOutput& out = outs[i];
+    out.log = log;
+    if (!images[i]) {
+      out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " +
+                 (output == NvccOutput::lto_ir ? "LTO-IR" : "image for " + jobs[i].target);
+      continue;
+    }
+    if (output == NvccOutput::lto_ir) {
+      std::vector<std::byte> fatbin = std::move(*images[i]);
+      const std::optional<format::Target> target = format::parse_target(jobs[i].target);
+      if (job.relocatable) {
+        out.image = std::move(fatbin);   // -dc LTO-IR in a fatbin: the group's link makes the image
+      } else if (!link_lto(job, *target, {{{fatbin, LinkInput::fatbin, job.source}}, job.keep_symbols, job.trim_variables},
+                           out)) {
+        continue;
+      }
+    } else {
+      out.image = std::move(*images[i]);
+    }
+    out.headers = headers;
+    out.ok = true;
+    // The run's time, shared: the build's sum of compile times stays the time spent.
+    out.seconds = seconds / static_cast<double>(jobs.size());
+  }
+  return outs;
+}
+
+CompileOutput compile_with_nvcc(const CompileJob& job, ChildRunner& runner) {
+  return std::move(compile_with_nvcc(std::span(&job, 1), 1, runner).front());
+}
+
+std::vector<std::string> line_marker_files(std::string_view text) {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    // # 12 "name" 3 4, or #line 12 "name"
+    const bool marker = (line.starts_with("# ") && line.size() > 2 && line[2] >= '0' && line[2] <= '9') ||
+                        line.starts_with("#line ");
+    if (!marker) continue;
+    const std::size_t open = line.find('"');
+    if (open == std::string_view::npos) continue;
+    std::string name;
+    std::size_t i = open + 1;
+    for (; i < line.size() && line[i] != '"'; ++i) {
+      if (line[i] != '\\' || i + 1 == line.size()) {
+        name += line[i];
+      } else if (line[i + 1] >= '0' && line[i + 1] <= '7') {   // \NNN: a byte, in octal
+        int value = 0, digits = 0;
+        while (digits < 3 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7')
+          value = value * 8 + (line[++i] - '0'), ++digits;
+        name += static_cast<char>(value);
+      } else {
+        name += line[++i];
+      }
+    }
+    if (i == line.size() || name.empty() || name.front() == '<') continue;   // <built-in>, <command-line>
+    if (seen.insert(name).second) files.push_back(std::move(name));
+  }
+  return files;
 }
 
 CompileOutput compile_with_nvcc(const CompileJob& job) {

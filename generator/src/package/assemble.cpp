@@ -292,6 +292,17 @@ private:
 
   Status add_variables(const plan::PlannedUnit& unit, const std::string& display, const UnitContents& contents,
                        const ResolvedNames& resolved) {
+    // A unit the scan left unread: each variable its image holds, by its symbol's demangled name,
+    // as the scan would have named the ones its source declares.
+    if (unit.image_only) {
+      for (const auto& [lowered, variable] : contents.variables) {
+        const std::string name = image_variable_name(lowered);
+        if (name.empty()) continue;
+        const std::string recorded = in_unit(unit, name);
+        m_variable_offers[format::normalize_name(recorded)].push_back(
+            {{recorded, lowered, unit.name, variable.kind, variable.size}, display, false});
+      }
+    }
     for (const plan::PlannedName& v : unit.variables) {
       const auto name = resolved.variables.find(v.expression);
       const auto symbol = name == resolved.variables.end() ? contents.variables.end() : contents.variables.find(name->second);

@@ -66,4 +66,13 @@ bool is_template_instance(std::string_view lowered) {
   return demangled && demangled->starts_with("void ");
 }
 
+std::string image_variable_name(std::string_view lowered) {
+  const std::string name = canonical_kernel_name(lowered);
+  if (name.empty() || name.starts_with('$') || name.starts_with("__") || name.find("_INTERNAL") != std::string::npos)
+    return {};
+  for (const std::string_view toolkit : {"cub::", "thrust::", "cuda::", "cooperative_groups::", "nv::", "std::"})
+    if (name.starts_with(toolkit)) return {};
+  return name;
+}
+
 }  // namespace kiln::package

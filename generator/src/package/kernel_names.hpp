@@ -15,6 +15,12 @@ std::string canonical_kernel_name(std::string_view lowered);
 // nvcc's whole-program cubins do not, so this is how nvcc-compiled units recognize them.
 bool is_template_instance(std::string_view lowered);
 
+// The name an image's variable is recorded by where no scan named it (a unit left to nvcc's image):
+// its symbol demangled ("_ZN2ns5tableE" -> "ns::table", "table" as it is). "" for the compiler's own
+// (printf's "$str", "__nv_...", module-local "_INTERNAL_..." names) and the toolkit's (cub::,
+// thrust::, cuda::, cooperative_groups::, nv::), which no program asks for by name.
+std::string image_variable_name(std::string_view lowered);
+
 // Strips the trailing "(...)" parameter list and a leading "void " return type from a demangled
 // function signature.
 std::string strip_signature(std::string_view demangled);

@@ -1,5 +1,7 @@
 #include "plan/build_plan.hpp"
 
+#include "compile/nvcc_compiler.hpp"
+
 #include "format/names.hpp"
 #include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
@@ -77,6 +79,7 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   unit.nvcc_fallback = true;
   if (found == discovery.sources.end()) return unit;
   unit.scan_failed = found->second.scan_failed;
+  unit.image_only = found->second.image_only;
   unit.kernel_names = found->second.kernel_names;
   if (found->second.has_host_code) unit.compiler = compile::Compiler::nvcc;
   for (const PlannedName& k : found->second.kernels) {
@@ -325,10 +328,29 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
 
 }  // namespace
 
+// A job nvcc compiles straight to its image (nvcc_compiler.hpp) is given only what changes the image:
+// nvcc builds every instantiation the source's own text makes, and keeps its variables as it
+// compiles them. So the scan's findings in the text never change the job, its key or its image.
+void keep_what_the_image_needs(compile::CompileJob& job, const PlannedUnit& unit) {
+  if (!compile::compiles_directly(job)) return;
+  job.name_expressions.clear();
+  job.expression_origins.clear();
+  for (const PlannedName& k : unit.kernels) {
+    if (k.in_source_text) continue;
+    job.name_expressions.push_back(k.expression);
+    job.expression_origins.push_back(k.where);
+  }
+  job.variables.clear();
+  job.keep_symbols.clear();
+  job.trim_variables = true;
+}
+
 std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit_index) {
   std::vector<compile::CompileJob> jobs;
-  for (std::size_t t = 0; t < plan.targets.size(); ++t)
+  for (std::size_t t = 0; t < plan.targets.size(); ++t) {
     jobs.push_back(job_for(plan, plan.units[unit_index], t, std::to_string(unit_index * plan.targets.size() + t)));
+    keep_what_the_image_needs(jobs.back(), plan.units[unit_index]);
+  }
   return jobs;
 }
 

@@ -81,7 +81,8 @@ private:
   void add_source(const ScannedFile& file) {
     SourceDiscovery& found = m_out.sources[file.path];
     found.scan_failed = !file.result.ok();
-    found.has_host_code = file.result.has_host_code;
+    found.has_host_code = file.result.has_host_code || file.left_to_the_image;
+    found.image_only = file.left_to_the_image;
     for (const scan::Instantiation& inst : file.result.instantiations) {
       m_instantiated.insert(name_key(inst.kernel));
       // A request the scanner resolved is added with its request, under the spelling it was written in.

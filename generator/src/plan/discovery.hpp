@@ -19,6 +19,8 @@ namespace kiln::plan {
 struct ScannedFile {
   std::string path;            // as scanned: relative to the manifest directory, or absolute
   scan::ScanResult result;     // a failed scan holds its errors and nothing else
+  // Not parsed: nvcc's image alone says what it holds (plan/text_discovery.hpp).
+  bool left_to_the_image = false;
 };
 
 struct DiscoverySettings {

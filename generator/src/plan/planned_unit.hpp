@@ -61,6 +61,9 @@ struct PlannedUnit {
   // host code the scan did not see): the compiler of record decides, not the route guessed here.
   bool nvcc_fallback = false;
   bool scan_failed = false;             // its kernels come from the images alone
+  // Left unread by the scan (plan/text_discovery.hpp): its kernels and its variables are named from
+  // the image's symbols.
+  bool image_only = false;
   std::vector<PlannedName> kernels;     // each becomes a name of the kernel it resolves to
   std::vector<PlannedName> variables;   // kept through trimming and recorded by name
   std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them
@@ -81,6 +84,7 @@ struct SourceDiscovery {
   // unit holds (the manifest's names are still built).
   bool scan_failed = false;
   bool has_host_code = false;
+  bool image_only = false;      // left unread by the scan: its kernels and variables are the image's
   std::vector<PlannedName> kernels;
   std::vector<PlannedName> variables;
   // The qualified names of the kernels and kernel templates the source defines: what a misspelt

@@ -39,8 +39,10 @@ constexpr std::array k_table = {
     OptionSpec{.name = "dopt", .short_name = "dopt", .takes = T::value, .values = V::on_off, .refused = k_link_time},
     OptionSpec{.name = "Ofast-compile", .short_name = "Ofc", .takes = T::value, .values = V::fast_compile_level,
                .refused = k_link_time},
+    // nvcc runs ptxas itself where it compiles straight to a cubin; on its LTO-IR route it ignores the
+    // option, and nvJitLink's link applies it.
     OptionSpec{.name = "ptxas-options", .short_name = "Xptxas", .takes = T::value, .values = V::ptxas,
-               .nvrtc = R::at_link, .link = L::each, .link_name = "Xptxas", .nvcc = N::needless},
+               .nvrtc = R::at_link, .link = L::each, .link_name = "Xptxas"},
     OptionSpec{.name = "maxrregcount", .short_name = "maxrregcount", .takes = T::value, .values = V::integer,
                .link = L::same, .link_name = "maxrregcount"},
     OptionSpec{.name = "ftz", .short_name = "ftz", .takes = T::value, .values = V::boolean, .link = L::boolean,

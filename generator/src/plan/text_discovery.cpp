@@ -1,0 +1,124 @@
+#include "plan/text_discovery.hpp"
+
+#include "util/file_io.hpp"
+
+#include <cctype>
+
+namespace kiln::plan {
+
+namespace {
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `word` in `text` with no identifier character right before it.
+bool has_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+    if (at == 0 || !identifier_char(text[at - 1])) return true;
+  return false;
+}
+
+// Whether a line of `code` is `#include` naming something that contains `name`.
+bool includes(std::string_view code, std::string_view name) {
+  std::size_t line_start = 0;
+  while (line_start < code.size()) {
+    std::size_t line_end = code.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = code.size();
+    std::string_view line = code.substr(line_start, line_end - line_start);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] == '#') {
+      line.remove_prefix(first + 1);
+      const std::size_t directive = line.find_first_not_of(" \t");
+      if (directive != std::string_view::npos && line.substr(directive).starts_with("include") &&
+          line.find(name) != std::string_view::npos)
+        return true;
+    }
+    line_start = line_end + 1;
+  }
+  return false;
+}
+
+// Whether the line that starts at `at` is a preprocessor directive.
+bool directive_at(std::string_view text, std::size_t at) {
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+  return at < text.size() && text[at] == '#';
+}
+
+}  // namespace
+
+std::string code_only(std::string_view text) {
+  std::string out(text);
+  enum class In { code, line_comment, block_comment, string, character } in = In::code;
+  // A directive's string is a file name (#include "kiln.hpp"): kept.
+  bool directive = directive_at(text, 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    const char next = i + 1 < out.size() ? out[i + 1] : '\0';
+    if (c == '\n') directive = directive_at(text, i + 1);
+    switch (in) {
+      case In::code:
+        if (c == '/' && next == '/') in = In::line_comment, out[i] = ' ';
+        else if (c == '/' && next == '*') in = In::block_comment, out[i] = ' ', out[++i] = ' ';
+        else if (c == '"' && !directive) in = In::string;
+        // A quote after a digit separates digits (1'000).
+        else if (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(out[i - 1])))) in = In::character;
+        break;
+      case In::line_comment:
+        if (c == '\n') in = In::code;
+        else out[i] = ' ';
+        break;
+      case In::block_comment:
+        if (c == '*' && next == '/') in = In::code, out[i] = ' ', out[++i] = ' ';
+        else if (c != '\n') out[i] = ' ';
+        break;
+      case In::string:
+      case In::character:
+        if (c == '\\' && next != '\0' && next != '\n') out[i] = ' ', out[++i] = ' ';
+        else if ((in == In::string && c == '"') || (in == In::character && c == '\'')) in = In::code;
+        else if (c == '\n') in = In::code;   // an unterminated literal ends with its line
+        else out[i] = ' ';
+        break;
+    }
+  }
+  return out;
+}
+
+bool looks_like_host_code(std::string_view code) {
+  if (code.find("<<<") != std::string_view::npos || includes(code, "cuda_runtime")) return true;
+  for (const std::string_view header : {"<iostream>", "<cstdio>", "<stdio.h>", "<cstdlib>", "<stdlib.h>", "<vector>",
+                                        "<string>", "<chrono>", "<thread>", "<fstream>"})
+    if (includes(code, header)) return true;
+  for (const std::string_view word : {"cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaDeviceSynchronize"})
+    if (has_word(code, word)) return true;
+  for (std::size_t at = code.find("main"); at != std::string_view::npos; at = code.find("main", at + 1)) {
+    if (at > 0 && identifier_char(code[at - 1])) continue;
+    std::size_t after = at + 4;
+    while (after < code.size() && (code[after] == ' ' || code[after] == '\t')) ++after;
+    if (after < code.size() && code[after] == '(') return true;
+  }
+  return false;
+}
+
+bool uses_kiln_runtime(std::string_view code) {
+  return includes(code, "kiln") || code.find("kiln_package_get") != std::string_view::npos ||
+         code.find("kiln::") != std::string_view::npos;
+}
+
+bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, std::string_view code,
+                   bool strict, bool extra_request_sources) {
+  if (strict || extra_request_sources || !manifest.host_sources.empty() || !manifest.python_sources.empty()) return false;
+  // nvcc units are built whole whatever their bound (plan/image_parts.hpp): 'kernels_per_image' asks nothing.
+  if (!source.instantiations.empty() || !source.variables.empty() || !source.link_group.empty()) return false;
+  return looks_like_host_code(code) && !uses_kiln_runtime(code);
+}
+
+Discovery speculative_discovery(const manifest::Manifest& manifest) {
+  Discovery discovery;
+  for (const manifest::SourceEntry& source : manifest.sources) {
+    const std::optional<std::string> text = read_text_file(manifest.root / source.path);
+    if (!text) continue;
+    discovery.sources[source.path].has_host_code = looks_like_host_code(code_only(*text));
+  }
+  return discovery;
+}
+
+}  // namespace kiln::plan

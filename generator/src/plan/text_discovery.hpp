@@ -1,0 +1,43 @@
+// What a kernel source's own text says before anything parses it (its headers unread): whether it
+// shows host code, so that nvcc compiles it, and whether anything could ask it for a name that only
+// the scan can spell. Two uses:
+//
+// - The scan leaves a source unread when the image alone can say what it holds (image_decides): nvcc
+//   compiles it and names its kernels by their symbols, as `nvcc -cubin` builds them, and no name is
+//   asked of it. The scan's cost is then none, where it was more than nvcc's whole compile.
+// - The build compiles every source's jobs as they would be without the scan's findings while the
+//   scan runs (cli/speculation.hpp); a wrong guess costs time, never a result.
+#pragma once
+
+#include "manifest/manifest.hpp"
+#include "plan/planned_unit.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace kiln::plan {
+
+// `text` with comments and the contents of string and character literals blanked (line breaks
+// kept), so that what they hold never counts as code; a directive's file name is kept.
+std::string code_only(std::string_view text);
+
+// Whether `code` (code_only's) shows host code: a launch (<<<), an #include of the CUDA runtime's
+// header or of a standard header NVRTC cannot open, the runtime API (cudaMalloc, cudaMemcpy,
+// cudaLaunchKernel) or a main function.
+bool looks_like_host_code(std::string_view code);
+
+// Whether `code` uses Kiln's runtime (includes kiln.h or kiln.hpp, or calls kiln_package_get_*): its
+// requests are found by the scan alone.
+bool uses_kiln_runtime(std::string_view code);
+
+// Whether the scan may leave `source` unread: its text shows host code and uses no Kiln runtime;
+// the manifest asks it for no name and no variable and puts it in no link group; the build has no host or Python sources (whose requests could name its kernels); and the
+// build is not --strict (which fails on the scan's findings, so wants them all).
+bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, std::string_view code,
+                   bool strict, bool extra_request_sources);
+
+// A discovery that finds nothing but each readable source's route, guessed from its text. Sources
+// that cannot be read are left out (the scan will say why).
+Discovery speculative_discovery(const manifest::Manifest& manifest);
+
+}  // namespace kiln::plan

@@ -1,0 +1,211 @@
+// How kiln build compiles a project's sources (issue 31): one nvcc run per unit for every target, a
+// cubin as `nvcc -cubin` writes it, sources the image alone describes left unread by the scan, and
+// compiles done while the scan runs that never change what the build writes.
+#include "kiln_runner.hpp"
+
+#include "image/cubin_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The toolkit as it is, except that bin/nvcc is a script that writes each of its command lines to
+// `log` before it runs the real nvcc.
+fs::path toolkit_with_logged_nvcc(const fs::path& dir, const fs::path& log) {
+  const fs::path real = fs::path(KILN_NVCC).parent_path().parent_path();
+  const fs::path root = dir / "cuda";
+  fs::create_directories(root / "bin");
+  for (const fs::directory_entry& entry : fs::directory_iterator(real))
+    if (entry.path().filename() != "bin") fs::create_symlink(entry.path(), root / entry.path().filename());
+  for (const fs::directory_entry& entry : fs::directory_iterator(real / "bin"))
+    if (entry.path().filename() != "nvcc") fs::create_symlink(entry.path(), root / "bin" / entry.path().filename());
+  write_text(root / "bin/nvcc", "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec '" KILN_NVCC "' \"$@\"\n");
+  chmod((root / "bin/nvcc").c_str(), 0755);
+  return root;
+}
+
+// The lines of `log` that compile (not `nvcc --version`), and that name `source`.
+std::vector<std::string> runs_for(const fs::path& log, const std::string& source) {
+  std::vector<std::string> runs;
+  std::istringstream lines(fs::exists(log) ? read_text(log) : "");
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("--version") == std::string::npos && line.find(source) != std::string::npos) runs.push_back(line);
+  return runs;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+constexpr const char* k_host_source = R"(#include <cuda_runtime.h>
+#include "scale.cuh"
+__device__ float table[4];
+template <int N> __global__ void scale(float* x) { x[threadIdx.x] *= N * factor() + table[0]; }
+int main() {
+  float* x = nullptr;
+  cudaMalloc(&x, 4 * sizeof(float));
+  scale<2><<<1, 4>>>(x);   // nvcc instantiates it: no scan needed to name it
+  return 0;
+}
+)";
+
+class BuildRoute : public ::testing::Test {
+protected:
+  BuildRoute() : m_project(m_dir.path() / "p"), m_log(m_dir.path() / "nvcc.log") {
+    fs::create_directories(m_project / "kernels");
+    write_text(m_project / "kernels/host.cu", k_host_source);
+    write_text(m_project / "kernels/scale.cuh", "__device__ inline float factor() { return 2.0f; }\n");
+    write_text(m_project / "kernels/device.cu", "extern \"C\" __global__ void add(float* x) { x[0] += 1; }\n");
+    m_cuda = toolkit_with_logged_nvcc(m_dir.path(), m_log);
+  }
+
+  void manifest(const std::string& targets, const std::string& host_entry = "") {
+    write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [" + targets + "]\n[[source]]\npath = \"kernels/host.cu\"\n" +
+                                            host_entry + "[[source]]\npath = \"kernels/device.cu\"\n");
+  }
+
+  RunResult build(const std::string& output, std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
+    std::vector<std::string> args{"build", "-v", "-o", output, "--cuda-root", m_cuda.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    env.push_back("KILN_CACHE_DIR=" + (m_dir.path() / ("cache-" + output)).string());
+    return run_kiln(args, m_project, env);
+  }
+
+  nlohmann::json inspect(const std::string& package) {
+    const RunResult r = run_kiln({"inspect", "--json", package}, m_project);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+
+  static nlohmann::json unit(const nlohmann::json& package, const std::string& source) {
+    for (const nlohmann::json& u : package["units"])
+      if (u["source"] == source) return u;
+    return {};
+  }
+
+  static std::vector<std::string> kernel_names(const nlohmann::json& package) {
+    std::vector<std::string> names;
+    for (const nlohmann::json& k : package["kernels"]) names.push_back(k["name"]);
+    return names;
+  }
+
+  ScratchDir m_dir;
+  fs::path m_project, m_log, m_cuda;
+};
+
+TEST_F(BuildRoute, AUnitsTargetsShareOneNvccRunAndEachGetsItsOwnImage) {
+  manifest("\"sm_80\", \"sm_90\", \"compute_90\"");
+  const RunResult r = build("a.kiln");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> runs = runs_for(m_log, "host.cu");
+  ASSERT_EQ(runs.size(), 1u) << read_text(m_log);
+  EXPECT_EQ(count(runs[0], "-gencode"), 3u) << runs[0];
+  for (const char* code : {"arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90", "arch=compute_90,code=compute_90"})
+    EXPECT_NE(runs[0].find(code), std::string::npos) << runs[0];
+  EXPECT_EQ(run_kiln({"verify", "a.kiln"}, m_project).exit_code, 0);
+  const nlohmann::json host = unit(inspect("a.kiln"), "kernels/host.cu");
+  ASSERT_EQ(host["images"].size(), 3u) << host.dump();
+  for (const auto& [i, target, kind] : {std::tuple{0, "sm_80", "cubin"}, std::tuple{1, "sm_90", "cubin"},
+                                       std::tuple{2, "compute_90", "ptx"}}) {
+    EXPECT_EQ(host["images"][i]["target"], target);
+    EXPECT_EQ(host["images"][i]["kind"], kind);
+  }
+  // The package's headers come from nvcc's preprocessed code: the source's own header is an input.
+  EXPECT_NE(read_text(m_project / "a.kiln.d").find("kernels/scale.cuh"), std::string::npos) << read_text(m_project / "a.kiln.d");
+}
+
+// For one target the image is the one `nvcc -cubin` writes: the same kernels, variables and size.
+TEST_F(BuildRoute, OneTargetIsTheCubinNvccCubinWrites) {
+  manifest("\"sm_90\"");
+  const RunResult r = build("a.kiln");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> runs = runs_for(m_log, "host.cu");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(runs[0].find("-cubin -arch=sm_90"), std::string::npos) << runs[0];
+  const std::string command = "cd '" + m_project.string() + "' && '" KILN_NVCC "' -cubin -arch=sm_90 -o '" +
+                              (m_dir.path() / "ref.cubin").string() + "' kernels/host.cu";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::vector<std::byte> reference = read_bytes(m_dir.path() / "ref.cubin");
+  const Result<image::CubinInfo> info = image::read_cubin(reference, "ref.cubin");
+  ASSERT_TRUE(info) << info.error().message;
+  std::vector<std::string> symbols;
+  for (const image::CubinSymbol& s : info->symbols)
+    if (s.is_kernel || s.is_variable) symbols.push_back(s.name);
+  const nlohmann::json package = inspect("a.kiln");
+  std::vector<std::string> built;
+  for (const nlohmann::json& k : package["kernels"])
+    if (k["unit"] == "kernels/host.cu") built.push_back(k["lowered_name"]);
+  for (const nlohmann::json& v : package["variables"]) built.push_back(v["lowered_name"].is_string() ? v["lowered_name"] : v["name"]);
+  std::sort(symbols.begin(), symbols.end());
+  std::sort(built.begin(), built.end());
+  EXPECT_EQ(built, symbols);
+  EXPECT_EQ(unit(package, "kernels/host.cu")["images"][0]["size"], reference.size());
+}
+
+// A source whose text shows host code, and that nothing asks for a name, is left to nvcc's image: the
+// scan never parses it, and its kernels are named from their symbols. --strict scans it.
+TEST_F(BuildRoute, ASourceTheImageDescribesIsNotParsedUnlessStrict) {
+  manifest("\"sm_90\"");
+  const RunResult r = build("a.kiln");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("scan: 0 cached, 1 scanned, 1 source left to nvcc's image"), std::string::npos) << r.err;
+  const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
+  EXPECT_NE(std::find(names.begin(), names.end(), "scale<2>"), names.end()) << nlohmann::json(names).dump();
+  EXPECT_NE(std::find(names.begin(), names.end(), "add"), names.end());
+
+  const RunResult strict = build("b.kiln", {"--strict"});
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.err.find("scan: 0 cached, 2 scanned, 0 request"), std::string::npos) << strict.err;
+  EXPECT_EQ(kernel_names(inspect("b.kiln")), kernel_names(inspect("a.kiln")));
+}
+
+// A name the manifest asks of the source is the scan's to resolve: the source is parsed, and nvcc
+// builds the instantiation the text does not make.
+TEST_F(BuildRoute, ASourceAskedForANameIsScannedAndBuildsIt) {
+  manifest("\"sm_90\"", "instantiate = [\"scale<3>\"]\n");
+  const RunResult r = build("a.kiln");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("scan: 0 cached, 2 scanned, 0 request"), std::string::npos) << r.err;
+  const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
+  for (const char* name : {"scale<2>", "scale<3>", "add"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();
+}
+
+// The compiles done while the scan runs are a guess from the sources' text: right or wrong, the
+// build writes what it writes without them, byte for byte.
+TEST_F(BuildRoute, CompilingWhileTheScanRunsNeverChangesThePackage) {
+  // A device-only source whose comment launches (the guess must ignore it) and a template a host
+  // source requests (the scan adds a name the guess cannot know).
+  write_text(m_project / "kernels/device.cu",
+             "// add<<<1, 1>>>(x) from the host\ntemplate <int N> __global__ void add(float* x) { x[0] += N; }\n"
+             "template __global__ void add<1>(float*);\n");
+  write_text(m_project / "app.cpp", "#include <kiln/kiln.hpp>\nvoid f(kiln::Package& p) { p.kernel(\"add<7>\"); }\n");
+  write_text(m_project / "kiln.toml",
+             "name = \"p\"\ntargets = [\"sm_80\", \"sm_90\"]\nhost_sources = [\"app.cpp\"]\n"
+             "[[source]]\npath = \"kernels/host.cu\"\n[[source]]\npath = \"kernels/device.cu\"\n");
+  const RunResult guessed = build("a.kiln");
+  ASSERT_EQ(guessed.exit_code, 0) << guessed.err;
+  const RunResult plain = build("b.kiln", {}, {"KILN_SPECULATE=0"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.err.find("(0 while the scan ran)"), std::string::npos) << plain.err;
+  // host.cu's jobs are what its text alone makes; device.cu's gain add<7> from app.cpp's request.
+  EXPECT_NE(guessed.err.find("compile: 0 cached, 4 compiled (2 while the scan ran)"), std::string::npos) << guessed.err;
+  EXPECT_EQ(read_bytes(m_project / "a.kiln"), read_bytes(m_project / "b.kiln"));
+  const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
+  for (const char* name : {"scale<2>", "add<1>", "add<7>"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();
+}
+
+}  // namespace
+}  // namespace kiln::test
