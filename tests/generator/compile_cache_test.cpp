@@ -167,6 +167,19 @@ TEST_F(CompileCacheTest, MessagesAreRenderedForTheBuildThatReadsThem) {
                           "note: see ../b/deeper/project/kiln.toml:4");
 }
 
+// A link group's job has no display prefix of its own: its members' messages carry theirs.
+TEST_F(CompileCacheTest, ALinkGroupsMessagesAreRenderedWithItsMembersPrefix) {
+  CompileJob group;
+  group.root = m_dir / "a/project";
+  group.source = "link group 'rdc'";
+  group.members = {job_a("a/project/"), job_a("a/project/")};
+  const CompileJob portable = cache(m_dir / "a/build").portable_job(group);
+  EXPECT_EQ(portable.display_prefix, "");
+  for (const CompileJob& member : portable.members) EXPECT_EQ(member.display_prefix, k_display_token);
+  CompileOutput out = compiled(m_dir / "a/build", "1", std::string(k_display_token) + "kernels/k.cu:3: warning: w");
+  EXPECT_EQ(cache(m_dir / "a/build").rendered(group, out).log, "a/project/kernels/k.cu:3: warning: w");
+}
+
 TEST_F(CompileCacheTest, AnEntryWithMessagesMissesForAnotherManifestLine) {
   const CompileJob a = job_a();
   cache(m_dir / "a/build").store(a, compiled(m_dir / "a/build", "1", "kernels/k.cu:3: warning: w"));
