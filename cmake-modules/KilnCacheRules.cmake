@@ -106,10 +106,14 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
   string(APPEND content "set(KILN_REMOVE_UNUSED_VARIABLES ${arg_REMOVE_UNUSED_VARIABLES})\n"
                         "set(KILN_CARRY_SOURCES ${arg_CARRY_SOURCES})\n"
                         "set(KILN_KERNELS_PER_IMAGE [==[${arg_KERNELS_PER_IMAGE}]==])\n")
+  # The build tree and Kiln's own include directory become <build>/... and <kiln>/...: the manifest
+  # (and so the package and the cache keys) is the same for every build directory and install.
   string(APPEND content "set(KILN_INCLUDE_DIRECTORIES [==[${include_dirs}]==])\n"
                         "set(KILN_DEFINES [==[${arg_DEFINES}]==])\n"
                         "set(KILN_OPTIONS [==[${arg_OPTIONS}]==])\n"
-                        "set(KILN_TOOLKITS [==[${toolkits}]==])\n")
+                        "set(KILN_TOOLKITS [==[${toolkits}]==])\n"
+                        "set(KILN_BUILD_DIR [==[${CMAKE_BINARY_DIR}]==])\n"
+                        "set(KILN_OWN_INCLUDE_DIR [==[${KILN_INCLUDE_DIR}]==])\n")
 
   set(inputs ${arg_WORK_DIR}/inputs.cmake)
   set(manifest ${arg_WORK_DIR}/kiln.toml)

@@ -184,7 +184,9 @@ function(kiln_add_cache name)
   # The user's compile and scan cache (KILN_CACHE_DIR, else ~/.cache/kiln), as ccache works under
   # CMake: a `kiln build` of the same sources by hand, or another build tree, reuses what this one
   # compiled. The CMake variable KILN_CACHE_DIR, if set, names another.
-  set(generator_args -o ${output} --depfile ${output}.d)
+  # The build directory is <build> in the manifest, the cache keys and the package: the whole build
+  # tree, so that generated headers anywhere in it are named the same from every build directory.
+  set(generator_args -o ${output} --depfile ${output}.d --build-dir ${CMAKE_BINARY_DIR})
   if(KILN_CACHE_DIR)
     list(APPEND generator_args --cache-dir ${KILN_CACHE_DIR})
   endif()

@@ -3,9 +3,12 @@
 #
 #   cmake -DKILN_INPUTS=<inputs.cmake> -DKILN_MANIFEST=<kiln.toml> -P KilnWriteManifest.cmake
 #
-# Every path in the manifest is relative to the project directory (KILN_ROOT) or a <cuda>/... token,
-# and the file holds nothing else that depends on where the tree or the build lives: the package
-# records the manifest's hash, and two builds of one tree at different paths must be identical.
+# Every path in the manifest is relative to the project directory (KILN_ROOT) or starts with a token:
+# <cuda>/... (a toolkit), <build>/... (the build tree, KILN_BUILD_DIR: generated headers) or <kiln>/...
+# (Kiln's own include directory, KILN_OWN_INCLUDE_DIR, which SCAN_TARGETS brings with any target
+# linking Kiln::runtime). The file holds nothing else that depends on where the tree, the build or
+# Kiln lives: the package records the manifest's hash, and two builds of one tree at different paths,
+# from different build directories, must be identical.
 cmake_minimum_required(VERSION 3.20)
 include(${KILN_INPUTS})
 
@@ -34,31 +37,64 @@ function(_kiln_toml_array out key)
   set(${out} "${line}" PARENT_SCOPE)
 endfunction()
 
-# An include directory as the manifest takes it: <cuda>/... inside a toolkit the generator may use,
-# otherwise relative to the project directory (possibly with ..). Symbolic links are resolved first,
-# so /usr/local/cuda/include and /usr/local/cuda-13.0/targets/x86_64-linux/include are both found.
+# "<token>" or "<token>/rest" when `path` lies in `dir` (both real paths), else nothing.
+function(_kiln_under out token dir path)
+  set(${out} "" PARENT_SCOPE)
+  cmake_path(IS_PREFIX dir "${path}" NORMALIZE inside)
+  if(inside)
+    file(RELATIVE_PATH relative "${dir}" "${path}")
+    if(relative STREQUAL "")
+      set(${out} "${token}" PARENT_SCOPE)
+    else()
+      set(${out} "${token}/${relative}" PARENT_SCOPE)
+    endif()
+  endif()
+endfunction()
+
+# An include directory as the manifest takes it: <kiln> for Kiln's own include directory, <cuda>/...
+# inside a toolkit the generator may use, <build>/... inside the build tree (unless the project lies
+# in it: an in-source build), otherwise relative to the project directory (possibly with ..).
+# Symbolic links are resolved first, so /usr/local/cuda/include and
+# /usr/local/cuda-13.0/targets/x86_64-linux/include are both found.
 function(_kiln_include_dir out dir)
   if(NOT IS_ABSOLUTE "${dir}")
     set(dir "${KILN_ROOT}/${dir}")
   endif()
   file(REAL_PATH "${dir}" real)
+  # Kiln's include directory, then each toolkit: the first that holds the directory names it.
+  set(named_dirs "")
+  if(NOT KILN_OWN_INCLUDE_DIR STREQUAL "")
+    list(APPEND named_dirs "<kiln>=${KILN_OWN_INCLUDE_DIR}")
+  endif()
   foreach(toolkit IN LISTS KILN_TOOLKITS)
-    if(toolkit STREQUAL "")
-      continue()
+    if(NOT toolkit STREQUAL "")
+      list(APPEND named_dirs "<cuda>=${toolkit}")
     endif()
-    file(REAL_PATH "${toolkit}" toolkit)
-    cmake_path(IS_PREFIX toolkit "${real}" NORMALIZE inside)
-    if(inside)
-      file(RELATIVE_PATH relative "${toolkit}" "${real}")
-      if(relative STREQUAL "")
-        set(${out} "<cuda>" PARENT_SCOPE)
-      else()
-        set(${out} "<cuda>/${relative}" PARENT_SCOPE)
-      endif()
+  endforeach()
+  foreach(named_dir IN LISTS named_dirs)
+    string(FIND "${named_dir}" "=" at)
+    string(SUBSTRING "${named_dir}" 0 ${at} token)
+    math(EXPR at "${at} + 1")
+    string(SUBSTRING "${named_dir}" ${at} -1 named_path)
+    file(REAL_PATH "${named_path}" named_path)
+    _kiln_under(named "${token}" "${named_path}" "${real}")
+    if(named)
+      set(${out} "${named}" PARENT_SCOPE)
       return()
     endif()
   endforeach()
   file(REAL_PATH "${KILN_ROOT}" root)
+  if(NOT KILN_BUILD_DIR STREQUAL "")
+    file(REAL_PATH "${KILN_BUILD_DIR}" build)
+    cmake_path(IS_PREFIX build "${root}" NORMALIZE in_source)
+    _kiln_under(named "<build>" "${build}" "${real}")
+    # Inside both the project and the build tree (a build directory in the project): the innermost,
+    # the build tree.
+    if(named AND NOT in_source)
+      set(${out} "${named}" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
   file(RELATIVE_PATH relative "${root}" "${real}")
   if(relative STREQUAL "")
     set(relative ".")

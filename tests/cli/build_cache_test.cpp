@@ -138,7 +138,7 @@ TEST_F(BuildCache, StatsClearAndTrim) {
   EXPECT_EQ(json["runtime"]["hits"], 3);
   EXPECT_EQ(json["runtime"]["compiles"], 2);
   EXPECT_EQ(json["runtime"]["compiled_bytes"], 2048);
-  EXPECT_EQ(json["entries"], 8) << "6 images and 2 scans";
+  EXPECT_EQ(json["entries"], 14) << "6 keys with their header sets, their 6 images, and 2 scans";
   EXPECT_GT(json["size"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(json["max_size"], 5'000'000'000u);
   const RunResult text = cache({"stats"});

@@ -120,14 +120,47 @@ TEST_F(ScanCacheTest, TheSourceAndEveryFlagAreInTheKey) {
   in.language_standard = "c++20";
   EXPECT_FALSE(cache.lookup(in));
   in = input();
-  in.cuda_root = "/opt/other-cuda";
-  EXPECT_FALSE(cache.lookup(in));
+  fs::create_directories(m_root / "cuda-13.1");
+  write("cuda-13.1/version.json", "{\"cuda\": {\"version\": \"13.1.0\"}}\n");
+  in.cuda_root = m_root / "cuda-13.1";
+  EXPECT_FALSE(cache.lookup(in)) << "another toolkit (its version.json)";
   in = input();
   in.role = ScanInput::Role::host;
   EXPECT_FALSE(cache.lookup(in));
   EXPECT_TRUE(cache.lookup(input()));
   write("project/k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
   EXPECT_FALSE(cache.lookup(input()));
+}
+
+// Nothing in the key or the entry says where the tree lies: a copy at another depth, with its build
+// directory elsewhere, hits; paths under the roots come back under the copy's.
+TEST_F(ScanCacheTest, ACopyOfTheTreeElsewhereWithAnotherBuildDirectoryHits) {
+  fs::create_directories(m_root / "build/gen");
+  ScanInput in = input();
+  in.build_dir = m_root / "build";
+  in.include_dirs = {"include", (m_root / "build/gen").string()};
+  ScanResult r = result();
+  r.headers.push_back({(m_root / "build/gen/config.h").string(), 7});
+  write("build/gen/config.h", "#define N 4\n");
+  r.headers.back().content_hash = format::checksum(std::as_bytes(std::span(std::string_view("#define N 4\n"))));
+  r.kernels[0].location.file = (m_root / "project/k.cu").string();
+  ScanCache(store()).store(in, r);
+
+  const fs::path copy = m_root / "elsewhere/deeper/project", build = m_root / "build-2";
+  fs::create_directories(copy);
+  fs::copy(m_root / "project", copy, fs::copy_options::recursive);
+  fs::create_directories(build / "gen");
+  fs::copy_file(m_root / "build/gen/config.h", build / "gen/config.h");
+  ScanInput there = in;
+  there.directory = copy;
+  there.build_dir = build;
+  there.include_dirs = {"include", (build / "gen").string()};
+  const std::optional<ScanResult> hit = ScanCache(store()).lookup(there);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->headers.at(1).path, (build / "gen/config.h").string());
+  EXPECT_EQ(hit->kernels.at(0).location.file, (copy / "k.cu").string());
+  write("build-2/gen/config.h", "#define N 5\n");
+  EXPECT_FALSE(ScanCache(store()).lookup(there)) << "headers are checked where they are now";
 }
 
 TEST_F(ScanCacheTest, FailedScansAreNotStored) {

@@ -131,9 +131,9 @@ TEST(ManifestValues, AbsoluteIncludeDirectory) {
                          "must be relative to the manifest directory or start with '<cuda>/'"));
 }
 
-TEST(ManifestValues, OnlyCudaIsAKnownToken) {
+TEST(ManifestValues, OnlyCudaBuildAndKilnAreKnownTokens) {
   TempProject project;
-  for (const char* dir : {"<cudo>/include", "<CUDA>/include", "<cuda>include", "<cuda", "<>/x"}) {
+  for (const char* dir : {"<cudo>/include", "<CUDA>/include", "<cuda>include", "<cuda", "<>/x", "<root>/x", "<build>gen"}) {
     EXPECT_TRUE(fails_with(read_with(project, std::string("include_dirs = [\"") + dir + "\"]"),
                            project.at(1) + "unknown token"))
         << dir;
@@ -146,6 +146,17 @@ TEST(ManifestValues, CudaTokenCannotLeaveTheToolkit) {
   TempProject project;
   EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"<cuda>/../etc\"]"),
                          project.at(1) + "include directory '<cuda>/../etc' is outside the CUDA toolkit"));
+}
+
+// Directories that depend on where the build or Kiln lies are named, never spelt from the project
+// (util/named_roots.hpp): the manifest keeps them as written, and need not find them.
+TEST(ManifestValues, BuildAndKilnTokensNameDirectoriesKnownWhenBuilding) {
+  TempProject project;
+  const Result<Manifest> read = read_with(project, "include_dirs = [\"<build>//gen/\", \"<kiln>\", \"<cuda>/include\"]");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->include_dirs, (std::vector<std::string>{"<build>/gen", "<kiln>", "<cuda>/include"}));
+  EXPECT_TRUE(fails_with(read_with(project, "include_dirs = [\"<build>/../x\"]"),
+                         project.at(1) + "include directory '<build>/../x' is outside the build directory"));
 }
 
 TEST(ManifestValues, DuplicateIncludeDirectory) {

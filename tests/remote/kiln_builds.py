@@ -19,7 +19,10 @@ import time
 KILN = os.environ.get("KILN", "kiln")
 COMPILES = 4   # 2 units x 2 targets
 SCANS = 2      # one scan result per source
-ENTRIES = COMPILES + SCANS
+# A compile's key holds its header sets, and each set's image is an entry of its own
+# (generator/src/compile/compile_cache.hpp).
+ENTRIES = 2 * COMPILES + SCANS
+LOOKUPS = COMPILES + SCANS   # what a build reads first: a key per compile, a scan per source
 
 SOURCES = {
     "kiln.toml": 'name = "remote"\ntargets = ["sm_80", "sm_90"]\n\n[[source]]\npath = "scale.cu"\n'
@@ -103,13 +106,15 @@ def split_entry(data):
     return line, key.decode(), data[end + 1:]
 
 
-def is_compile_entry(payload):
-    return not payload.startswith(b"kiln-scan-cache")
+# A compile's image entry (generator/src/compile/compile_cache.hpp): version, then the compile's output
+# (compile_job.cpp) as one string: ok, log, image, lowered names, headers, microseconds. The key's
+# entry beside it lists header sets. Integers are little-endian u64; strings are length-prefixed.
+def is_image_entry(payload):
+    if payload.startswith(b"kiln-scan-cache") or len(payload) < 16:
+        return False
+    return struct.unpack_from("<Q", payload, 8)[0] == len(payload) - 16
 
 
-# A compile cache entry's payload (generator/src/compile/compile_cache.cpp): version, the inputs, the
-# message context, the headers with their hashes, then the compile's output (compile_job.cpp): ok, log,
-# image, lowered names, headers, microseconds. Integers are little-endian u64; strings are length-prefixed.
 class _Reader:
     def __init__(self, data):
         self.data, self.at = data, 0
@@ -133,17 +138,14 @@ def _text(b):
 
 
 def with_image(payload, change):
-    """The compile entry's payload with its image replaced by change(image)."""
+    """The image entry's payload with its image replaced by change(image)."""
     outer = _Reader(payload)
-    head = [outer.u64(), outer.text(), outer.text()]
-    headers = [(outer.text(), outer.u64()) for _ in range(outer.u64())]
+    version = outer.u64()
     inner = _Reader(outer.text())
     assert outer.at == len(payload)
     ok, log, image = inner.u64(), inner.text(), inner.text()
     tail = inner.data[inner.at:]
-    output = _u64(ok) + _text(log) + _text(change(image)) + tail
-    return (_u64(head[0]) + _text(head[1]) + _text(head[2]) + _u64(len(headers)) +
-            b"".join(_text(t) + _u64(h) for t, h in headers) + _text(output))
+    return _u64(version) + _text(_u64(ok) + _text(log) + _text(change(image)) + tail)
 
 
 def code_section(image):

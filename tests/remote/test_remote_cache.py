@@ -12,14 +12,14 @@ import os
 import pytest
 
 import servers
-from kiln_builds import COMPILES, ENTRIES, SCANS, build, fresh_build, remote_warnings
+from kiln_builds import COMPILES, ENTRIES, LOOKUPS, SCANS, build, fresh_build, remote_warnings
 
 
 def check_filled_then_served(project, tmp_path, reference, url):
     first, first_stats, first_package = fresh_build(project, tmp_path, "first", url)
     assert first.returncode == 0, first.stderr
     assert first_stats["compile"] == {"hits": 0, "misses": COMPILES}, first.stderr
-    assert first_stats["remote"]["misses"] == ENTRIES and first_stats["remote"]["writes"] == ENTRIES, first.stderr
+    assert first_stats["remote"]["misses"] == LOOKUPS and first_stats["remote"]["writes"] == ENTRIES, first.stderr
     second, second_stats, second_package = fresh_build(project, tmp_path, "second", url)
     assert second.returncode == 0, second.stderr
     assert second_stats["compile"] == {"hits": COMPILES, "misses": 0}
@@ -91,8 +91,9 @@ def test_http_server_errors_fall_back_to_compiling(project, reference, nginx, tm
     warnings = remote_warnings(run)
     assert len(warnings) == 1 and "HTTP 500" in warnings[0], run.stderr
     # A server that answers with errors is asked again: every get of the build erred, and every put of
-    # an image (scan results, stored by worker processes, reach the server only after a miss).
-    assert run_stats["remote"]["errors"] == 2 * COMPILES + SCANS
+    # a compile's key and image (scan results, stored by worker processes, reach the server only after
+    # a miss).
+    assert run_stats["remote"]["errors"] == LOOKUPS + 2 * COMPILES
     assert run_stats["remote"]["hits"] == 0
 
 
@@ -112,12 +113,20 @@ def test_http_corrupt_entries_are_misses_and_replaced(project, reference, nginx,
     run, run_stats, package = fresh_build(project, tmp_path, "corrupt", nginx.url())
     assert run.returncode == 0, run.stderr
     assert package == reference
-    assert run_stats["remote"]["damaged"] == ENTRIES and run_stats["remote"]["hits"] == 0
+    # A damaged key is a miss: the images behind it are not asked for.
+    assert run_stats["remote"]["damaged"] == LOOKUPS and run_stats["remote"]["hits"] == 0
     assert run_stats["compile"]["misses"] == COMPILES
     assert len(remote_warnings(run)) == 1 and "damaged" in remote_warnings(run)[0]
-    # The build replaced them: the next one hits every entry.
-    again, again_stats, again_package = fresh_build(project, tmp_path, "after", nginx.url())
-    assert again_stats["remote"]["hits"] == ENTRIES and again_package == reference
+    check_damage_replaced(project, reference, tmp_path, nginx.url())
+
+
+def check_damage_replaced(project, reference, tmp_path, url):
+    # The build replaced the keys and scans it found damaged; the images behind the keys it never asked
+    # for, so the next build finds those damaged and replaces them, and the one after hits every entry.
+    healing, healing_stats, healing_package = fresh_build(project, tmp_path, "healing", url)
+    assert healing_stats["remote"]["damaged"] == COMPILES and healing_package == reference, healing.stderr
+    again, again_stats, again_package = fresh_build(project, tmp_path, "after", url)
+    assert again_stats["remote"]["hits"] == ENTRIES and again_package == reference, again.stderr
 
 
 def test_redis_garbage_is_a_miss(project, reference, redis, tmp_path):
@@ -127,9 +136,8 @@ def test_redis_garbage_is_a_miss(project, reference, redis, tmp_path):
         redis.command("SET", key, "not an entry")
     run, run_stats, package = fresh_build(project, tmp_path, "garbage", redis.url())
     assert run.returncode == 0 and package == reference
-    assert run_stats["remote"]["damaged"] == ENTRIES
-    again, again_stats, _ = fresh_build(project, tmp_path, "after", redis.url())
-    assert again_stats["remote"]["hits"] == ENTRIES
+    assert run_stats["remote"]["damaged"] == LOOKUPS
+    check_damage_replaced(project, reference, tmp_path, redis.url())
 
 
 def test_read_mode_never_writes(project, reference, nginx, redis, tmp_path):
@@ -138,7 +146,7 @@ def test_read_mode_never_writes(project, reference, nginx, redis, tmp_path):
                                               KILN_REMOTE_CACHE_MODE="read")
         assert run.returncode == 0, run.stderr
         assert package == reference
-        assert run_stats["remote"]["misses"] == ENTRIES and run_stats["remote"]["writes"] == 0
+        assert run_stats["remote"]["misses"] == LOOKUPS and run_stats["remote"]["writes"] == 0
     assert nginx.entries() == []
     assert redis.command("DBSIZE").strip() == "0"
     # A consumer reads what a writer stored.

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from kiln_builds import (COMPILES, ENTRIES, KILN, SCANS, build, encode_entry, flip_a_code_bit, fresh_build,
-                         is_compile_entry, remote_warnings, split_entry, stats, with_image)
+from kiln_builds import (COMPILES, ENTRIES, KILN, LOOKUPS, build, encode_entry, flip_a_code_bit, fresh_build,
+                         is_image_entry, remote_warnings, split_entry, stats, with_image)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,8 @@ class Entries:
         else:
             self.server.set("kiln:" + key, data)
 
-    def compile_keys(self):
-        return [k for k in self.keys() if is_compile_entry(split_entry(self.read(k))[2])]
+    def image_keys(self):
+        return [k for k in self.keys() if is_image_entry(split_entry(self.read(k))[2])]
 
 
 @pytest.fixture(params=["http", "redis"])
@@ -94,13 +94,13 @@ def test_signed_entries_are_verified_hits(project, reference, keys, server, tmp_
 
 
 def check_refused(project, reference, tmp_path, server, variables, counter, said):
-    """A build with `variables` (a verify key) misses every compile entry, says `said` once, and its package
-    holds what it compiled."""
+    """A build with `variables` (a verify key) misses every image, says `said` once, and its package holds
+    what it compiled."""
     run, run_stats, package = fresh_build(project, tmp_path, "reader", server.url(), **variables)
     assert run.returncode == 0, run.stderr
     assert package == reference
     assert run_stats["compile"] == {"hits": 0, "misses": COMPILES}
-    assert run_stats["remote"][counter] >= COMPILES and run_stats["remote"]["hits"] <= SCANS
+    assert run_stats["remote"][counter] >= COMPILES and run_stats["remote"]["hits"] <= LOOKUPS
     warnings = remote_warnings(run)
     assert len(warnings) == 1 and said in warnings[0], run.stderr
     return warnings[0]
@@ -109,7 +109,7 @@ def check_refused(project, reference, tmp_path, server, variables, counter, said
 def test_a_tampered_entry_with_its_checksum_recomputed_is_a_miss_with_a_verify_key(project, reference, keys, server,
                                                                                     tmp_path):
     entries = fill(project, tmp_path, server, **signing(keys))
-    for key in entries.compile_keys():
+    for key in entries.image_keys():
         line, _, payload = split_entry(entries.read(key))
         entries.write(key, line + encode_entry(key, with_image(payload, flip_a_code_bit)))
     # What the checksum alone lets through: the changed kernel, shipped.
@@ -136,9 +136,9 @@ def test_an_entry_signed_with_another_key_is_a_miss(project, reference, keys, se
 
 def test_a_signed_entry_moved_under_another_key_is_a_miss(project, reference, keys, server, tmp_path):
     entries = fill(project, tmp_path, server, **signing(keys))
-    compile_keys = entries.compile_keys()
-    originals = {k: entries.read(k) for k in compile_keys}
-    for key, other in zip(compile_keys, compile_keys[1:] + compile_keys[:1]):
+    image_keys = entries.image_keys()
+    originals = {k: entries.read(k) for k in image_keys}
+    for key, other in zip(image_keys, image_keys[1:] + image_keys[:1]):
         entries.write(key, originals[other])   # each signature holds, for the other key
     check_refused(project, reference, tmp_path, server, verifying(keys), "damaged", "is damaged")
 
@@ -146,7 +146,7 @@ def test_a_signed_entry_moved_under_another_key_is_a_miss(project, reference, ke
 @pytest.mark.parametrize("change", ["garbage image", "truncated image", "no image", "not an entry"])
 def test_an_entry_kiln_cannot_parse_is_a_miss_and_the_build_succeeds(project, reference, server, tmp_path, change):
     entries = fill(project, tmp_path, server)
-    for key in entries.compile_keys():
+    for key in entries.image_keys():
         _, _, payload = split_entry(entries.read(key))
         if change == "not an entry":
             entries.write(key, b"\x7fELF" + os.urandom(100))

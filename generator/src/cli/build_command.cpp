@@ -8,6 +8,7 @@
 #include "cli/compile_phase.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/job_limit.hpp"
+#include "cli/kiln_headers.hpp"
 #include "cli/output_guard.hpp"
 #include "cli/request_coverage.hpp"
 #include "cli/scan_phase.hpp"
@@ -111,6 +112,9 @@ public:
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
     app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory")
         ->check(CLI::ExistingDirectory);
+    app.add_option("--build-dir", m_build_dir,
+                   "The build directory: what the manifest's <build> names, and how paths under it are recorded in "
+                   "cache keys and the package (default: the output's directory)");
     app.add_option("--targets", m_targets, "Targets to build instead of the manifest's (sm_80,compute_80)")
         ->delimiter(',');
     app.add_option("--host-source", m_host_sources,
@@ -213,16 +217,20 @@ private:
     Result<BuildStores> stores =
         open_build_stores(*cache, store::process_environment(), [this](const std::string& text) { warn(text); });
     if (!stores) return fail(k_exit_usage, stores.error().message);
+    // What <build> and <kiln> stand for, in the manifest, cache keys and entries and the package.
+    const fs::path output_dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+    const fs::path build_dir = fs::absolute(m_build_dir.empty() ? output_dir : m_build_dir).lexically_normal();
+    const plan::PlanSettings plan_settings{prefix, scratch->path(), build_dir, kiln_include_dir()};
     compile::CacheContext context{toolkit->root,
                                   compile::toolchain_identity(toolkit->root, toolkit->nvrtc_version(),
                                                               toolkit->nvjitlink_version(), k_version),
-                                  compile::nvcc_toolchain_identity, build_start, {}};
+                                  compile::nvcc_toolchain_identity, build_start, {}, build_dir, kiln_include_dir()};
     // Shards and merges agree on the build before anything is scanned: a shard scans its own units only.
     PartToWrite part{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0};
     std::set<std::string> shard_sources;
     if (shard || !parts.empty()) {
       Result<shard::ShardLayout> layout =
-          shard::shard_layout(*manifest, *toolkit, {prefix, scratch->path()}, context, shard.value_or(shard::ShardSpec{1, 1}));
+          shard::shard_layout(*manifest, *toolkit, plan_settings, context, shard.value_or(shard::ShardSpec{1, 1}));
       if (!layout) return fail(k_exit_bad_input, layout.error().message);
       part.fingerprint = layout->fingerprint;
       part.plan_jobs = layout->jobs;
@@ -251,6 +259,7 @@ private:
     scan_settings.jobs = std::max(1, jobs - early_jobs);
     scan_settings.jobserver = jobserver.get();
     scan_settings.display_prefix = prefix;
+    scan_settings.build_dir = build_dir;
     scan_settings.python = m_python;
     scan_settings.publish = stores->remote != nullptr;
     if (shard) scan_settings.scans_kernel_source = [&](const std::string& s) { return shard_sources.count(s) != 0; };
@@ -258,7 +267,7 @@ private:
     m_facts.scan_seconds = seconds_since(scan_start);
     if (!discovery) return scan_exit;
 
-    Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, {prefix, scratch->path()}, *discovery);
+    Result<plan::BuildPlan> plan = plan::make_plan(*manifest, *toolkit, plan_settings, *discovery);
     if (!plan) return fail(k_exit_bad_input, plan.error().message);
     if (m_verbose)
       for (const std::string& line : plan::describe_parts(plan->units)) std::cerr << line << "\n";
@@ -418,7 +427,7 @@ private:
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) {
       m_scanned_hosts.push_back((root / host.path).lexically_normal());
-      add_request_headers(manifest, toolkit, host);
+      add_request_headers(manifest, toolkit, settings.build_dir, host);
     }
     m_asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.display_prefix);
     plan::Discovery discovery =
@@ -470,10 +479,12 @@ private:
   // directory or one of its include directories), not the toolkit's, Kiln's or the system's. A
   // request added there changes the package, so they are inputs like the host source.
   void add_request_headers(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                           const plan::ScannedFile& host) {
+                           const fs::path& build_dir, const plan::ScannedFile& host) {
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
+    const NamedRoots roots{root, build_dir, {}, toolkit.root};
     std::vector<fs::path> dirs{root};
-    for (const std::string& dir : manifest.include_dirs) dirs.push_back((root / toolkit.expand(dir)).lexically_normal());
+    for (const std::string& dir : manifest.include_dirs)
+      if (!dir.starts_with("<kiln>")) dirs.push_back((root / roots.expand(dir)).lexically_normal());
     const auto inside = [](const fs::path& path, const fs::path& dir) {
       const fs::path relative = path.lexically_relative(dir);
       return !relative.empty() && *relative.begin() != "..";
@@ -516,6 +527,7 @@ private:
   bool m_no_depfile = false;
   fs::path m_cuda_root;
   fs::path m_root;
+  fs::path m_build_dir;
   std::vector<std::string> m_targets;
   std::vector<fs::path> m_host_sources;
   std::vector<fs::path> m_python_sources;

@@ -9,6 +9,7 @@
 #include "scan/unnamed_namespaces.hpp"
 #include "platform/files.hpp"
 #include "util/file_io.hpp"
+#include "util/named_roots.hpp"
 #include "util/process_pool.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,11 +32,14 @@ using scan::ScanResult;
 // -U, -std, -include, -default-device. A host source, with the manifest's macros, at a standard its
 // C++ can use (options::host_standard), and Kiln's own headers.
 ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEntry* source, const fs::path& file,
-                    const compile::Toolkit& toolkit, ScanInput::Role role) {
+                    const compile::Toolkit& toolkit, const fs::path& build_dir, ScanInput::Role role) {
   ScanInput in;
   in.file = file;
   in.directory = fs::absolute(manifest.root).lexically_normal();
-  for (const std::string& dir : manifest.include_dirs) in.include_dirs.push_back(toolkit.expand(dir).string());
+  in.build_dir = build_dir;
+  in.kiln_include_dir = kiln_include_dir();
+  const NamedRoots roots{in.directory, in.build_dir, in.kiln_include_dir, toolkit.root};
+  for (const std::string& dir : manifest.include_dirs) in.include_dirs.push_back(roots.expand(dir).string());
   if (manifest.toolkit_includes) {
     in.include_dirs.push_back((toolkit.root / "include" / "cccl").string());
     in.include_dirs.push_back((toolkit.root / "include").string());
@@ -61,7 +65,7 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
   in.role = role;
   if (role == ScanInput::Role::host) {
     in.language_standard = options::host_standard(top ? top->scan.standard : "");
-    in.include_dirs.push_back(kiln_include_dir());
+    in.include_dirs.push_back(in.kiln_include_dir.string());
   }
   return in;
 }
@@ -248,12 +252,13 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   // A source listed as several variants is scanned once, with its first entry's macros and options.
   for (const manifest::SourceEntry& source : manifest.sources)
     if (seen.insert(source.path).second)
-      inputs.push_back(input_for(manifest, &source, source.path, toolkit, ScanInput::Role::kernels));
+      inputs.push_back(input_for(manifest, &source, source.path, toolkit, settings.build_dir, ScanInput::Role::kernels));
   const std::size_t kernel_count = inputs.size();
   std::vector<fs::path> hosts(manifest.host_sources.begin(), manifest.host_sources.end());
   for (const fs::path& given : extra.host) hosts.push_back(relative_to_root(given, root));
   for (const fs::path& host : hosts)
-    if (seen.insert(host).second) inputs.push_back(input_for(manifest, nullptr, host, toolkit, ScanInput::Role::host));
+    if (seen.insert(host).second)
+      inputs.push_back(input_for(manifest, nullptr, host, toolkit, settings.build_dir, ScanInput::Role::host));
 
   // Lookups are cheap (hashing files) and happen here; only misses are parsed, in parallel.
   const scan::ScanCache cache(*settings.store);

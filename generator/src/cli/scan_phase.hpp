@@ -28,6 +28,7 @@ struct ScanPhaseSettings {
   int jobs = 1;                               // 1: scan in this process
   Jobserver* jobserver = nullptr;             // make's, when kiln takes part in it
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
+  std::filesystem::path build_dir;            // <build> in include directories (util/named_roots.hpp)
   std::string python;                         // --python: the interpreter for Python sources, if given
   // Kernel sources (as the manifest names them) to scan; the others count as scanned with nothing
   // found. Unset: all. A shard scans the sources of its own units only (shard/shard_plan.hpp).

@@ -26,15 +26,24 @@ public:
     }
     m_counts.misses += misses.size();
     if (misses.empty()) return outputs;
+    // Misses compile with portable messages (compile_cache.hpp), stored as they are, shown rendered.
     std::vector<CompileJob> todo;
-    for (const std::size_t i : misses) todo.push_back(jobs[i]);
+    for (const std::size_t i : misses) todo.push_back(m_cache.portable_job(jobs[i]));
+    const auto original = [&](const CompileJob& job) -> std::size_t {
+      if (&job >= todo.data() && &job < todo.data() + todo.size()) return misses[static_cast<std::size_t>(&job - todo.data())];
+      for (std::size_t k = 0; k < todo.size(); ++k)
+        if (todo[k].unit == job.unit && todo[k].target == job.target && todo[k].source == job.source) return misses[k];
+      return misses.front();
+    };
     const std::vector<CompileOutput> compiled =
         m_inner.run(todo, [&](std::size_t, std::size_t, const CompileJob& job, const CompileOutput& out) {
-          if (progress) progress(++done, jobs.size(), job, out);
+          const std::size_t i = original(job);
+          if (progress) progress(++done, jobs.size(), jobs[i], m_cache.rendered(jobs[i], out));
         });
     for (std::size_t k = 0; k < misses.size(); ++k) {
-      outputs[misses[k]] = compiled[k];
-      if (m_keep(todo[k], compiled[k])) m_cache.store(todo[k], compiled[k]);
+      const CompileJob& job = jobs[misses[k]];
+      outputs[misses[k]] = m_cache.rendered(job, compiled[k]);
+      if (m_keep(job, outputs[misses[k]])) m_cache.store(job, compiled[k]);
     }
     return outputs;
   }

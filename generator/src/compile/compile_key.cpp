@@ -12,30 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Replaces every occurrence of `from` (an absolute directory) in `text` with `to`.
-std::string replace_dir(std::string text, const std::string& from, const std::string& to) {
-  if (from.empty() || from == "/") return text;
-  std::size_t at = text.find(from);
-  while (at != std::string::npos) {
-    const std::size_t end = at + from.size();
-    // Only whole directories: /a/cuda must not match inside /a/cuda-12.
-    if (end < text.size() && text[end] != '/') {
-      at = text.find(from, at + 1);
-      continue;
-    }
-    text.replace(at, from.size(), to);
-    at = text.find(from, at + to.size());
-  }
-  return text;
-}
-
-std::string tokenize_option(const std::string& option, const fs::path& root, const fs::path& cuda) {
-  const std::string r = root.lexically_normal().string(), c = cuda.lexically_normal().string();
-  // The longer first: a toolkit inside the project (or the reverse) keeps its own token.
-  if (r.size() >= c.size()) return replace_dir(replace_dir(option, r, "<root>"), c, "<cuda>");
-  return replace_dir(replace_dir(option, c, "<cuda>"), r, "<root>");
-}
-
 bool records_directory(const CompileJob& job) {
   for (const auto* list : {&job.nvrtc_options, &job.link_options, &job.nvcc_options})
     for (const std::string& o : *list)
@@ -52,20 +28,8 @@ std::string first_line_of_run(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-std::string tokenize_path(const std::string& path, const fs::path& root, const fs::path& cuda) {
-  const fs::path p(path);
-  if (!p.is_absolute()) return path;
-  for (const auto& [dir, token] : {std::pair{cuda, "<cuda>"}, std::pair{root, "<root>"}}) {
-    const fs::path relative = p.lexically_relative(dir);
-    if (!dir.empty() && !relative.empty() && *relative.begin() != "..") return std::string(token) + "/" + relative.string();
-  }
-  return path;
-}
-
-std::string expand_path(const std::string& token, const fs::path& root, const fs::path& cuda) {
-  if (token.starts_with("<cuda>/")) return (cuda / token.substr(7)).string();
-  if (token.starts_with("<root>/")) return (root / token.substr(7)).string();
-  return token;
+NamedRoots named_roots(const CompileJob& job, const CacheContext& context) {
+  return {job.root, context.build_dir, context.kiln_include_dir, context.cuda_root};
 }
 
 std::string toolchain_identity(const fs::path& cuda_root, const std::string& nvrtc, const std::string& nvjitlink,
@@ -87,7 +51,7 @@ std::string nvcc_toolchain_identity(const fs::path& nvcc) {
 }
 
 std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& context) {
-  const fs::path& cuda = context.cuda_root;
+  const NamedRoots roots = named_roots(job, context);
   Hasher h;
   h.add("schema", k_compile_cache_schema);
   if (!job.members.empty()) {
@@ -99,7 +63,7 @@ std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& conte
       if (!key) return std::nullopt;
       h.add("member", key->hex);
     }
-    for (const std::string& o : job.link_options) h.add("link_option", tokenize_option(o, job.root, cuda));
+    for (const std::string& o : job.link_options) h.add("link_option", roots.tokenize_text(o));
     h.add("trim_variables", job.trim_variables ? "yes" : "no");
     h.add("device_runtime", job.device_runtime.empty() ? "no" : "yes");
     return CompileKey{h.hex_digest(), h.dump()};
@@ -125,9 +89,9 @@ std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& conte
   h.add("trim_variables", job.trim_variables ? "yes" : "no");
   if (job.link_named_kernels_only) h.add("link_named_kernels_only", "yes");
   if (job.relocatable) h.add("relocatable", "yes");
-  for (const std::string& o : job.nvrtc_options) h.add("nvrtc_option", tokenize_option(o, job.root, cuda));
-  for (const std::string& o : job.link_options) h.add("link_option", tokenize_option(o, job.root, cuda));
-  for (const std::string& o : job.nvcc_options) h.add("nvcc_option", tokenize_option(o, job.root, cuda));
+  for (const std::string& o : job.nvrtc_options) h.add("nvrtc_option", roots.tokenize_text(o));
+  for (const std::string& o : job.link_options) h.add("link_option", roots.tokenize_text(o));
+  for (const std::string& o : job.nvcc_options) h.add("nvcc_option", roots.tokenize_text(o));
   if (records_directory(job)) h.add("directory", fs::absolute(job.root).lexically_normal().string());
   return CompileKey{h.hex_digest(), h.dump()};
 }

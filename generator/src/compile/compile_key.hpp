@@ -3,13 +3,15 @@
 // (NVRTC and nvJitLink versions, the toolkit's version.json; for nvcc jobs nvcc's and the host
 // compiler's --version), the compiler, the source's path relative to the manifest (the program name
 // and random seed) and its bytes, the target, name expressions, variables, kept symbols and every
-// option, with the manifest directory and toolkit root written as <root> and <cuda>. No absolute path
-// and no time goes in, so a copy of the tree elsewhere, or another machine, finds the same keys; only
+// option, with the project, the build directory, Kiln's include directory and the toolkit written as
+// <root>, <build>, <kiln> and <cuda> (util/named_roots.hpp). No absolute path and no time goes in, so
+// a copy of the tree elsewhere, another build directory or another machine finds the same keys; only
 // -lineinfo and -G, whose images record the compile directory, add it. The headers a compile reads are
 // known only afterwards: the entry lists them with their content hashes (compile_cache.hpp).
 #pragma once
 
 #include "compile/compile_job.hpp"
+#include "util/named_roots.hpp"
 
 #include <ctime>
 #include <filesystem>
@@ -31,7 +33,12 @@ struct CacheContext {
   std::function<std::string(const std::filesystem::path& nvcc)> nvcc_identity;
   struct timespec build_start {};               // outputs of files changed since are not stored
   std::map<std::string, std::string> nvcc_identities;   // nvcc path -> identity, asked once per build
+  std::filesystem::path build_dir;              // <build> in keys and entries (named_roots.hpp)
+  std::filesystem::path kiln_include_dir;       // <kiln>
 };
+
+// The roots a job's paths are recorded against: its root (the manifest directory) and the context's.
+NamedRoots named_roots(const CompileJob& job, const CacheContext& context);
 
 struct CompileKey {
   std::string hex;                              // 32 hex digits: the store key
@@ -40,11 +47,6 @@ struct CompileKey {
 
 // Nothing when the source cannot be read (the compile then reports it).
 std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& context);
-
-// `path` with the manifest directory and toolkit root written as <root>/ and <cuda>/ (a path under
-// neither is kept as it is), and back.
-std::string tokenize_path(const std::string& path, const std::filesystem::path& root, const std::filesystem::path& cuda);
-std::string expand_path(const std::string& token, const std::filesystem::path& root, const std::filesystem::path& cuda);
 
 // The toolchain line of CacheContext for this toolkit and Kiln version.
 std::string toolchain_identity(const std::filesystem::path& cuda_root, const std::string& nvrtc,

@@ -1,5 +1,6 @@
 #include "manifest/paths.hpp"
 
+#include <algorithm>
 #include <system_error>
 
 namespace kiln::manifest::detail {
@@ -7,8 +8,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The only placeholder a path may start with: the CUDA toolkit root, known only when compiling.
-constexpr std::string_view k_cuda_token = "<cuda>";
+// The placeholders an include directory may start with, known only when building
+// (util/named_roots.hpp): the CUDA toolkit, the build directory and Kiln's own include directory.
+constexpr std::string_view k_tokens[] = {"<cuda>", "<build>", "<kiln>"};
+
+std::string_view what_token_names(std::string_view token) {
+  if (token == "<cuda>") return "the CUDA toolkit";
+  if (token == "<build>") return "the build directory";
+  return "Kiln's include directory";
+}
 
 bool escapes(std::string_view normalized) { return normalized == ".." || normalized.starts_with("../"); }
 
@@ -66,21 +74,25 @@ std::optional<std::string> check_include_dir(const Located& dir, const fs::path&
     const std::size_t close = text.find('>');
     const std::string_view token = text.substr(0, close == std::string_view::npos ? text.size() : close + 1);
     const std::string_view rest = text.substr(token.size());
-    if (token != k_cuda_token || !(rest.empty() || rest.starts_with('/'))) {
+    const bool known = std::find(std::begin(k_tokens), std::end(k_tokens), token) != std::end(k_tokens);
+    if (!known || !(rest.empty() || rest.starts_with('/'))) {
       diags.error(dir.at(), "unknown token " + quote(token) + " in include directory " + quote(text) +
-                                " (the only token is '<cuda>', as in '<cuda>/include/cccl')");
+                                " (the tokens are '<cuda>', '<build>' and '<kiln>', as in '<cuda>/include/cccl')");
       return std::nullopt;
     }
-    const std::string normal = rest.empty() ? "." : normalize_relative(rest.substr(1));
+    std::string_view inside = rest;
+    while (inside.starts_with('/')) inside.remove_prefix(1);
+    const std::string normal = inside.empty() ? "." : normalize_relative(inside);
     if (escapes(normal)) {
-      diags.error(dir.at(), "include directory " + quote(text) + " is outside the CUDA toolkit");
+      diags.error(dir.at(), "include directory " + quote(text) + " is outside " + std::string(what_token_names(token)));
       return std::nullopt;
     }
-    return normal == "." ? std::string(k_cuda_token) : std::string(k_cuda_token) + "/" + normal;
+    return normal == "." ? std::string(token) : std::string(token) + "/" + normal;
   }
   if (fs::path(text).is_absolute()) {
     diags.error(dir.at(), "include directory " + quote(text) +
-                              " must be relative to the manifest directory or start with '<cuda>/'");
+                              " must be relative to the manifest directory or start with '<cuda>/', '<build>/' or "
+                              "'<kiln>/'");
     return std::nullopt;
   }
   std::string normal = normalize_relative(text);

@@ -20,8 +20,9 @@ std::string normalize_relative(std::string_view path);
 std::optional<std::string> check_source_path(const Located& path, const std::filesystem::path& root,
                                              Diagnostics& diags, std::string_view what = "source path");
 
-// An include directory: "<cuda>" or "<cuda>/..." (the toolkit, found when compiling), or a directory
-// relative to `root`, which may lie outside it ("../common/include"). Returns its normalized form.
+// An include directory: "<cuda>", "<build>" or "<kiln>", alone or followed by "/..." (the toolkit, the
+// build directory, Kiln's include directory: known when building), or a directory relative to `root`,
+// which may lie outside it ("../common/include"). Returns its normalized form.
 std::optional<std::string> check_include_dir(const Located& dir, const std::filesystem::path& root,
                                              Diagnostics& diags);
 

@@ -358,7 +358,7 @@ private:
 
   // The unit's sources for run-time compiles, or a warning at its manifest entry saying why not.
   Status carry_sources(const plan::PlannedUnit& planned, const std::set<std::string>& headers) {
-    Result<CarriedOrWhy> carried = carry_unit_sources(planned, headers, m_manifest.root, m_toolkit);
+    Result<CarriedOrWhy> carried = carry_unit_sources(planned, headers, m_manifest.root, m_toolkit, m_plan.roots);
     if (!carried) return carried.error();
     if (carried->carried) {
       m_out.contents.carried.push_back(std::move(*carried->carried));
@@ -387,12 +387,15 @@ private:
     for (const std::string& header : headers) {
       const fs::path path(header);
       const fs::path absolute = (path.is_absolute() ? path : root / path).lexically_normal();
-      const std::string token = m_toolkit.tokenize(absolute);
+      const std::string token = m_plan.roots.tokenize(absolute);
       if (token.rfind("<cuda>", 0) == 0) {
         if (Status s = record_toolkit_header(absolute, token); !s) return s;
         continue;
       }
-      const std::string recorded = absolute.lexically_relative(root).generic_string();
+      // Under the build directory or Kiln's include directory: by their names (a generated header
+      // is the same file in every build directory); else relative to the root.
+      const bool named = token.starts_with("<build>/") || token.starts_with("<kiln>/");
+      const std::string recorded = named ? token : absolute.lexically_relative(root).generic_string();
       if (Status s = record_file(absolute, recorded, format::SourceRole::header); !s) return s;
     }
     return Ok{};

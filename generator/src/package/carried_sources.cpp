@@ -12,12 +12,11 @@ namespace {
 // Where files and include directories go in the carried tree.
 class TreeMap {
 public:
-  TreeMap(fs::path root, const compile::Toolkit& toolkit) : m_root(std::move(root)), m_toolkit(toolkit) {}
+  TreeMap(fs::path root, const NamedRoots& roots) : m_root(std::move(root)), m_roots(roots) {}
 
   // The tree path of `absolute`, or nothing when it lies outside everything the tree holds.
   std::optional<std::string> file(const fs::path& absolute) const {
-    const std::string token = m_toolkit.tokenize(absolute);
-    if (token.rfind("<cuda>/", 0) == 0) return "_cuda/" + token.substr(7);
+    if (std::optional<std::string> named = in_named_root(m_roots.tokenize(absolute))) return named;
     if (std::optional<std::string> inside = relative_to(absolute, m_root)) return inside;
     for (std::size_t k = 0; k < m_outside.size(); ++k)
       if (std::optional<std::string> inside = relative_to(absolute, m_outside[k]))
@@ -27,9 +26,7 @@ public:
 
   // The tree directory of an include directory (absolute), which is registered if outside the tree.
   std::string directory(const fs::path& absolute) {
-    const std::string token = m_toolkit.tokenize(absolute);
-    if (token == "<cuda>") return "_cuda";
-    if (token.rfind("<cuda>/", 0) == 0) return "_cuda/" + token.substr(7);
+    if (std::optional<std::string> named = in_named_root(m_roots.tokenize(absolute))) return *named;
     if (absolute == m_root) return ".";
     if (std::optional<std::string> inside = relative_to(absolute, m_root)) return *inside;
     for (std::size_t k = 0; k < m_outside.size(); ++k)
@@ -39,13 +36,22 @@ public:
   }
 
 private:
+  // The toolkit's files go under "_cuda/", the build directory's under "_build/", Kiln's under "_kiln/".
+  static std::optional<std::string> in_named_root(const std::string& token) {
+    for (const std::string_view name : {"cuda", "build", "kiln"}) {
+      const std::string named = "<" + std::string(name) + ">";
+      if (token == named) return "_" + std::string(name);
+      if (token.starts_with(named + "/")) return "_" + std::string(name) + token.substr(named.size());
+    }
+    return std::nullopt;
+  }
   static std::optional<std::string> relative_to(const fs::path& path, const fs::path& dir) {
     const fs::path relative = path.lexically_relative(dir);
     if (relative.empty() || *relative.begin() == ".." || relative == ".") return std::nullopt;
     return relative.generic_string();
   }
   fs::path m_root;
-  const compile::Toolkit& m_toolkit;
+  const NamedRoots& m_roots;
   std::vector<fs::path> m_outside;   // include directories outside the tree, in order
 };
 
@@ -78,7 +84,8 @@ std::string template_name(const std::string& expression) {
 }  // namespace
 
 Result<CarriedOrWhy> carry_unit_sources(const plan::PlannedUnit& unit, const std::set<std::string>& headers,
-                                        const fs::path& root_path, const compile::Toolkit& toolkit) {
+                                        const fs::path& root_path, const compile::Toolkit& toolkit,
+                                        const NamedRoots& roots) {
   CarriedOrWhy out;
   if (!unit.members.empty()) {
     out.why_not = "it is in link group '" + unit.name + "', whose kernels only a device link makes";
@@ -89,7 +96,7 @@ Result<CarriedOrWhy> carry_unit_sources(const plan::PlannedUnit& unit, const std
     return out;
   }
   const fs::path root = fs::absolute(root_path).lexically_normal();
-  TreeMap tree(root, toolkit);
+  TreeMap tree(root, roots);
   format::PackageCarriedUnit carried;
   carried.unit_source = unit.name;
   carried.nvrtc_version = toolkit.nvrtc_version();

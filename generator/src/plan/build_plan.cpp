@@ -202,6 +202,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   plan.manifest_file = !in_root.empty() && *in_root.begin() != ".." ? in_root.generic_string() : manifest_path.string();
   plan.settings = settings;
 
+  plan.roots = {plan.root, settings.build_dir, settings.kiln_include_dir, toolkit.root};
   plan.include_dirs = manifest.include_dirs;
   if (manifest.toolkit_includes) {
     plan.include_dirs.push_back("<cuda>/include/cccl");
@@ -209,7 +210,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   }
   std::vector<std::string> paths_and_macros;  // as the compilers see them; nvcc and NVRTC share these as is
   for (const std::string& dir : plan.include_dirs) {
-    paths_and_macros.push_back("-I" + toolkit.expand(dir).string());
+    paths_and_macros.push_back("-I" + plan.roots.expand(dir).string());
     plan.package_options.push_back("-I" + dir);
   }
   for (const std::string& define : manifest.defines) {

@@ -6,6 +6,7 @@
 #include "compile/toolkit.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/planned_unit.hpp"
+#include "util/named_roots.hpp"
 
 #include <filesystem>
 #include <string>
@@ -16,13 +17,16 @@ namespace kiln::plan {
 struct PlanSettings {
   std::string display_prefix;                   // how the manifest directory looks from the user's cwd
   std::filesystem::path scratch_dir;            // absolute; time traces go here
+  std::filesystem::path build_dir;              // <build> in include directories (util/named_roots.hpp)
+  std::filesystem::path kiln_include_dir;       // <kiln>
 };
 
 struct BuildPlan {
   std::vector<std::string> targets;             // sorted in package order
   std::vector<std::string> sources;             // the units' names, sorted; unit i is sources[i]
   std::vector<compile::CompileJob> jobs;        // source-major, then target; job.source names the unit
-  std::vector<std::string> include_dirs;        // as recorded in the package (<cuda> tokens)
+  std::vector<std::string> include_dirs;        // as recorded in the package (<cuda>, <build>, <kiln> tokens)
+  NamedRoots roots;                             // what the tokens stand for; <root> is `root`
   std::vector<std::string> package_options;     // the NVRTC options every unit shares, as recorded
   std::vector<PlannedUnit> units;               // units[i] is sources[i]: its names and compiler
   // What make_jobs needs to build a unit's jobs again for another compiler.

@@ -16,6 +16,7 @@
 #include "scan/scan_json.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
+#include "util/named_roots.hpp"
 
 #include <elf.h>
 #include <link.h>
@@ -26,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <system_error>
 
@@ -96,29 +98,46 @@ struct Key {
   std::string inputs;                     // Hasher::dump()
 };
 
+NamedRoots roots_of(const ScanInput& input) {
+  std::error_code ec;
+  return {fs::absolute(input.directory, ec).lexically_normal(), input.build_dir, input.kiln_include_dir, input.cuda_root};
+}
+
+// Every string of a stored result with its paths under `roots` written by their names, or back.
+void rewrite_strings(nlohmann::json& json, const std::function<std::string(std::string)>& rewrite) {
+  if (json.is_string()) {
+    json = rewrite(json.get<std::string>());
+  } else if (json.is_array() || json.is_object()) {
+    for (nlohmann::json& item : json) rewrite_strings(item, rewrite);
+  }
+}
+
 std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeRequest>* requests = nullptr) {
   const fs::path source = input.file.is_absolute() ? input.file : input.directory / input.file;
   Result<std::vector<std::byte>> bytes = read_binary_file(source);
   if (!bytes) return std::nullopt;
-  std::error_code ec;
-  const fs::path directory = fs::absolute(input.directory, ec).lexically_normal();
+  // No path goes in as it lies: each under the project, the build directory, Kiln's include directory
+  // or the toolkit by its root's name (util/named_roots.hpp), so that a copy of the tree elsewhere, or
+  // another build directory, finds the same entries. What the toolkit is goes in as its version.json.
+  const NamedRoots roots = roots_of(input);
   Hasher hasher;
   hasher.add("format", k_magic);
   hasher.add("scanner", k_scanner_version);
   hasher.add("executable", executable_identity());
   hasher.add("role", input.role == ScanInput::Role::kernels ? "kernels" : "host");
-  // Results spell locations as the file was given, and relative paths resolve against the directory.
-  hasher.add("file", input.file.string());
-  hasher.add("directory", directory.string());
+  // Results spell locations as the file was given; relative paths resolve against the directory.
+  hasher.add("file", roots.tokenize(input.file));
   hasher.add("source", *bytes);
-  for (const std::string& dir : input.include_dirs) hasher.add("include_dir", dir);
-  for (const std::string& define : input.defines) hasher.add("define", define);
-  for (const std::string& macro : input.macro_options) hasher.add("macro_option", macro);
-  for (const std::string& header : input.pre_includes) hasher.add("pre_include", header);
+  for (const std::string& dir : input.include_dirs) hasher.add("include_dir", roots.tokenize(dir));
+  for (const std::string& define : input.defines) hasher.add("define", roots.tokenize_text(define));
+  for (const std::string& macro : input.macro_options) hasher.add("macro_option", roots.tokenize_text(macro));
+  for (const std::string& header : input.pre_includes) hasher.add("pre_include", roots.tokenize(header));
   hasher.add("default_device", input.default_device ? "yes" : "no");
   if (input.relocatable) hasher.add("relocatable", "yes");
   hasher.add("std", input.language_standard);
-  hasher.add("cuda_root", input.cuda_root.string());
+  Hasher toolkit;
+  if (Result<std::vector<std::byte>> json = read_binary_file(input.cuda_root / "version.json")) toolkit.add("json", *json);
+  hasher.add("toolkit", toolkit.hex_digest());
   const char* resource_dir = std::getenv("KILN_CLANG_RESOURCE_DIR");
   hasher.add("clang_resource_dir", resource_dir ? resource_dir : "");
   // A resolution's entry: the requests it resolved, with the places its instantiations will carry.
@@ -126,7 +145,7 @@ std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeReq
     hasher.add("entry", "resolution");
     for (const RuntimeRequest& r : *requests)
       hasher.add("request", std::string(r.what == RuntimeRequest::What::kernel ? "kernel " : "variable ") + r.name +
-                                " @ " + r.location.file + ":" + std::to_string(r.location.line) + ":" +
+                                " @ " + roots.tokenize(r.location.file) + ":" + std::to_string(r.location.line) + ":" +
                                 std::to_string(r.location.column));
   }
   return Key{hasher.hex_digest(), hasher.dump()};
@@ -151,14 +170,16 @@ std::optional<std::string_view> payload_of(std::string_view text) {
   return std::nullopt;
 }
 
-void write_entry(store::Store& store, const Key& key, const ScanResult& result) {
+void write_entry(store::Store& store, const Key& key, const ScanResult& result, const NamedRoots& roots) {
   std::string text = std::string(k_magic) + "\ninputs:\n";
   for (std::size_t at = 0, end = 0; at < key.inputs.size(); at = end + 1) {
     end = key.inputs.find('\n', at);
     if (end == std::string::npos) end = key.inputs.size();
     text += "  " + key.inputs.substr(at, end - at) + "\n";
   }
-  text += "\n" + to_json(result).dump(1) + "\n";
+  nlohmann::json json = to_json(result);
+  rewrite_strings(json, [&](std::string value) { return roots.tokenize_text(std::move(value)); });
+  text += "\n" + json.dump(1) + "\n";
   // A cache that cannot be written only costs time: the store drops the error.
   store.put(key.hex, std::as_bytes(std::span(text.data(), text.size())));
 }
@@ -178,14 +199,17 @@ std::optional<std::uint64_t> ScanCache::header_hash(const fs::path& path) const 
   return it->second;
 }
 
-std::optional<ScanResult> ScanCache::read_valid(const std::string& key, const fs::path& directory) const {
+std::optional<ScanResult> ScanCache::read_valid(const std::string& key, const ScanInput& input) const {
   const std::optional<std::vector<std::byte>> bytes = m_store.get(key);
   if (!bytes) return std::nullopt;
   const std::optional<std::string_view> payload = payload_of(as_text(*bytes));
   if (!payload) return std::nullopt;
   // The value passed the store's checksum; JSON this build cannot read is a miss like any other.
-  const nlohmann::json json = nlohmann::json::parse(*payload, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json json = nlohmann::json::parse(*payload, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return std::nullopt;
+  const NamedRoots roots = roots_of(input);
+  rewrite_strings(json, [&](std::string value) { return roots.expand_text(std::move(value)); });
+  const fs::path& directory = roots.root;
   Result<ScanResult> result = from_json(json);
   if (!result || !result->ok()) return std::nullopt;
   for (const Header& header : result->headers) {
@@ -198,12 +222,12 @@ std::optional<ScanResult> ScanCache::read_valid(const std::string& key, const fs
 std::optional<ScanResult> ScanCache::lookup(const ScanInput& input) const {
   const std::optional<Key> key = make_key(input);
   if (!key) return std::nullopt;
-  return read_valid(key->hex, input.directory);
+  return read_valid(key->hex, input);
 }
 
 void ScanCache::store(const ScanInput& input, const ScanResult& result) const {
   if (!result.ok()) return;
-  if (const std::optional<Key> key = make_key(input)) write_entry(m_store, *key, result);
+  if (const std::optional<Key> key = make_key(input)) write_entry(m_store, *key, result, roots_of(input));
 }
 
 ScanResult ScanCache::scan(const ScanInput& input) const {
@@ -213,7 +237,7 @@ ScanResult ScanCache::scan(const ScanInput& input) const {
   const std::optional<Key> before = make_key(input);
   ScanResult result = scan_source(input);
   const std::optional<Key> after = make_key(input);
-  if (result.ok() && before && after && before->hex == after->hex) write_entry(m_store, *before, result);
+  if (result.ok() && before && after && before->hex == after->hex) write_entry(m_store, *before, result, roots_of(input));
   return result;
 }
 
@@ -223,7 +247,7 @@ std::optional<Resolution> ScanCache::lookup_resolution(const ScanInput& source, 
                                                        const std::vector<RuntimeRequest>& requests) const {
   const std::optional<Key> key = make_key(source, &requests);
   if (!key) return std::nullopt;
-  std::optional<ScanResult> stored = read_valid(key->hex, source.directory);
+  std::optional<ScanResult> stored = read_valid(key->hex, source);
   if (!stored) return std::nullopt;
   return Resolution{std::move(stored->instantiations), std::move(stored->diagnostics)};
 }
@@ -239,7 +263,7 @@ Resolution ScanCache::resolve(const ScanInput& source, const ScanResult& scanned
     entry.instantiations = resolution.instantiations;
     entry.diagnostics = resolution.diagnostics;
     entry.headers = scanned.headers;
-    write_entry(m_store, *before, entry);
+    write_entry(m_store, *before, entry, roots_of(source));
   }
   return resolution;
 }

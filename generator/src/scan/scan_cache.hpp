@@ -1,6 +1,9 @@
 // Scan results cached by content in the store (store/store.hpp): the key is the source's bytes and
 // the scan flags; an entry is valid while every header it read has the content it had. Unchanged
-// projects rescan in well under a second. The value's format is described in scan_cache.cpp.
+// projects rescan in well under a second. Neither key nor entry holds a path as it lies: paths under
+// the project, the build directory, Kiln's include directory and the toolkit are written by their
+// names (util/named_roots.hpp), so a copy of the tree elsewhere hits. The value's format is described
+// in scan_cache.cpp.
 #pragma once
 
 #include "scan/scanner.hpp"
@@ -40,7 +43,7 @@ private:
   // (one build): the sources of a project share most headers. Not thread-safe.
   std::optional<std::uint64_t> header_hash(const std::filesystem::path& path) const;
   // The result stored under `key` if its headers are unchanged.
-  std::optional<ScanResult> read_valid(const std::string& key, const std::filesystem::path& directory) const;
+  std::optional<ScanResult> read_valid(const std::string& key, const ScanInput& input) const;
 
   store::Store& m_store;
   mutable std::map<std::string, std::optional<std::uint64_t>> m_header_hashes;

@@ -25,6 +25,10 @@ struct ScanInput {
   bool relocatable = false;
   std::string language_standard = "c++17";     // NVRTC's default
   std::filesystem::path cuda_root;             // the toolkit whose headers the source uses
+  // The build directory and Kiln's include directory: paths under them (and under `directory` and
+  // `cuda_root`) are cached by their names (util/named_roots.hpp). Not part of what the scan finds.
+  std::filesystem::path build_dir;
+  std::filesystem::path kiln_include_dir;
   // kernels: a kernel source (kernels, templates, instantiations, variables, requests);
   // host: a host source scanned only for launches and runtime requests.
   enum class Role { kernels, host };

@@ -1,0 +1,48 @@
+#include "compile/portable_messages.hpp"
+
+namespace kiln::compile {
+
+namespace {
+
+// A link group's job has no prefix of its own: its messages are its members'.
+const std::string& display_prefix_of(const CompileJob& job) {
+  return job.members.empty() ? job.display_prefix : job.members.front().display_prefix;
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+CompileJob with_display_token(const CompileJob& job) {
+  CompileJob portable = job;
+  // manifest_location is the prefix, the manifest's path and the line when the path is relative.
+  if (!job.manifest_file.starts_with('/') && job.manifest_location.starts_with(job.display_prefix))
+    portable.manifest_location = std::string(k_display_token) + job.manifest_location.substr(job.display_prefix.size());
+  if (job.members.empty()) portable.display_prefix = k_display_token;
+  for (CompileJob& member : portable.members) member = with_display_token(member);
+  return portable;
+}
+
+std::string portable_log(const std::string& log, const NamedRoots& roots) { return roots.tokenize_text(log); }
+
+std::string rendered_log(const std::string& portable, const CompileJob& job, const NamedRoots& roots) {
+  std::string log = roots.expand_text(portable);
+  replace_all(log, k_display_token, display_prefix_of(job));
+  return log;
+}
+
+std::string portable_context(const CompileJob& job, const NamedRoots& roots) {
+  // The manifest's path (relative to the root, or absolute: one kiln_add_cache generated), and the
+  // line of the entry, which ends manifest_location.
+  std::string context = roots.tokenize(job.manifest_file) + ":" +
+                        job.manifest_location.substr(job.manifest_location.rfind(':') + 1) + "\n";
+  for (const Origin& o : job.expression_origins)
+    context += roots.tokenize(o.file) + ":" + std::to_string(o.line) + ":" + std::to_string(o.column) + "\n";
+  for (const CompileJob& member : job.members) context += portable_context(member, roots);
+  return context;
+}
+
+}  // namespace kiln::compile
