@@ -125,6 +125,24 @@ TEST_F(BuildRoute, AUnitsTargetsShareOneNvccRunAndEachGetsItsOwnImage) {
   EXPECT_NE(read_text(m_project / "a.kiln.d").find("kernels/scale.cuh"), std::string::npos) << read_text(m_project / "a.kiln.d");
 }
 
+// nvcc's __CUDA_ARCH_LIST__ names every architecture of its run, and CUB names its namespace after
+// it: an image must not depend on which targets shared its run (or which the cache already held).
+TEST_F(BuildRoute, AnImageIsTheSameWhicheverTargetsShareItsRun) {
+  write_text(m_project / "kernels/device.cu",
+             "#include <cuda_runtime.h>\n#include <cub/block/block_reduce.cuh>\n"
+             "__global__ void sum(const float* in, float* out) {\n"
+             "  using Reduce = cub::BlockReduce<float, 64>;\n  __shared__ Reduce::TempStorage temp;\n"
+             "  const float total = Reduce(temp).Sum(in[threadIdx.x]);\n  if (threadIdx.x == 0) *out = total;\n}\n");
+  manifest("\"sm_80\", \"sm_90\"");
+  ASSERT_EQ(build("both.kiln").exit_code, 0);
+  manifest("\"sm_80\"");
+  ASSERT_EQ(build("alone.kiln").exit_code, 0);
+  const nlohmann::json both = unit(inspect("both.kiln"), "kernels/device.cu");
+  const nlohmann::json alone = unit(inspect("alone.kiln"), "kernels/device.cu");
+  ASSERT_EQ(both["images"].size(), 2u);
+  EXPECT_EQ(both["images"][0]["checksum"], alone["images"][0]["checksum"]) << both.dump() << "\n" << alone.dump();
+}
+
 // For one target the image is the one `nvcc -cubin` writes: the same kernels, variables and size.
 TEST_F(BuildRoute, OneTargetIsTheCubinNvccCubinWrites) {
   manifest("\"sm_90\"");

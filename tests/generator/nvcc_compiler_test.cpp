@@ -216,10 +216,15 @@ TEST_F(NvccCompile, AUnitsTargetsShareOneRunWithAGencodeEach) {
   const Result<Strings> args = nvcc_arguments(jobs, 2, *workspace, "kernels/a.cu", false);
   ASSERT_TRUE(args) << args.error().message;
   const std::string work = m_job.work_dir.string();
-  EXPECT_EQ((Strings{args->begin() + 1, args->begin() + 15}),
-            (Strings{"-fatbin", "--threads", "2", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
-                     "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90", "-o",
-                     work + "/image.fatbin", "-keep", "-keep-dir", work + "/kept"}));
+  EXPECT_EQ((Strings{args->begin() + 1, args->begin() + 17}),
+            (Strings{"-fatbin", "-Xcompiler", "-include," + work + "/arch_list.h", "--threads", "2", "-gencode",
+                     "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90", "-gencode",
+                     "arch=compute_90,code=compute_90", "-o", work + "/image.fatbin", "-keep", "-keep-dir",
+                     work + "/kept"}));
+  // Each architecture's device code sees itself alone in __CUDA_ARCH_LIST__, as in a run of its own.
+  EXPECT_EQ(FakeNvcc::read(m_job.work_dir / "arch_list.h"),
+            "#if defined(__CUDA_ARCH__)\n#undef __CUDA_ARCH_LIST__\n#if __CUDA_ARCH__ == 800\n#define __CUDA_ARCH_LIST__ 800\n"
+            "#elif __CUDA_ARCH__ == 900\n#define __CUDA_ARCH_LIST__ 900\n#endif\n#endif\n");
   expect_plain(*args);
   const Result<Strings> one_thread = nvcc_arguments(jobs, 1, *workspace, "kernels/a.cu", false);
   ASSERT_TRUE(one_thread);

@@ -422,7 +422,7 @@ private:
                                 : ", " + std::to_string(unread.size()) +
                                       (unread.size() == 1 ? " source" : " sources") + " left to nvcc's image";
       std::fprintf(stderr, "scan: %zu cached, %zu scanned%s%s, %zu request resolutions parsed%s (%.2f s)\n", scans.cached,
-                   scans.scanned, image.c_str(), shared.c_str(), scans.resolved, python.c_str(), seconds);
+                   scans.scanned, shared.c_str(), image.c_str(), scans.resolved, python.c_str(), seconds);
     }
     const fs::path root = fs::absolute(manifest.root).lexically_normal();
     for (const plan::ScannedFile& host : scans.host_sources) {

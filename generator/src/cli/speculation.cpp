@@ -22,7 +22,7 @@ namespace {
 constexpr const char* k_folder = "speculation";
 
 // The jobs of every unit the speculative discovery routed (link groups and image parts left out: their
-// jobs depend on what the scan finds), that `cache` does not hold.
+// jobs depend on what the scan finds), that `cache` does not hold, as the cached runner compiles them.
 std::vector<compile::CompileJob> speculative_jobs(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                                                   const SpeculationSettings& settings, const fs::path& directory,
                                                   compile::CompileCache& cache) {
@@ -35,7 +35,9 @@ std::vector<compile::CompileJob> speculative_jobs(const manifest::Manifest& mani
     if (!unit.members.empty() || unit.part != 0 || !discovery.sources.count(unit.source)) continue;
     for (std::size_t t = 0; t < planned->targets.size(); ++t) {
       const compile::CompileJob& job = planned->jobs[u * planned->targets.size() + t];
-      if (!cache.lookup(job)) jobs.push_back(job);
+      // As the build's cached runner hands its misses on: with portable messages (compile_cache.hpp),
+      // which is what SpeculatedRunner is asked for.
+      if (!cache.lookup(job)) jobs.push_back(cache.portable_job(job));
     }
   }
   return jobs;

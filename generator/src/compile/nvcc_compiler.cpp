@@ -84,6 +84,24 @@ std::vector<std::byte> to_image(const std::string& bytes, bool ptx) {
 }
 
 constexpr const char* k_macros_name = "macros.h";
+constexpr const char* k_arch_list_name = "arch_list.h";
+
+// nvcc defines __CUDA_ARCH_LIST__ as every architecture of its run ("800,900"), and CUB and Thrust
+// name their namespaces after it (cub::CUB_300001_SM_800_900::...). So that an image is the same
+// whichever targets share its run (and whichever of them the cache already held), each
+// architecture's device code sees itself alone, as `nvcc -cubin -arch=sm_80` has it.
+std::string arch_list_header(const std::vector<format::Target>& targets) {
+  std::set<int> arches;
+  for (const format::Target& target : targets) arches.insert(target.arch * 10);
+  std::string text = "#if defined(__CUDA_ARCH__)\n#undef __CUDA_ARCH_LIST__\n";
+  bool first = true;
+  for (const int arch : arches) {
+    text += std::string(first ? "#if" : "#elif") + " __CUDA_ARCH__ == " + std::to_string(arch) +
+            "\n#define __CUDA_ARCH_LIST__ " + std::to_string(arch) + "\n";
+    first = false;
+  }
+  return text + "#endif\n#endif\n";
+}
 // nvcc's intermediate files (-keep): each target's image when one run builds several, and the
 // preprocessed device code, whose line markers name every header the image was compiled from. They
 // replace -MD, which costs nvcc a preprocessing pass of its own (a fifth of a small compile).
@@ -266,6 +284,9 @@ Result<std::vector<std::string>> nvcc_arguments(std::span<const CompileJob> jobs
     // One -gencode per target: nvcc runs its front end and cicc once per virtual architecture, so
     // sm_90 and compute_90 share them, and keeps each image in the workspace for Kiln to take.
     args.push_back("-fatbin");
+    const fs::path header = workspace.directory() / k_arch_list_name;
+    if (!write_text(header, arch_list_header(targets))) return Error{"cannot write " + header.string()};
+    args.insert(args.end(), {"-Xcompiler", "-include," + workspace.own(k_arch_list_name)});
     if (threads > 1) args.insert(args.end(), {"--threads", std::to_string(threads)});
     for (const format::Target& target : targets) {
       format::Target virtual_arch = target;
