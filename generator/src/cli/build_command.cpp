@@ -244,8 +244,11 @@ private:
     // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
     m_unread = left_to_the_image(*manifest);
     // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
-    // and merges, whose jobs the parts decide.
-    const int early_jobs = shard || !parts.empty() ? 0 : slots_beside_the_scan(*manifest, jobs, jobserver != nullptr);
+    // and merges, whose jobs the parts decide, nor with a remote cache, which would be asked twice
+    // for each job (a fleet's cache mostly holds them: the compiles would be spent for nothing).
+    const int early_jobs = shard || !parts.empty() || stores->remote
+                               ? 0
+                               : slots_beside_the_scan(*manifest, jobs, jobserver != nullptr);
     const std::unique_ptr<Speculation> speculation =
         early_jobs == 0 ? nullptr
                         : Speculation::start(*manifest, *toolkit,
