@@ -266,10 +266,8 @@ private:
         parts.empty() ? nullptr : shard::make_refusing_runner(shard::assign_shards(*plan, parts.size()), part_files);
     compile::CompileCache compile_cache(compile_store, std::move(context));
     compile::CacheCounts counts;
-    // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
-    const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
-      return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log));
-    };
+    // Successes (NVRTC's verdict that it cannot take a unit is kept by compile_plan, once per unit).
+    const auto keep = [](const compile::CompileJob&, const compile::CompileOutput& out) { return out.ok; };
     // A hit must read as the package will read it (else it is compiled): an entry Kiln cannot parse
     // never fails a build. A link group alone may have no image for a target (link_group.hpp).
     const auto usable = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
@@ -284,7 +282,7 @@ private:
     const auto compile_start = std::chrono::steady_clock::now();
     std::vector<std::string> compile_warnings;
     const std::optional<std::vector<compile::CompileOutput>> outputs =
-        compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings);
+        compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings, &compile_cache);
     m_facts.warnings.insert(m_facts.warnings.end(), compile_warnings.begin(), compile_warnings.end());
     m_facts.compile_seconds = seconds_since(compile_start);
     stores->shared().add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});

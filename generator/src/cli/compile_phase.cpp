@@ -93,43 +93,113 @@ bool nvrtc_cannot_compile(const std::string& log) {
   return false;
 }
 
+namespace {
+
+// Where NVRTC's verdict on a unit stands in the build.
+enum class Trial {
+  none,        // not NVRTC's to try: planned for one compiler, or a link group (compile_group falls back)
+  first,       // NVRTC tries the unit's first target alone; its verdict is the unit's
+  rest,        // NVRTC took the first target: the others follow
+  rejected,    // NVRTC rejected it in this build: nvcc compiles every target
+  remembered,  // the cache holds NVRTC's rejection of this content: nvcc compiles every target at once
+};
+
+// `line` without `prefix` at its start, so that a remembered reason reads right from any directory.
+std::string without_prefix(const std::string& line, const std::string& prefix) {
+  return !prefix.empty() && line.starts_with(prefix) ? line.substr(prefix.size()) : line;
+}
+
+}  // namespace
+
 std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
-                                                                Verbosity verbosity, std::vector<std::string>& warnings) {
+                                                                Verbosity verbosity, std::vector<std::string>& warnings,
+                                                                compile::CompileCache* verdicts) {
   const bool verbose = verbosity == Verbosity::verbose;
-  std::set<std::string> retried;
-  for (const plan::PlannedUnit& unit : plan.units)
-    if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback) retried.insert(unit.source);
-  std::vector<compile::CompileOutput> outputs = run(runner, plan.jobs, verbosity, std::move(retried));
-  const std::vector<compile::CompileOutput> nvrtc_outputs = outputs;
   const std::size_t target_count = plan.targets.size();
-  const std::vector<std::size_t> switched = plan::switch_rejected_units_to_nvcc(plan, outputs);
-  if (!switched.empty()) {
-    std::vector<compile::CompileJob> retry;
-    for (const std::size_t u : switched)
-      for (std::size_t t = 0; t < target_count; ++t) retry.push_back(plan.jobs[u * target_count + t]);
-    const std::vector<compile::CompileOutput> nvcc_outputs = run(runner, retry, verbosity);
-    for (std::size_t i = 0; i < switched.size(); ++i) {
-      const std::size_t u = switched[i];
-      std::string nvrtc_log;
-      for (std::size_t t = 0; t < target_count && nvrtc_log.empty(); ++t)
-        if (!nvrtc_outputs[u * target_count + t].ok) nvrtc_log = nvrtc_outputs[u * target_count + t].log;
-      const bool nvcc_stands = nvrtc_cannot_compile(nvrtc_log);
-      bool nvcc_ok = true;
-      for (std::size_t t = 0; t < target_count; ++t) {
-        compile::CompileOutput out = nvcc_outputs[i * target_count + t];
-        nvcc_ok = nvcc_ok && out.ok;
-        // Both failed: NVRTC's errors stand unless NVRTC could not take the source at all.
-        if (!out.ok && !nvcc_stands) out.log = nvrtc_outputs[u * target_count + t].log;
-        outputs[u * target_count + t] = std::move(out);
-      }
-      const std::string source = plan.settings.display_prefix + plan.units[u].source;
-      if (nvcc_ok && verbose)
-        std::cerr << source << ": note: NVRTC cannot compile it (" << first_line_with(nvrtc_log, "error")
-                  << "), so nvcc did\n";
-      if (!nvcc_ok && nvcc_stands)
-        std::cerr << source << ": note: NVRTC cannot compile it (" << first_line_with(nvrtc_log, "error")
-                  << "), and nvcc, which compiled it instead, fails:\n";
+  const std::string& prefix = plan.settings.display_prefix;
+  std::vector<compile::CompileOutput> outputs(plan.jobs.size());
+  std::vector<Trial> trials(plan.units.size(), Trial::none);
+  std::vector<compile::CompileJob> nvrtc_jobs(plan.units.size());   // the job NVRTC's verdict is keyed by
+  std::vector<compile::CompileOutput> rejections(plan.units.size());   // NVRTC's failed output
+  std::vector<std::string> reasons(plan.units.size());                // a remembered verdict's reason
+  std::vector<std::size_t> due;
+  const auto all_targets = [&](std::size_t u) {
+    for (std::size_t t = 0; t < target_count; ++t) due.push_back(u * target_count + t);
+  };
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    const plan::PlannedUnit& unit = plan.units[u];
+    if (unit.compiler != compile::Compiler::nvrtc || !unit.nvcc_fallback || target_count == 0) {
+      all_targets(u);
+      continue;
     }
+    nvrtc_jobs[u] = plan.jobs[u * target_count];
+    if (std::optional<std::string> reason = verdicts ? verdicts->nvrtc_rejection(nvrtc_jobs[u]) : std::nullopt) {
+      trials[u] = Trial::remembered;
+      reasons[u] = std::move(*reason);
+      plan::switch_unit_to_nvcc(plan, u);
+      all_targets(u);
+      continue;
+    }
+    trials[u] = Trial::first;
+    due.push_back(u * target_count);
+  }
+  // Rounds: NVRTC's first target of each unit it may reject beside every other job, then what its
+  // verdicts call for (the other targets, or nvcc for all), until nothing is left to run.
+  while (!due.empty()) {
+    std::set<std::string> retried;   // NVRTC's failures there are not final
+    std::vector<compile::CompileJob> jobs;
+    for (const std::size_t i : due) {
+      jobs.push_back(plan.jobs[i]);
+      const Trial trial = trials[i / target_count];
+      if (trial == Trial::first || trial == Trial::rest) retried.insert(plan.units[i / target_count].source);
+    }
+    std::vector<compile::CompileOutput> ran = run(runner, jobs, verbosity, std::move(retried));
+    std::vector<std::size_t> next;
+    for (std::size_t k = 0; k < due.size(); ++k) {
+      const std::size_t u = due[k] / target_count;
+      Trial& trial = trials[u];
+      if ((trial == Trial::first || trial == Trial::rest) && !ran[k].ok) {
+        trial = Trial::rejected;
+        rejections[u] = ran[k];
+        plan::switch_unit_to_nvcc(plan, u);
+        for (std::size_t t = 0; t < target_count; ++t) next.push_back(u * target_count + t);
+      } else if (trial == Trial::first) {
+        trial = Trial::rest;
+        for (std::size_t t = 1; t < target_count; ++t) next.push_back(u * target_count + t);
+      }
+      outputs[due[k]] = std::move(ran[k]);
+    }
+    due = std::move(next);
+  }
+
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    if (trials[u] != Trial::rejected && trials[u] != Trial::remembered) continue;
+    const std::string& nvrtc_log = rejections[u].log;
+    const bool nvcc_stands = trials[u] == Trial::remembered || nvrtc_cannot_compile(nvrtc_log);
+    bool nvcc_ok = true;
+    std::vector<std::string> headers;
+    for (std::size_t t = 0; t < target_count; ++t) {
+      compile::CompileOutput& out = outputs[u * target_count + t];
+      nvcc_ok = nvcc_ok && out.ok;
+      headers.insert(headers.end(), out.headers.begin(), out.headers.end());
+      // Both failed: NVRTC's errors stand unless NVRTC could not take the source at all.
+      if (!out.ok && !nvcc_stands) out.log = nvrtc_log;
+    }
+    const std::string reason = trials[u] == Trial::remembered
+                                   ? reasons[u]
+                                   : without_prefix(first_line_with(nvrtc_log, "error"), prefix);
+    // Remembered by content: the next build, from any directory, goes to nvcc at once.
+    if (trials[u] == Trial::rejected && nvcc_stands && nvcc_ok && verdicts) {
+      std::sort(headers.begin(), headers.end());
+      headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
+      verdicts->remember_nvrtc_rejection(nvrtc_jobs[u], reason, std::move(headers));
+    }
+    const std::string source = prefix + plan.units[u].source;
+    const std::string said = "NVRTC cannot compile it (" + (reason.starts_with('/') ? "" : prefix) + reason +
+                             (trials[u] == Trial::remembered ? "; remembered from an earlier build" : "") + ")";
+    if (nvcc_ok && verbose) std::cerr << source << ": note: " << said << ", so nvcc did\n";
+    if (!nvcc_ok && nvcc_stands)
+      std::cerr << source << ": note: " << said << ", and nvcc, which compiled it instead, fails:\n";
   }
 
   const std::string failure = report_logs(plan, outputs, verbosity, warnings);

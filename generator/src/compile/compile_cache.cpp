@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t k_entry_version = 1;
+// A verdict's value: u64 version | str inputs | headers as an entry's | str reason.
+constexpr std::uint64_t k_verdict_version = 1;
 
 std::string message_context(const CompileJob& job) {
   std::string context = job.display_prefix + "\n" + job.manifest_location + "\n";
@@ -56,6 +58,59 @@ std::optional<std::uint64_t> CompileCache::content_hash(const std::string& path)
   return it->second;
 }
 
+bool CompileCache::headers_unchanged(ByteReader& in, std::uint64_t count, const CompileJob& job) {
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string token;
+    std::uint64_t hash = 0;
+    if (!in.str(token) || !in.u64(hash)) return false;
+    const std::string header = expand_path(token, job.root, m_context.cuda_root);
+    if (content_hash(on_disk(header, job).string()) != hash) return false;
+  }
+  return true;
+}
+
+bool CompileCache::write_headers(ByteWriter& out, std::vector<std::string>& headers, const CompileJob& job) {
+  out.u64(headers.size());
+  for (std::string& header : headers) {
+    const fs::path path = on_disk(header, job);
+    // A header edited during the build may not be what the compiler read.
+    if (changed_since(path, m_context.build_start)) return false;
+    const std::optional<std::uint64_t> hash = content_hash(path.string());
+    if (!hash) return false;
+    header = tokenize_path(header, job.root, m_context.cuda_root);
+    out.str(header);
+    out.u64(*hash);
+  }
+  return true;
+}
+
+std::optional<std::string> CompileCache::nvrtc_rejection(const CompileJob& nvrtc_job) {
+  const std::optional<CompileKey> key = verdict_key(nvrtc_job, m_context);
+  if (!key) return std::nullopt;
+  const std::optional<std::vector<std::byte>> value = m_store.get(key->hex);
+  if (!value) return std::nullopt;
+  ByteReader in(*value);
+  std::uint64_t version = 0, count = 0;
+  std::string inputs, reason;
+  if (!in.u64(version) || version != k_verdict_version || !in.str(inputs) || !in.u64(count)) return std::nullopt;
+  if (!headers_unchanged(in, count, nvrtc_job) || !in.str(reason) || !in.at_end()) return std::nullopt;
+  return reason;
+}
+
+void CompileCache::remember_nvrtc_rejection(const CompileJob& nvrtc_job, const std::string& reason,
+                                            std::vector<std::string> headers) {
+  if (sources_changed_since(nvrtc_job, m_context.build_start)) return;
+  const std::optional<CompileKey> key = verdict_key(nvrtc_job, m_context);
+  if (!key) return;
+  ByteWriter out;
+  out.u64(k_verdict_version);
+  out.str(key->inputs);
+  if (!write_headers(out, headers, nvrtc_job)) return;
+  out.str(reason);
+  const std::vector<std::byte> value = out.take();
+  m_store.put(key->hex, value);
+}
+
 std::optional<CompileOutput> CompileCache::lookup(const CompileJob& job) {
   const std::optional<CompileKey> key = compile_key(job, m_context);
   if (!key) return std::nullopt;
@@ -66,13 +121,7 @@ std::optional<CompileOutput> CompileCache::lookup(const CompileJob& job) {
   std::string inputs, context;
   if (!in.u64(version) || version != k_entry_version || !in.str(inputs) || !in.str(context) || !in.u64(count))
     return std::nullopt;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::string token;
-    std::uint64_t hash = 0;
-    if (!in.str(token) || !in.u64(hash)) return std::nullopt;
-    const std::string header = expand_path(token, job.root, m_context.cuda_root);
-    if (content_hash(on_disk(header, job).string()) != hash) return std::nullopt;
-  }
+  if (!headers_unchanged(in, count, job)) return std::nullopt;
   std::vector<std::byte> serialized;
   CompileOutput output;
   if (!in.blob(serialized) || !in.at_end() || !deserialize(serialized, output)) return std::nullopt;
@@ -90,18 +139,8 @@ void CompileCache::store(const CompileJob& job, const CompileOutput& output) {
   out.u64(k_entry_version);
   out.str(key->inputs);
   out.str(message_context(job));
-  out.u64(output.headers.size());
   CompileOutput stored = output;
-  for (std::string& header : stored.headers) {
-    const fs::path path = on_disk(header, job);
-    // A header edited during the build may not be what the compiler read.
-    if (changed_since(path, m_context.build_start)) return;
-    const std::optional<std::uint64_t> hash = content_hash(path.string());
-    if (!hash) return;
-    header = tokenize_path(header, job.root, m_context.cuda_root);
-    out.str(header);
-    out.u64(*hash);
-  }
+  if (!write_headers(out, stored.headers, job)) return;
   const std::vector<std::byte> serialized = serialize(stored);
   out.bytes(serialized.data(), serialized.size());
   const std::vector<std::byte> value = out.take();

@@ -14,11 +14,13 @@
 
 #include "compile/compile_key.hpp"
 #include "store/store.hpp"
+#include "util/byte_stream.hpp"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::compile {
 
@@ -31,7 +33,22 @@ public:
   // then be of other content than the key says), or its key cannot be made.
   void store(const CompileJob& job, const CompileOutput& output);
 
+  // NVRTC's verdict that it cannot compile the unit of `nvrtc_job` (a header it cannot open: the unit
+  // goes to nvcc), remembered by content alone (verdict_key: no target, no directory, no message
+  // context) and by the headers the unit reads: the reason NVRTC gave (its first error, with paths as
+  // the compile named them), or nothing.
+  std::optional<std::string> nvrtc_rejection(const CompileJob& nvrtc_job);
+  // `headers`: what the unit read (nvcc's compiles of it list them; NVRTC's failed one lists none).
+  void remember_nvrtc_rejection(const CompileJob& nvrtc_job, const std::string& reason,
+                                std::vector<std::string> headers);
+
 private:
+  // Reads `count` headers of an entry: whether each still has its recorded content.
+  bool headers_unchanged(ByteReader& in, std::uint64_t count, const CompileJob& job);
+  // Writes `headers` with their content hashes, tokenizing them in place; false when one changed
+  // since the build started or cannot be read (nothing is then stored).
+  bool write_headers(ByteWriter& out, std::vector<std::string>& headers, const CompileJob& job);
+
   // A file's content hash, remembered for the build (units share most headers); nothing if unreadable.
   std::optional<std::uint64_t> content_hash(const std::string& path);
 

@@ -41,6 +41,10 @@ struct CompileKey {
 // Nothing when the source cannot be read (the compile then reports it).
 std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& context);
 
+// The key of NVRTC's verdict on a unit (CompileCache::nvrtc_rejection): the key of the unit's NVRTC
+// job (any target's) with the target left out, since NVRTC's "I cannot compile this" holds for all.
+std::optional<CompileKey> verdict_key(const CompileJob& nvrtc_job, CacheContext& context);
+
 // `path` with the manifest directory and toolkit root written as <root>/ and <cuda>/ (a path under
 // neither is kept as it is), and back.
 std::string tokenize_path(const std::string& path, const std::filesystem::path& root, const std::filesystem::path& cuda);
