@@ -210,6 +210,36 @@ TEST_F(BuildStdHeaders, DefaultDeviceSourcesIncludingLimitsAndCmathBuildWithNvrt
   EXPECT_FALSE(has(read_text(p / "out.kiln.d"), "jit-safe")) << read_text(p / "out.kiln.d");
 }
 
+// Every header Kiln ships, in one -default-device source that uses a name of each kind: NVRTC
+// compiles it, and the scan reads it (no warning), with clang's real standard library.
+TEST_F(BuildStdHeaders, ADefaultDeviceSourceIncludingEveryJitSafeHeaderBuildsAndIsScanned) {
+  std::string source;
+  for (const char* h : {"array", "assert.h", "bit", "cassert", "cfloat", "climits", "cmath", "complex", "cstddef",
+                        "cstdint", "cstdio", "cstdlib", "cstring", "float.h", "functional", "initializer_list",
+                        "iterator", "limits", "limits.h", "math.h", "numeric", "optional", "ratio", "span", "stddef.h",
+                        "stdint.h", "stdio.h", "stdlib.h", "string.h", "tuple", "type_traits", "utility", "variant"})
+    source += "#include <" + std::string(h) + ">\n";
+  source += "std::tuple<int, float> split(float v) { return {static_cast<int>(v), v - static_cast<int>(v)}; }\n"
+            "template <typename T> T clamp_big(T v) { return std::fmin(v, std::numeric_limits<T>::max()); }\n"
+            "template <typename T> __global__ void all(T* x, int n) {\n"
+            "  assert(n > 0);\n"
+            "  std::array<T, 2> a{T(1), T(2)};\n"
+            "  const std::int32_t i = INT_MAX / 2; const std::size_t s = sizeof(a);\n"
+            "  x[0] = clamp_big(x[1]) + std::get<1>(split(x[2])) + std::accumulate(a.begin(), a.end(), T(0)) + i + s;\n"
+            "  x[1] = std::isfinite(x[3]) ? FLT_EPSILON : -INFINITY;\n"
+            "  x[2] = std::is_same_v<T, float> ? std::plus<T>{}(x[4], T(1)) : std::complex<T>(1, 2).imag();\n"
+            "  if (n == 7) printf(\"%d\\n\", std::abs(-n));\n"
+            "}\n";
+  const fs::path p = m_dir.path() / "p";
+  write_text(p / "every.cu", source);
+  write_text(p / "kiln.toml", "targets = [\"sm_90\"]\n[[source]]\npath = \"every.cu\"\ninstantiate = [\"all<float>\", "
+                              "\"all<double>\"]\noptions = [\"-default-device\"]\n");
+  const RunResult r = build(p);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(has(r.err, "warning")) << r.err;
+  EXPECT_EQ(kernels_of(p / "out.kiln"), (std::set<std::string>{"all<float>", "all<double>"}));
+}
+
 // The two routes give the same kernel: nvcc with the host's standard library and relaxed constexpr
 // for a device-only source, NVRTC with Kiln's JIT-safe headers for a -default-device one.
 TEST_F(BuildStdHeaders, BothRoutesGiveTheKernelTheSameCodeAndTheHostsValues) {
