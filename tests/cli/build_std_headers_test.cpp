@@ -138,6 +138,20 @@ TEST_F(BuildStdHeaders, NvrtcTriesADeviceOnlySourceOnceAndNvccBuildsEveryTarget)
   EXPECT_EQ(run_kiln({"verify", "out.kiln"}, p).exit_code, 0);
 }
 
+// A source that names only headers NVRTC can open (its own, the toolkit's) is no suspect: all its
+// targets compile in one round, as before, with no first target tried alone.
+TEST_F(BuildStdHeaders, ASourceNamingOnlyHeadersNvrtcOpensCompilesEveryTargetInOneRound) {
+  const fs::path p = m_dir.path() / "p";
+  write_project(p, {{"own.cuh", "#pragma once\n#include <cuda_fp16.h>\n#define HALF(v) __float2half(v)\n"},
+                    {"half.cu", "#include \"own.cuh\"\nextern \"C\" __global__ void to_half(__half* x) { x[0] = HALF(2.0f); }\n"}},
+                k_three_targets);
+  const RunResult r = build(p);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "[3/3] ")) << r.err;
+  EXPECT_FALSE(has(r.err, "[1/1] sm_80")) << r.err;
+  EXPECT_EQ(count(r.err, "\n  nvrtc:"), 3u) << r.err;
+}
+
 TEST_F(BuildStdHeaders, TheVerdictIsRememberedByContentForACopyOfTheTreeElsewhere) {
   const fs::path p = m_dir.path() / "p";
   write_project(p, {{"kernels/fill.cu", k_cmath_kernel}}, k_three_targets);

@@ -1,6 +1,7 @@
 #include "cli/compile_phase.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "plan/nvrtc_reach.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -98,8 +99,8 @@ namespace {
 // Where NVRTC's verdict on a unit stands in the build.
 enum class Trial {
   none,        // not NVRTC's to try: planned for one compiler, or a link group (compile_group falls back)
-  first,       // NVRTC tries the unit's first target alone; its verdict is the unit's
-  rest,        // NVRTC took the first target: the others follow
+  first,       // NVRTC tries the unit's first target alone (it names a header NVRTC may not open)
+  rest,        // NVRTC compiles the unit's targets (after the first, or all at once); any failure is a rejection
   rejected,    // NVRTC rejected it in this build: nvcc compiles every target
   remembered,  // the cache holds NVRTC's rejection of this content: nvcc compiles every target at once
 };
@@ -127,10 +128,14 @@ std::vector<std::size_t> first_round(plan::BuildPlan& plan, Verdicts& v, compile
     if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback && target_count > 0) {
       v.nvrtc_jobs[u] = plan.jobs[u * target_count];
       std::optional<std::string> reason = cache ? cache->nvrtc_rejection(v.nvrtc_jobs[u]) : std::nullopt;
-      v.trials[u] = reason ? Trial::remembered : Trial::first;
       if (reason) {
+        v.trials[u] = Trial::remembered;
         v.reasons[u] = std::move(*reason);
         plan::switch_unit_to_nvcc(plan, u);
+      } else {
+        // A unit that names no header NVRTC cannot open compiles all its targets at once, as NVRTC
+        // most likely takes it (and a rejection still sends it to nvcc whole).
+        v.trials[u] = plan::includes_beyond_nvrtc(v.nvrtc_jobs[u]) ? Trial::first : Trial::rest;
       }
     }
     for (std::size_t t = 0; t < (v.trials[u] == Trial::first ? 1 : target_count); ++t) due.push_back(u * target_count + t);

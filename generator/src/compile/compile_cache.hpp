@@ -10,6 +10,10 @@
 //
 // Messages in a log name files as seen from where kiln ran and the manifest entry of the source: an
 // entry whose log is not empty is a hit only for the same message context.
+//
+// NVRTC's verdict that it cannot compile a unit is an entry of its own (nvrtc_rejection), under a key
+// without the target (verdict_key), with the same header list and NVRTC's first error instead of an
+// output; it carries no message context, so a tree at any path uses it.
 #pragma once
 
 #include "compile/compile_key.hpp"
