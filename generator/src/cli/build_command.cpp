@@ -23,6 +23,7 @@
 #include "package/unit_kernels.hpp"
 #include "plan/build_plan.hpp"
 #include "plan/image_parts.hpp"
+#include "plan/nvrtc_reach.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -266,8 +267,13 @@ private:
         parts.empty() ? nullptr : shard::make_refusing_runner(shard::assign_shards(*plan, parts.size()), part_files);
     compile::CompileCache compile_cache(compile_store, std::move(context));
     compile::CacheCounts counts;
-    // Successes (NVRTC's verdict that it cannot take a unit is kept by compile_plan, once per unit).
-    const auto keep = [](const compile::CompileJob&, const compile::CompileOutput& out) { return out.ok; };
+    // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
+    // For a unit that names a header NVRTC lacks, compile_plan keeps it instead, once per unit, by
+    // content and with the unit's headers (plan/nvrtc_reach.hpp).
+    const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
+      return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log) &&
+                        !plan::includes_beyond_nvrtc(job));
+    };
     // A hit must read as the package will read it (else it is compiled): an entry Kiln cannot parse
     // never fails a build. A link group alone may have no image for a target (link_group.hpp).
     const auto usable = [](const compile::CompileJob& job, const compile::CompileOutput& out) {

@@ -111,6 +111,7 @@ struct Verdicts {
   std::vector<compile::CompileJob> nvrtc_jobs;       // the job a unit's verdict is keyed by
   std::vector<compile::CompileOutput> rejections;    // NVRTC's failed output, for a unit it rejected
   std::vector<std::string> reasons;                  // a remembered verdict's reason
+  std::vector<bool> suspected;                       // names a header NVRTC cannot open (nvrtc_reach.hpp)
 };
 
 // `line` without `prefix` at its start, so that a remembered reason reads right from any directory.
@@ -127,15 +128,16 @@ std::vector<std::size_t> first_round(plan::BuildPlan& plan, Verdicts& v, compile
     const plan::PlannedUnit& unit = plan.units[u];
     if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback && target_count > 0) {
       v.nvrtc_jobs[u] = plan.jobs[u * target_count];
-      std::optional<std::string> reason = cache ? cache->nvrtc_rejection(v.nvrtc_jobs[u]) : std::nullopt;
+      // A unit that names no header NVRTC cannot open compiles all its targets at once, as NVRTC most
+      // likely takes it (a rejection still sends it to nvcc whole); no verdict is looked for, so an
+      // ordinary unit costs the cache nothing more.
+      v.suspected[u] = plan::includes_beyond_nvrtc(v.nvrtc_jobs[u]);
+      std::optional<std::string> reason =
+          cache && v.suspected[u] ? cache->nvrtc_rejection(v.nvrtc_jobs[u]) : std::nullopt;
+      v.trials[u] = reason ? Trial::remembered : v.suspected[u] ? Trial::first : Trial::rest;
       if (reason) {
-        v.trials[u] = Trial::remembered;
         v.reasons[u] = std::move(*reason);
         plan::switch_unit_to_nvcc(plan, u);
-      } else {
-        // A unit that names no header NVRTC cannot open compiles all its targets at once, as NVRTC
-        // most likely takes it (and a rejection still sends it to nvcc whole).
-        v.trials[u] = plan::includes_beyond_nvrtc(v.nvrtc_jobs[u]) ? Trial::first : Trial::rest;
       }
     }
     for (std::size_t t = 0; t < (v.trials[u] == Trial::first ? 1 : target_count); ++t) due.push_back(u * target_count + t);
@@ -185,7 +187,7 @@ void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts
   }
   const std::string reason = remembered ? v.reasons[u] : without_prefix(first_line_with(nvrtc_log, "error"), prefix);
   // Remembered by content: the next build, from any directory, goes to nvcc at once.
-  if (!remembered && nvcc_stands && nvcc_ok && cache) {
+  if (!remembered && v.suspected[u] && nvcc_stands && nvcc_ok && cache) {
     std::sort(headers.begin(), headers.end());
     headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
     cache->remember_nvrtc_rejection(v.nvrtc_jobs[u], reason, std::move(headers));
@@ -205,7 +207,8 @@ std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan&
   const std::size_t target_count = plan.targets.size();
   const std::size_t units = plan.units.size();
   Verdicts v{std::vector<Trial>(units, Trial::none), std::vector<compile::CompileJob>(units),
-             std::vector<compile::CompileOutput>(units), std::vector<std::string>(units)};
+             std::vector<compile::CompileOutput>(units), std::vector<std::string>(units),
+             std::vector<bool>(units, false)};
   std::vector<compile::CompileOutput> outputs(plan.jobs.size());
   // Rounds: NVRTC's first target of each unit it may reject beside every other job, then what its
   // verdicts call for (the other targets, or nvcc for all), until nothing is left to run.
