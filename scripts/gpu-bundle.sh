@@ -4,6 +4,7 @@
 #
 #   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  arch.kiln  linking.kiln
 #   arch_split.kiln, arch_split.cc8.kiln, arch_split.cc9.kiln (arch.kiln after kiln split)  parts.kiln (image parts)
+#   std_headers.kiln (one kernel with <limits> and <cmath>, through nvcc and through NVRTC with JIT-safe headers)
 #   carried.kiln  saxpy_carried.kiln (the example with its sources carried, for run-time compiles)
 #                 and saxpy_listed.kiln (the kernel those compile, listed: runtime_load's baseline)
 #   python_test.kiln  wheel/kiln_example_wheel-*.whl (the example wheel, every architecture)  BUNDLE.txt
@@ -38,7 +39,7 @@ install -m 755 "$(readlink -f "$build/runtime/src/api/libkiln.so")" "$carry/libk
 install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
   "$build/tests/gpu/scan_fixtures.kiln" "$build/tests/gpu/arch.kiln" "$build/tests/gpu/linking.kiln" "$build/tests/gpu/carried.kiln" \
   "$build/tests/gpu/arch_split.kiln" "$build/tests/gpu/arch_split.cc8.kiln" "$build/tests/gpu/arch_split.cc9.kiln" \
-  "$build/tests/gpu/parts.kiln" \
+  "$build/tests/gpu/parts.kiln" "$build/tests/gpu/std_headers.kiln" \
   "$build/bench/runtime_load/saxpy_carried.kiln" "$build/bench/runtime_load/saxpy_listed.kiln" "$build/tests/python/packages/python_test.kiln" "$carry/"
 
 # The example wheel, built as a user builds it (pip wheel against an installed Kiln), for every

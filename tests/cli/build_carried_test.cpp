@@ -174,6 +174,36 @@ TEST_F(BuildCarried, APreIncludedHeaderIsCarriedAndTheRuntimeCompilesWithIt) {
   }
 }
 
+// A -default-device source NVRTC compiles with Kiln's JIT-safe headers carries them: the runtime's
+// NVRTC finds <limits> and <cmath> in the tree, last on its include path as at build time.
+TEST_F(BuildCarried, ADefaultDeviceSourceCarriesKilnsJitSafeHeadersAndTheRuntimeCompilesWithThem) {
+  if (!fs::exists("/usr/local/cuda/lib64/libnvrtc.so.13")) GTEST_SKIP() << "the run-time compile needs NVRTC";
+  write_text(m_project / "kernels" / "biggest.cu",
+             "#include <cmath>\n#include <limits>\n"
+             "template <typename T> T largest() { return std::numeric_limits<T>::max(); }\n"
+             "template <typename T> __global__ void biggest(T* x) { x[0] = std::fmin(x[0], largest<T>()); }\n");
+  write_text(m_project / "kiln.toml",
+             "targets = [\"sm_80\"]\ncarry_sources = true\n"
+             "[[source]]\npath = \"kernels/biggest.cu\"\ninstantiate = [\"biggest<float>\"]\n"
+             "options = [\"-default-device\"]\n");
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json carried = (*unit(inspect(), "kernels/biggest.cu"))["carried"];
+  EXPECT_EQ(carried["include_dirs"].back(), "_kiln_jit_safe") << carried.dump();
+  const RunResult verify = run_kiln({"verify", "../carried.kiln"}, m_project);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+
+  fs::remove_all(m_project);
+  set_variable("CUDA_PATH", "/usr/local/cuda");
+  const std::vector<std::byte> bytes = read_bytes(m_dir.path() / "carried.kiln");
+  format::PackageReader reader;
+  ASSERT_FALSE(reader.open(bytes, "carried.kiln"));
+  rtc::CompiledCache cache(store::CacheSettings{false, {}, 0});
+  rtc::RuntimeCompiler compiler(rtc::CompilerSettings{}, cache);
+  const rtc::CompileOutcome outcome = compiler.package_kernel(reader, "carried.kiln", "biggest<double>", "sm_90");
+  EXPECT_EQ(outcome.failure, rtc::Failure::none) << outcome.message;
+}
+
 TEST_F(BuildCarried, CarrySourcesMustBeABoolean) {
   write_text(m_project / "kiln.toml",
              "targets = [\"sm_80\"]\ncarry_sources = \"yes\"\n[[source]]\npath = \"kernels/private.cu\"\ncarry_sources = 1\n");

@@ -16,6 +16,7 @@ std::string built_package(const std::string& file) {
   if (file == "arch.kiln") return KILN_GPU_TEST_ARCH_PACKAGE;
   if (file == "linking.kiln") return KILN_GPU_TEST_LINKING_PACKAGE;
   if (file == "carried.kiln") return KILN_GPU_TEST_CARRIED_PACKAGE;
+  if (file == "std_headers.kiln") return KILN_GPU_TEST_STD_HEADERS_PACKAGE;
   // arch.kiln split by kiln split beside it (tests/gpu/CMakeLists.txt).
   if (file == "arch_split.kiln" && *KILN_GPU_TEST_ARCH_PACKAGE)
     return (std::filesystem::path(KILN_GPU_TEST_ARCH_PACKAGE).parent_path() / file).string();

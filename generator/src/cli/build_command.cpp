@@ -25,6 +25,7 @@
 #include "package/unit_kernels.hpp"
 #include "plan/build_plan.hpp"
 #include "plan/image_parts.hpp"
+#include "plan/nvrtc_reach.hpp"
 #include "plan/text_discovery.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
@@ -291,8 +292,11 @@ private:
     compile::CompileCache compile_cache(compile_store, std::move(context));
     compile::CacheCounts counts;
     // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
+    // For a unit that names a header NVRTC lacks, compile_plan keeps it instead, once per unit, by
+    // content and with the unit's headers (plan/nvrtc_reach.hpp).
     const auto keep = [](const compile::CompileJob& job, const compile::CompileOutput& out) {
-      return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log));
+      return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log) &&
+                        !plan::includes_beyond_nvrtc(job));
     };
     // A hit must read as the package will read it (else it is compiled): an entry Kiln cannot parse
     // never fails a build. A link group alone may have no image for a target (link_group.hpp).
@@ -311,7 +315,7 @@ private:
               : std::unique_ptr<compile::JobRunner>();
     std::vector<std::string> compile_warnings;
     const std::optional<std::vector<compile::CompileOutput>> outputs =
-        compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings);
+        compile_plan(*plan, runner ? *runner : *cached, verbosity(), compile_warnings, &compile_cache);
     m_facts.warnings.insert(m_facts.warnings.end(), compile_warnings.begin(), compile_warnings.end());
     m_facts.compile_seconds = seconds_since(compile_start);
     stores->shared().add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});

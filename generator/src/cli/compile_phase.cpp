@@ -1,6 +1,7 @@
 #include "cli/compile_phase.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "plan/nvrtc_reach.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -93,44 +94,140 @@ bool nvrtc_cannot_compile(const std::string& log) {
   return false;
 }
 
-std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
-                                                                Verbosity verbosity, std::vector<std::string>& warnings) {
-  const bool verbose = verbosity == Verbosity::verbose;
-  std::set<std::string> retried;
-  for (const plan::PlannedUnit& unit : plan.units)
-    if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback) retried.insert(unit.source);
-  std::vector<compile::CompileOutput> outputs = run(runner, plan.jobs, verbosity, std::move(retried));
-  const std::vector<compile::CompileOutput> nvrtc_outputs = outputs;
+namespace {
+
+// Where NVRTC's verdict on a unit stands in the build.
+enum class Trial {
+  none,        // not NVRTC's to try: planned for one compiler, or a link group (compile_group falls back)
+  first,       // NVRTC tries the unit's first target alone (it names a header NVRTC may not open)
+  rest,        // NVRTC compiles the unit's targets (after the first, or all at once); any failure is a rejection
+  rejected,    // NVRTC rejected it in this build: nvcc compiles every target
+  remembered,  // the cache holds NVRTC's rejection of this content: nvcc compiles every target at once
+};
+
+// NVRTC's verdicts on the plan's units, indexed by unit.
+struct Verdicts {
+  std::vector<Trial> trials;
+  std::vector<compile::CompileJob> nvrtc_jobs;       // the job a unit's verdict is keyed by
+  std::vector<compile::CompileOutput> rejections;    // NVRTC's failed output, for a unit it rejected
+  std::vector<std::string> reasons;                  // a remembered verdict's reason
+  std::vector<bool> suspected;                       // names a header NVRTC cannot open (nvrtc_reach.hpp)
+};
+
+// `line` without `prefix` at its start, so that a remembered reason reads right from any directory.
+std::string without_prefix(const std::string& line, const std::string& prefix) {
+  return !prefix.empty() && line.starts_with(prefix) ? line.substr(prefix.size()) : line;
+}
+
+// The first round's jobs: every target of each unit, except that a unit NVRTC may reject sends its
+// first target alone (or, rejected before, goes to nvcc at once).
+std::vector<std::size_t> first_round(plan::BuildPlan& plan, Verdicts& v, compile::CompileCache* cache) {
   const std::size_t target_count = plan.targets.size();
-  const std::vector<std::size_t> switched = plan::switch_rejected_units_to_nvcc(plan, outputs);
-  if (!switched.empty()) {
-    std::vector<compile::CompileJob> retry;
-    for (const std::size_t u : switched)
-      for (std::size_t t = 0; t < target_count; ++t) retry.push_back(plan.jobs[u * target_count + t]);
-    const std::vector<compile::CompileOutput> nvcc_outputs = run(runner, retry, verbosity);
-    for (std::size_t i = 0; i < switched.size(); ++i) {
-      const std::size_t u = switched[i];
-      std::string nvrtc_log;
-      for (std::size_t t = 0; t < target_count && nvrtc_log.empty(); ++t)
-        if (!nvrtc_outputs[u * target_count + t].ok) nvrtc_log = nvrtc_outputs[u * target_count + t].log;
-      const bool nvcc_stands = nvrtc_cannot_compile(nvrtc_log);
-      bool nvcc_ok = true;
-      for (std::size_t t = 0; t < target_count; ++t) {
-        compile::CompileOutput out = nvcc_outputs[i * target_count + t];
-        nvcc_ok = nvcc_ok && out.ok;
-        // Both failed: NVRTC's errors stand unless NVRTC could not take the source at all.
-        if (!out.ok && !nvcc_stands) out.log = nvrtc_outputs[u * target_count + t].log;
-        outputs[u * target_count + t] = std::move(out);
+  std::vector<std::size_t> due;
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    const plan::PlannedUnit& unit = plan.units[u];
+    if (unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback && target_count > 0) {
+      v.nvrtc_jobs[u] = plan.jobs[u * target_count];
+      // A unit that names no header NVRTC cannot open compiles all its targets at once, as NVRTC most
+      // likely takes it (a rejection still sends it to nvcc whole); no verdict is looked for, so an
+      // ordinary unit costs the cache nothing more.
+      v.suspected[u] = plan::includes_beyond_nvrtc(v.nvrtc_jobs[u]);
+      std::optional<std::string> reason =
+          cache && v.suspected[u] ? cache->nvrtc_rejection(v.nvrtc_jobs[u]) : std::nullopt;
+      v.trials[u] = reason ? Trial::remembered : v.suspected[u] ? Trial::first : Trial::rest;
+      if (reason) {
+        v.reasons[u] = std::move(*reason);
+        plan::switch_unit_to_nvcc(plan, u);
       }
-      const std::string source = plan.settings.display_prefix + plan.units[u].source;
-      if (nvcc_ok && verbose)
-        std::cerr << source << ": note: NVRTC cannot compile it (" << first_line_with(nvrtc_log, "error")
-                  << "), so nvcc did\n";
-      if (!nvcc_ok && nvcc_stands)
-        std::cerr << source << ": note: NVRTC cannot compile it (" << first_line_with(nvrtc_log, "error")
-                  << "), and nvcc, which compiled it instead, fails:\n";
+    }
+    for (std::size_t t = 0; t < (v.trials[u] == Trial::first ? 1 : target_count); ++t) due.push_back(u * target_count + t);
+  }
+  return due;
+}
+
+// What the verdicts in `ran` (the outputs of the jobs `due`) call for next: a rejected unit's targets,
+// for nvcc; an accepted first target's siblings.
+std::vector<std::size_t> next_round(plan::BuildPlan& plan, Verdicts& v, const std::vector<std::size_t>& due,
+                                    const std::vector<compile::CompileOutput>& ran) {
+  const std::size_t target_count = plan.targets.size();
+  std::vector<std::size_t> next;
+  for (std::size_t k = 0; k < due.size(); ++k) {
+    const std::size_t u = due[k] / target_count;
+    Trial& trial = v.trials[u];
+    if ((trial == Trial::first || trial == Trial::rest) && !ran[k].ok) {
+      trial = Trial::rejected;
+      v.rejections[u] = ran[k];
+      plan::switch_unit_to_nvcc(plan, u);
+      for (std::size_t t = 0; t < target_count; ++t) next.push_back(u * target_count + t);
+    } else if (trial == Trial::first) {
+      trial = Trial::rest;
+      for (std::size_t t = 1; t < target_count; ++t) next.push_back(u * target_count + t);
     }
   }
+  return next;
+}
+
+// After nvcc compiled unit `u` in NVRTC's place: NVRTC's errors where both failed and NVRTC's are the
+// ones that matter, the verdict remembered, and the notes.
+void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts& v,
+                      std::vector<compile::CompileOutput>& outputs, bool verbose, compile::CompileCache* cache) {
+  const std::size_t target_count = plan.targets.size();
+  const std::string& prefix = plan.settings.display_prefix;
+  const bool remembered = v.trials[u] == Trial::remembered;
+  const std::string& nvrtc_log = v.rejections[u].log;
+  const bool nvcc_stands = remembered || nvrtc_cannot_compile(nvrtc_log);
+  bool nvcc_ok = true;
+  std::vector<std::string> headers;
+  for (std::size_t t = 0; t < target_count; ++t) {
+    compile::CompileOutput& out = outputs[u * target_count + t];
+    nvcc_ok = nvcc_ok && out.ok;
+    headers.insert(headers.end(), out.headers.begin(), out.headers.end());
+    // Both failed: NVRTC's errors stand unless NVRTC could not take the source at all.
+    if (!out.ok && !nvcc_stands) out.log = nvrtc_log;
+  }
+  const std::string reason = remembered ? v.reasons[u] : without_prefix(first_line_with(nvrtc_log, "error"), prefix);
+  // Remembered by content: the next build, from any directory, goes to nvcc at once.
+  if (!remembered && v.suspected[u] && nvcc_stands && nvcc_ok && cache) {
+    std::sort(headers.begin(), headers.end());
+    headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
+    cache->remember_nvrtc_rejection(v.nvrtc_jobs[u], reason, std::move(headers));
+  }
+  const std::string source = prefix + plan.units[u].source;
+  const std::string said = "NVRTC cannot compile it (" + (reason.starts_with('/') ? "" : prefix) + reason +
+                           (remembered ? "; remembered from an earlier build" : "") + ")";
+  if (nvcc_ok && verbose) std::cerr << source << ": note: " << said << ", so nvcc did\n";
+  if (!nvcc_ok && nvcc_stands) std::cerr << source << ": note: " << said << ", and nvcc, which compiled it instead, fails:\n";
+}
+
+}  // namespace
+
+std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
+                                                                Verbosity verbosity, std::vector<std::string>& warnings,
+                                                                compile::CompileCache* verdicts) {
+  const std::size_t target_count = plan.targets.size();
+  const std::size_t units = plan.units.size();
+  Verdicts v{std::vector<Trial>(units, Trial::none), std::vector<compile::CompileJob>(units),
+             std::vector<compile::CompileOutput>(units), std::vector<std::string>(units),
+             std::vector<bool>(units, false)};
+  std::vector<compile::CompileOutput> outputs(plan.jobs.size());
+  // Rounds: NVRTC's first target of each unit it may reject beside every other job, then what its
+  // verdicts call for (the other targets, or nvcc for all), until nothing is left to run.
+  for (std::vector<std::size_t> due = first_round(plan, v, verdicts); !due.empty();) {
+    std::set<std::string> retried;   // NVRTC's failures there are not final
+    std::vector<compile::CompileJob> jobs;
+    for (const std::size_t i : due) {
+      jobs.push_back(plan.jobs[i]);
+      const Trial trial = v.trials[i / target_count];
+      if (trial == Trial::first || trial == Trial::rest) retried.insert(plan.units[i / target_count].source);
+    }
+    std::vector<compile::CompileOutput> ran = run(runner, jobs, verbosity, std::move(retried));
+    std::vector<std::size_t> next = next_round(plan, v, due, ran);
+    for (std::size_t k = 0; k < due.size(); ++k) outputs[due[k]] = std::move(ran[k]);
+    due = std::move(next);
+  }
+  for (std::size_t u = 0; u < units; ++u)
+    if (v.trials[u] == Trial::rejected || v.trials[u] == Trial::remembered)
+      settle_rejection(plan, u, v, outputs, verbosity == Verbosity::verbose, verdicts);
 
   const std::string failure = report_logs(plan, outputs, verbosity, warnings);
   if (failure.empty()) return outputs;

@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t k_entry_version = 2;   // 2: header sets, portable messages
+// A verdict's value: u64 version | str inputs | u64 header count, each: str path | u64 XXH3-64 | str reason.
+constexpr std::uint64_t k_verdict_version = 1;
 
 struct HeaderSet {
   std::string context;                          // portable_context, for an output with messages; else ""
@@ -195,6 +197,50 @@ void CompileCache::store(const CompileJob& job, const CompileOutput& output) {
   std::vector<std::byte> written = write_key_entry(entry);
   m_store.put(key->hex, written);
   m_key_values[key->hex] = std::move(written);
+}
+
+std::optional<std::string> CompileCache::nvrtc_rejection(const CompileJob& nvrtc_job) {
+  const std::optional<CompileKey> key = verdict_key(nvrtc_job, m_context);
+  if (!key) return std::nullopt;
+  const std::optional<std::vector<std::byte>> value = m_store.get(key->hex);
+  if (!value) return std::nullopt;
+  const NamedRoots roots = named_roots(nvrtc_job, m_context);
+  ByteReader in(*value);
+  std::uint64_t version = 0, count = 0;
+  std::string inputs, reason;
+  if (!in.u64(version) || version != k_verdict_version || !in.str(inputs) || !in.u64(count)) return std::nullopt;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string path;
+    std::uint64_t hash = 0;
+    if (!in.str(path) || !in.u64(hash)) return std::nullopt;
+    if (content_hash(on_disk(roots.expand(path), nvrtc_job).string()) != hash) return std::nullopt;
+  }
+  if (!in.str(reason) || !in.at_end()) return std::nullopt;
+  return reason;
+}
+
+void CompileCache::remember_nvrtc_rejection(const CompileJob& nvrtc_job, const std::string& reason,
+                                            std::vector<std::string> headers) {
+  if (sources_changed_since(nvrtc_job, m_context.build_start)) return;
+  const std::optional<CompileKey> key = verdict_key(nvrtc_job, m_context);
+  if (!key) return;
+  const NamedRoots roots = named_roots(nvrtc_job, m_context);
+  ByteWriter out;
+  out.u64(k_verdict_version);
+  out.str(key->inputs);
+  out.u64(headers.size());
+  for (const std::string& header : headers) {
+    const fs::path path = on_disk(header, nvrtc_job);
+    // A header edited during the build may not be what the compiler read.
+    if (changed_since(path, m_context.build_start)) return;
+    const std::optional<std::uint64_t> hash = content_hash(path.string());
+    if (!hash) return;
+    out.str(roots.tokenize(header));
+    out.u64(*hash);
+  }
+  out.str(reason);
+  const std::vector<std::byte> value = out.take();
+  m_store.put(key->hex, value);
 }
 
 }  // namespace kiln::compile

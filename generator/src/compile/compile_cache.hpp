@@ -21,6 +21,11 @@
 // are kept portable (portable_messages.hpp) and rendered for the build that reads them. A set whose
 // output carries messages also records their context (the manifest entry and name origins they
 // point at, as portable paths): it is a hit only for a job with the same context.
+//
+// NVRTC's verdict that it cannot compile a unit is a value of its own (nvrtc_rejection), under a key
+// without the target (verdict_key), with the headers the unit reads (portable paths and content
+// hashes) and NVRTC's first error instead of an output; it carries no message context, so a tree at
+// any path uses it.
 #pragma once
 
 #include "compile/compile_key.hpp"
@@ -53,6 +58,15 @@ public:
   // the build started (the output may then be of other content than the key says), or its key
   // cannot be made.
   void store(const CompileJob& job, const CompileOutput& output);
+
+  // NVRTC's verdict that it cannot compile the unit of `nvrtc_job` (a header it cannot open: the unit
+  // goes to nvcc), remembered by content alone (verdict_key: no target, no directory, no message
+  // context) and by the headers the unit reads: the reason NVRTC gave (its first error, with paths as
+  // the compile named them), or nothing.
+  std::optional<std::string> nvrtc_rejection(const CompileJob& nvrtc_job);
+  // `headers`: what the unit read (nvcc's compiles of it list them; NVRTC's failed one lists none).
+  void remember_nvrtc_rejection(const CompileJob& nvrtc_job, const std::string& reason,
+                                std::vector<std::string> headers);
 
 private:
   // A file's content hash, remembered for the build (units share most headers); nothing if unreadable.

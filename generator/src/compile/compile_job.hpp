@@ -68,6 +68,10 @@ struct CompileJob {
   // compile (no part of its key): NVRTC's output is the same with or without.
   std::filesystem::path create_pch;
   std::filesystem::path use_pch;
+  // NVRTC jobs of units nvcc cannot compile (-default-device): where Kiln's JIT-safe standard headers
+  // are written (jit_safe_headers.hpp), last on NVRTC's include path. Not part of the key (the
+  // headers' digest is); "" for every other job.
+  std::filesystem::path jit_safe_dir;
 };
 
 struct LoweredName {

@@ -1,6 +1,7 @@
 #include "compile/compile_key.hpp"
 
 #include "compile/child_process.hpp"
+#include "compile/jit_safe_headers.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
@@ -92,8 +93,15 @@ std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& conte
   for (const std::string& o : job.nvrtc_options) h.add("nvrtc_option", roots.tokenize_text(o));
   for (const std::string& o : job.link_options) h.add("link_option", roots.tokenize_text(o));
   for (const std::string& o : job.nvcc_options) h.add("nvcc_option", roots.tokenize_text(o));
+  if (!job.jit_safe_dir.empty()) h.add("jit_safe_headers", jit_safe_headers_digest());
   if (records_directory(job)) h.add("directory", fs::absolute(job.root).lexically_normal().string());
   return CompileKey{h.hex_digest(), h.dump()};
+}
+
+std::optional<CompileKey> verdict_key(const CompileJob& nvrtc_job, CacheContext& context) {
+  CompileJob every_target = nvrtc_job;
+  every_target.target = "(none: NVRTC's verdict on the unit, for every target)";
+  return compile_key(every_target, context);
 }
 
 }  // namespace kiln::compile

@@ -48,6 +48,10 @@ struct CompileKey {
 // Nothing when the source cannot be read (the compile then reports it).
 std::optional<CompileKey> compile_key(const CompileJob& job, CacheContext& context);
 
+// The key of NVRTC's verdict on a unit (CompileCache::nvrtc_rejection): the key of the unit's NVRTC
+// job (any target's) with the target left out, since NVRTC's "I cannot compile this" holds for all.
+std::optional<CompileKey> verdict_key(const CompileJob& nvrtc_job, CacheContext& context);
+
 // The toolchain line of CacheContext for this toolkit and Kiln version.
 std::string toolchain_identity(const std::filesystem::path& cuda_root, const std::string& nvrtc,
                                const std::string& nvjitlink, const std::string& kiln_version);

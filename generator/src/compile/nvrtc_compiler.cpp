@@ -1,6 +1,7 @@
 #include "compile/nvrtc_compiler.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "compile/jit_safe_headers.hpp"
 #include "compile/lto_link.hpp"
 #include "compile/name_errors.hpp"
 #include "compile/time_trace.hpp"
@@ -93,6 +94,13 @@ CompileOutput compile_job(const CompileJob& job) {
   options.push_back("-frandom-seed=" + job.source);
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
+  if (!job.jit_safe_dir.empty()) {
+    if (Status s = write_jit_safe_headers(job.jit_safe_dir); !s) {
+      out.log = where + ": error: " + s.error().message;
+      return out;
+    }
+    options.push_back("-I" + job.jit_safe_dir.string());   // last: the user's headers come first
+  }
   if (!job.create_pch.empty() || !job.use_pch.empty()) {
     options.push_back(job.create_pch.empty() ? "-use-pch=" + job.use_pch.string() : "-create-pch=" + job.create_pch.string());
     // No warning when a PCH does not fit (629: other options, 630: other leading directives): NVRTC
@@ -127,6 +135,9 @@ CompileOutput compile_job(const CompileJob& job) {
   if (std::optional<std::string> text = read_text_file(trace)) {
     if (Result<std::vector<std::string>> headers = headers_from_trace(*text)) out.headers = *headers;
   }
+  // Kiln's own headers are inputs through the key's digest of them, not by the scratch path they lie at.
+  if (!job.jit_safe_dir.empty())
+    std::erase_if(out.headers, [&](const std::string& h) { return std::filesystem::path(h).parent_path() == job.jit_safe_dir; });
   std::error_code ignored;
   std::filesystem::remove(trace, ignored);
 

@@ -1,5 +1,6 @@
 #include "package/carried_sources.hpp"
 
+#include "compile/jit_safe_headers.hpp"
 #include "options/carried_rules.hpp"
 #include "util/file_io.hpp"
 
@@ -74,6 +75,9 @@ fs::path pre_included(const std::string& value, const fs::path& root, const std:
   return (root / path).lexically_normal();
 }
 
+// Where a carried unit's tree holds Kiln's JIT-safe headers (compile/jit_safe_headers.hpp).
+constexpr const char* k_jit_safe_dir = "_kiln_jit_safe";
+
 // "mylib::block_sum<float, 256>" -> "mylib::block_sum".
 std::string template_name(const std::string& expression) {
   std::string name = expression.substr(0, expression.find('<'));
@@ -120,6 +124,13 @@ Result<CarriedOrWhy> carry_unit_sources(const plan::PlannedUnit& unit, const std
     } else {
       carried.options.push_back(option);
     }
+  }
+  // Kiln's JIT-safe headers, which the build gave NVRTC last on its include path, travel as files of
+  // the tree: the runtime's NVRTC reads the same ones.
+  if (unit.jit_safe_headers) {
+    for (const compile::JitSafeHeader& header : compile::jit_safe_headers())
+      carried.headers.push_back({std::string(k_jit_safe_dir) + "/" + header.name, header.text});
+    carried.include_dirs.push_back(k_jit_safe_dir);
   }
   carried.link_options = unit.link_options;
   const fs::path source_path = (root / unit.source).lexically_normal();

@@ -51,6 +51,7 @@ Status route_by_options(const options::CompilerOptions& options, PlannedUnit& un
       return Error{"this source has host code, so nvcc compiles it, and option '" + options.forbids_nvcc +
                    "' is NVRTC's alone"};
     unit.nvcc_fallback = false;
+    unit.jit_safe_headers = true;
   }
   if (!options.needs_nvcc.empty()) unit.compiler = compile::Compiler::nvcc;
   return Ok{};
@@ -101,6 +102,9 @@ PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& man
   }
   return unit;
 }
+
+// libcu++ and the rest of CCCL, which the toolkit's include directory holds apart.
+constexpr const char* k_cccl = "<cuda>/include/cccl";
 
 // The package's own link group, which every source compiled with -rdc=true joins.
 constexpr std::string_view k_package_link_group = "rdc";
@@ -205,7 +209,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   plan.roots = {plan.root, settings.build_dir, settings.kiln_include_dir, toolkit.root};
   plan.include_dirs = manifest.include_dirs;
   if (manifest.toolkit_includes) {
-    plan.include_dirs.push_back("<cuda>/include/cccl");
+    plan.include_dirs.push_back(k_cccl);
     plan.include_dirs.push_back("<cuda>/include");
   }
   std::vector<std::string> paths_and_macros;  // as the compilers see them; nvcc and NVRTC share these as is
@@ -242,6 +246,9 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     unit.nvcc_options.insert(unit.nvcc_options.end(), translated->nvcc.begin(), translated->nvcc.end());
     unit.link_options = translated->link;
     if (Status s = route_by_options(*translated, unit); !s) return at_entry(s.error().message);
+    // The JIT-safe headers include libcu++'s, which 'toolkit_includes = false' leaves off the path.
+    const bool has_cccl = std::find(plan.include_dirs.begin(), plan.include_dirs.end(), k_cccl) != plan.include_dirs.end();
+    if (unit.jit_safe_headers && !has_cccl) unit.nvrtc_options.push_back("-I" + toolkit.expand(k_cccl).string());
     const std::string group = !source->link_group.empty() ? source->link_group
                               : translated->relocatable   ? std::string(k_package_link_group)
                                                           : std::string();
@@ -268,6 +275,10 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
 }
 
 namespace {
+
+// What NVRTC's JIT-safe headers give device code (constexpr functions of the standard library are
+// __host__ __device__ in libcu++), for nvcc: a device-only source NVRTC rejects gets it.
+constexpr const char* k_relaxed_constexpr = "--expt-relaxed-constexpr";
 
 // Unit `unit`'s job for target `t`; `tag` makes its scratch names unique.
 compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std::size_t t, const std::string& tag) {
@@ -305,12 +316,16 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
     else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
   }
   job.nvrtc_options = unit.nvrtc_options;
+  if (unit.jit_safe_headers) job.jit_safe_dir = plan.settings.scratch_dir / "jit-safe-headers";
   job.link_named_kernels_only = unit.part > 0;
   job.nvcc_fallback = unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback;
   // nvcc compiles it, or may when NVRTC rejects it inside a link group (compile_group does that).
   if (unit.compiler == compile::Compiler::nvcc || job.nvcc_fallback) {
     job.nvcc = plan.nvcc;
     job.nvcc_options = unit.nvcc_options;
+    // A source written for NVRTC, which nvcc compiles only because NVRTC cannot (planned_unit.hpp).
+    const bool relaxed = std::find(job.nvcc_options.begin(), job.nvcc_options.end(), k_relaxed_constexpr) != job.nvcc_options.end();
+    if ((job.nvcc_fallback || unit.nvrtc_rejected) && !relaxed) job.nvcc_options.push_back(k_relaxed_constexpr);
     job.work_dir = plan.settings.scratch_dir / ("nvcc-" + tag);
   }
   if (unit.compiler == compile::Compiler::nvcc) {
@@ -355,22 +370,13 @@ std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t un
   return jobs;
 }
 
-std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
-                                                       const std::vector<compile::CompileOutput>& outputs) {
-  std::vector<std::size_t> switched;
+void switch_unit_to_nvcc(BuildPlan& plan, std::size_t u) {
   const std::size_t target_count = plan.targets.size();
-  for (std::size_t u = 0; u < plan.units.size(); ++u) {
-    PlannedUnit& unit = plan.units[u];
-    if (unit.compiler != compile::Compiler::nvrtc || !unit.nvcc_fallback) continue;
-    bool rejected = false;
-    for (std::size_t t = 0; t < target_count; ++t) rejected = rejected || !outputs[u * target_count + t].ok;
-    if (!rejected) continue;
-    unit.compiler = compile::Compiler::nvcc;
-    std::vector<compile::CompileJob> jobs = make_jobs(plan, u);
-    for (std::size_t t = 0; t < target_count; ++t) plan.jobs[u * target_count + t] = std::move(jobs[t]);
-    switched.push_back(u);
-  }
-  return switched;
+  PlannedUnit& unit = plan.units[u];
+  unit.compiler = compile::Compiler::nvcc;
+  unit.nvrtc_rejected = true;
+  std::vector<compile::CompileJob> jobs = make_jobs(plan, u);
+  for (std::size_t t = 0; t < target_count; ++t) plan.jobs[u * target_count + t] = std::move(jobs[t]);
 }
 
 }  // namespace kiln::plan

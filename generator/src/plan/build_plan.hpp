@@ -47,9 +47,8 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
 // Unit `unit`'s jobs, one per target in target order, for the unit's current compiler.
 std::vector<compile::CompileJob> make_jobs(const BuildPlan& plan, std::size_t unit);
 
-// The units whose NVRTC compile failed and that nvcc may compile instead (nvcc_fallback), switched
-// to nvcc in `plan` (their jobs replaced); returns their indices. `outputs[i]` is `plan.jobs[i]`'s.
-std::vector<std::size_t> switch_rejected_units_to_nvcc(BuildPlan& plan,
-                                                       const std::vector<compile::CompileOutput>& outputs);
+// Unit `u`, an NVRTC unit that nvcc may compile instead (nvcc_fallback), after NVRTC rejected it:
+// switched to nvcc in `plan`, its jobs replaced.
+void switch_unit_to_nvcc(BuildPlan& plan, std::size_t u);
 
 }  // namespace kiln::plan

@@ -60,6 +60,13 @@ struct PlannedUnit {
   // An NVRTC unit that nvcc compiles instead when NVRTC rejects it (a header NVRTC cannot open,
   // host code the scan did not see): the compiler of record decides, not the route guessed here.
   bool nvcc_fallback = false;
+  // NVRTC rejected it and nvcc compiles it instead (switch_unit_to_nvcc): a device-only
+  // source written for NVRTC, so nvcc lets its device code call constexpr host functions
+  // (std::numeric_limits<T>::max()) as NVRTC's JIT-safe headers do (--expt-relaxed-constexpr).
+  bool nvrtc_rejected = false;
+  // NVRTC compiles it and nvcc cannot (-default-device): Kiln's JIT-safe standard headers end its
+  // include path (compile/jit_safe_headers.hpp), so <limits> and <cmath> open.
+  bool jit_safe_headers = false;
   bool scan_failed = false;             // its kernels come from the images alone
   // Left unread by the scan (plan/text_discovery.hpp): its kernels and its variables are named from
   // the image's symbols.

@@ -1,0 +1,4 @@
+// Kiln's JIT-safe <math.h> for NVRTC (compile/jit_safe_headers.hpp): the C header: its C++ counterpart's
+// names.
+#pragma once
+#include <cmath>
