@@ -135,7 +135,8 @@ def tree_copy(args, units):
     compile_line = next((l for l in p.stderr.splitlines() if l.startswith("compile:")), "")
     identical = (first / "tree.kiln").read_bytes() == (second / "tree.kiln").read_bytes()
     # A header of the copy's first unit: changed, built, restored, built.
-    header = next((h for h in sorted((second / chosen[0].parent.relative_to(root)).glob("*.h*"))), None)
+    folder = second / chosen[0].parent.relative_to(root)
+    header = next(iter(sorted([*folder.glob("*.h"), *folder.glob("*.cuh"), *folder.glob("*.hpp")])), None)
     restored = ""
     if header is not None:
         text = header.read_bytes()

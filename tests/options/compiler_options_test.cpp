@@ -52,9 +52,10 @@ TEST(CompilerOptions, NvJitLinkGetsWhatGeneratesCodeInItsOwnSpelling) {
   EXPECT_EQ(o.link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=1", "-fma=0", "-g", "-lineinfo", "-Xptxas=-v",
                              "-Xptxas=-warn-spills", "-split-compile=2", "-no-cache"}));
   EXPECT_EQ(interpreted({"-use_fast_math"}).link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"}));
-  // ptxas runs at link time: neither NVRTC nor nvcc gets -Xptxas, and either compiler may build the unit.
+  // ptxas runs at link time for NVRTC's units, and in nvcc for nvcc's (which compiles them to cubins
+  // itself): NVRTC does not get -Xptxas, nvcc does, and either compiler may build the unit.
   EXPECT_TRUE(interpreted({"-Xptxas=-v"}).nvrtc.empty());
-  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).nvcc.empty());
+  EXPECT_EQ(interpreted({"-Xptxas", "-v,-warn-spills"}).nvcc, (Strings{"--ptxas-options=-v,-warn-spills"}));
   EXPECT_TRUE(interpreted({"-Xptxas=-v"}).needs_nvcc.empty());
 }
 
