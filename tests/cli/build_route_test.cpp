@@ -200,6 +200,27 @@ TEST_F(BuildRoute, ASourceAskedForANameIsScannedAndBuildsIt) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();
 }
 
+// A launch under #ifndef __CUDA_ARCH__ is one nvcc's device pass never sees, so nvcc alone would not
+// build the kernel; where the scan reads the source (here: --strict), the build names it to nvcc.
+TEST_F(BuildRoute, ALaunchTheDevicePassDoesNotSeeIsBuiltWhereTheScanReadsIt) {
+  write_text(m_project / "kernels/host.cu", R"(#include <cuda_runtime.h>
+template <int N> __global__ void scale(float* x) { x[threadIdx.x] *= N; }
+int main() {
+  scale<2><<<1, 4>>>(nullptr);
+#ifndef __CUDA_ARCH__
+  scale<5><<<1, 4>>>(nullptr);
+#endif
+  return 0;
+}
+)");
+  manifest("\"sm_90\"");
+  const RunResult r = build("a.kiln", {"--strict"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
+  for (const char* name : {"scale<2>", "scale<5>"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();
+}
+
 // The compiles done while the scan runs are a guess from the sources' text: right or wrong, the
 // build writes what it writes without them, byte for byte.
 TEST_F(BuildRoute, CompilingWhileTheScanRunsNeverChangesThePackage) {

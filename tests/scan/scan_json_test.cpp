@@ -28,6 +28,7 @@ ScanResult sample() {
   r.kernels.push_back(c);
   r.instantiations = {{"reduce::block_sum", "reduce::block_sum<float, 256>", FoundBy::launch, {"k.cu", 40, 3}},
                       {"reduce::block_sum", "reduce::block_sum<int, 64>", FoundBy::runtime_request, {"h.cpp", 1, 2}}};
+  r.instantiations[0].under_arch_test = true;
   r.requests = {{RuntimeRequest::What::variable, "table", {"h.cpp", 5, 6}}};
   r.variables = {{"tables::coeffs", Variable::Kind::managed, "float[64]", true, {"k.cu", 1, 1}}};
   r.headers = {{"/usr/include/x.h", 0xfedcba9876543210ull}, {"a.cuh", 1}};
@@ -49,6 +50,9 @@ TEST(ScanJson, RoundTripKeepsEverything) {
   EXPECT_EQ(back->kernels[0].template_parameters[0].default_argument, "float");
   EXPECT_FALSE(back->kernels[0].template_parameters[1].default_argument.has_value());
   EXPECT_EQ(back->kernels[0].launch_bounds, "256, 2");
+  EXPECT_TRUE(back->instantiations[0].under_arch_test);
+  EXPECT_FALSE(back->instantiations[1].under_arch_test);
+  EXPECT_FALSE(j["instantiations"][1].contains("under_arch_test"));
   EXPECT_TRUE(back->has_host_code);
 }
 

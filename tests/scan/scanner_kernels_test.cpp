@@ -169,6 +169,8 @@ TEST(ScanKernels, CubTemplateInstantiatedOnlyByHostLaunches) {
   for (const Instantiation& i : r.instantiations) {
     EXPECT_EQ(i.kernel, "reduce::block_sum");
     EXPECT_EQ(i.location.file, "cub_launch.cu");
+    // Only the launch under #ifndef __CUDA_ARCH__ is one nvcc's device pass may not see.
+    EXPECT_EQ(i.under_arch_test, i.name_expression == "reduce::block_sum<int, 64>") << i.name_expression;
   }
   EXPECT_EQ(kernel(r, "reduce::block_sum").launch_bounds, "BlockSize");
   EXPECT_TRUE(r.has_host_code);

@@ -35,6 +35,28 @@ TEST(ScanSourceText, ArchitectureBranches) {
   EXPECT_EQ(facts.unseen_lines, (std::vector<int>{2, 4, 9, 10}));
 }
 
+TEST(ScanSourceText, BlocksThatTestTheArchitectureSpanTheirIfToTheirEndif) {
+  const ArchFacts facts = arch_facts(
+      "#ifndef __CUDA_ARCH__\n"          // 1: a host-only block
+      "launch();\n"
+      "#endif\n"                          // 3
+      "#if FAST\n"                        // 4: an #elif tests it: the whole block counts
+      "#if defined(X)\n"                  // 5: nested, not testing it
+      "#endif\n"
+      "#elif __CUDA_ARCH__ >= 800\n"
+      "#else\n"
+      "#endif\n"                          // 9
+      "#if OTHER\n"                       // 10: tests something else
+      "#endif\n"
+      "#ifdef __CUDA_ARCH__\n"            // 12: never closed: no span
+      "x();\n");
+  ASSERT_EQ(facts.arch_blocks.size(), 2u);
+  EXPECT_EQ(facts.arch_blocks[0].first, 1);
+  EXPECT_EQ(facts.arch_blocks[0].last, 3);
+  EXPECT_EQ(facts.arch_blocks[1].first, 4);
+  EXPECT_EQ(facts.arch_blocks[1].last, 9);
+}
+
 TEST(ScanSourceText, HostOnlyTestsAreConditionals) {
   EXPECT_TRUE(arch_facts("#ifndef __CUDA_ARCH__\nint main() {}\n#endif\n").conditional);
   EXPECT_TRUE(arch_facts("NV_IF_TARGET(NV_IS_HOST, (f();))\n").conditional);

@@ -93,8 +93,9 @@ private:
                                .symbol_form = inst.symbol_form,
                                .mangled_name = inst.mangled_name,
                                // Explicit instantiations, launches and addresses taken in the source:
-                               // its compiler builds them whichever names a program asks for.
-                               .in_source_text = true});
+                               // its compiler builds them whichever names a program asks for, unless
+                               // the device pass does not see them (under an #if on __CUDA_ARCH__).
+                               .in_source_text = !inst.under_arch_test});
     }
     for (const scan::Variable& v : file.result.variables) {
       if (is_toolkit_file(v.location.file)) continue;

@@ -31,6 +31,7 @@ void check_architectures(std::string_view file, std::string_view text, ParseOutp
     return;
   }
   output.arch_conditionals = output.arch_conditionals || arch.conditional;
+  if (!arch.arch_blocks.empty()) output.arch_blocks[std::string(file)] = std::move(arch.arch_blocks);
   for (int line : arch.unseen_lines)
     output.found.diagnostics.push_back(
         {Diagnostic::Severity::warning, {std::string(file), line, 1},

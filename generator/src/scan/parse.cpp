@@ -220,6 +220,21 @@ std::string make_pch(const ParseJob& job, const std::filesystem::path& output,
   return "clang could not make the precompiled header";
 }
 
+namespace {
+
+// Instantiations inside an #if block that tests __CUDA_ARCH__: the host parse saw them, a device
+// compile may not.
+void mark_arch_tested(ParseOutput& output) {
+  for (Instantiation& inst : output.found.instantiations) {
+    const auto blocks = output.arch_blocks.find(inst.location.file);
+    if (blocks == output.arch_blocks.end()) continue;
+    for (const LineSpan& span : blocks->second)
+      if (inst.location.line >= span.first && inst.location.line <= span.last) inst.under_arch_test = true;
+  }
+}
+
+}  // namespace
+
 ParseOutput run_parse(const ParseJob& job) {
   ParseOutput output;
   std::string error;
@@ -243,6 +258,7 @@ ParseOutput run_parse(const ParseJob& job) {
     output.found = {};
     output.probes.clear();
   }
+  mark_arch_tested(output);
   return output;
 }
 

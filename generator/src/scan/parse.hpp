@@ -5,6 +5,7 @@
 
 #include "scan/compile_args.hpp"
 #include "scan/scan_result.hpp"
+#include "scan/source_text.hpp"
 
 #include <filesystem>
 #include <map>
@@ -55,6 +56,9 @@ struct ParseOutput {
   bool launches = false;                     // a <<<>>> launch in the user's files
   bool cuda_runtime_included = false;        // the user's files include cuda_runtime(_api).h
   bool arch_conditionals = false;            // the user's files test __CUDA_ARCH__ / NV_IF_TARGET
+  // The user's files' #if blocks that test __CUDA_ARCH__ (ArchFacts::arch_blocks), by file name as
+  // locations name it: instantiations found there are marked Instantiation::under_arch_test.
+  std::map<std::string, std::vector<LineSpan>> arch_blocks;
   std::vector<ProbeResult> probes;
 };
 

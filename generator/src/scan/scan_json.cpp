@@ -179,6 +179,7 @@ json to_json(const ScanResult& result) {
                               {"found_by", to_string(i.found_by)}, {"location", location_json(i.location)}});
     if (!i.symbol_form.empty()) instantiations.back()["symbol_form"] = i.symbol_form;
     if (!i.mangled_name.empty()) instantiations.back()["mangled_name"] = i.mangled_name;
+    if (i.under_arch_test) instantiations.back()["under_arch_test"] = true;
   }
   json requests = json::array();
   for (const RuntimeRequest& r : result.requests)
@@ -232,7 +233,8 @@ Result<ScanResult> from_json(const json& j) {
     out.instantiations.push_back({r.string(e, p, "kernel"), r.string(e, p, "name_expression"),
                                   r.enumeration(e, p, "found_by", k_found_by), r.location(e, p),
                                   r.optional_string(e, p, "symbol_form").value_or(""),
-                                  r.optional_string(e, p, "mangled_name").value_or("")});
+                                  r.optional_string(e, p, "mangled_name").value_or(""),
+                                  r.optional_boolean(e, p, "under_arch_test").value_or(false)});
   });
   r.array(j, "", "requests", [&](const json& e, const std::string& p) {
     out.requests.push_back({r.enumeration(e, p, "what", k_request_kinds), r.string(e, p, "name"), r.location(e, p)});

@@ -68,6 +68,9 @@ struct Instantiation {
   // demangles it and its own symbols with one demangler and compares, so clang, not a string
   // rewriter, decides which symbol a spelling means. "" when clang gave none.
   std::string mangled_name = {};
+  // Found inside an #if block that tests __CUDA_ARCH__ (`#ifndef __CUDA_ARCH__` around a launch):
+  // the scan's host parse saw it, nvcc's device pass may not, so nvcc may not build it unasked.
+  bool under_arch_test = false;
 };
 
 // A request in host code to the Kiln runtime for a kernel or variable by name.

@@ -94,12 +94,24 @@ ArchFacts arch_facts(std::string_view text) {
       R"((\d+)\s*(?:>=|<=|==|!=|>|<)\s*__CUDA_ARCH(?:_SPECIFIC|_FAMILY_SPECIFIC)?__)");
   static const std::regex k_nv_target(R"(NV_(?:PROVIDES_SM|IS_EXACTLY_SM|HAS_FEATURE_SM)_(\d+))");
   ArchFacts facts;
+  struct OpenBlock {
+    int first;
+    bool tests_arch;
+  };
+  std::vector<OpenBlock> open;   // #if blocks not yet closed, innermost last
   for (const LogicalLine& l : logical_lines(text)) {
     const std::string_view d = directive(l.text);
     const bool conditional = d == "if" || d == "elif" || d == "ifdef" || d == "ifndef" || d == "elifdef" ||
                              d == "elifndef";
+    const bool tests_arch = conditional && l.text.find("__CUDA_ARCH") != std::string::npos;
+    if (d == "if" || d == "ifdef" || d == "ifndef") open.push_back({l.line, tests_arch});
+    else if (conditional && !open.empty()) open.back().tests_arch = open.back().tests_arch || tests_arch;
+    else if (d == "endif" && !open.empty()) {
+      if (open.back().tests_arch) facts.arch_blocks.push_back({open.back().first, l.line});
+      open.pop_back();
+    }
     bool unseen = false;
-    if (conditional && l.text.find("__CUDA_ARCH") != std::string::npos) {
+    if (tests_arch) {
       facts.conditional = true;
       unseen = any_match_at_least(l.text, k_arch_then_value, 1000) ||
                any_match_at_least(l.text, k_value_then_arch, 1000);

@@ -17,9 +17,19 @@ struct IncludeDirective {
 // Every #include line, in order, including those in #if blocks that may be skipped.
 std::vector<IncludeDirective> include_directives(std::string_view text);
 
+// Lines `first` to `last` (1-based, both included) of a text.
+struct LineSpan {
+  int first = 0;
+  int last = 0;
+};
+
 struct ArchFacts {
   bool conditional = false;          // some line tests the architecture (#if __CUDA_ARCH__, NV_IF_TARGET)
   std::vector<int> unseen_lines;     // 1-based lines with a branch for sm_100 or later
+  // Each #if ... #endif block where a condition (#if, #elif, #ifdef, #ifndef) tests __CUDA_ARCH__, from
+  // its #if line to its #endif line: what the scan reads there (a host parse) a device compile may
+  // not see (`#ifndef __CUDA_ARCH__` around a launch).
+  std::vector<LineSpan> arch_blocks;
 };
 
 // Lines that compare __CUDA_ARCH__ (or __CUDA_ARCH_SPECIFIC__ / __CUDA_ARCH_FAMILY_SPECIFIC__) with a
