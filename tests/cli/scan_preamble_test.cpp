@@ -1,4 +1,4 @@
-// Precompiled preambles for the scan (cli/preamble_sharing.hpp): kernel sources that start with the
+// Precompiled preambles for the scan (build/preamble_sharing.hpp): kernel sources that start with the
 // same #include lines, in one directory, share one PCH for their device parse. What the scan finds
 // must not change: `kiln scan --json` prints the same bytes with KILN_SCAN_PCH=0, and a build
 // writes the same package, for shared headers that hold kernel templates, a __device__ variable, a

@@ -17,14 +17,18 @@ TEST(CodeOnly, CommentsAndLiteralsAreBlankedDirectivesAndLineBreaksKept) {
 TEST(LooksLikeHostCode, LaunchesTheRuntimeMainAndHostOnlyHeadersAreHostCode) {
   for (const char* text : {"void f() { k<<<1, 1>>>(); }", "#include <cuda_runtime.h>\n", "#include \"cuda_runtime_api.h\"\n",
                            "  #  include <iostream>\n", "#include <vector>\n", "int main(int c, char** v) {}",
-                           "int main (void) {}", "void f() { cudaMalloc(&p, 4); }", "cudaMemcpy(a, b, 4, k);"})
+                           "int main (void) {}", "void f() { cudaMalloc(&p, 4); }", "cudaMemcpy(a, b, 4, k);",
+                           "void f() { cudaGetDeviceCount (&n); }", "cudaSetDevice(best);", "#include \"cuda.h\"\n",
+                           "#include <cuda.h>\n"})
     EXPECT_TRUE(looks_like_host_code(code_only(text))) << text;
 }
 
 TEST(LooksLikeHostCode, DeviceOnlyCodeAndWhatCommentsOrStringsHoldAreNot) {
   for (const char* text : {"__global__ void k(float* x) { x[0] = 1; }", "// k<<<1,1>>>();\n",
                            "/* #include <iostream> */", "const char* s = \"main(\";", "__device__ int domain(int);",
-                           "__device__ int my_cudaMalloc();", "#include <cuda/std/limits>\n", "#include <cmath>\n"})
+                           "__device__ int my_cudaMalloc();", "#include <cuda/std/limits>\n", "#include <cmath>\n",
+                           "__device__ void f(cudaStream_t s);", "__device__ int cudaish(int);",
+                           "__device__ int x = cuda_value(1);", "#include <cuda_fp16.h>\n"})
     EXPECT_FALSE(looks_like_host_code(code_only(text))) << text;
 }
 

@@ -1,10 +1,10 @@
-#include "cli/build_store.hpp"
+#include "build/build_store.hpp"
 
 #include "remote/layered_store.hpp"
 #include "remote/remote_settings.hpp"
 #include "store/local_store.hpp"
 
-namespace kiln::cli {
+namespace kiln::build {
 
 Result<BuildStores> open_build_stores(const store::CacheSettings& cache, const store::Environment& env,
                                       WarnFn warn) {
@@ -34,4 +34,4 @@ std::string remote_summary(const store::Store& store) {
          " errors, " + std::to_string(counts["remote.writes"]) + " writes";
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 using WarnFn = std::function<void(const std::string&)>;
 
@@ -32,4 +32,4 @@ Result<BuildStores> open_build_stores(const store::CacheSettings& cache, const s
 // has no remote side.
 std::string remote_summary(const store::Store& store);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

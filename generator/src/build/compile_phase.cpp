@@ -1,14 +1,13 @@
-#include "cli/compile_phase.hpp"
+#include "build/compile_phase.hpp"
 
 #include "compile/diagnostics.hpp"
 #include "plan/nvrtc_reach.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <set>
 #include <string_view>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace {
 
@@ -22,12 +21,13 @@ std::string first_line_with(const std::string& log, std::string_view what) {
 
 // Runs `jobs`, reporting progress; outputs in job order. Failures of `retried` sources are not final.
 std::vector<compile::CompileOutput> run(compile::JobRunner& runner, const std::vector<compile::CompileJob>& jobs,
-                                        Verbosity verbosity, std::set<std::string> retried = {}) {
-  Progress progress(verbosity, std::move(retried));
+                                        BuildEvents& events, const std::set<std::string>& retried) {
   std::vector<compile::CompileOutput> outputs =
       runner.run(jobs, [&](std::size_t done, std::size_t total, const compile::CompileJob& job,
-                           const compile::CompileOutput& out) { progress.finished(done, total, job, out); });
-  progress.close();
+                           const compile::CompileOutput& out) {
+        events.compiled(done, total, job, out, !out.ok && retried.count(job.source) != 0);
+      });
+  events.steps_done();
   return outputs;
 }
 
@@ -45,10 +45,10 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// Prints each distinct log once (a warning repeats for every target); a failed one is followed by a
+// Says each distinct log once (a warning repeats for every target); a failed one is followed by a
 // note naming its targets. Returns the closing error, or "" when every compile succeeded.
 std::string report_logs(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs,
-                        Verbosity verbosity, std::vector<std::string>& warnings) {
+                        BuildEvents& events) {
   std::vector<LogGroup> groups;
   std::vector<std::pair<std::string, std::vector<std::string>>> failed_by_source;
   std::size_t failed = 0;
@@ -69,13 +69,11 @@ std::string report_logs(const plan::BuildPlan& plan, const std::vector<compile::
   }
   for (const LogGroup& group : groups) {
     if (!group.failed) {
-      warnings.push_back(*group.log);
-      if (verbosity != Verbosity::quiet) std::cerr << *group.log << "\n";
+      events.warning(*group.log);
       continue;
     }
-    std::cerr << *group.log << "\n"
-              << group.source << ": note: " << (group.targets.size() == 1 ? "target " : "targets ")
-              << joined(group.targets) << "\n";
+    events.error(*group.log + "\n" + group.source + ": note: " + (group.targets.size() == 1 ? "target " : "targets ") +
+                 joined(group.targets));
   }
   if (failed == 0) return "";
   std::string which;
@@ -170,7 +168,7 @@ std::vector<std::size_t> next_round(plan::BuildPlan& plan, Verdicts& v, const st
 // After nvcc compiled unit `u` in NVRTC's place: NVRTC's errors where both failed and NVRTC's are the
 // ones that matter, the verdict remembered, and the notes.
 void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts& v,
-                      std::vector<compile::CompileOutput>& outputs, bool verbose, compile::CompileCache* cache) {
+                      std::vector<compile::CompileOutput>& outputs, BuildEvents& events, compile::CompileCache* cache) {
   const std::size_t target_count = plan.targets.size();
   const std::string& prefix = plan.settings.display_prefix;
   const bool remembered = v.trials[u] == Trial::remembered;
@@ -195,15 +193,14 @@ void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts
   const std::string source = prefix + plan.units[u].source;
   const std::string said = "NVRTC cannot compile it (" + (reason.starts_with('/') ? "" : prefix) + reason +
                            (remembered ? "; remembered from an earlier build" : "") + ")";
-  if (nvcc_ok && verbose) std::cerr << source << ": note: " << said << ", so nvcc did\n";
-  if (!nvcc_ok && nvcc_stands) std::cerr << source << ": note: " << said << ", and nvcc, which compiled it instead, fails:\n";
+  if (nvcc_ok) events.detail(source + ": note: " + said + ", so nvcc did");
+  if (!nvcc_ok && nvcc_stands) events.error(source + ": note: " + said + ", and nvcc, which compiled it instead, fails:");
 }
 
 }  // namespace
 
-std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
-                                                                Verbosity verbosity, std::vector<std::string>& warnings,
-                                                                compile::CompileCache* verdicts) {
+Result<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, compile::JobRunner& runner,
+                                                         BuildEvents& events, compile::CompileCache* verdicts) {
   const std::size_t target_count = plan.targets.size();
   const std::size_t units = plan.units.size();
   Verdicts v{std::vector<Trial>(units, Trial::none), std::vector<compile::CompileJob>(units),
@@ -220,19 +217,18 @@ std::optional<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan&
       const Trial trial = v.trials[i / target_count];
       if (trial == Trial::first || trial == Trial::rest) retried.insert(plan.units[i / target_count].source);
     }
-    std::vector<compile::CompileOutput> ran = run(runner, jobs, verbosity, std::move(retried));
+    std::vector<compile::CompileOutput> ran = run(runner, jobs, events, retried);
     std::vector<std::size_t> next = next_round(plan, v, due, ran);
     for (std::size_t k = 0; k < due.size(); ++k) outputs[due[k]] = std::move(ran[k]);
     due = std::move(next);
   }
   for (std::size_t u = 0; u < units; ++u)
     if (v.trials[u] == Trial::rejected || v.trials[u] == Trial::remembered)
-      settle_rejection(plan, u, v, outputs, verbosity == Verbosity::verbose, verdicts);
+      settle_rejection(plan, u, v, outputs, events, verdicts);
 
-  const std::string failure = report_logs(plan, outputs, verbosity, warnings);
+  const std::string failure = report_logs(plan, outputs, events);
   if (failure.empty()) return outputs;
-  std::cerr << "kiln: error: " << failure << "\n";
-  return std::nullopt;
+  return Error{failure};
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -1,9 +1,9 @@
-#include "cli/kiln_headers.hpp"
+#include "build/kiln_headers.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 std::string kiln_include_dir() {
   namespace fs = std::filesystem;
@@ -17,4 +17,4 @@ std::string kiln_include_dir() {
 #endif
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

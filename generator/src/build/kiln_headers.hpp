@@ -5,8 +5,8 @@
 
 #include <string>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 std::string kiln_include_dir();
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -1,9 +1,9 @@
-#include "cli/output_guard.hpp"
+#include "build/output_guard.hpp"
 
 #include "platform/files.hpp"
 #include "util/same_file.hpp"
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace {
 
@@ -61,4 +61,4 @@ Status check_outputs(const Outputs& outputs, const std::vector<Input>& inputs) {
   return check_one(outputs.depfile, "depfile", inputs);
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 struct Outputs {
   std::filesystem::path package;   // as given (-o) or defaulted
@@ -40,4 +40,4 @@ std::vector<Input> read_inputs(const std::vector<std::filesystem::path>& paths);
 // device, a FIFO, a directory: what kiln would replace with its own file).
 Status check_outputs(const Outputs& outputs, const std::vector<Input>& inputs);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

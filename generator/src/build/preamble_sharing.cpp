@@ -1,11 +1,11 @@
-#include "cli/preamble_sharing.hpp"
+#include "build/preamble_sharing.hpp"
 
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <string_view>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 std::vector<std::filesystem::path> share_preambles(std::vector<scan::ScanInput>& inputs,
                                                    const std::vector<std::size_t>& candidates,
@@ -45,4 +45,4 @@ std::vector<std::filesystem::path> share_preambles(std::vector<scan::ScanInput>&
   return written;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

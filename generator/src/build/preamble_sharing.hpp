@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 // Makes one PCH in `pool.scratch_dir` for each group of two or more of `candidates` (indices into
 // `inputs`) that preamble_key puts together, in worker processes as `pool` says (in this process
@@ -19,4 +19,4 @@ std::vector<std::filesystem::path> share_preambles(std::vector<scan::ScanInput>&
                                                    const std::vector<std::size_t>& candidates,
                                                    const ProcessPoolSettings& pool);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

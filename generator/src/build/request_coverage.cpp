@@ -1,10 +1,10 @@
-#include "cli/request_coverage.hpp"
+#include "build/request_coverage.hpp"
 
 #include "format/names.hpp"
 
 #include <set>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace {
 
@@ -69,4 +69,4 @@ std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
   return text;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 struct AskedName {
   std::string name;    // as written
@@ -30,4 +30,4 @@ std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
 std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
                                             const format::PackageContents& contents);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

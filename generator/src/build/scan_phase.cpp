@@ -1,7 +1,7 @@
-#include "cli/scan_phase.hpp"
+#include "build/scan_phase.hpp"
 
-#include "cli/kiln_headers.hpp"
-#include "cli/preamble_sharing.hpp"
+#include "build/kiln_headers.hpp"
+#include "build/preamble_sharing.hpp"
 #include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
 #include "scan/scan_cache.hpp"
@@ -20,7 +20,7 @@
 #include <set>
 #include <tuple>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace {
 
@@ -344,4 +344,4 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   return out;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -20,7 +20,7 @@ namespace kiln {
 class Jobserver;
 }
 
-namespace kiln::cli {
+namespace kiln::build {
 
 struct ScanPhaseSettings {
   store::Store* store = nullptr;              // the scan cache's store (a null store with the cache off)
@@ -69,4 +69,4 @@ struct ExtraSources {
 ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                                const ExtraSources& extra, const ScanPhaseSettings& settings);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

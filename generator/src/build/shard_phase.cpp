@@ -1,8 +1,8 @@
-#include "cli/shard_phase.hpp"
+#include "build/shard_phase.hpp"
 
 #include "util/file_io.hpp"
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace fs = std::filesystem;
 
@@ -48,4 +48,4 @@ std::string default_part_name(const std::string& package_name, const shard::Shar
   return package_name + "." + std::to_string(spec.index) + "-of-" + std::to_string(spec.count) + ".kilnpart";
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 // Reads every part and checks that they make one whole build (shard/merge_check.hpp).
 Result<std::vector<shard::NamedPart>> read_parts(const std::vector<std::filesystem::path>& files);
@@ -38,4 +38,4 @@ Status write_part(const std::filesystem::path& output, const PartToWrite& what, 
 // "<name>.<I>-of-<N>.kilnpart": where a shard writes without -o.
 std::string default_part_name(const std::string& package_name, const shard::ShardSpec& spec);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -1,4 +1,4 @@
-#include "cli/speculation.hpp"
+#include "build/speculation.hpp"
 
 #include "compile/cached_runner.hpp"
 #include "plan/build_plan.hpp"
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 namespace fs = std::filesystem;
 
@@ -27,7 +27,9 @@ std::vector<compile::CompileJob> speculative_jobs(const manifest::Manifest& mani
                                                   const SpeculationSettings& settings, const fs::path& directory,
                                                   compile::CompileCache& cache) {
   const plan::Discovery discovery = plan::speculative_discovery(manifest);
-  Result<plan::BuildPlan> planned = plan::make_plan(manifest, toolkit, {settings.display_prefix, directory}, discovery);
+  Result<plan::BuildPlan> planned = plan::make_plan(
+      manifest, toolkit,
+      {settings.display_prefix, directory, settings.context.build_dir, settings.context.kiln_include_dir}, discovery);
   if (!planned) return {};
   std::vector<compile::CompileJob> jobs;
   for (std::size_t u = 0; u < planned->units.size(); ++u) {
@@ -142,4 +144,4 @@ std::unique_ptr<compile::JobRunner> Speculation::runner(compile::JobRunner& inne
   return std::make_unique<SpeculatedRunner>(inner, *m_outputs, m_taken);
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -24,7 +24,7 @@ namespace kiln {
 class Jobserver;
 }
 
-namespace kiln::cli {
+namespace kiln::build {
 
 struct SpeculationSettings {
   std::filesystem::path scratch_dir;     // the build's; the speculation works in a folder of its own there
@@ -60,4 +60,4 @@ private:
   std::size_t m_taken = 0;
 };
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

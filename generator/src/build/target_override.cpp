@@ -1,4 +1,4 @@
-#include "cli/target_override.hpp"
+#include "build/target_override.hpp"
 
 #include "format/target.hpp"
 #include "manifest/checks.hpp"
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 Status override_targets(manifest::Manifest& manifest, const std::vector<std::string>& targets) {
   if (targets.empty()) return Ok{};
@@ -29,4 +29,4 @@ Status override_targets(manifest::Manifest& manifest, const std::vector<std::str
   return Ok{};
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::build {
 
 // Checks each target as the manifest's `targets` are checked (syntax, each at most once) and
 // stores their canonical spelling in `manifest.targets`. An empty list leaves the manifest alone.
 Status override_targets(manifest::Manifest& manifest, const std::vector<std::string>& targets);
 
-}  // namespace kiln::cli
+}  // namespace kiln::build

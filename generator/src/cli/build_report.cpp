@@ -4,16 +4,26 @@
 
 namespace kiln::cli {
 
-std::string summary_line(const BuildFacts& facts, const plan::BuildPlan& plan) {
+std::string summary_line(const build::BuildResult& facts) {
+  const plan::BuildPlan& plan = facts.plan;
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f", facts.total_seconds);
-  return "kiln: wrote " + facts.output + ": " + std::to_string(facts.kernels) + " kernels, " +
+  return "kiln: wrote " + facts.output.string() + ": " + std::to_string(facts.kernels) + " kernels, " +
          std::to_string(plan.sources.size()) + " units x " + std::to_string(plan.targets.size()) + " targets, " +
          std::to_string(facts.bytes) + " bytes, in " + seconds + " s";
 }
 
-nlohmann::json build_report(const BuildFacts& facts, const plan::BuildPlan& plan,
-                            const std::vector<compile::CompileOutput>& outputs) {
+std::string shard_summary_line(const build::BuildResult& facts, const shard::ShardSpec& spec) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f", facts.total_seconds);
+  return "kiln: wrote " + facts.output.string() + ": shard " + std::to_string(spec.index) + " of " +
+         std::to_string(spec.count) + ", " + std::to_string(facts.part_images) + " of the build's " +
+         std::to_string(facts.plan.jobs.size()) + " images, in " + seconds + " s";
+}
+
+nlohmann::json build_report(const build::BuildResult& facts) {
+  const plan::BuildPlan& plan = facts.plan;
+  const std::vector<compile::CompileOutput>& outputs = facts.outputs;
   nlohmann::json units = nlohmann::json::array();
   for (std::size_t i = 0; i < plan.jobs.size() && i < outputs.size(); ++i) {
     const compile::CompileJob& job = plan.jobs[i];
@@ -35,8 +45,8 @@ nlohmann::json build_report(const BuildFacts& facts, const plan::BuildPlan& plan
     units.back()["images"].push_back({{"target", job.target}, {"seconds", outputs[i].seconds}, {"cache", outputs[i].from_cache ? "hit" : "miss"}});
   }
   return {{"ok", true},
-          {"output", facts.output},
-          {"depfile", facts.depfile},
+          {"output", facts.output.string()},
+          {"depfile", facts.depfile.string()},
           {"kernels", facts.kernels},
           {"bytes", facts.bytes},
           {"targets", plan.targets},

@@ -9,10 +9,8 @@
 
 namespace kiln::cli {
 
-Progress::Progress(Verbosity verbosity, std::set<std::string> retried)
-    : m_terminal(verbosity != Verbosity::quiet && isatty(STDERR_FILENO) == 1),
-      m_verbose(verbosity == Verbosity::verbose),
-      m_retried(std::move(retried)) {}
+Progress::Progress(Verbosity verbosity)
+    : m_terminal(verbosity != Verbosity::quiet && isatty(STDERR_FILENO) == 1), m_verbose(verbosity == Verbosity::verbose) {}
 
 void Progress::step(std::size_t done, std::size_t total, const std::string& what) {
   const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + printable(what, NewLines::escape);
@@ -34,9 +32,8 @@ void Progress::show(const std::string& line, bool keep) {
 }
 
 void Progress::finished(std::size_t done, std::size_t total, const compile::CompileJob& job,
-                        const compile::CompileOutput& out) {
+                        const compile::CompileOutput& out, bool retried) {
   if (!m_terminal && !m_verbose) return;
-  const bool retried = !out.ok && m_retried.count(job.source);
   const bool failed = !out.ok && !retried;
   // Written with fprintf, not through std::cerr's filter (color.hpp): names are escaped here.
   const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + job.target + " " +

@@ -5,7 +5,6 @@
 #include "compile/compile_job.hpp"
 
 #include <cstddef>
-#include <set>
 #include <string>
 
 namespace kiln::cli {
@@ -16,9 +15,10 @@ enum class Verbosity { quiet, normal, verbose };
 
 class Progress {
 public:
-  // `retried`: sources whose failed compiles nvcc tries again; those are not shown as failures.
-  explicit Progress(Verbosity verbosity, std::set<std::string> retried = {});
-  void finished(std::size_t done, std::size_t total, const compile::CompileJob& job, const compile::CompileOutput& out);
+  explicit Progress(Verbosity verbosity);
+  // `retried`: the compile failed and nvcc tries the source again; not shown as a failure.
+  void finished(std::size_t done, std::size_t total, const compile::CompileJob& job, const compile::CompileOutput& out,
+                bool retried);
   // A step that is not a compile ("[2/9] scan kernels/a.cu"): shown in place on a terminal, a line
   // of its own with -v.
   void step(std::size_t done, std::size_t total, const std::string& what);
@@ -29,7 +29,6 @@ private:
 
   bool m_terminal;
   bool m_verbose;
-  std::set<std::string> m_retried;
   bool m_line_open = false;
 };
 

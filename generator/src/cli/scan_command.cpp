@@ -5,8 +5,8 @@
 #include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/kiln_headers.hpp"
-#include "cli/preamble_sharing.hpp"
+#include "build/kiln_headers.hpp"
+#include "build/preamble_sharing.hpp"
 #include "compile/toolkit.hpp"
 #include "options/compiler_options.hpp"
 #include "scan/python_scanner.hpp"
@@ -161,7 +161,7 @@ public:
     std::iota(all.begin(), all.end(), std::size_t{0});
     Result<ScratchDir> scratch = ScratchDir::create(std::filesystem::temp_directory_path() / "kiln-scan");
     const std::vector<std::filesystem::path> preambles =
-        scratch ? share_preambles(inputs, all, {1, scratch->path(), "preamble-", nullptr})
+        scratch ? build::share_preambles(inputs, all, {1, scratch->path(), "preamble-", nullptr})
                 : std::vector<std::filesystem::path>{};
     std::vector<ScanResult> results;
     for (const ScanInput& in : inputs) results.push_back(scan_source(in));
@@ -203,7 +203,7 @@ private:
     in.role = role;
     if (role == ScanInput::Role::host) {
       in.language_standard = options::host_standard(standard);
-      in.include_dirs.push_back(kiln_include_dir());
+      in.include_dirs.push_back(build::kiln_include_dir());
     } else {
       in.pre_includes = m_scan_options.pre_includes;
       in.default_device = m_scan_options.default_device;

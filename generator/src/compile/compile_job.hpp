@@ -87,7 +87,7 @@ struct CompileOutput {
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
   double seconds = 0;
   bool from_cache = false;                     // set by the cached runner on a hit; never serialized
-  bool compiled_early = false;                 // compiled while the scan ran (cli/speculation.hpp); never serialized
+  bool compiled_early = false;                 // compiled while the scan ran (build/speculation.hpp); never serialized
   bool used_pch = false;                       // NVRTC read a shared precompiled header (shared_pch.hpp);
                                                // never serialized with the output (the batch carries it)
 };

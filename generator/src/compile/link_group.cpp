@@ -24,7 +24,7 @@ struct MemberOutput {
 };
 
 // The member's LTO-IR, by the compiler the plan chose; NVRTC's rejection tries nvcc once, as a
-// unit's does (cli/compile_phase.cpp), so that a group may mix NVRTC- and nvcc-routed sources.
+// unit's does (build/compile_phase.cpp), so that a group may mix NVRTC- and nvcc-routed sources.
 MemberOutput compile_member(const CompileJob& member) {
   if (member.compiler == Compiler::nvcc) return {compile_with_nvcc(member), LinkInput::fatbin};
   CompileOutput out = compile_job(member);

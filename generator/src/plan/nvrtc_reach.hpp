@@ -1,7 +1,7 @@
 // Whether NVRTC can open every header a source names, read from the text before compiling: a source
 // that includes a header none of NVRTC's include directories holds (<cmath>, <limits>: NVRTC has no
 // standard library) is one NVRTC will most likely reject, so the compile phase tries it for one target
-// before the others (cli/compile_phase.hpp); every other unit compiles all its targets at once.
+// before the others (build/compile_phase.hpp); every other unit compiles all its targets at once.
 #pragma once
 
 #include "compile/compile_job.hpp"

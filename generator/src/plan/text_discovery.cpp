@@ -43,6 +43,20 @@ bool directive_at(std::string_view text, std::size_t at) {
   return at < text.size() && text[at] == '#';
 }
 
+// Whether `code` calls a function of the CUDA runtime API: `cuda` and a capital letter starting a
+// word, then `(` (cudaMalloc(, cudaGetDeviceCount (, cudaSetDevice(). Types (cudaStream_t) are not calls.
+bool calls_cuda_runtime(std::string_view code) {
+  for (std::size_t at = code.find("cuda"); at != std::string_view::npos; at = code.find("cuda", at + 1)) {
+    if (at > 0 && identifier_char(code[at - 1])) continue;
+    std::size_t end = at + 4;
+    if (end >= code.size() || !std::isupper(static_cast<unsigned char>(code[end]))) continue;
+    while (end < code.size() && identifier_char(code[end])) ++end;
+    while (end < code.size() && (code[end] == ' ' || code[end] == '\t')) ++end;
+    if (end < code.size() && code[end] == '(') return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string code_only(std::string_view text) {
@@ -87,8 +101,8 @@ bool looks_like_host_code(std::string_view code) {
   for (const std::string_view header : {"<iostream>", "<cstdio>", "<stdio.h>", "<cstdlib>", "<stdlib.h>", "<vector>",
                                         "<string>", "<chrono>", "<thread>", "<fstream>"})
     if (includes(code, header)) return true;
-  for (const std::string_view word : {"cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "cudaDeviceSynchronize"})
-    if (has_word(code, word)) return true;
+  if (includes(code, "<cuda.h>") || includes(code, "\"cuda.h\"")) return true;   // the driver API
+  if (calls_cuda_runtime(code)) return true;
   for (std::size_t at = code.find("main"); at != std::string_view::npos; at = code.find("main", at + 1)) {
     if (at > 0 && identifier_char(code[at - 1])) continue;
     std::size_t after = at + 4;

@@ -6,7 +6,7 @@
 //   compiles it and names its kernels by their symbols, as `nvcc -cubin` builds them, and no name is
 //   asked of it. The scan's cost is then none, where it was more than nvcc's whole compile.
 // - The build compiles every source's jobs as they would be without the scan's findings while the
-//   scan runs (cli/speculation.hpp); a wrong guess costs time, never a result.
+//   scan runs (build/speculation.hpp); a wrong guess costs time, never a result.
 #pragma once
 
 #include "manifest/manifest.hpp"
@@ -22,8 +22,9 @@ namespace kiln::plan {
 std::string code_only(std::string_view text);
 
 // Whether `code` (code_only's) shows host code: a launch (<<<), an #include of the CUDA runtime's
-// header or of a standard header NVRTC cannot open, the runtime API (cudaMalloc, cudaMemcpy,
-// cudaLaunchKernel) or a main function.
+// or the driver API's header or of a standard header NVRTC cannot open, a call of the runtime API
+// (any cudaXxx(...): cudaMalloc, cudaSetDevice) or a main function. A device-only source that calls
+// the device runtime (cudaGetLastError in a kernel) counts too: nvcc compiles it as NVRTC would.
 bool looks_like_host_code(std::string_view code);
 
 // Whether `code` uses Kiln's runtime (includes kiln.h or kiln.hpp, or calls kiln_package_get_*): its

@@ -1,0 +1,363 @@
+#include "build/builder.hpp"
+
+#include "build/build_store.hpp"
+#include "build/compile_phase.hpp"
+#include "build/discovery_phase.hpp"
+#include "build/kiln_headers.hpp"
+#include "build/output_guard.hpp"
+#include "build/scan_scope.hpp"
+#include "build/shard_phase.hpp"
+#include "build/speculation.hpp"
+#include "build/target_override.hpp"
+#include "compile/cached_runner.hpp"
+#include "compile/job_runner.hpp"
+#include "compile/toolkit.hpp"
+#include "format/package_writer.hpp"
+#include "manifest/manifest_reader.hpp"
+#include "package/assemble.hpp"
+#include "package/depfile.hpp"
+#include "package/unit_kernels.hpp"
+#include "plan/image_parts.hpp"
+#include "plan/nvrtc_reach.hpp"
+#include "plan/text_discovery.hpp"
+#include "store/cache_settings.hpp"
+#include "util/diagnostic.hpp"
+#include "util/file_io.hpp"
+#include "util/scratch_dir.hpp"
+#include "util/scratch_names.hpp"
+#include "util/signal_cleanup.hpp"
+#include "version.hpp"
+
+#include <ctime>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <set>
+
+namespace kiln::build {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// How the manifest directory looks from the current directory: "" or "examples/saxpy/".
+std::string display_prefix(const fs::path& root) {
+  std::error_code ec;
+  const fs::path relative = fs::relative(root, fs::current_path(), ec);
+  if (ec || relative.empty()) return root.generic_string() + "/";
+  if (relative == ".") return "";
+  return relative.generic_string() + "/";
+}
+
+// A source that defines no kernel (an empty file, a wrong path in a copy) adds nothing to the package.
+std::vector<std::string> empty_source_warnings(const plan::BuildPlan& plan, const format::PackageContents& contents,
+                                               const std::string& prefix) {
+  std::set<std::string> with_kernels;
+  for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
+  std::vector<std::string> warnings;
+  // A link group's member may hold only device functions for the others: only units are checked.
+  // An image part after the first may end up with none of its own (its kernels were the first
+  // part's too): its source has kernels, in the first part.
+  for (const plan::PlannedUnit& unit : plan.units)
+    if (unit.members.empty() && unit.part == 0 && !with_kernels.count(unit.name))
+      warnings.push_back(prefix + unit.source + ": warning: " +
+                         (unit.variant.empty() ? "this source defines" : "variant '" + unit.variant + "' of it has") +
+                         " no kernel; it adds nothing to the package");
+  return warnings;
+}
+
+// Passes every event on, and keeps the warnings for the result.
+class RecordedEvents final : public BuildEvents {
+public:
+  RecordedEvents(BuildEvents& inner, std::vector<std::string>& warnings) : m_inner(inner), m_warnings(warnings) {}
+  void warning(const std::string& text) override {
+    m_warnings.push_back(text);
+    m_inner.warning(text);
+  }
+  void error(const std::string& text) override { m_inner.error(text); }
+  void detail(const std::string& text) override { m_inner.detail(text); }
+  void step(std::size_t done, std::size_t total, const std::string& what) override { m_inner.step(done, total, what); }
+  void compiled(std::size_t done, std::size_t total, const compile::CompileJob& job, const compile::CompileOutput& out,
+                bool retried) override {
+    m_inner.compiled(done, total, job, out, retried);
+  }
+  void steps_done() override { m_inner.steps_done(); }
+
+private:
+  BuildEvents& m_inner;
+  std::vector<std::string>& m_warnings;
+};
+
+// Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
+// For a unit that names a header NVRTC lacks, compile_plan keeps it instead, once per unit, by
+// content and with the unit's headers (plan/nvrtc_reach.hpp).
+bool worth_keeping(const compile::CompileJob& job, const compile::CompileOutput& out) {
+  return out.ok || (job.compiler == compile::Compiler::nvrtc && job.members.empty() && nvrtc_cannot_compile(out.log) &&
+                    !plan::includes_beyond_nvrtc(job));
+}
+
+// A hit must read as the package will read it (else it is compiled): an entry Kiln cannot parse
+// never fails a build. A link group alone may have no image for a target (link_group.hpp).
+bool usable_hit(const compile::CompileJob& job, const compile::CompileOutput& out) {
+  if (!out.ok || (out.image.empty() && !job.members.empty())) return true;
+  return package::image_reads({job.target, out.image});
+}
+
+// Whether a kernel source's text shows host code (plan/text_discovery.hpp): nvcc compiles it.
+bool any_host_code(const manifest::Manifest& manifest) {
+  return std::any_of(manifest.sources.begin(), manifest.sources.end(), [&](const manifest::SourceEntry& source) {
+    const std::optional<std::string> text = read_text_file(manifest.root / source.path);
+    return text && plan::looks_like_host_code(plan::code_only(*text));
+  });
+}
+
+// One run of the build: the request, what it found so far, and the result it fills.
+class BuildRun {
+public:
+  BuildRun(const BuildRequest& request, BuildEvents& events, BuildResult& result)
+      : m_request(request), m_result(result), m_events(events, result.warnings) {}
+
+  void run();
+
+private:
+  // Ends the build: `message` as the command prints it ("kiln: error: " unless it names its place).
+  void stop(BuildFailure failure, const std::string& message) {
+    m_result.failure = failure;
+    m_result.error = is_diagnostic(message) || message.starts_with("kiln: ") ? message : "kiln: error: " + message;
+  }
+  bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
+                         const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
+  bool write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const std::string& prefix);
+
+  const BuildRequest& m_request;
+  BuildResult& m_result;
+  RecordedEvents m_events;
+  const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  DiscoveredBuild m_found;
+  std::vector<shard::NamedPart> m_parts;
+  PartToWrite m_part;
+};
+
+void BuildRun::run() {
+  struct timespec build_start {};
+  clock_gettime(CLOCK_REALTIME, &build_start);
+  Result<manifest::Manifest> manifest = manifest::read_manifest(m_request.manifest, m_request.root);
+  // Already in the compiler's format: "kiln.toml:3:12: error: ...", one per line.
+  if (!manifest) return stop(BuildFailure::bad_input, manifest.error().message);
+  if (Status s = override_targets(*manifest, m_request.targets); !s) return stop(BuildFailure::usage, s.error().message);
+  const std::optional<shard::ShardSpec>& shard = m_request.shard;
+  if (!m_request.parts.empty()) {
+    Result<std::vector<shard::NamedPart>> read = read_parts(m_request.parts);
+    if (!read) return stop(BuildFailure::bad_input, read.error().message + "; no package written");
+    m_parts = std::move(*read);
+  }
+  const fs::path& output = m_result.output = !m_request.output.empty() ? m_request.output
+                                             : shard ? fs::path(default_part_name(manifest->name, *shard))
+                                                     : fs::path(manifest->name + ".kiln");
+  const fs::path& depfile = m_result.depfile = !m_request.write_depfile  ? fs::path()
+                                               : m_request.depfile.empty() ? fs::path(output.string() + ".d")
+                                                                           : m_request.depfile;
+  const std::string prefix = display_prefix(manifest->root);
+  if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_request.host_sources,
+                                                               m_request.python_sources));
+      !s)
+    return stop(BuildFailure::usage, s.error().message);
+  Result<compile::Toolkit> toolkit = compile::find_toolkit(m_request.cuda_root);
+  if (!toolkit) return stop(BuildFailure::environment, toolkit.error().message);
+  Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
+  if (!cache) return stop(BuildFailure::usage, cache.error().message);
+
+  cleanup::install_signal_handlers();
+  remove_stale_scratch(output);
+  if (!depfile.empty()) remove_stale_scratch(depfile);
+  Result<ScratchDir> scratch = ScratchDir::create(output);
+  if (!scratch) return stop(BuildFailure::environment, scratch.error().message);
+  Result<BuildStores> stores = open_build_stores(*cache, store::process_environment(),
+                                                 [this](const std::string& text) { m_events.warning(text); });
+  if (!stores) return stop(BuildFailure::usage, stores.error().message);
+  if (!compile_and_write(*manifest, *toolkit, *stores, scratch->path(), prefix, build_start)) return;
+  m_result.total_seconds = seconds_since(m_start);
+}
+
+// Scans, plans and compiles (the scan beside the early compiles), then writes the package, or the
+// shard's part. False when it stopped.
+bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                                 BuildStores& stores, const fs::path& scratch, const std::string& prefix,
+                                 const struct timespec& build_start) {
+  const std::optional<shard::ShardSpec>& shard = m_request.shard;
+  const bool merge = !m_parts.empty();
+  const int jobs = std::max(1, m_request.jobs);
+  // What <build> and <kiln> stand for, in the manifest, cache keys and entries and the package.
+  const fs::path output_dir = m_result.output.parent_path().empty() ? fs::path(".") : m_result.output.parent_path();
+  const fs::path build_dir =
+      fs::absolute(m_request.build_dir.empty() ? output_dir : m_request.build_dir).lexically_normal();
+  const plan::PlanSettings plan_settings{prefix, scratch, build_dir, kiln_include_dir()};
+  compile::CacheContext context{toolkit.root,
+                                compile::toolchain_identity(toolkit.root, toolkit.nvrtc_version(),
+                                                            toolkit.nvjitlink_version(), k_version),
+                                compile::nvcc_toolchain_identity, build_start, {}, build_dir, kiln_include_dir()};
+  // Shards and merges agree on the build before anything is scanned: a shard scans its own units only.
+  m_part = PartToWrite{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0};
+  std::set<std::string> shard_sources;
+  if (shard || merge) {
+    Result<shard::ShardLayout> layout =
+        shard::shard_layout(manifest, toolkit, plan_settings, context, shard.value_or(shard::ShardSpec{1, 1}));
+    if (!layout) return stop(BuildFailure::bad_input, layout.error().message), false;
+    m_part.fingerprint = layout->fingerprint;
+    m_part.plan_jobs = layout->jobs;
+    shard_sources = std::move(layout->sources);
+  }
+  if (merge) {
+    if (Status s = shard::check_plan(m_parts, context.toolchain, m_part.fingerprint, m_request.manifest.string()); !s)
+      return stop(BuildFailure::bad_input, s.error().message + "; no package written"), false;
+  }
+
+  // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
+  const bool extra_sources = !m_request.host_sources.empty() || !m_request.python_sources.empty();
+  DiscoveryPhaseSettings discovery_settings;
+  discovery_settings.unread = left_to_the_image(manifest, m_request.strict, extra_sources);
+  // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
+  // and merges, whose jobs the parts decide, nor with a remote cache, which would be asked twice
+  // for each job (a fleet's cache mostly holds them: the compiles would be spent for nothing).
+  // nvcc's identity (its version and its host compiler's, in every nvcc job's key) is asked once, here:
+  // the processes forked below inherit it instead of asking again (two more runs each).
+  if (!discovery_settings.unread.empty() || any_host_code(manifest)) {
+    const fs::path nvcc = toolkit.root / "bin" / "nvcc";
+    context.nvcc_identities.try_emplace(nvcc.string(), context.nvcc_identity(nvcc));
+  }
+  const int early_jobs = shard || merge || stores.remote
+                             ? 0
+                             : slots_beside_the_scan(manifest, discovery_settings.unread, m_request.host_sources.size(),
+                                                     jobs, m_request.jobserver != nullptr);
+  const std::unique_ptr<Speculation> speculation =
+      early_jobs == 0 ? nullptr
+                      : Speculation::start(manifest, toolkit,
+                                           {scratch, prefix, early_jobs, m_request.jobserver, &stores.shared(), context});
+
+  const auto scan_start = std::chrono::steady_clock::now();
+  ScanPhaseSettings& scan = discovery_settings.scan;
+  scan.store = &stores.shared();
+  scan.scratch_dir = scratch;
+  scan.jobs = std::max(1, jobs - early_jobs);
+  scan.jobserver = m_request.jobserver;
+  scan.display_prefix = prefix;
+  scan.build_dir = build_dir;
+  scan.python = m_request.python;
+  scan.publish = stores.remote != nullptr;
+  if (shard) scan.scans_kernel_source = [&](const std::string& s) { return shard_sources.count(s) != 0; };
+  discovery_settings.extra = {m_request.host_sources, m_request.python_sources};
+  discovery_settings.strict = m_request.strict;
+  m_found = discover_sources(manifest, toolkit, discovery_settings, m_events);
+  m_result.scan_seconds = seconds_since(scan_start);
+  if (m_found.failure != BuildFailure::none) return stop(m_found.failure, m_found.error), false;
+
+  Result<plan::BuildPlan> planned = plan::make_plan(manifest, toolkit, plan_settings, m_found.discovery);
+  if (!planned) return stop(BuildFailure::bad_input, planned.error().message), false;
+  plan::BuildPlan& plan = m_result.plan = std::move(*planned);
+  for (const std::string& line : plan::describe_parts(plan.units)) m_events.detail(line);
+
+  std::unique_ptr<compile::JobRunner> compiler =
+      jobs == 1 ? compile::make_in_process_runner(scratch)
+                : compile::make_process_runner(jobs, scratch, m_request.jobserver);
+  const compile::CacheContext part_context = context;
+  // A shard records the entries of its jobs; a merge reads the parts' entries and compiles nothing.
+  shard::RecordingStore recorded(stores.shared());
+  shard::PartsStore from_parts(merged_entries(m_parts));
+  store::Store& compile_store = merge ? static_cast<store::Store&>(from_parts) : shard ? recorded : stores.shared();
+  std::vector<std::string> part_files;
+  for (const shard::NamedPart& p : m_parts) part_files.push_back(p.file);
+  const std::unique_ptr<compile::JobRunner> refusing =
+      merge ? shard::make_refusing_runner(shard::assign_shards(plan, m_parts.size()), part_files) : nullptr;
+  compile::CompileCache compile_cache(compile_store, std::move(context));
+  compile::CacheCounts counts;
+  const auto compile_start = std::chrono::steady_clock::now();
+  if (speculation) speculation->finish();
+  const std::unique_ptr<compile::JobRunner> speculated = speculation ? speculation->runner(*compiler) : nullptr;
+  compile::JobRunner& compiles = merge ? *refusing : speculated ? *speculated : *compiler;
+  const std::unique_ptr<compile::JobRunner> cached =
+      compile::make_cached_runner(compiles, compile_cache, worth_keeping, usable_hit, counts);
+  const std::unique_ptr<compile::JobRunner> runner =
+      shard ? shard::make_shard_runner(*cached, shard::assign_shards(plan, shard->count), shard->index) : nullptr;
+  Result<std::vector<compile::CompileOutput>> outputs =
+      compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
+  m_result.compile_seconds = seconds_since(compile_start);
+  m_result.cached = counts.hits;
+  m_result.compiled = counts.misses;
+  m_result.compiled_early = speculation ? speculation->taken() : 0;
+  stores.shared().add_counters({{"compile.hits", counts.hits}, {"compile.misses", counts.misses}});
+  m_events.detail("compile: " + std::to_string(counts.hits) + " cached, " + std::to_string(counts.misses) +
+                  " compiled (" + std::to_string(m_result.compiled_early) + " while the scan ran)");
+  if (const std::string remote = remote_summary(stores.shared()); !remote.empty()) m_events.detail(remote);
+  if (!outputs) return stop(BuildFailure::failed, outputs.error().message), false;
+  m_result.outputs = std::move(*outputs);
+  if (shard) {
+    shard::Entries entries = recorded.take_entries();
+    m_result.part_images = entries.size();
+    if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
+      return stop(BuildFailure::failed, s.error().message), false;
+    return true;
+  }
+  return write_package(manifest, toolkit, prefix);
+}
+
+// Assembles the package from the compiled images, checks it against what was asked, and writes it
+// and the depfile, each whole. False when it stopped.
+bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                             const std::string& prefix) {
+  const fs::path& output = m_result.output;
+  const fs::path& depfile = m_result.depfile;
+  const plan::BuildPlan& plan = m_result.plan;
+  Result<package::AssembledPackage> assembled =
+      package::assemble(manifest, plan, m_result.outputs, toolkit, {prefix, k_version});
+  if (!assembled) return stop(BuildFailure::failed, assembled.error().message + "; no package written"), false;
+  // Host and Python sources are inputs too: a new request there changes the package.
+  assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
+  // Located warnings (at a manifest entry) are already in the compilers' format.
+  for (const std::string& warning : assembled->warnings)
+    m_events.warning(is_diagnostic(warning) ? warning : "kiln: warning: " + warning);
+  for (const std::string& warning : empty_source_warnings(plan, assembled->contents, prefix)) m_events.warning(warning);
+  // Fewer kernels than asked for is said once, whatever dropped them; strict refuses the package.
+  if (const std::optional<std::string> short_of = unanswered_names(m_found.asked, assembled->contents)) {
+    if (m_request.strict) return stop(BuildFailure::failed, *short_of + " (--strict); no package written"), false;
+    m_events.warning("kiln: warning: " + *short_of);
+  }
+  // Headers are known only now: none may be an output either.
+  if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
+    return stop(BuildFailure::usage, s.error().message), false;
+
+  // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
+  const Result<std::string> deps =
+      depfile.empty() ? Result<std::string>(std::string()) : package::depfile_text(output, assembled->inputs);
+  if (!deps)
+    return stop(BuildFailure::bad_input, deps.error().message + "; nothing written (--no-depfile writes no depfile)"),
+           false;
+
+  format::WriteOptions options;
+  options.compress = manifest.compress;
+  const format::WriteResult written = format::write_package(assembled->contents, options);
+  if (!written.error.empty()) return stop(BuildFailure::failed, written.error + "; no package written"), false;
+  if (Status s = write_file_atomically(output, written.bytes); !s)
+    return stop(BuildFailure::environment, s.error().message), false;
+  if (!depfile.empty()) {
+    if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(*deps))); !s)
+      return stop(BuildFailure::environment, s.error().message), false;
+  }
+  m_result.kernels = assembled->contents.kernels.size();
+  m_result.bytes = written.bytes.size();
+  return true;
+}
+
+}  // namespace
+
+BuildResult Builder::run(const BuildRequest& request) {
+  BuildResult result;
+  BuildRun(request, m_events, result).run();
+  return result;
+}
+
+}  // namespace kiln::build

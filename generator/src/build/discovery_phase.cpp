@@ -1,0 +1,112 @@
+#include "build/discovery_phase.hpp"
+
+#include "util/named_roots.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace kiln::build {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string counted(std::size_t count, const std::string& one, const std::string& many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+// "scan: 3 cached, 2 scanned (2 through 1 shared preamble), 11 sources left to nvcc's image, 0 request
+// resolutions parsed, 1 Python source read (0.42 s)"
+std::string scan_detail(const ScanPhaseOutput& scans, std::size_t unread, double seconds) {
+  const std::string python = scans.python ? ", " + counted(scans.python, "Python source", "Python sources") + " read" : "";
+  const std::string shared = scans.preambles ? " (" + std::to_string(scans.sharing) + " through " +
+                                                   counted(scans.preambles, "shared preamble)", "shared preambles)")
+                                             : "";
+  const std::string image = unread ? ", " + counted(unread, "source", "sources") + " left to nvcc's image" : "";
+  char time[32];
+  std::snprintf(time, sizeof time, " (%.2f s)", seconds);
+  return "scan: " + std::to_string(scans.cached) + " cached, " + std::to_string(scans.scanned) + " scanned" + shared +
+         image + ", " + std::to_string(scans.resolved) + " request resolutions parsed" + python + time;
+}
+
+// The headers a host source read that can hold a request: the project's own (under the manifest
+// directory or one of its include directories), not the toolkit's, Kiln's or the system's. A
+// request added there changes the package, so they are inputs like the host source.
+void add_request_headers(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const fs::path& build_dir,
+                         const plan::ScannedFile& host, std::vector<fs::path>& inputs) {
+  const fs::path root = fs::absolute(manifest.root).lexically_normal();
+  const NamedRoots roots{root, build_dir, {}, toolkit.root};
+  std::vector<fs::path> dirs{root};
+  for (const std::string& dir : manifest.include_dirs)
+    if (!dir.starts_with("<kiln>")) dirs.push_back((root / roots.expand(dir)).lexically_normal());
+  const auto inside = [](const fs::path& path, const fs::path& dir) {
+    const fs::path relative = path.lexically_relative(dir);
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  const fs::path cuda = fs::absolute(toolkit.root).lexically_normal();
+  for (const scan::Header& header : host.result.headers) {
+    const fs::path path = (root / header.path).lexically_normal();
+    if (inside(path, cuda)) continue;
+    for (const fs::path& dir : dirs) {
+      if (!inside(path, dir)) continue;
+      if (std::find(inputs.begin(), inputs.end(), path) == inputs.end()) inputs.push_back(path);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
+                                 const DiscoveryPhaseSettings& settings, BuildEvents& events) {
+  const auto start = std::chrono::steady_clock::now();
+  DiscoveredBuild found;
+  ScanPhaseSettings scan = settings.scan;
+  scan.progress = [&](std::size_t done, std::size_t total, const std::string& file) {
+    events.step(done, total, "scan " + settings.scan.display_prefix + file);
+  };
+  const std::set<std::string>& unread = settings.unread;
+  if (!unread.empty())
+    scan.scans_kernel_source = [&](const std::string& source) {
+      return !unread.count(source) && (!settings.scan.scans_kernel_source || settings.scan.scans_kernel_source(source));
+    };
+  ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, settings.extra, scan);
+  events.steps_done();
+  for (plan::ScannedFile& file : scans.kernel_sources) file.left_to_the_image = unread.count(file.path) != 0;
+  if (!scans.environment_error.empty()) {
+    found.failure = BuildFailure::environment;
+    found.error = scans.environment_error + "; no package written";
+    return found;
+  }
+  if (!scans.input_error.empty()) {
+    found.failure = BuildFailure::bad_input;
+    found.error = scans.input_error + "; no package written";
+    return found;
+  }
+  settings.scan.store->add_counters({{"scan.hits", scans.cached}, {"scan.misses", scans.scanned}});
+  events.detail(scan_detail(scans, unread.size(),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+
+  const fs::path root = fs::absolute(manifest.root).lexically_normal();
+  for (const plan::ScannedFile& host : scans.host_sources) {
+    found.request_inputs.push_back((root / host.path).lexically_normal());
+    add_request_headers(manifest, toolkit, settings.scan.build_dir, host, found.request_inputs);
+  }
+  found.asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.scan.display_prefix);
+  found.discovery = plan::discover(manifest, scans.kernel_sources, scans.host_sources,
+                                   {settings.scan.display_prefix, toolkit.root, root});
+  std::vector<plan::Finding> findings = std::move(scans.findings);
+  findings.insert(findings.end(), found.discovery.findings.begin(), found.discovery.findings.end());
+  for (const plan::Finding& finding : findings) {
+    if (settings.strict) events.error(plan::render(finding, true));
+    else events.warning(plan::render(finding, false));
+  }
+  if (settings.strict && !findings.empty()) {
+    found.failure = BuildFailure::failed;
+    found.error = counted(findings.size(), "finding", "findings") + " of the scan with --strict; no package written";
+  }
+  return found;
+}
+
+}  // namespace kiln::build

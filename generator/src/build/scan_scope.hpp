@@ -1,0 +1,29 @@
+// What the scan must read, and what may start before it ends. A kernel source whose own text shows
+// host code, and that nothing asks for names, is left to nvcc's image (plan/text_discovery.hpp): the
+// scan does not parse it. The job slots the parses leave compile while the scan runs
+// (speculation.hpp).
+#pragma once
+
+#include "manifest/manifest.hpp"
+
+#include <cstddef>
+#include <set>
+#include <string>
+
+namespace kiln::build {
+
+// The kernel sources (as the manifest names them) the scan may leave unread: every entry of theirs
+// lets the image decide. `strict` and `extra_sources` (host or Python sources given beside the
+// manifest's) ask for names, as the manifest's own host sources do. A source that cannot be read is
+// scanned (the scan says why).
+std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, bool strict, bool extra_sources);
+
+// How many of the build's `jobs` slots compile while the scan runs: all of them when nothing is left
+// to parse; else one slot per file to parse, keeping one at least for the compiles; none with one
+// slot and something to parse. None under make's jobserver: the scan and the early compiles would
+// each run one worker on the build's own token, one more than make lent. `extra_hosts` counts the
+// host sources given beside the manifest's.
+int slots_beside_the_scan(const manifest::Manifest& manifest, const std::set<std::string>& unread,
+                          std::size_t extra_hosts, int jobs, bool jobserver);
+
+}  // namespace kiln::build

@@ -1,0 +1,77 @@
+// What the scan must read and how many job slots compile beside it (build/scan_scope.hpp).
+#include "build/scan_scope.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <fstream>
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScanScope : public ::testing::Test {
+protected:
+  ScanScope() {
+    std::string name = (fs::temp_directory_path() / "kiln-scope-XXXXXX").string();
+    m_manifest.root = mkdtemp(name.data());
+    // Host code in its own text, nothing asks it for names: the image decides.
+    write("host.cu", "#include <cuda_runtime.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n");
+    // Device code only: the scan reads it.
+    write("device.cu", "__global__ void d() {}\n");
+    add("host.cu");
+    add("device.cu");
+  }
+  ~ScanScope() override { fs::remove_all(m_manifest.root); }
+
+  void write(const std::string& path, const std::string& text) { std::ofstream(m_manifest.root / path) << text; }
+  manifest::SourceEntry& add(const std::string& path) {
+    manifest::SourceEntry entry;
+    entry.path = path;
+    m_manifest.sources.push_back(entry);
+    return m_manifest.sources.back();
+  }
+
+  manifest::Manifest m_manifest;
+};
+
+TEST_F(ScanScope, ASourceWithHostCodeThatNothingAsksIsLeftToTheImage) {
+  EXPECT_EQ(build::left_to_the_image(m_manifest, false, false), (std::set<std::string>{"host.cu"}));
+}
+
+TEST_F(ScanScope, StrictOrSourcesBesideTheManifestAskForNames) {
+  EXPECT_TRUE(build::left_to_the_image(m_manifest, true, false).empty());
+  EXPECT_TRUE(build::left_to_the_image(m_manifest, false, true).empty());
+}
+
+TEST_F(ScanScope, ASourceListedTwiceIsLeftOnlyIfNoEntryAsks) {
+  add("host.cu").instantiations.push_back("k2<1>");
+  EXPECT_TRUE(build::left_to_the_image(m_manifest, false, false).empty());
+}
+
+TEST_F(ScanScope, AnUnreadableSourceIsScanned) {
+  add("missing.cu");
+  EXPECT_EQ(build::left_to_the_image(m_manifest, false, false), (std::set<std::string>{"host.cu"}));
+}
+
+TEST_F(ScanScope, SlotsBesideTheScan) {
+  const std::set<std::string> unread{"host.cu"};
+  // One file to parse (device.cu): one slot parses, the rest compile.
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, unread, 0, 4, false), 3);
+  // Nothing to parse: every slot compiles.
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, {"host.cu", "device.cu"}, 0, 4, false), 4);
+  // More files to parse than slots: one slot at least compiles.
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, unread, 6, 4, false), 1);
+  // One slot and something to parse: the scan has it.
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, unread, 0, 1, false), 0);
+  // Under make's jobserver: none (the early compiles would take a token make did not lend).
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, unread, 0, 4, true), 0);
+  // The manifest's host sources are parsed too.
+  m_manifest.host_sources.push_back("app.cpp");
+  EXPECT_EQ(build::slots_beside_the_scan(m_manifest, unread, 0, 4, false), 2);
+}
+
+}  // namespace
+}  // namespace kiln::test
