@@ -51,6 +51,10 @@ if(TARGET kiln)
   # libnvrtc and libnvJitLink, clang's and LLVM's if not in a system directory).
   set_target_properties(kiln PROPERTIES EXPORT_NAME kiln INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS kiln EXPORT KilnTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # clang's parser, which kiln loads from <bindir>/../<libdir>/kiln when it first parses
+  # (generator/src/scan/parser_module.hpp); its RUNPATH finds clang and LLVM as kiln's did.
+  set_target_properties(kiln_scan_parser PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS kiln_scan_parser LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kiln)
   get_property(KILN_GENERATOR_CUDA_ROOT GLOBAL PROPERTY KILN_GENERATOR_CUDA_ROOT)
   set(KILN_PC_GENERATOR "generator=\${prefix}/${CMAKE_INSTALL_BINDIR}/kiln")
 endif()

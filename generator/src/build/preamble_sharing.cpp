@@ -27,6 +27,7 @@ std::vector<std::filesystem::path> share_preambles(std::vector<scan::ScanInput>&
   if (pool.parallel <= 1 || pchs.size() <= 1) {
     for (std::size_t k = 0; k < pchs.size(); ++k) made[k] = make(k).empty();
   } else {
+    scan::load_parser();   // once, here: the workers inherit it
     run_in_processes(
         pchs.size(), pool,
         [&](std::size_t k) {

@@ -115,6 +115,7 @@ void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& sett
     }
     return;
   }
+  scan::load_parser();   // once, here: the workers inherit it
   run_in_processes(
       todo.size(), {settings.jobs, settings.scratch_dir, prefix, settings.jobserver},
       [&](std::size_t k) { return to_bytes(work(todo[k])); },

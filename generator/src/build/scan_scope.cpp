@@ -29,7 +29,7 @@ int slots_beside_the_scan(const manifest::Manifest& manifest, const std::set<std
   for (const manifest::SourceEntry& source : manifest.sources)
     if (!unread.count(source.path)) parsed.insert(source.path);
   const std::size_t to_parse = parsed.size() + extra_hosts;
-  if (to_parse == 0) return jobs;
+  if (to_parse == 0) return 0;
   if (jobs == 1) return 0;
   return jobs - static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs - 1), to_parse));
 }

@@ -18,11 +18,12 @@ namespace kiln::build {
 // scanned (the scan says why).
 std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, bool strict, bool extra_sources);
 
-// How many of the build's `jobs` slots compile while the scan runs: all of them when nothing is left
-// to parse; else one slot per file to parse, keeping one at least for the compiles; none with one
-// slot and something to parse. None under make's jobserver: the scan and the early compiles would
-// each run one worker on the build's own token, one more than make lent. `extra_hosts` counts the
-// host sources given beside the manifest's.
+// How many of the build's `jobs` slots compile while the scan runs: one slot per file to parse,
+// keeping one at least for the compiles; none with one slot. None when nothing is left to parse: the
+// scan then takes no time, and the compiles start at once without the detour (a process, a store
+// written and read back). None under make's jobserver: the scan and the early compiles would each
+// run one worker on the build's own token, one more than make lent. `extra_hosts` counts the host
+// sources given beside the manifest's.
 int slots_beside_the_scan(const manifest::Manifest& manifest, const std::set<std::string>& unread,
                           std::size_t extra_hosts, int jobs, bool jobserver);
 

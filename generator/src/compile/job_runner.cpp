@@ -8,6 +8,7 @@
 #include "util/byte_stream.hpp"
 #include "util/process_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <system_error>
 
@@ -136,6 +137,11 @@ bool deserialize_batch(const std::vector<std::byte>& bytes, std::size_t expected
   return in.at_end();
 }
 
+// Whether every job of `batch` is nvcc's alone: no NVRTC or nvJitLink in this process.
+bool nvcc_alone(const std::vector<CompileJob>& jobs, const JobBatch& batch) {
+  return std::all_of(batch.jobs.begin(), batch.jobs.end(), [&](std::size_t i) { return compiles_directly(jobs[i]); });
+}
+
 class ProcessRunner final : public JobRunner {
 public:
   ProcessRunner(int parallel, fs::path scratch, Jobserver* jobserver)
@@ -147,6 +153,16 @@ public:
         plan_batches(jobs, m_settings.parallel, shared_pch_enabled(), m_settings.jobserver != nullptr);
     std::vector<CompileOutput> outputs(jobs.size());
     std::size_t finished = 0;
+    // A lone nvcc run needs no worker: nvcc is a process of its own, so its crash cannot take the
+    // build down, and a worker would only copy this process to start it (a fork, its result
+    // serialized and read back).
+    if (batches.size() == 1 && nvcc_alone(jobs, batches[0])) {
+      run_batch(jobs, batches[0], {}, [&](std::size_t index, const CompileOutput& out) {
+        outputs[index] = out;
+        if (progress) progress(++finished, jobs.size(), jobs[index], out);
+      });
+      return outputs;
+    }
     run_in_processes(
         batches.size(), m_settings,
         [&](std::size_t b) {

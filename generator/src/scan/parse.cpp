@@ -2,6 +2,7 @@
 // serves the support headers and probe files from memory and resolves relative paths against the
 // job's directory), collects its errors, and walks the AST when there are none.
 #include "scan/parse.hpp"
+#include "scan/parser_module.hpp"
 
 #include "scan/ast_names.hpp"
 #include "scan/collectors.hpp"
@@ -263,3 +264,8 @@ ParseOutput run_parse(const ParseJob& job) {
 }
 
 }  // namespace kiln::scan::detail
+
+extern "C" __attribute__((visibility("default"))) const kiln::scan::detail::ParserModule* kiln_scan_parser_module() {
+  static const kiln::scan::detail::ParserModule module{&kiln::scan::detail::run_parse, &kiln::scan::detail::make_pch};
+  return &module;
+}

@@ -12,6 +12,8 @@
 // recorded when it read it.
 #include "scan/scan_cache.hpp"
 
+#include "scan/parser_module.hpp"
+
 #include "format/checksum.hpp"
 #include "scan/scan_json.hpp"
 #include "util/file_io.hpp"
@@ -124,6 +126,7 @@ std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeReq
   hasher.add("format", k_magic);
   hasher.add("scanner", k_scanner_version);
   hasher.add("executable", executable_identity());
+  hasher.add("parser", detail::parser_module_identity());   // the clang parser is a module of its own
   hasher.add("role", input.role == ScanInput::Role::kernels ? "kernels" : "host");
   // Results spell locations as the file was given; relative paths resolve against the directory.
   hasher.add("file", roots.tokenize(input.file));

@@ -39,6 +39,11 @@ struct ScanInput {
   std::filesystem::path preamble_pch;
 };
 
+// Loads clang's parser now (scan/parser_module.hpp), in a process about to fork scan workers, so that
+// each inherits it instead of loading it again. Scans load it themselves when this was not called;
+// one that cannot load it fails with the reason.
+void load_parser();
+
 // Never throws. A parse error is an error diagnostic (file:line:col and clang's message), and then
 // the result holds nothing else: results from a translation unit with errors are never reported.
 // A kernel source's own constant requests for its kernel templates are resolved (resolve_requests)

@@ -1,0 +1,46 @@
+// clang's parser as a module of its own (scan/parser_module.hpp): kiln itself links no clang, the
+// module loads and is known to the scan cache by its build ID.
+#include "scan/parser_module.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace kiln::test {
+namespace {
+
+// The NEEDED entries of `program`'s dynamic section, as readelf prints them.
+std::string needed_libraries(const std::string& program) {
+  std::string out;
+  const std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(("readelf -d '" + program + "'").c_str(), "r"), pclose);
+  if (!pipe) return "readelf did not run";
+  std::array<char, 512> line{};
+  while (std::fgets(line.data(), line.size(), pipe.get()))
+    if (std::string(line.data()).find("(NEEDED)") != std::string::npos) out += line.data();
+  return out;
+}
+
+TEST(ParserModule, KilnLinksNoClangAndLoadsItsParserOnDemand) {
+  const std::string needed = needed_libraries(KILN_EXE);
+  ASSERT_NE(needed.find("libc.so"), std::string::npos) << needed;
+  EXPECT_EQ(needed.find("libclang"), std::string::npos) << needed;
+  EXPECT_EQ(needed.find("libLLVM"), std::string::npos) << needed;
+  std::string error;
+  const scan::detail::ParserModule* module = scan::detail::parser_module(error);
+  ASSERT_NE(module, nullptr) << error;
+  EXPECT_NE(module->run_parse, nullptr);
+  EXPECT_NE(module->make_pch, nullptr);
+}
+
+TEST(ParserModule, TheScanCacheKnowsItByItsBuildId) {
+  const std::string& identity = scan::detail::parser_module_identity();
+  ASSERT_TRUE(identity.starts_with("build-id ")) << identity;
+  EXPECT_GE(identity.size(), std::string("build-id ").size() + 16);
+  EXPECT_EQ(&identity, &scan::detail::parser_module_identity());   // read once per process
+}
+
+}  // namespace
+}  // namespace kiln::test
