@@ -1,5 +1,8 @@
 #include "plan/discovery.hpp"
 
+#include "plan/text_discovery.hpp"
+#include "util/file_io.hpp"
+
 #include "format/names.hpp"
 #include "scan/unnamed_namespaces.hpp"
 
@@ -78,10 +81,19 @@ private:
     return !relative.empty() && *relative.begin() != "..";
   }
 
+  // A source the scan could not read says what it is by its text (text_discovery.hpp): one that
+  // shows host code goes to nvcc at once, as the compiles while the scan ran planned it, rather than
+  // to NVRTC first.
+  bool text_shows_host_code(const std::string& path) const {
+    const std::optional<std::string> text = read_text_file(fs::path(path).is_absolute() ? fs::path(path) : m_settings.root / path);
+    return text && looks_like_host_code(code_only(*text));
+  }
+
   void add_source(const ScannedFile& file) {
     SourceDiscovery& found = m_out.sources[file.path];
     found.scan_failed = !file.result.ok();
-    found.has_host_code = file.result.has_host_code || file.left_to_the_image;
+    found.has_host_code = file.result.has_host_code || file.left_to_the_image ||
+                          (found.scan_failed && text_shows_host_code(file.path));
     found.image_only = file.left_to_the_image;
     for (const scan::Instantiation& inst : file.result.instantiations) {
       m_instantiated.insert(name_key(inst.kernel));
