@@ -32,6 +32,15 @@ __global__ void clamp_{n}(float* x, int count) {{
 """
 
 
+def cache_counters(cache):
+    """The Kiln cache's counters (its stats file: "kiln-cache-stats 1", then "name value" lines)."""
+    stats = cache / "stats"
+    if not stats.exists():
+        return {}
+    lines = stats.read_text().splitlines()[1:]
+    return {name: int(value) for name, value in (line.split() for line in lines if len(line.split()) == 2)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--prefix", type=Path, required=True)
@@ -48,6 +57,7 @@ def main():
     cmake.write_text(cmake.read_text().replace("kernels/block_sum.cu", "kernels/block_sum.cu " + " ".join(names)))
     env = dict(os.environ, CMAKE_PREFIX_PATH=str(args.prefix.resolve()), KILN_CACHE_DIR=str(work / "cache"))
     times = []
+    counts = []
     for turn in range(2):
         start = time.monotonic()
         p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w",
@@ -57,11 +67,15 @@ def main():
         if p.returncode != 0:
             print(p.stdout[-3000:], p.stderr[-3000:])
             sys.exit(f"pip wheel failed (turn {turn + 1})")
+        counts.append(cache_counters(work / "cache"))
     wheels = [next((work / f"dist{t}").glob("*.whl")) for t in range(2)]
     packages = [zipfile.ZipFile(w).read("kiln_example/kernels.kiln") for w in wheels]
     print(f"wheel with 11 sources ({len(names)} with standard headers), architectures {args.architectures}: "
           f"first build {times[0]:.1f} s, second {times[1]:.1f} s ({times[0] / times[1]:.1f}x); "
-          f"kernels.kiln {'identical' if packages[0] == packages[1] else 'differs'} in bytes")
+          f"kernels.kiln {'identical' if packages[0] == packages[1] else 'differs'} in bytes; the second build's "
+          f"compiles: {counts[1].get('compile.hits', 0) - counts[0].get('compile.hits', 0)} cached, "
+          f"{counts[1].get('compile.misses', 0) - counts[0].get('compile.misses', 0)} compiled (the rest of its time is "
+          f"pip, CMake and the extension's own build)")
     shutil.rmtree(work, ignore_errors=True)
 
 
