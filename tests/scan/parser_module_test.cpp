@@ -42,5 +42,13 @@ TEST(ParserModule, TheScanCacheKnowsItByItsBuildId) {
   EXPECT_EQ(&identity, &scan::detail::parser_module_identity());   // read once per process
 }
 
+TEST(ParserModule, ABuildIdIsReadFromTheFileAndNothingFromWhatIsNoElfFile) {
+  const std::string own = scan::detail::file_build_id("/proc/self/exe");
+  EXPECT_GE(own.size(), 16u);
+  EXPECT_EQ(own.find_first_not_of("0123456789abcdef"), std::string::npos) << own;
+  EXPECT_EQ(scan::detail::file_build_id(KILN_SCAN_FIXTURES "/cub_launch.cu"), "");
+  EXPECT_EQ(scan::detail::file_build_id("/nonexistent/kiln"), "");
+}
+
 }  // namespace
 }  // namespace kiln::test

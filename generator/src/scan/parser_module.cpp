@@ -31,7 +31,32 @@ fs::path module_path() {
   return KILN_SCAN_PARSER_BUILD_PATH;
 }
 
-// The GNU build ID in the notes of the ELF file at `path`, as hex; "" when it has none.
+}  // namespace
+
+const ParserModule* parser_module(std::string& error) {
+  static const ParserModule* module = nullptr;
+  static std::string load_error;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const fs::path path = module_path();
+    // Kept for the life of the process: its code is what every later parse runs.
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      load_error = "kiln cannot load its clang parser " + path.string() + ": " + (why ? why : "unknown error") +
+                   " (a kiln installed without it, or a damaged install)";
+      return;
+    }
+    using Entry = const ParserModule* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(handle, "kiln_scan_parser_module"));
+    module = entry ? entry() : nullptr;
+    if (module == nullptr || module->run_parse == nullptr || module->make_pch == nullptr)
+      load_error = "kiln's clang parser " + path.string() + " is not one this kiln can use (no kiln_scan_parser_module)";
+  });
+  if (module == nullptr) error = load_error;
+  return module;
+}
+
 std::string file_build_id(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   Elf64_Ehdr header{};
@@ -67,32 +92,6 @@ std::string file_build_id(const fs::path& path) {
     }
   }
   return {};
-}
-
-}  // namespace
-
-const ParserModule* parser_module(std::string& error) {
-  static const ParserModule* module = nullptr;
-  static std::string load_error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const fs::path path = module_path();
-    // Kept for the life of the process: its code is what every later parse runs.
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      load_error = "kiln cannot load its clang parser " + path.string() + ": " + (why ? why : "unknown error") +
-                   " (a kiln installed without it, or a damaged install)";
-      return;
-    }
-    using Entry = const ParserModule* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(handle, "kiln_scan_parser_module"));
-    module = entry ? entry() : nullptr;
-    if (module == nullptr || module->run_parse == nullptr || module->make_pch == nullptr)
-      load_error = "kiln's clang parser " + path.string() + " is not one this kiln can use (no kiln_scan_parser_module)";
-  });
-  if (module == nullptr) error = load_error;
-  return module;
 }
 
 const std::string& parser_module_identity() {

@@ -24,6 +24,10 @@ struct ParserModule {
 // and why it cannot be loaded; each parse then fails with it.
 const ParserModule* parser_module(std::string& error);
 
+// The GNU build ID in the notes of the ELF file at `path` (a hash of its contents the linker writes),
+// as hex; "" when it has none or is no 64-bit ELF file.
+std::string file_build_id(const std::filesystem::path& path);
+
 // Which parser scans, for the scan cache's key: the module's GNU build ID, read from its file
 // without loading it (else its size and modification time; "none" where there is no module).
 const std::string& parser_module_identity();

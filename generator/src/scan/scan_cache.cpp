@@ -20,8 +20,6 @@
 #include "util/hasher.hpp"
 #include "util/named_roots.hpp"
 
-#include <elf.h>
-#include <link.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -50,43 +48,11 @@ std::string_view as_text(const std::vector<std::byte>& bytes) {
 // Which kiln scanned: a rebuilt or upgraded kiln may scan differently while k_scanner_version stays
 // the same, so its entries must miss (as ccache's compiler_check). The executable's GNU build ID (a
 // hash of its contents the linker writes) where it has one, so that machines running the same kiln
-// share entries through a remote cache; else its size and modification time.
-std::string build_id() {
-  std::string id;
-  dl_iterate_phdr(
-      [](struct dl_phdr_info* info, size_t, void* out) {
-        // The first object is the executable itself.
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-          if (segment.p_type != PT_NOTE) continue;
-          const auto* at = reinterpret_cast<const unsigned char*>(info->dlpi_addr + segment.p_vaddr);
-          const unsigned char* end = at + segment.p_memsz;
-          while (at + sizeof(ElfW(Nhdr)) <= end) {
-            const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(at);
-            const unsigned char* name = at + sizeof(ElfW(Nhdr));
-            const unsigned char* desc = name + ((note->n_namesz + 3) & ~3u);
-            if (desc + note->n_descsz > end) break;
-            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-              static constexpr char k_hex[] = "0123456789abcdef";
-              auto* text = static_cast<std::string*>(out);
-              for (std::uint32_t k = 0; k < note->n_descsz; ++k) {
-                text->push_back(k_hex[desc[k] >> 4]);
-                text->push_back(k_hex[desc[k] & 15]);
-              }
-              return 1;
-            }
-            at = desc + ((note->n_descsz + 3) & ~3u);
-          }
-        }
-        return 1;
-      },
-      &id);
-  return id;
-}
-
+// share entries through a remote cache; else its size and modification time. (The parser module is
+// known the same way: parser_module_identity.)
 const std::string& executable_identity() {
   static const std::string identity = [] {
-    if (std::string id = build_id(); !id.empty()) return "build-id " + id;
+    if (std::string id = detail::file_build_id("/proc/self/exe"); !id.empty()) return "build-id " + id;
     struct stat info {};
     if (stat("/proc/self/exe", &info) != 0) return std::string("unknown");
     return std::to_string(info.st_size) + "@" + std::to_string(info.st_mtim.tv_sec) + "." +
