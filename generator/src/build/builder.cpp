@@ -167,10 +167,12 @@ void BuildRun::run() {
                                                                m_request.python_sources));
       !s)
     return stop(BuildFailure::usage, s.error().message);
-  Result<compile::Toolkit> toolkit = compile::find_toolkit(m_request.cuda_root);
-  if (!toolkit) return stop(BuildFailure::environment, toolkit.error().message);
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
   if (!cache) return stop(BuildFailure::usage, cache.error().message);
+  // NVRTC's facts are kept beside the cache: a build that compiles nothing with NVRTC never loads it.
+  Result<compile::Toolkit> toolkit =
+      compile::find_toolkit(m_request.cuda_root, cache->enabled ? cache->directory : fs::path());
+  if (!toolkit) return stop(BuildFailure::environment, toolkit.error().message);
 
   cleanup::install_signal_handlers();
   remove_stale_scratch(output);

@@ -2,6 +2,7 @@
 
 #include "compile/link_group.hpp"
 #include "compile/nvcc_compiler.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/shared_pch.hpp"
 #include "compile/target_sharing.hpp"
@@ -163,6 +164,9 @@ public:
       });
       return outputs;
     }
+    // Workers that compile with NVRTC or link with nvJitLink inherit the libraries loaded here once.
+    if (std::any_of(jobs.begin(), jobs.end(), [](const CompileJob& job) { return !compiles_directly(job); }))
+      load_nvrtc();
     run_in_processes(
         batches.size(), m_settings,
         [&](std::size_t b) {

@@ -1,10 +1,9 @@
 #include "compile/toolkit.hpp"
 
 #include "compile/child_process.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "platform/text.hpp"
 
-#include <nvJitLink.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <system_error>
@@ -69,7 +68,7 @@ std::string Toolkit::tokenize(const fs::path& absolute) const {
   return absolute.generic_string();
 }
 
-Result<Toolkit> find_toolkit(const fs::path& explicit_root) {
+Result<Toolkit> find_toolkit(const fs::path& explicit_root, const fs::path& facts_dir) {
   std::vector<std::pair<std::string, fs::path>> tried;
   if (!explicit_root.empty()) {
     tried.emplace_back("--cuda-root", explicit_root);
@@ -99,20 +98,13 @@ Result<Toolkit> find_toolkit(const fs::path& explicit_root) {
     for (const auto& [source, root] : tried) message += " " + root.string() + " [" + source + "]";
     return Error{message + "); set CUDA_PATH or pass --cuda-root"};
   }
-  if (nvrtcVersion(&toolkit.nvrtc_major, &toolkit.nvrtc_minor) != NVRTC_SUCCESS)
-    return Error{"NVRTC does not report its version"};
-  unsigned link_major = 0, link_minor = 0;
-  if (nvJitLinkVersion(&link_major, &link_minor) != NVJITLINK_SUCCESS)
-    return Error{"nvJitLink does not report its version"};
-  toolkit.nvjitlink_major = static_cast<int>(link_major);
-  toolkit.nvjitlink_minor = static_cast<int>(link_minor);
-  int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0)
-    return Error{"NVRTC does not report its supported architectures"};
-  toolkit.supported_archs.resize(static_cast<std::size_t>(count));
-  if (nvrtcGetSupportedArchs(toolkit.supported_archs.data()) != NVRTC_SUCCESS)
-    return Error{"NVRTC does not report its supported architectures"};
-  std::sort(toolkit.supported_archs.begin(), toolkit.supported_archs.end());
+  Result<NvrtcFacts> facts = nvrtc_facts(facts_dir);
+  if (!facts) return facts.error();
+  toolkit.nvrtc_major = facts->nvrtc_major;
+  toolkit.nvrtc_minor = facts->nvrtc_minor;
+  toolkit.nvjitlink_major = facts->nvjitlink_major;
+  toolkit.nvjitlink_minor = facts->nvjitlink_minor;
+  toolkit.supported_archs = std::move(facts->archs);
   return toolkit;
 }
 

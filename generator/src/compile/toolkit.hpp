@@ -29,6 +29,9 @@ struct Toolkit {
 
 // Finds the toolkit: `explicit_root` if given, else $CUDA_PATH, $CUDA_HOME, the directory above the
 // nvcc on PATH, and the root Kiln was built against, in that order. The root must hold include/cuda.h.
-Result<Toolkit> find_toolkit(const std::filesystem::path& explicit_root = {});
+// NVRTC's and nvJitLink's versions and architectures come from `facts_dir` where they were kept
+// (nvrtc_library.hpp), so that a build need not load them; an empty one asks the libraries.
+Result<Toolkit> find_toolkit(const std::filesystem::path& explicit_root = {},
+                             const std::filesystem::path& facts_dir = {});
 
 }  // namespace kiln::compile
