@@ -143,8 +143,13 @@ std::optional<NvrtcFacts> parse_facts(const std::string& numbers) {
   std::istringstream in(numbers);
   NvrtcFacts f;
   if (!(in >> f.nvrtc_major >> f.nvrtc_minor >> f.nvjitlink_major >> f.nvjitlink_minor)) return std::nullopt;
-  for (int arch = 0; in >> arch;) f.archs.push_back(arch);
-  if (f.archs.empty()) return std::nullopt;
+  for (int arch = 0; in >> arch && f.archs.size() < 256;) f.archs.push_back(arch);
+  // A file in a cache directory is data: numbers outside what any NVRTC says are not believed.
+  const auto plausible = [](int value, int low, int high) { return value >= low && value <= high; };
+  if (f.archs.empty() || !in.eof() || !plausible(f.nvrtc_major, 1, 999) || !plausible(f.nvrtc_minor, 0, 999) ||
+      !plausible(f.nvjitlink_major, 1, 999) || !plausible(f.nvjitlink_minor, 0, 999) ||
+      !std::all_of(f.archs.begin(), f.archs.end(), [&](int arch) { return plausible(arch, 10, 9999); }))
+    return std::nullopt;
   std::sort(f.archs.begin(), f.archs.end());
   return f;
 }
@@ -184,7 +189,9 @@ Result<NvrtcFacts> nvrtc_facts(const fs::path& facts_dir) {
     if (std::optional<NvrtcFacts> facts = parse_facts(KILN_NVRTC_BUILT_IN_FACTS)) return *facts;
   const fs::path file = facts_dir / "nvrtc-facts";
   if (!identity.empty() && !facts_dir.empty()) {
-    if (const std::optional<std::string> text = read_text_file(file))
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (const std::optional<std::string> text = !ec && size <= 4096 ? read_text_file(file) : std::nullopt)
       if (std::optional<NvrtcFacts> facts = read_facts(*text, identity)) return *facts;
   }
   Result<NvrtcFacts> asked = ask_libraries();
