@@ -6,10 +6,8 @@
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <fstream>
 
 namespace kiln::test {
 namespace {
@@ -35,15 +33,33 @@ TEST(NvrtcLibrary, TheFactsAreWhatTheLibrariesSay) {
   EXPECT_EQ(compile::load_nvrtc(), "");
 }
 
-TEST(NvrtcLibrary, AFactsFileForOtherLibrariesIsNeverBelieved) {
-  std::string name = (fs::temp_directory_path() / "kiln-facts-XXXXXX").string();
-  const fs::path dir = mkdtemp(name.data());
-  std::ofstream(dir / "nvrtc-facts") << "kiln-nvrtc-facts 1\n/elsewhere/libnvrtc.so.13 1 1\n99 9 99 9 10 20\n";
-  const Result<compile::NvrtcFacts> facts = compile::nvrtc_facts(dir);
-  ASSERT_TRUE(facts.ok()) << facts.error().message;
-  EXPECT_NE(facts->nvrtc_major, 99);
-  EXPECT_NE(facts->archs, (std::vector<int>{10, 20}));
-  fs::remove_all(dir);
+// A kiln whose libraries are not the files it was configured with keeps their facts in the cache
+// directory; what it reads back there must have been written for the same files, and be sane.
+TEST(NvrtcLibrary, AFactsFileIsBelievedOnlyForTheLibrariesItWasWrittenFor) {
+  const std::string identity = "/cuda/lib/libnvrtc.so.13 109338064 1792100186\n/cuda/lib/libnvJitLink.so.13 98806736 1\n";
+  compile::NvrtcFacts facts;
+  facts.nvrtc_major = 13;
+  facts.nvrtc_minor = 1;
+  facts.nvjitlink_major = 13;
+  facts.nvjitlink_minor = 1;
+  facts.archs = {75, 80, 90, 120};
+  const std::string file = compile::nvrtc_facts_file(identity, facts);
+  const std::optional<compile::NvrtcFacts> back = compile::read_nvrtc_facts(file, identity);
+  ASSERT_TRUE(back.has_value()) << file;
+  EXPECT_EQ(back->nvrtc_minor, 1);
+  EXPECT_EQ(back->archs, facts.archs);
+
+  EXPECT_FALSE(compile::read_nvrtc_facts(file, "/elsewhere/libnvrtc.so.13 1 1\n"));   // other libraries
+  std::string other_size = identity;
+  other_size.replace(other_size.find("109338064"), 9, "109338065");
+  EXPECT_FALSE(compile::read_nvrtc_facts(file, other_size));
+  const std::string head = file.substr(0, file.find("13 1 13 1"));   // magic and identity
+  for (const char* numbers : {"13 1 13 1\n",                 // no architecture
+                              "13 1 13 1 75 80 junk\n",      // a word among the numbers
+                              "-1 1 13 1 75\n",              // no NVRTC reports that
+                              "13 1 13 1 75 999999\n",       // nor that
+                              "thirteen\n"})
+    EXPECT_FALSE(compile::read_nvrtc_facts(head + numbers, identity)) << numbers;
 }
 
 TEST(NvrtcLibrary, ACompileReachesTheLibrary) {

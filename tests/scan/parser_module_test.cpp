@@ -41,7 +41,6 @@ TEST(ParserModule, TheScanCacheKnowsItByItsBuildId) {
   const std::string& identity = scan::detail::parser_module_identity();
   ASSERT_TRUE(identity.starts_with("build-id ")) << identity;
   EXPECT_GE(identity.size(), std::string("build-id ").size() + 16);
-  EXPECT_EQ(&identity, &scan::detail::parser_module_identity());   // read once per process
 }
 
 TEST(ParserModule, ABuildIdIsReadFromTheFileAndNothingFromWhatIsNoElfFile) {

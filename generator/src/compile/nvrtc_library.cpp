@@ -126,41 +126,6 @@ std::string library_identity() {
   return identity;
 }
 
-constexpr const char* k_facts_magic = "kiln-nvrtc-facts 1";
-
-std::string facts_text(const std::string& identity, const NvrtcFacts& f) {
-  std::ostringstream out;
-  out << k_facts_magic << "\n" << identity << f.nvrtc_major << " " << f.nvrtc_minor << " " << f.nvjitlink_major << " "
-      << f.nvjitlink_minor;
-  for (const int arch : f.archs) out << " " << arch;
-  out << "\n";
-  return out.str();
-}
-
-// "nvrtc_major nvrtc_minor nvjitlink_major nvjitlink_minor arch...", as facts_text and
-// nvrtc_facts_probe.c write them.
-std::optional<NvrtcFacts> parse_facts(const std::string& numbers) {
-  std::istringstream in(numbers);
-  NvrtcFacts f;
-  if (!(in >> f.nvrtc_major >> f.nvrtc_minor >> f.nvjitlink_major >> f.nvjitlink_minor)) return std::nullopt;
-  for (int arch = 0; in >> arch && f.archs.size() < 256;) f.archs.push_back(arch);
-  // A file in a cache directory is data: numbers outside what any NVRTC says are not believed.
-  const auto plausible = [](int value, int low, int high) { return value >= low && value <= high; };
-  if (f.archs.empty() || !in.eof() || !plausible(f.nvrtc_major, 1, 999) || !plausible(f.nvrtc_minor, 0, 999) ||
-      !plausible(f.nvjitlink_major, 1, 999) || !plausible(f.nvjitlink_minor, 0, 999) ||
-      !std::all_of(f.archs.begin(), f.archs.end(), [&](int arch) { return plausible(arch, 10, 9999); }))
-    return std::nullopt;
-  std::sort(f.archs.begin(), f.archs.end());
-  return f;
-}
-
-// The facts in `text` if it was written for `identity`.
-std::optional<NvrtcFacts> read_facts(const std::string& text, const std::string& identity) {
-  const std::string head = std::string(k_facts_magic) + "\n" + identity;
-  if (!text.starts_with(head)) return std::nullopt;
-  return parse_facts(text.substr(head.size()));
-}
-
 Result<NvrtcFacts> ask_libraries() {
   NvrtcFacts f;
   if (nvrtcVersion(&f.nvrtc_major, &f.nvrtc_minor) != NVRTC_SUCCESS)
@@ -182,6 +147,40 @@ Result<NvrtcFacts> ask_libraries() {
 
 }  // namespace
 
+static constexpr const char* k_facts_magic = "kiln-nvrtc-facts 1";
+
+std::string nvrtc_facts_file(const std::string& identity, const NvrtcFacts& f) {
+  std::ostringstream out;
+  out << k_facts_magic << "\n" << identity << f.nvrtc_major << " " << f.nvrtc_minor << " " << f.nvjitlink_major << " "
+      << f.nvjitlink_minor;
+  for (const int arch : f.archs) out << " " << arch;
+  out << "\n";
+  return out.str();
+}
+
+// "nvrtc_major nvrtc_minor nvjitlink_major nvjitlink_minor arch...", as nvrtc_facts_file and
+// nvrtc_facts_probe.c write them.
+static std::optional<NvrtcFacts> parse_facts(const std::string& numbers) {
+  std::istringstream in(numbers);
+  NvrtcFacts f;
+  if (!(in >> f.nvrtc_major >> f.nvrtc_minor >> f.nvjitlink_major >> f.nvjitlink_minor)) return std::nullopt;
+  for (int arch = 0; in >> arch && f.archs.size() < 256;) f.archs.push_back(arch);
+  // A file in a cache directory is data: numbers outside what any NVRTC says are not believed.
+  const auto plausible = [](int value, int low, int high) { return value >= low && value <= high; };
+  if (f.archs.empty() || !in.eof() || !plausible(f.nvrtc_major, 1, 999) || !plausible(f.nvrtc_minor, 0, 999) ||
+      !plausible(f.nvjitlink_major, 1, 999) || !plausible(f.nvjitlink_minor, 0, 999) ||
+      !std::all_of(f.archs.begin(), f.archs.end(), [&](int arch) { return plausible(arch, 10, 9999); }))
+    return std::nullopt;
+  std::sort(f.archs.begin(), f.archs.end());
+  return f;
+}
+
+std::optional<NvrtcFacts> read_nvrtc_facts(const std::string& text, const std::string& identity) {
+  const std::string head = std::string(k_facts_magic) + "\n" + identity;
+  if (!text.starts_with(head)) return std::nullopt;
+  return parse_facts(text.substr(head.size()));
+}
+
 Result<NvrtcFacts> nvrtc_facts(const fs::path& facts_dir) {
   const std::string identity = library_identity();
   // Asked when kiln was configured, of these very files (CMakeLists.txt).
@@ -192,11 +191,11 @@ Result<NvrtcFacts> nvrtc_facts(const fs::path& facts_dir) {
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
     if (const std::optional<std::string> text = !ec && size <= 4096 ? read_text_file(file) : std::nullopt)
-      if (std::optional<NvrtcFacts> facts = read_facts(*text, identity)) return *facts;
+      if (std::optional<NvrtcFacts> facts = read_nvrtc_facts(*text, identity)) return *facts;
   }
   Result<NvrtcFacts> asked = ask_libraries();
   if (asked && !identity.empty() && !facts_dir.empty()) {
-    const std::string text = facts_text(identity, *asked);
+    const std::string text = nvrtc_facts_file(identity, *asked);
     std::error_code ec;
     fs::create_directories(facts_dir, ec);
     (void)write_file_atomically(file, std::as_bytes(std::span(text)));   // else the next build asks again

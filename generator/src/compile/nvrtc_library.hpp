@@ -11,6 +11,7 @@
 #include "util/result.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct NvrtcFacts {
 // written there (atomically; a directory that cannot be written only means the next build asks
 // again). An empty `facts_dir`: nothing is read or written there.
 Result<NvrtcFacts> nvrtc_facts(const std::filesystem::path& facts_dir);
+
+// The nvrtc-facts file's text for libraries known by `identity` (nvrtc_facts writes it), and what
+// it says read back: nothing unless it was written for `identity` and its numbers are ones NVRTC
+// could report (a file in a cache directory is data).
+std::string nvrtc_facts_file(const std::string& identity, const NvrtcFacts& facts);
+std::optional<NvrtcFacts> read_nvrtc_facts(const std::string& text, const std::string& identity);
 
 // Loads both libraries now: in a process about to fork workers that compile with NVRTC, so that each
 // inherits them. "" when loaded, else why not (each call then fails with that reason).
