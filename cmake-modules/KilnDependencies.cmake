@@ -5,15 +5,10 @@
 
 find_package(PkgConfig REQUIRED)
 
+include(KilnZstd)
 if(WIN32)
   include(KilnWindowsDependencies)
 else()
-  find_path(KILN_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
-  find_library(KILN_ZSTD_STATIC NAMES libzstd.a REQUIRED)
-  add_library(kiln_zstd INTERFACE)
-  target_include_directories(kiln_zstd SYSTEM INTERFACE ${KILN_ZSTD_INCLUDE_DIR})
-  target_link_libraries(kiln_zstd INTERFACE ${KILN_ZSTD_STATIC})
-
   # xxhash is used header-only (XXH_INLINE_ALL), so only its header is needed.
   find_path(KILN_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
   add_library(kiln_xxhash INTERFACE)

@@ -1,10 +1,15 @@
 # Kiln's install tree and CMake package:
 #
 #   bin/kiln                               the generator (not in runtime-only builds)
-#   include/kiln/kiln.h, launch.h, compile.h the C interface
-#   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp, program.hpp   the C++ interface (kiln.hpp includes the rest)
-#   lib/libkiln.so*                        (Windows: bin/kiln.dll, lib/libkiln.dll.a and lib/kiln.lib)
+#   include/kiln/kiln.h, launch.h         the loader's C interface
+#   include/kiln/kiln.hpp, error.hpp, kernel.hpp, name_of.hpp   its C++ interface (kiln.hpp includes the rest)
+#   include/kiln/compile.h, program.hpp   compiling at run time (C, C++): programs include them themselves
+#   lib/libkiln.so*                        the loader, Kiln::runtime (Windows: bin/kiln.dll, lib/libkiln.dll.a
+#                                          and lib/kiln.lib)
+#   lib/libkiln_jit.so*                    the compile library, Kiln::jit, which libkiln loads from its own
+#                                          directory (KILN_BUILD_JIT; Windows: bin/kiln_jit.dll)
 #   lib/libkiln_static.a                   Kiln::runtime_static, for extension modules (not on Windows)
+#   lib/libkiln_jit_static.a               Kiln::jit_static, the compile library for them (KILN_BUILD_JIT)
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
@@ -36,8 +41,23 @@ if(TARGET kiln_runtime_static)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
-set(kiln_public_headers kiln.h launch.h compile.h kiln.hpp error.hpp kernel.hpp name_of.hpp program.hpp)
+if(TARGET kiln_jit)
+  set_target_properties(kiln_jit PROPERTIES EXPORT_NAME jit)
+  install(TARGETS kiln_jit EXPORT KilnTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+if(TARGET kiln_jit_static)
+  set_target_properties(kiln_jit_static PROPERTIES EXPORT_NAME jit_static)
+  install(TARGETS kiln_jit_static EXPORT KilnTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+set(kiln_public_headers kiln.h launch.h kiln.hpp error.hpp kernel.hpp name_of.hpp)
 list(TRANSFORM kiln_public_headers PREPEND ${PROJECT_SOURCE_DIR}/runtime/include/kiln/)
+# compile.h and program.hpp, whose entry points libkiln exports, are installed with or without the
+# compile library: a program built against them reports NO_COMPILER where the library is missing.
+list(APPEND kiln_public_headers ${PROJECT_SOURCE_DIR}/jit/include/kiln/compile.h
+     ${PROJECT_SOURCE_DIR}/jit/include/kiln/program.hpp)
 install(FILES ${kiln_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
 # The Python binding: pure Python over libkiln, installed without the library, which stays in lib/
 # (kiln_install_python_runtime() puts a copy beside the binding in a wheel).

@@ -4,7 +4,7 @@
 // --runs times: kiln_package_open_file, kiln_package_select_image_for_arch (checksum and image
 // check of one image), kiln_package_destroy. Prints the medians. Run it against two builds of
 // libkiln.so by LD_LIBRARY_PATH to compare them on the same file.
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 
 #include <kiln/kiln.h>
 

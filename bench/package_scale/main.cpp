@@ -18,7 +18,7 @@
 //   package_scale_bench [--kernels 100,1000,10000] [--runs 31] [--dir /tmp] [--keep]
 //
 // --keep leaves each package in --dir (package_scale_<kernels>.kiln), for a profiler.
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 
 #include <kiln/kiln.h>
 

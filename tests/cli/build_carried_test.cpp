@@ -2,7 +2,7 @@
 // source's text, the headers its build read (a shared one once) and its options; a source nvcc
 // compiles, or one that opts out, carries nothing (the first with a warning at its entry); the package
 // stays deterministic, a header change changes what is carried, and verify checks it all.
-#include "format/package_contents.hpp"
+#include "writer/package_contents.hpp"
 #include "format/package_reader.hpp"
 #include "kiln_runner.hpp"
 #include "rtc/runtime_compiler.hpp"

@@ -1,5 +1,5 @@
 // kiln inspect: tables, JSON, and the image each kernel loads on a given device.
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "kiln_runner.hpp"
 
 #include <chrono>

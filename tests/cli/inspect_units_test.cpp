@@ -2,7 +2,7 @@
 // sources, a variant kernel its variant; verify finds a variant kernel in its image by its symbol and
 // names that symbol when it is missing. The package is written directly (PTX images whose .entry
 // lines are the symbols), as the generator's link groups and variants are tested with the build.
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "kiln_runner.hpp"
 
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 #include "format/checksum.hpp"
 #include "format/layout.hpp"
 #include "format/package_reader.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "kiln_runner.hpp"
 
 #include <gtest/gtest.h>

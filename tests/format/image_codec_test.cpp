@@ -1,6 +1,7 @@
 // The zstd codec: exactly one frame, with a content checksum, decoding to exactly the recorded
 // size.
 #include "format/image_codec.hpp"
+#include "writer/image_compress.hpp"
 
 #include "package_fixture.hpp"
 

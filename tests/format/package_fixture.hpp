@@ -4,7 +4,7 @@
 
 #include "format/layout.hpp"
 #include "format/package_reader.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "reseal.hpp"   // reseal(): checksums made right after an edit
 
 #include <cstddef>

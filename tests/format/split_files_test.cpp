@@ -3,7 +3,7 @@
 // package read back into PackageContents, which writes the same bytes again.
 #include "package_fixture.hpp"
 
-#include "format/package_contents.hpp"
+#include "writer/package_contents.hpp"
 #include "format/split_files.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // read_ptx on nvJitLink's PTX (which must agree with the cubin of the same build) and on
 // hand-written PTX that uses the grammar's corners.
 #include "image/cubin_reader.hpp"
-#include "image/ptx_reader.hpp"
+#include "ptx/ptx_reader.hpp"
 
 #include "test_module.hpp"
 

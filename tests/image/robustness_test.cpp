@@ -3,7 +3,7 @@
 // bounds; each case gets its own exactly-sized copy so AddressSanitizer sees any overread.
 #include "image/cubin_reader.hpp"
 #include "image/elf_file.hpp"
-#include "image/ptx_reader.hpp"
+#include "ptx/ptx_reader.hpp"
 
 #include "test_module.hpp"
 

@@ -1,7 +1,7 @@
 // Finding NVRTC and nvJitLink: the order of the places looked, the message when none is usable, a
 // library of the wrong major version or without the symbols Kiln binds. Uses the toolkit's real
 // libraries (no GPU needed to load them); skipped, saying so, where the toolkit lacks them.
-#include "jit/compiler_loader.hpp"
+#include "nvrtc/compiler_loader.hpp"
 
 #include <gtest/gtest.h>
 

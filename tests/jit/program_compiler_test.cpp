@@ -2,8 +2,8 @@
 // from a header in memory and one on disk, a kept variable, the headers reported; a compile error with
 // NVRTC's log; a missing header. Skipped, saying so, where the toolkit lacks the libraries.
 #include "image/cubin_reader.hpp"
-#include "jit/compiler_loader.hpp"
-#include "jit/program_compiler.hpp"
+#include "nvrtc/compiler_loader.hpp"
+#include "nvrtc/program_compiler.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // exactly the texts once per path, within the bound the package's size sets; a unit whose files would
 // write more is refused before anything is decoded, written or compiled.
 #include "format/package_reader.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "options/carried_rules.hpp"
 #include "package_fixture.hpp"
 #include "rtc/compiler_access.hpp"

@@ -2,7 +2,7 @@
 // miss one kernel at once leave one valid entry and all get the kernel; one killed mid-compile leaves
 // nothing that is used; a damaged entry is replaced; a cache directory or HOME that cannot be
 // written means a warning and memory only, never a failure.
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "util/file_io.hpp"
 
 #include <gtest/gtest.h>

@@ -6,6 +6,7 @@
 
 #include "kiln/kiln.h"
 #include "kiln/program.hpp"
+#include "test_process.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -125,6 +126,29 @@ TEST_F(FallbackTest, APackageWithoutCarriedSourcesSaysNothingMore) {
   kiln::Package package = open(single_kernel_package({"sm_90"}));
   const std::string message = error_of([&] { package.kernel("k2"); }, KILN_STATUS_KERNEL_NOT_FOUND);
   EXPECT_EQ(message.find("carries"), std::string::npos) << message;
+}
+
+// NVRTC 13.0 goes on tracing after a traced compile that fails (a program's: those record the
+// headers they read), and wrote the next compile's trace to ".json" in the working directory; every
+// compile now traces into a temporary file of its own.
+TEST_F(FallbackTest, CompilesWriteNothingInTheWorkingDirectory) {
+  const std::filesystem::path previous = std::filesystem::current_path();
+  const std::filesystem::path here =
+      std::filesystem::temp_directory_path() / ("kiln-cwd-" + std::to_string(kiln::test::process_id()));
+  std::filesystem::create_directories(here);
+  std::filesystem::current_path(here);
+  kiln::Program broken;
+  broken.name = "broken.cu";
+  broken.source = "__global__ void broken(int* x) { x[0] = undeclared; }\n";
+  broken.kernels = {"broken"};
+  error_of([&] { broken.compile(); }, KILN_STATUS_COMPILE_FAILED);
+  kiln::Package package = open(carried_package());
+  package.kernel("ops::scale<long>");   // a carried unit's compile, after the failed one
+  std::filesystem::current_path(previous);
+  std::vector<std::string> written;
+  for (const auto& entry : std::filesystem::directory_iterator(here)) written.push_back(entry.path().filename().string());
+  std::filesystem::remove_all(here);
+  EXPECT_TRUE(written.empty()) << "the compiles wrote " << ::testing::PrintToString(written) << " in the working directory";
 }
 
 }  // namespace

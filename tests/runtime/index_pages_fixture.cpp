@@ -4,9 +4,9 @@
 
 #include "api/abi_guard.hpp"
 #include "core/package.hpp"
-#include "format/package_contents.hpp"
+#include "writer/package_contents.hpp"
 #include "format/package_reader.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "package_fixture.hpp"
 
 #include <cstring>

@@ -129,6 +129,14 @@ struct TestCacheDirectory {
   std::filesystem::path path;
 };
 
+#if defined(KILN_TEST_JIT_LIBRARY)
+// The compile library the build made, which the loader finds once per process, on the first compile.
+const bool g_compile_library_named = [] {
+  kiln::test::set_variable("KILN_JIT_LIBRARY", KILN_TEST_JIT_LIBRARY);
+  return true;
+}();
+#endif
+
 }  // namespace
 
 std::string use_toolkit_compilers() {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "fake_driver.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "kiln/kiln.hpp"
 
 #include <gmock/gmock.h>

@@ -12,7 +12,7 @@
 #include "compile/cached_runner.hpp"
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "manifest/manifest_reader.hpp"
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"

@@ -4,7 +4,7 @@
 // package came out short, so a build of 0 kernels out of 14 asked for never passes unnoticed.
 #pragma once
 
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/discovery.hpp"
 

@@ -6,7 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
 #include "format/checksum.hpp"
-#include "format/package_contents.hpp"
+#include "writer/package_contents.hpp"
 #include "format/package_reader.hpp"
 #include "format/split_files.hpp"
 #include "package/split_package.hpp"

@@ -11,7 +11,7 @@
 #include "format/image_check.hpp"
 #include "format/split_files.hpp"
 #include "image/cubin_reader.hpp"
-#include "image/ptx_reader.hpp"
+#include "ptx/ptx_reader.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include "util/file_io.hpp"
 #include "util/plain_names.hpp"
 #include "image/cubin_reader.hpp"
-#include "image/ptx_reader.hpp"
+#include "ptx/ptx_reader.hpp"
 
 #include <chrono>
 #include <fstream>

@@ -5,7 +5,7 @@
 
 #include "compile/compile_job.hpp"
 #include "compile/toolkit.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/build_plan.hpp"
 #include "util/result.hpp"

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "compile/toolkit.hpp"
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "plan/planned_unit.hpp"
 #include "util/named_roots.hpp"
 #include "util/result.hpp"

@@ -5,7 +5,7 @@
 // k_kernel_in_other_file there.
 #pragma once
 
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 #include "util/result.hpp"
 
 #include <cstdint>

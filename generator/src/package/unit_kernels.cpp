@@ -2,7 +2,7 @@
 
 #include "format/target.hpp"
 #include "image/cubin_reader.hpp"
-#include "image/ptx_reader.hpp"
+#include "ptx/ptx_reader.hpp"
 
 #include <set>
 #include <string_view>

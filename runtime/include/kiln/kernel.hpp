@@ -5,6 +5,7 @@
 
 #include "kiln/error.hpp"
 #include "kiln/kiln.h"
+#include "kiln/launch.h"
 
 #include <array>
 #include <cstddef>

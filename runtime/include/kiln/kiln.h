@@ -289,13 +289,33 @@ KILN_API kiln_status kiln_register_embedded(const char* name, const void* data, 
  * arguments are ignored. */
 KILN_API void kiln_unregister_embedded(const char* name, const void* data);
 
+/* ---- Coverage, before a GPU run ---------------------------------------------------------------- */
+
+/* How a kernel will run on a device. Written in stone: never renumbered, only appended. */
+typedef enum kiln_coverage {
+  KILN_COVERAGE_CUBIN = 1,             /* a cubin in the package runs on it */
+  KILN_COVERAGE_PTX = 2,               /* PTX in the package, which the driver compiles on first load */
+  KILN_COVERAGE_RUNTIME_COMPILE = 3,   /* no image for it, but the package carries the kernel's sources:
+                                          compiled at run time (needs NVRTC and nvJitLink) */
+  KILN_COVERAGE_NONE = 4               /* cannot run on it */
+} kiln_coverage;
+
+/* How the kernel at `index` (0 to kiln_package_kernel_count - 1) runs on a device of
+ * `compute_capability` (major * 10 + minor) whose driver is `driver_version` (as for
+ * kiln_package_select_image_for_arch; 0: new enough). Honors KILN_FORCE_TARGET. No driver needed, and
+ * nothing is compiled: RUNTIME_COMPILE says the sources are there, not that NVRTC is.
+ * Errors: NULL arguments, an index out of range or a compute capability or driver version out of
+ * range: INVALID_ARGUMENT. */
+KILN_API kiln_status kiln_package_kernel_coverage(kiln_package* package, size_t index,
+                                                  uint32_t compute_capability, int driver_version,
+                                                  kiln_coverage* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-/* Launch attributes, kernel attributes and occupancy; run-time compilation, its cache and coverage:
- * part of this interface, in headers of their own. */
-#include "kiln/launch.h"
-#include "kiln/compile.h"
+/* In headers of their own, each including this one: launch attributes, kernel attributes and
+ * occupancy (kiln/launch.h); programs compiled at run time, the compilers' search directories and
+ * the cache's counters (kiln/compile.h, declared by the loader, served by Kiln's compile library). */
 
 #endif /* KILN_KILN_H */

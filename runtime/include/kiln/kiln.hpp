@@ -9,8 +9,9 @@
 //   kiln::Image image = package.image("saxpy");          // or the bytes, for another loader
 //
 // The parts: kiln/error.hpp (kiln::Error), kiln/kernel.hpp (Kernel, LaunchConfig, attributes and
-// occupancy), kiln/name_of.hpp (kernel names from C++ types and values), kiln/program.hpp (programs
-// compiled at run time, the cache's counters); this file the package.
+// occupancy), kiln/name_of.hpp (kernel names from C++ types and values); this file the package.
+// Programs compiled at run time and the cache's counters are kiln/program.hpp's, which a program that
+// uses them includes itself (it includes this header).
 //
 // Every failure throws kiln::Error, which carries the kiln_status and the library's message.
 // Lifetime: a Kernel is a non-owning view; it is valid as long as the Package it came from.
@@ -207,7 +208,5 @@ private:
 };
 
 }  // namespace kiln
-
-#include "kiln/program.hpp"   // kiln::Program and kiln::cache_stats: run-time compilation
 
 #endif  // KILN_KILN_HPP

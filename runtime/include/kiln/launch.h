@@ -1,6 +1,6 @@
 /* Kiln runtime: launches with attributes, kernel attributes and occupancy (since 0.3.0).
  *
- * Part of the C interface: kiln.h includes this header, and the conventions of kiln.h hold here
+ * Part of the C interface: include it beside kiln.h (it includes kiln.h); kiln.h's conventions hold here
  * (statuses, kiln_last_error, thread safety). Each call works on the device of the calling thread's
  * current context (device 0's primary context if there is none, as kiln_package_get_kernel does),
  * loading the kernel's image there on first use. A NULL argument is KILN_STATUS_INVALID_ARGUMENT

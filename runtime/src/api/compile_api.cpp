@@ -1,9 +1,9 @@
-// kiln/compile.h: programs from strings, the compilers' search directories, the cache's counters and
-// kernel coverage.
+// kiln/compile.h: programs from strings, the compilers' search directories and the cache's
+// counters. Thin entry points: the compile library (core/compile_library.hpp) is loaded when a
+// program is compiled, never to answer these otherwise.
 #include "api/abi_guard.hpp"
 #include "core/program_package.hpp"
-#include "rtc/compiler_access.hpp"
-#include "rtc/runtime_compiler.hpp"
+#include "kiln/compile.h"
 
 #include <string>
 #include <vector>
@@ -30,7 +30,7 @@ Status strings_of(const char* const* list, size_t count, const char* field, std:
   return {};
 }
 
-Status request_of(const kiln_program& program, kiln::rtc::ProgramRequest& request) {
+Status request_of(const kiln_program& program, kiln::core::ProgramRequest& request) {
   if (program.struct_size < sizeof(kiln_program)) {
     return fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_program_compile: program->struct_size is " +
                                                   std::to_string(program.struct_size) + ", below sizeof(kiln_program) (" +
@@ -55,16 +55,6 @@ Status request_of(const kiln_program& program, kiln::rtc::ProgramRequest& reques
   return {};
 }
 
-kiln_coverage coverage_of(kiln::core::Coverage coverage) {
-  switch (coverage) {
-    case kiln::core::Coverage::cubin: return KILN_COVERAGE_CUBIN;
-    case kiln::core::Coverage::ptx: return KILN_COVERAGE_PTX;
-    case kiln::core::Coverage::runtime_compile: return KILN_COVERAGE_RUNTIME_COMPILE;
-    case kiln::core::Coverage::none: return KILN_COVERAGE_NONE;
-  }
-  return KILN_COVERAGE_NONE;
-}
-
 }  // namespace
 
 extern "C" {
@@ -74,7 +64,7 @@ KILN_API kiln_status kiln_program_compile(const kiln_program* program, kiln_pack
   return guarded(nullptr, "kiln_program_compile", [&]() -> Status {
     if (!program) return null_argument("kiln_program_compile", "program");
     if (!out) return null_argument("kiln_program_compile", "out");
-    kiln::rtc::ProgramRequest request;
+    kiln::core::ProgramRequest request;
     KILN_TRY(request_of(*program, request));
     std::unique_ptr<kiln::core::Package> package;
     KILN_TRY(kiln::core::compile_program(request, package));
@@ -86,7 +76,7 @@ KILN_API kiln_status kiln_program_compile(const kiln_program* program, kiln_pack
 KILN_API kiln_status kiln_compiler_add_search_dir(const char* directory) {
   return guarded(nullptr, "kiln_compiler_add_search_dir", [&]() -> Status {
     if (!directory) return null_argument("kiln_compiler_add_search_dir", "directory");
-    kiln::rtc::add_compiler_search_directory(directory);
+    kiln::core::add_compiler_search_directory(directory);
     return {};
   });
 }
@@ -98,28 +88,15 @@ KILN_API kiln_status kiln_cache_get_stats(kiln_cache_stats* out) {
       return fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_cache_get_stats: out->struct_size is " +
                                                     std::to_string(out->struct_size) + ", below sizeof(kiln_cache_stats)");
     }
-    const kiln::rtc::CacheCounters& c = kiln::rtc::RuntimeCompiler::process().cache().counters();
-    out->package_hits = c.package_hits;
-    out->memory_hits = c.memory_hits;
-    out->cache_hits = c.disk_hits;
+    kiln::core::CompileCounters c;
+    if (kiln::core::CompileLibrary* library = kiln::core::loaded_compile_library()) c = library->counters();
+    out->package_hits = kiln::core::package_hits();
+    out->memory_hits = kiln::core::memory_hits() + c.memory_hits;
+    out->cache_hits = c.cache_hits;
     out->compiles = c.compiles;
     out->compile_failures = c.compile_failures;
     out->compiled_bytes = c.compiled_bytes;
-    out->cache_bytes_read = c.disk_bytes_read;
-    return {};
-  });
-}
-
-KILN_API kiln_status kiln_package_kernel_coverage(kiln_package* package, size_t index,
-                                                  uint32_t compute_capability, int driver_version,
-                                                  kiln_coverage* out) {
-  if (out) *out = KILN_COVERAGE_NONE;
-  return guarded(from_handle(package), "kiln_package_kernel_coverage", [&]() -> Status {
-    if (!package) return null_argument("kiln_package_kernel_coverage", "package");
-    if (!out) return null_argument("kiln_package_kernel_coverage", "out");
-    kiln::core::Coverage coverage = kiln::core::Coverage::none;
-    KILN_TRY(from_handle(package)->kernel_coverage(index, compute_capability, driver_version, coverage));
-    *out = coverage_of(coverage);
+    out->cache_bytes_read = c.cache_bytes_read;
     return {};
   });
 }

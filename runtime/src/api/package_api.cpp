@@ -1,4 +1,4 @@
-// kiln_package_*: opening, listing, and the calls that find kernels and variables.
+// kiln_package_*: opening, listing, the calls that find kernels and variables, and coverage.
 #include "api/abi_guard.hpp"
 
 #include <memory>
@@ -10,6 +10,17 @@ using kiln::api::to_handle;
 using kiln::core::Status;
 
 namespace {
+
+kiln_coverage coverage_of(kiln::core::Coverage coverage) {
+  switch (coverage) {
+    case kiln::core::Coverage::cubin: return KILN_COVERAGE_CUBIN;
+    case kiln::core::Coverage::ptx: return KILN_COVERAGE_PTX;
+    case kiln::core::Coverage::runtime_compile: return KILN_COVERAGE_RUNTIME_COMPILE;
+    case kiln::core::Coverage::none: return KILN_COVERAGE_NONE;
+  }
+  return KILN_COVERAGE_NONE;
+}
+
 
 // A string of record `index` (of `count`) once `check()` passes, or NULL: out of range, or (an index
 // read by pages) the record damaged or unreadable, which is then the last error. Never throws.
@@ -143,6 +154,20 @@ KILN_API kiln_status kiln_package_preload(kiln_package* package) {
   return guarded(p, "kiln_package_preload", [&]() -> Status {
     if (!package) return null_argument("kiln_package_preload", "package");
     return p->preload();
+  });
+}
+
+KILN_API kiln_status kiln_package_kernel_coverage(kiln_package* package, size_t index,
+                                                  uint32_t compute_capability, int driver_version,
+                                                  kiln_coverage* out) {
+  if (out) *out = KILN_COVERAGE_NONE;
+  return guarded(from_handle(package), "kiln_package_kernel_coverage", [&]() -> Status {
+    if (!package) return null_argument("kiln_package_kernel_coverage", "package");
+    if (!out) return null_argument("kiln_package_kernel_coverage", "out");
+    kiln::core::Coverage coverage = kiln::core::Coverage::none;
+    KILN_TRY(from_handle(package)->kernel_coverage(index, compute_capability, driver_version, coverage));
+    *out = coverage_of(coverage);
+    return {};
   });
 }
 

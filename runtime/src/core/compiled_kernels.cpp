@@ -3,8 +3,7 @@
 #include "core/kernel.hpp"
 #include "core/package.hpp"
 #include "format/names.hpp"
-#include "rtc/carried_units.hpp"
-#include "rtc/runtime_compiler.hpp"
+#include "core/compile_library.hpp"
 
 namespace kiln::core {
 
@@ -22,13 +21,17 @@ Status CompiledKernels::target_of_current_device(std::string& target) {
 
 Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& out) {
   const format::PackageReader& reader = m_owner.reader();
-  if (!rtc::carries_sources(reader)) return miss;
-  rtc::RuntimeCompiler& compiler = rtc::RuntimeCompiler::process();
-  // A name no carried source declares is a plain miss: it needs no driver to say so.
-  if (std::optional<std::string> why = compiler.not_carried(reader, m_owner.label(), name)) {
-    return fail(miss.code, miss.message + "; " + *why);
+  if (reader.carried_unit_count() == 0) return miss;
+  CompileLibrary* compiler = nullptr;
+  if (Status found = compile_library(compiler); !found.ok()) {
+    return fail(miss.code, miss.message + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
+                               found.message + ")");
   }
-  if (!compiler.enabled()) {
+  // A name no carried source declares is a plain miss: it needs no driver to say so.
+  if (std::string why = compiler->not_carried(reader.bytes(), m_owner.label(), name); !why.empty()) {
+    return fail(miss.code, miss.message + "; " + why);
+  }
+  if (!compiler->enabled()) {
     return fail(miss.code, miss.message + " (" + m_owner.label() +
                                " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");
   }
@@ -39,18 +42,19 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   std::lock_guard lock(m_mutex);
   const auto request = std::make_pair(normalized, target);
   if (auto found = m_requests.find(request); found != m_requests.end()) {
-    ++compiler.cache().counters().memory_hits;
+    count_memory_hit();
     out = found->second;
     return {};
   }
-  rtc::CompileOutcome outcome = compiler.package_kernel(reader, m_owner.label(), name, target);
+  CompiledPackage outcome = compiler->package_kernel(reader.bytes(), m_owner.label(), name, target);
   switch (outcome.failure) {
-    case rtc::Failure::none: break;
-    case rtc::Failure::not_carried: return fail(miss.code, miss.message + "; " + outcome.message);
-    case rtc::Failure::off: return fail(miss.code, miss.message + "; " + outcome.message);
-    case rtc::Failure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
-    case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
-    case rtc::Failure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
+    case CompileFailure::none: break;
+    case CompileFailure::not_carried: return fail(miss.code, miss.message + "; " + outcome.message);
+    case CompileFailure::off: return fail(miss.code, miss.message + "; " + outcome.message);
+    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
+    case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+    case CompileFailure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
+    case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);
   }
   const auto compiled = std::make_pair(outcome.expression, target);
   if (auto found = m_entries.find(compiled); found != m_entries.end()) {   // another spelling of it
@@ -58,7 +62,7 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     return {};
   }
   Entry entry;
-  entry.bytes = outcome.package;
+  entry.bytes = outcome.bytes;
   const std::string label = m_owner.label() + " (" + outcome.expression + " compiled at run time for " + target + ")";
   KILN_TRY(Package::open_memory(entry.bytes->data(), entry.bytes->size(), /*copy=*/false, label.c_str(), entry.package));
   entry.package->report_errors_to(&m_owner);

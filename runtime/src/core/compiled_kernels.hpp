@@ -1,4 +1,4 @@
-// The kernels a package compiled at run time (rtc/runtime_compiler.hpp): one small package per
+// The kernels a package compiled at run time (through the compile library): one small package per
 // (name, device target), owned by the package that was asked, whose kernels are handed out as the
 // package's own. Its failures are recorded on the package that was asked, too.
 #pragma once
@@ -31,8 +31,7 @@ public:
 
 private:
   struct Entry {
-    // The compiled package, which `package` reads in place (rtc::SharedBytes: the headers that
-    // define it are kept out of the core's, which tests include beside kiln.hpp).
+    // The compiled package, which `package` reads in place.
     std::shared_ptr<const std::vector<std::byte>> bytes;
     std::unique_ptr<Package> package;
     Kernel* kernel = nullptr;

@@ -6,6 +6,7 @@
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
 #include "format/package_reader.hpp"
+#include "kiln/launch.h"
 #include "platform/shared_mutex.hpp"
 
 #include <cstddef>

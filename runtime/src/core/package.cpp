@@ -3,7 +3,7 @@
 #include "core/kernel.hpp"
 #include "driver/driver_api.hpp"
 #include "core/nearest_names.hpp"
-#include "rtc/runtime_compiler.hpp"
+#include "core/compile_library.hpp"
 
 namespace kiln::core {
 
@@ -180,7 +180,7 @@ Status Package::get_kernel(std::string_view name, Kernel*& out) {
   const char* canonical = nullptr;
   Status own = get_own_kernel(name, out, canonical);
   if (own.ok()) {
-    ++rtc::RuntimeCompiler::process().cache().counters().package_hits;
+    count_package_hit();
     return {};
   }
   if (own.code != KILN_STATUS_KERNEL_NOT_FOUND && (own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE || !canonical)) return own;

@@ -3,7 +3,6 @@
 // handed to the driver.
 #include "core/package.hpp"
 #include "util/printable.hpp"
-#include "rtc/carried_units.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -71,7 +70,7 @@ Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int drive
   if (chosen.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return chosen;
   KILN_TRY(m_own.checked_index());   // the carried sources' tables
   const std::uint32_t unit = m_reader.kernel(static_cast<std::uint32_t>(index)).unit;
-  out = rtc::carries_unit(m_reader, unit) ? Coverage::runtime_compile : Coverage::none;
+  out = m_reader.find_carried_unit(unit) ? Coverage::runtime_compile : Coverage::none;
   return {};
 }
 

@@ -1,7 +1,6 @@
 #include "core/program_package.hpp"
 
 #include "core/driver_access.hpp"
-#include "rtc/runtime_compiler.hpp"
 
 namespace kiln::core {
 
@@ -21,20 +20,22 @@ Status target_of_current_device(std::string& target) {
 
 }  // namespace
 
-Status compile_program(const rtc::ProgramRequest& request, std::unique_ptr<Package>& out) {
-  rtc::RuntimeCompiler& compiler = rtc::RuntimeCompiler::process();
-  if (!compiler.enabled())
+Status compile_program(const ProgramRequest& request, std::unique_ptr<Package>& out) {
+  CompileLibrary* compiler = nullptr;
+  if (Status found = compile_library(compiler); !found.ok()) return fail(found.code, request.name + ": " + found.message);
+  if (!compiler->enabled())
     return fail(KILN_STATUS_NO_COMPILER, request.name + ": run-time compilation is off (KILN_JIT=0)");
   std::string target;
   KILN_TRY(target_of_current_device(target));
-  rtc::CompileOutcome outcome = compiler.program(request, target);
+  CompiledPackage outcome = compiler->program(request, target);
   switch (outcome.failure) {
-    case rtc::Failure::none: break;
-    case rtc::Failure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+    case CompileFailure::none: break;
+    case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
+    case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);
     default: return fail(KILN_STATUS_NO_COMPILER, outcome.message);
   }
   const std::string label = request.name + " (compiled at run time for " + target + ")";
-  return Package::open_memory(outcome.package->data(), outcome.package->size(), /*copy=*/true, label.c_str(), out);
+  return Package::open_memory(outcome.bytes->data(), outcome.bytes->size(), /*copy=*/true, label.c_str(), out);
 }
 
 }  // namespace kiln::core

@@ -1,14 +1,14 @@
 // kiln_program_compile's core: a program from strings compiled for the current device (through the
-// run-time compiler and its cache) and opened as a package.
+// compile library and its cache) and opened as a package.
 #pragma once
 
 #include "core/package.hpp"
-#include "rtc/compile_keys.hpp"
+#include "core/compile_library.hpp"
 
 #include <memory>
 
 namespace kiln::core {
 
-Status compile_program(const rtc::ProgramRequest& request, std::unique_ptr<Package>& out);
+Status compile_program(const ProgramRequest& request, std::unique_ptr<Package>& out);
 
 }  // namespace kiln::core

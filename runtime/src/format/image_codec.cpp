@@ -11,9 +11,6 @@
 namespace kiln::format::detail {
 namespace {
 
-struct CCtxDeleter {
-  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-};
 struct DCtxDeleter {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
@@ -24,27 +21,6 @@ std::string fail(std::vector<std::byte>& out, std::string why) {
 }
 
 }  // namespace
-
-std::optional<std::vector<std::byte>> zstd_compress(std::span<const std::byte> raw, int level) {
-  const std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  if (!cctx) {
-    return std::nullopt;
-  }
-  // Single-threaded (the default) keeps the output a function of the input and level alone.
-  if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1))) {
-    return std::nullopt;
-  }
-  std::vector<std::byte> out(ZSTD_compressBound(raw.size()));
-  const std::size_t size =
-      ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
-  if (ZSTD_isError(size)) {
-    return std::nullopt;
-  }
-  out.resize(size);
-  return out;
-}
 
 std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size,
                             std::vector<std::byte>& out) {

@@ -1,20 +1,15 @@
-// zstd for image bytes: the writer compresses, the reader decodes with a size check. Private to the
-// format library; the encoding is ImageEncoding::zstd in layout.hpp.
+// zstd for image bytes, the reader's half: decoding with a size check. The loader links zstd's
+// decoder alone; the writer's half is writer/image_compress.hpp. The encoding is ImageEncoding::zstd
+// in layout.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace kiln::format::detail {
-
-// One zstd frame that records its content size and a content checksum (ZSTD_c_checksumFlag), so
-// zstd itself also catches corrupted bytes. Nothing if zstd fails (it only does when out of
-// memory).
-std::optional<std::vector<std::byte>> zstd_compress(std::span<const std::byte> raw, int level);
 
 // Decodes `stored`, which must be exactly one zstd frame decoding to exactly `raw_size` bytes, into
 // `out`. Returns an empty string on success, else why not (out is then cleared). Decodes into one

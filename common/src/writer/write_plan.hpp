@@ -1,0 +1,88 @@
+// Private to the writer: the package contents checked and put in file order. Every ordering
+// decision lives here, so the serializer only copies and the output cannot depend on input order.
+#pragma once
+
+#include "writer/package_writer.hpp"
+#include "format/target.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::format::detail {
+
+struct PlannedImage {
+  std::uint32_t unit;                   // index into WritePlan::units
+  std::uint32_t target;                 // index into WritePlan::targets
+  const std::vector<std::byte>* bytes;  // the caller's image bytes
+  std::uint32_t ptx_version;
+};
+
+struct PlannedKernel {
+  const PackageKernel* kernel;
+  std::uint32_t unit;
+  std::vector<std::uint32_t> targets;   // sorted indices into WritePlan::targets; empty: every image
+};
+
+struct PlannedUnitSource {
+  std::uint32_t unit;    // index into WritePlan::units
+  UnitSourceRole role;
+  std::string source;
+};
+
+struct PlannedName {
+  std::string name;      // normalized
+  std::uint32_t kernel;  // index into WritePlan::kernels
+};
+
+struct PlannedVariable {
+  std::string name;  // normalized
+  const PackageVariable* variable;
+  std::uint32_t unit;
+};
+
+using MetadataEntry = std::pair<std::string, std::string>;
+
+struct PlannedCarriedEntry {
+  CarriedEntryKind kind;
+  std::string value;
+  std::uint32_t text;    // source and header: index into WritePlan::texts
+};
+
+struct PlannedCarriedUnit {
+  std::uint32_t unit;    // index into WritePlan::units
+  std::string nvrtc_version;
+  std::vector<PlannedCarriedEntry> entries;   // in file order: source, headers by path, the rest in order
+};
+
+struct PlannedText {
+  std::uint64_t content_hash;
+  const std::string* text;
+};
+
+// Pointers point into the PackageContents the plan was made from, which must outlive it.
+struct WritePlan {
+  std::vector<Target> targets;                 // sorted, unique
+  std::vector<const PackageUnit*> units;       // sorted by source
+  std::vector<PlannedUnitSource> unit_sources; // sorted by (unit, source), unique
+  std::vector<PlannedImage> images;            // grouped by unit in unit order, then by target
+  std::vector<PlannedKernel> kernels;          // sorted by lowered name
+  std::vector<PlannedName> names;              // sorted by name, unique
+  std::vector<PlannedVariable> variables;      // sorted by name
+  std::vector<const PackageSource*> sources;   // sorted by path, exact repeats dropped
+  std::vector<const MetadataEntry*> metadata;  // sorted by key, exact repeats dropped
+  std::vector<PlannedCarriedUnit> carried;     // sorted by unit (1.3)
+  std::vector<PlannedText> texts;              // sorted by content hash, unique
+};
+
+// Plans contents.carried (carried_plan.cpp), after the units are planned.
+std::string plan_carried(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
+
+// Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
+// names the offending target, unit, kernel or name.
+// `version_minor`: what the file can say. Before 1.1 a kernel that names targets is an error;
+// before 1.2 a unit with sources or a variant kernel is.
+std::string plan_package(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
+
+}  // namespace kiln::format::detail

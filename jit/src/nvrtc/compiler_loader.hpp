@@ -1,0 +1,40 @@
+// Finds NVRTC and nvJitLink and binds them with dlopen/dlsym, so that libkiln NEEDs neither. Looked
+// for, in order:
+//   1. KILN_NVRTC / KILN_NVJITLINK: files
+//   2. directories registered with add_search_directory (the Python binding registers the
+//      nvidia-cuda-nvrtc and nvidia-nvjitlink wheels' lib/ directories)
+//   3. $CUDA_PATH, then $CUDA_HOME: their lib64/, lib/ and targets/<arch>-linux/lib/
+//   4. the dynamic loader's search path (dlopen of the bare soname)
+// by sonames libnvrtc.so.13, .so.12 (libnvJitLink likewise), newest first. A pair must share one major
+// version (NVRTC's LTO-IR is read by the nvJitLink of its major), and a library of another major than
+// the caller needs (the NVRTC that wrote a package's options) is skipped with a message.
+#pragma once
+
+#include "nvrtc/compiler_api.hpp"
+#include "util/result.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::jit {
+
+using Environment = std::function<std::optional<std::string>(const char* name)>;
+
+struct SearchSettings {
+  Environment environment;                   // platform::environment, or a table in tests
+  std::vector<std::string> directories;      // registered directories (2.)
+  std::vector<int> majors = {13, 12};        // sonames tried, newest first
+};
+
+// The process's settings: platform::environment (secure_getenv) and the directories registered so far.
+SearchSettings process_search_settings();
+void add_search_directory(const std::string& directory);
+
+// Loads the first usable pair for `required_major` (0: any). The error names every place looked and
+// why each was refused ("not found", dlopen's message, a missing symbol, another major version).
+// Libraries that were loaded stay loaded (never dlclose'd: their code may be in use).
+Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_major);
+
+}  // namespace kiln::jit

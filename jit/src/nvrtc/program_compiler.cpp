@@ -1,0 +1,190 @@
+#include "nvrtc/program_compiler.hpp"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace kiln::jit {
+
+namespace {
+
+std::string program_log(const NvrtcApi& nvrtc, nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtc.get_program_log_size(program, &size) != 0 || size <= 1) return {};
+  std::string log(size, '\0');
+  nvrtc.get_program_log(program, log.data());
+  return log.c_str();
+}
+
+std::string linker_log(const NvJitLinkApi& link, nvJitLinkHandle handle) {
+  std::size_t size = 0;
+  if (link.get_error_log_size(handle, &size) != 0 || size <= 1) return {};
+  std::string log(size, '\0');
+  link.get_error_log(handle, log.data());
+  return log.c_str();
+}
+
+// A file name for NVRTC's time trace (it writes <name>.json), removed with what NVRTC wrote.
+class TraceFile {
+public:
+  TraceFile() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kiln-trace-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd >= 0) {
+      ::close(fd);
+      m_base = pattern;
+    }
+  }
+  ~TraceFile() {
+    if (m_base.empty()) return;
+    ::unlink(m_base.c_str());
+    ::unlink((m_base + ".json").c_str());
+  }
+  const std::string& base() const { return m_base; }   // empty: no trace
+  std::string read() const {
+    std::ifstream in(m_base + ".json", std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+private:
+  std::string m_base;
+};
+
+void append(std::string& log, const std::string& line) {
+  if (line.empty()) return;
+  if (!log.empty() && log.back() != '\n') log += '\n';
+  log += line;
+}
+
+// JSON string contents at `at` (just after the opening quote), unescaped; the few escapes a path has.
+std::string json_string(const std::string& text, std::size_t at) {
+  std::string out;
+  for (std::size_t i = at; i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char e = text[++i];
+    if (e == 'u' && i + 4 < text.size()) {
+      out += static_cast<char>(std::stoi(text.substr(i + 1, 4), nullptr, 16));   // ASCII in practice
+      i += 4;
+    } else {
+      out += e == 'n' ? '\n' : e == 't' ? '\t' : e;   // \" \\ \/ and the rest as themselves
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> headers_in_time_trace(const std::string& trace) {
+  // NVRTC 12/13 write each event as {"args":{"detail":"<file>"},...,"name":"Processing Header File",...}.
+  static const std::string k_name = "\"name\":\"Processing Header File\"";
+  static const std::string k_detail = "\"detail\":\"";
+  std::vector<std::string> headers;
+  std::set<std::string> seen;
+  for (std::size_t at = trace.find(k_name); at != std::string::npos; at = trace.find(k_name, at + 1)) {
+    // This event's detail is the last one before its name, unless another event's name lies between.
+    const std::size_t detail = trace.rfind(k_detail, at);
+    if (detail == std::string::npos || trace.find("\"name\"", detail) < at) continue;
+    std::string file = json_string(trace, detail + k_detail.size());
+    if (file.empty() || file == "__nv_nvrtc_builtin_header.h") continue;
+    if (seen.insert(file).second) headers.push_back(std::move(file));
+  }
+  return headers;
+}
+
+ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input) {
+  const auto start = std::chrono::steady_clock::now();
+  ProgramOutput out;
+  std::vector<const char*> header_texts, header_names;
+  for (const auto& [name, text] : input.headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back(text.c_str());
+  }
+  nvrtcProgram raw = nullptr;
+  const nvrtcResult created = api.nvrtc.create_program(&raw, input.source.c_str(), input.name.c_str(),
+                                                       static_cast<int>(header_texts.size()), header_texts.data(),
+                                                       header_names.data());
+  if (created != 0) {
+    out.log = input.name + ": error: nvrtcCreateProgram: " + api.nvrtc.error_string(created);
+    return out;
+  }
+  const auto destroy = [&api](nvrtcProgram* p) { api.nvrtc.destroy_program(p); };
+  std::unique_ptr<nvrtcProgram, decltype(destroy)> program(&raw, destroy);
+
+  std::vector<std::string> expressions = input.kernels;
+  for (const std::string& v : input.variables) expressions.push_back("&" + v);
+  for (const std::string& e : expressions) api.nvrtc.add_name_expression(raw, e.c_str());
+
+  // Every compile traces into a temporary file, not only those that record headers: after a traced
+  // compile that fails, NVRTC 13.0 goes on tracing and wrote the next compile's trace to ".json" in
+  // the working directory, which is no place of Kiln's to write (FallbackTest.CompilesWrite...).
+  TraceFile trace;
+  std::vector<std::string> options = {"-arch=" + input.target, "-dlto"};
+  if (!trace.base().empty()) options.push_back("-fdevice-time-trace=" + trace.base());
+  options.insert(options.end(), input.options.begin(), input.options.end());
+  std::vector<const char*> argv;
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  const nvrtcResult compiled = api.nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
+  out.log = program_log(api.nvrtc, raw);
+  if (input.record_headers && !trace.base().empty()) out.headers = headers_in_time_trace(trace.read());
+  if (compiled != 0) {
+    append(out.log, input.name + ": error: NVRTC: " + api.nvrtc.error_string(compiled));
+    return out;
+  }
+  std::vector<std::string> keep;
+  for (std::size_t i = 0; i < expressions.size(); ++i) {
+    const char* lowered = nullptr;
+    if (api.nvrtc.get_lowered_name(raw, expressions[i].c_str(), &lowered) != 0 || !lowered) {
+      append(out.log, input.name + ": error: NVRTC gives no symbol for '" + expressions[i] + "'");
+      return out;
+    }
+    if (i < input.kernels.size()) {
+      out.kernel_symbols.emplace_back(lowered);
+    } else {
+      out.variable_symbols.emplace_back(lowered);
+      keep.push_back("-variables-used=" + std::string(lowered));
+    }
+  }
+  std::size_t size = 0;
+  api.nvrtc.get_ltoir_size(raw, &size);
+  std::vector<char> ltoir(size);
+  api.nvrtc.get_ltoir(raw, ltoir.data());
+
+  std::vector<std::string> link_options = {"-arch=" + input.target, "-lto", "-optimize-unused-variables"};
+  link_options.insert(link_options.end(), keep.begin(), keep.end());
+  link_options.insert(link_options.end(), input.link_options.begin(), input.link_options.end());
+  std::vector<const char*> link_argv;
+  for (const std::string& o : link_options) link_argv.push_back(o.c_str());
+  nvJitLinkHandle linker = nullptr;
+  if (api.nvjitlink.create(&linker, static_cast<std::uint32_t>(link_argv.size()), link_argv.data()) != 0) {
+    append(out.log, input.name + ": error: nvJitLink refused the link options for " + input.target);
+    return out;
+  }
+  const auto destroy_linker = [&api](nvJitLinkHandle* h) { api.nvjitlink.destroy(h); };
+  std::unique_ptr<nvJitLinkHandle, decltype(destroy_linker)> linker_owner(&linker, destroy_linker);
+  if (api.nvjitlink.add_data(linker, k_nvjitlink_input_ltoir, ltoir.data(), ltoir.size(), input.name.c_str()) != 0 ||
+      api.nvjitlink.complete(linker) != 0) {
+    append(out.log, input.name + ": error: linking for " + input.target + " failed:\n" +
+                        linker_log(api.nvjitlink, linker));
+    return out;
+  }
+  api.nvjitlink.get_linked_cubin_size(linker, &size);
+  out.image.resize(size);
+  api.nvjitlink.get_linked_cubin(linker, out.image.data());
+  out.ok = true;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace kiln::jit

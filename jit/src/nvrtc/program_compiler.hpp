@@ -1,0 +1,44 @@
+// One run-time compile through NVRTC and nvJitLink bound by compiler_loader.hpp, the way `kiln build`
+// makes a trimmed image (generator/src/compile/nvrtc_compiler.cpp, lto_link.cpp): NVRTC to LTO-IR
+// (-dlto) with the name expressions, then nvJitLink with -lto -optimize-unused-variables, keeping the
+// variables asked for (-variables-used), into a cubin for one target.
+#pragma once
+
+#include "nvrtc/compiler_api.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::jit {
+
+struct ProgramInput {
+  std::string name;                  // NVRTC's program name; a path makes quoted includes resolve beside it
+  std::string source;
+  std::vector<std::pair<std::string, std::string>> headers;   // in memory: include name -> text
+  std::vector<std::string> options;  // NVRTC's, -I included; -arch and -dlto are added
+  std::vector<std::string> link_options;
+  std::vector<std::string> kernels;  // name expressions
+  std::vector<std::string> variables;   // device variables to keep (asked as "&name")
+  std::string target;                // "sm_90"
+  bool record_headers = false;       // report every header NVRTC opened (its time trace)
+};
+
+struct ProgramOutput {
+  bool ok = false;
+  std::string log;                   // NVRTC's log and nvJitLink's; on failure it says which step failed
+  std::vector<std::byte> image;      // the cubin
+  std::vector<std::string> kernel_symbols;     // parallel to ProgramInput::kernels
+  std::vector<std::string> variable_symbols;   // parallel to ProgramInput::variables
+  std::vector<std::string> headers;            // as NVRTC named them (record_headers)
+  double seconds = 0;
+};
+
+ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input);
+
+// The headers an NVRTC time trace (-fdevice-time-trace's JSON) says were processed, in order, without
+// repeats or NVRTC's built-in header.
+std::vector<std::string> headers_in_time_trace(const std::string& trace);
+
+}  // namespace kiln::jit

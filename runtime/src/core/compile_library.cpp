@@ -1,0 +1,124 @@
+#include "core/compile_library.hpp"
+
+#include "image/shared_object.hpp"
+#include "platform/files.hpp"
+#include "platform/library.hpp"
+#include "platform/text.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#if !defined(_WIN32)
+// Defined when the module links Kiln::jit_static (whose link options keep it); null otherwise, and the
+// shared library is looked for instead. Weak, so that the loader never NEEDs the compile library.
+extern "C" __attribute__((weak)) kiln::core::CompileLibrary* kiln_jit_compile_library(const char* interface_id);
+#endif
+
+namespace kiln::core {
+
+namespace {
+
+constexpr const char* k_variable = "KILN_JIT_LIBRARY";
+constexpr const char* k_entry_point = "kiln_jit_compile_library";
+#if defined(_WIN32)
+constexpr const char* k_file_name = "kiln_jit.dll";
+#else
+constexpr const char* k_file_name = "libkiln_jit.so.0";
+#endif
+
+std::atomic<std::uint64_t> g_package_hits{0};
+std::atomic<std::uint64_t> g_memory_hits{0};
+std::atomic<CompileLibrary*> g_loaded{nullptr};
+std::mutex g_directories_mutex;
+std::vector<std::string> g_directories;   // registered before the library loaded
+
+using Entry = CompileLibrary* (*)(const char*);
+
+// The compile library in `file`, opened only once its bytes show a library of this machine that
+// exports the entry point; null with `why` set otherwise.
+CompileLibrary* open_file(const std::string& file, std::string& why) {
+  platform::FileStatus status;
+  if (!platform::status_of(platform::path_of_utf8(file), status)) {
+    why = "not found";
+    return nullptr;
+  }
+  const auto check = [](std::span<const std::byte> bytes) {
+    return image::check_shared_object(bytes, k_entry_point).problem;
+  };
+  void* library = platform::open_checked_library(file, check, why);
+  if (!library) return nullptr;
+  const auto entry = reinterpret_cast<Entry>(platform::library_symbol(library, k_entry_point));
+  if (!entry) {
+    why = std::string("lacks ") + k_entry_point;
+    return nullptr;
+  }
+  CompileLibrary* compile = entry(k_compile_interface_id);
+  if (!compile) why = "a compile library of another Kiln (this loader needs one built beside it)";
+  return compile;
+}
+
+Status find_library(CompileLibrary*& out) {
+#if !defined(_WIN32)
+  if (kiln_jit_compile_library) {
+    out = kiln_jit_compile_library(k_compile_interface_id);
+    if (out) return {};
+    return fail(KILN_STATUS_NO_COMPILER, "the compile library linked into this module is of another Kiln");
+  }
+#endif
+  std::string looked;
+  if (const char* file = platform::environment(k_variable); file && *file) {
+    std::string why = platform::unrooted_path_problem(k_variable, file);
+    if (why.empty() && (out = open_file(file, why))) return {};
+    looked = std::string(file) + " (" + k_variable + "): " + why;
+  } else {
+    const platform::ModuleInfo module = platform::module_of(reinterpret_cast<const void*>(&find_library));
+    if (module.path.empty()) {
+      looked = std::string(k_file_name) + ": the loader's own file is unknown, so nothing lies beside it";
+    } else {
+      const std::string file = platform::utf8_of(platform::path_of_utf8(module.path).parent_path() / k_file_name);
+      std::string why;
+      if ((out = open_file(file, why))) return {};
+      looked = file + " (beside " + module.path + "): " + why;
+    }
+  }
+  return fail(KILN_STATUS_NO_COMPILER, std::string("run-time compilation needs Kiln's compile library (") + k_file_name +
+                                           ", installed with Kiln::jit, or named by " + k_variable +
+                                           "); looked at " + looked);
+}
+
+}  // namespace
+
+Status compile_library(CompileLibrary*& out) {
+  // The answer, found once: a library cannot be unloaded once its code may be running.
+  static const Status found = [] {
+    CompileLibrary* library = nullptr;
+    Status status = find_library(library);
+    std::lock_guard lock(g_directories_mutex);
+    if (library)
+      for (const std::string& directory : g_directories) library->add_search_directory(directory);
+    g_loaded.store(library, std::memory_order_release);
+    return status;
+  }();
+  out = g_loaded.load(std::memory_order_acquire);
+  return found;
+}
+
+void add_compiler_search_directory(const std::string& directory) {
+  std::lock_guard lock(g_directories_mutex);
+  if (CompileLibrary* library = g_loaded.load(std::memory_order_acquire)) {
+    library->add_search_directory(directory);
+    return;
+  }
+  g_directories.push_back(directory);
+}
+
+CompileLibrary* loaded_compile_library() { return g_loaded.load(std::memory_order_acquire); }
+
+void count_package_hit() { g_package_hits.fetch_add(1, std::memory_order_relaxed); }
+void count_memory_hit() { g_memory_hits.fetch_add(1, std::memory_order_relaxed); }
+std::uint64_t package_hits() { return g_package_hits.load(std::memory_order_relaxed); }
+std::uint64_t memory_hits() { return g_memory_hits.load(std::memory_order_relaxed); }
+
+}  // namespace kiln::core
