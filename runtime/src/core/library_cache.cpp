@@ -1,7 +1,6 @@
 #include "core/library_cache.hpp"
 #include "util/printable.hpp"
 
-#include "core/device.hpp"
 #include "core/driver_access.hpp"
 
 #include <chrono>
@@ -49,7 +48,7 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
   while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
   if (r != driver::k_cuda_success || !library) {
     std::string message = m_label + ": loading " + image_name(request.image) + " for " +
-                          std::string(request.subject) + " on " + describe_device(request.device, request.profile) +
+                          std::string(request.subject) + " on " + request.device->describe() +
                           " failed: cuLibraryLoadData: " +
                           (r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no library returned"));
     if (!jit_log.empty()) message += "\nJIT log:\n" + jit_log;
@@ -61,7 +60,7 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
   if (m_log) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string line = "kiln: " + m_label + ": " + std::string(request.subject) + " on " +
-                             describe_device(request.device, request.profile) + ": " +
+                             request.device->describe() + ": " +
                              std::string(request.description);
     // One fprintf per line, so lines from concurrent loads do not interleave.
     std::fprintf(stderr, "%s, loaded in %.2f ms\n", printable(line).c_str(), ms);

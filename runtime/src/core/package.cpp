@@ -78,7 +78,10 @@ const char* Package::last_error() const {
 }
 
 Status Package::acquire_driver_once(driver::DriverApi*& out) {
-  std::call_once(m_driver_once, [this] { m_driver = acquire_driver(); });
+  std::call_once(m_driver_once, [this] {
+    m_driver = acquire_driver();
+    if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
+  });
   if (!m_driver.driver) return m_driver.failure;
   out = m_driver.driver.get();
   return {};
@@ -98,38 +101,39 @@ std::string Package::image_name(const UnitLibrary& loaded) {
   return loaded.file->libraries->image_name(loaded.image);
 }
 
-Status Package::choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
+Status Package::choose(std::uint32_t unit, DeviceQuery& device, const ImageRequester& requester,
                        const ImageFile*& file, ImageChoice& out) {
   file = &m_own;
-  if (!m_companions) return choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  if (!m_companions) return choose_image(m_reader, unit, device, m_options.force_target, requester, out);
   const ImageFile* companion = nullptr;
-  KILN_TRY(m_companions->for_arch(profile.arch, companion));
+  const std::uint16_t arch = device.profile().arch;
+  KILN_TRY(m_companions->for_arch(arch, companion));
   Status from_companion;
   if (companion) {
     ImageRequester asked = requester;
     asked.label = companion->label;
-    from_companion = choose_image(companion->reader, unit, profile, m_options.force_target, asked, out);
+    from_companion = choose_image(companion->reader, unit, device, m_options.force_target, asked, out);
     if (from_companion.ok()) {
       file = companion;
       return {};
     }
     if (from_companion.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return from_companion;
   }
-  const Status own = choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  const Status own = choose_image(m_reader, unit, device, m_options.force_target, requester, out);
   if (own.ok() || own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
-  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(profile.arch)));
+  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(arch)));
 }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                             std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel) {
-  KILN_TRY(m_devices.profile(driver, device, out.profile));
+  KILN_TRY(DeviceQuery::of(devices(), driver, device, out.device));
+  if (m_options.log) KILN_TRY(out.device.make_complete());   // the log line describes the device whole
   ImageChoice choice;
-  KILN_TRY(choose(unit, out.profile, ImageRequester{m_label, subject, device, kernel}, out.file, choice));
+  KILN_TRY(choose(unit, out.device, ImageRequester{m_label, subject, device, kernel}, out.file, choice));
   LoadRequest request;
   request.image = choice.image;
   request.subject = subject;
-  request.device = device;
-  request.profile = out.profile;
+  request.device = &out.device;
   request.description = choice.description;
   KILN_TRY(out.file->libraries->load(driver, request, out.library));
   out.image = choice.image;

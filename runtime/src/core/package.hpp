@@ -35,7 +35,7 @@ struct UnitLibrary {
   driver::CUlibrary library = nullptr;
   const ImageFile* file = nullptr;   // the package's own file, or a split companion
   std::uint32_t image = 0;           // in file's IMAGES
-  select::DeviceProfile profile;
+  DeviceQuery device;                // the device it was chosen for (messages describe it)
 };
 
 // The image chosen for a kernel on a device, handed to a loader other than Kiln's (CuPy, cuda.core,
@@ -111,7 +111,11 @@ public:
   // `kernel`: the kernel that asks, whose images may be fewer than the unit's.
   Status library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                      std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel = std::nullopt);
-  DeviceCache& devices() { return m_devices; }
+  // What is known of the driver's devices (the process's, shared by every package). Only once the
+  // driver is acquired (current() succeeded, or a kernel resolved).
+  DeviceCache& devices() { return *m_driver.devices; }
+  // The driver, once acquired: a kernel that resolved has it.
+  driver::DriverApi* acquired_driver() { return m_driver.driver.get(); }
   static std::string image_name(const UnitLibrary& loaded);   // "kernels/ops.cu [sm_90]", and the file if a companion's
   // "\nJIT log:\n..." from loading the image, or "" (see LibraryCache::jit_log).
   static std::string jit_log_suffix(const UnitLibrary& loaded);
@@ -122,12 +126,11 @@ private:
   Status acquire_driver_once(driver::DriverApi*& out);
   Kernel* kernel_at(std::uint32_t index);
   // select_image's shared end: choose among the unit's images, then check and decode the one chosen.
-  Status select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
-                    SelectedImage& out);
+  Status select_for(std::uint32_t index, DeviceQuery& device, SelectedImage& out);
   // choose_image over this file and, for a split package, the companion of the device's major:
   // its cubins first (a cubin runs only on its own major, and beats PTX), then this file's PTX.
-  Status choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
-                const ImageFile*& file, ImageChoice& out);
+  Status choose(std::uint32_t unit, DeviceQuery& device, const ImageRequester& requester, const ImageFile*& file,
+                ImageChoice& out);
   // A copy of `text` that lives as long as the package (descriptions handed out through the C ABI).
   const char* keep(std::string text);
 
@@ -139,8 +142,6 @@ private:
 
   std::once_flag m_driver_once;
   DriverAccess m_driver;                  // written once under m_driver_once
-
-  DeviceCache m_devices;
 
   platform::SharedMutex m_kernels_mutex;
   std::vector<std::unique_ptr<Kernel>> m_kernels;  // one slot per KERNELS record, filled on first use
