@@ -99,7 +99,7 @@ KILN_API kiln_status kiln_cache_get_stats(kiln_cache_stats* out) {
                                                     std::to_string(out->struct_size) + ", below sizeof(kiln_cache_stats)");
     }
     const kiln::rtc::CacheCounters& c = kiln::rtc::RuntimeCompiler::process().cache().counters();
-    out->package_hits = c.package_hits;
+    out->package_hits = kiln::core::Package::package_hits();
     out->memory_hits = c.memory_hits;
     out->cache_hits = c.disk_hits;
     out->compiles = c.compiles;

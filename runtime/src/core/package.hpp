@@ -78,6 +78,8 @@ public:
   // lacks, or has no image of for the device, is compiled at run time when the package carries its
   // sources (compiled_kernels.hpp).
   Status get_kernel(std::string_view name, Kernel*& out);
+  // Kernels this process found in packages' own images (kiln_cache_get_stats' package_hits).
+  static std::uint64_t package_hits();
   // get_kernel from the package's own images alone, counting nothing; `canonical` is the kernel's
   // name once it is found.
   Status get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical);

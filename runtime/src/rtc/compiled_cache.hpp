@@ -34,9 +34,9 @@ using Bytes = std::vector<std::byte>;
 Bytes bytes_of(std::string_view text);
 using SharedBytes = std::shared_ptr<const Bytes>;
 
-// What the runtime's caches did in this process (kiln_cache_get_stats).
+// What the runtime's caches did in this process (kiln_cache_get_stats; its package_hits are the
+// core's, Package::package_hits, counted without this cache).
 struct CacheCounters {
-  std::atomic<std::uint64_t> package_hits{0};      // kernels found in a package
   std::atomic<std::uint64_t> memory_hits{0};       // found compiled earlier in this process
   std::atomic<std::uint64_t> disk_hits{0};         // read from the user's cache
   std::atomic<std::uint64_t> compiles{0};          // compiles that succeeded
