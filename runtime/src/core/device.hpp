@@ -61,7 +61,8 @@ private:
   Entry find(driver::CUdevice device) const;
   Status ask_arch(driver::DriverApi& driver, driver::CUdevice device, std::uint16_t& out);
 
-  std::once_flag m_bind_once;
+  std::mutex m_bind_mutex;              // bind() runs once: not std::call_once, whose first run
+  std::atomic<bool> m_bound{false};     // costs a futex wake-up on a first request
   std::atomic<bool> m_single_device{false};
   mutable platform::SharedMutex m_mutex;
   std::map<driver::CUdevice, Entry> m_devices;

@@ -29,6 +29,9 @@ Package::~Package() {
     if (m_own.libraries) m_own.libraries->unload_all(*m_driver.driver);
     if (m_companions) m_companions->unload_all(*m_driver.driver);
   }
+  if (m_kernels) {
+    for (std::uint32_t i = 0; i < m_reader.kernel_count(); ++i) delete m_kernels[i].load(std::memory_order_relaxed);
+  }
 }
 
 Status Package::open_file(const char* path, std::unique_ptr<Package>& out) {
@@ -55,7 +58,7 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
 Status Package::open_reader(std::string_view path) {
   KILN_TRY(m_own.open(m_options.log));
   KILN_TRY(SplitCompanions::of(m_reader, m_label, path, m_options.log, m_companions));
-  m_kernels.resize(m_reader.kernel_count());
+  m_kernels = std::make_unique<std::atomic<Kernel*>[]>(m_reader.kernel_count());
   m_compiled = std::make_unique<CompiledKernels>(*this);
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
   // kernel request, whose latency is what users feel. With no driver in the process nothing is
@@ -83,10 +86,14 @@ const char* Package::last_error() const {
 }
 
 Status Package::acquire_driver_once(driver::DriverApi*& out) {
-  std::call_once(m_driver_once, [this] {
-    m_driver = acquire_driver();
-    if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
-  });
+  if (!m_driver_taken.load(std::memory_order_acquire)) {
+    std::lock_guard lock(m_driver_mutex);
+    if (!m_driver_taken.load(std::memory_order_relaxed)) {
+      m_driver = acquire_driver();
+      if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
+      m_driver_taken.store(true, std::memory_order_release);
+    }
+  }
   if (!m_driver.driver) return m_driver.failure;
   out = m_driver.driver.get();
   return {};
@@ -146,13 +153,14 @@ Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, drive
 }
 
 Kernel* Package::kernel_at(std::uint32_t index) {
-  {
-    std::shared_lock lock(m_kernels_mutex);
-    if (Kernel* k = m_kernels[index].get()) return k;
+  if (Kernel* k = m_kernels[index].load(std::memory_order_acquire)) return k;
+  std::lock_guard lock(m_kernels_mutex);
+  Kernel* k = m_kernels[index].load(std::memory_order_relaxed);
+  if (!k) {
+    k = new Kernel(*this, index);
+    m_kernels[index].store(k, std::memory_order_release);
   }
-  std::unique_lock lock(m_kernels_mutex);
-  if (!m_kernels[index]) m_kernels[index] = std::make_unique<Kernel>(*this, index);
-  return m_kernels[index].get();
+  return k;
 }
 
 Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {

@@ -16,6 +16,7 @@
 #include "format/package_reader.hpp"
 #include "platform/shared_mutex.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -142,11 +143,16 @@ private:
   RuntimeOptions m_options;
   std::unique_ptr<SplitCompanions> m_companions;   // a split package's main file only
 
-  std::once_flag m_driver_once;
-  DriverAccess m_driver;                  // written once under m_driver_once
+  // Taken once: m_driver is written under m_driver_mutex before m_driver_taken is set (release).
+  // Not std::call_once, whose first run costs a futex wake-up (a system call) on a first request.
+  std::mutex m_driver_mutex;
+  std::atomic<bool> m_driver_taken{false};
+  DriverAccess m_driver;
 
-  platform::SharedMutex m_kernels_mutex;
-  std::vector<std::unique_ptr<Kernel>> m_kernels;  // one slot per KERNELS record, filled on first use
+  // One slot per KERNELS record, filled on first use under m_kernels_mutex and read without it; the
+  // package deletes what they point to.
+  std::mutex m_kernels_mutex;
+  std::unique_ptr<std::atomic<Kernel*>[]> m_kernels;
 
   std::mutex m_kept_mutex;
   std::unordered_set<std::string> m_kept;  // node-based: the strings never move
