@@ -41,6 +41,11 @@ Status Kernel::params(std::size_t* count, std::size_t* sizes, std::size_t* offse
 }
 
 Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel& out) {
+  // The first device's without the lock: most processes have one device.
+  if (driver::CUkernel first = m_first_kernel.load(std::memory_order_acquire); first && m_first_device == device) {
+    out = first;
+    return {};
+  }
   {
     std::shared_lock lock(m_mutex);
     for (const PerDevice& d : m_devices) {
