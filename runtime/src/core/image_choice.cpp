@@ -120,7 +120,7 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   }
   out.image = images[selection.choice->index];
   out.rule = selection.choice->rule;
-  out.description = select::describe(held[selection.choice->index], selection.choice->rule);
+  out.candidate = held[selection.choice->index];
   return {};
 }
 

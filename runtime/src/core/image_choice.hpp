@@ -27,7 +27,9 @@ struct RuntimeOptions {
 struct ImageChoice {
   std::uint32_t image = 0;     // index into IMAGES
   select::Rule rule = select::Rule::exact;
-  std::string description;     // "cubin sm_90 (exact match)"
+  select::Candidate candidate; // the image's target
+  // "cubin sm_90 (exact match)": built when a log line or another loader asks, not on every load.
+  std::string description() const { return select::describe(candidate, rule); }
 };
 
 // Who asks for an image, for failure messages only ("app.kiln: saxpy on device 0 (compute capability

@@ -61,7 +61,7 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string line = "kiln: " + m_label + ": " + std::string(request.subject) + " on " +
                              request.device->describe() + ": " +
-                             std::string(request.description);
+                             request.choice->description();
     // One fprintf per line, so lines from concurrent loads do not interleave.
     std::fprintf(stderr, "%s, loaded in %.2f ms\n", printable(line).c_str(), ms);
   }

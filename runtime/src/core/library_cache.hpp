@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/device.hpp"
+#include "core/image_choice.hpp"
 #include "core/image_store.hpp"
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
@@ -25,7 +26,7 @@ struct LoadRequest {
   std::uint32_t image = 0;           // index into IMAGES
   std::string_view subject;          // "block_sum<float, 256>", "variable 'table'"
   DeviceQuery* device = nullptr;     // described in a failure's message and the log line
-  std::string_view description;      // "cubin sm_90 (exact match)"
+  const ImageChoice* choice = nullptr;   // its description() is the log line's
 };
 
 class LibraryCache {

@@ -146,7 +146,7 @@ Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, drive
   request.image = choice.image;
   request.subject = subject;
   request.device = &out.device;
-  request.description = choice.description;
+  request.choice = &choice;
   KILN_TRY(out.file->libraries->load(driver, request, out.library));
   out.image = choice.image;
   return {};

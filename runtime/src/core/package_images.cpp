@@ -96,7 +96,7 @@ Status Package::select_for(std::uint32_t index, DeviceQuery& device, SelectedIma
   out.target = target.name.data();
   out.kernel_name = kernel.canonical_name.data();
   out.lowered_name = kernel.lowered_name.data();
-  out.description = keep(std::move(choice.description));
+  out.description = keep(choice.description());
   if (m_options.log) {
     const std::string line = "kiln: " + m_label + ": " + std::string(kernel.canonical_name) + " on " +
                              device.describe() + ": " + out.description;
