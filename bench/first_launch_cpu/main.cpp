@@ -8,13 +8,18 @@
 //   first    kiln_package_get_kernel + the first kiln_kernel_launch (runtime_load's clock)
 //   second   a second kiln_kernel_launch of the same kernel
 //
-//   first_launch_cpu_bench [--runs 41] [--package FILE --kernel NAME] [--dir /tmp]
+//   first_launch_cpu_bench [--runs 41] [--package FILE --kernel NAME] [--dir /tmp] [--libcuda FILE]
+//
+// --libcuda FILE (build/tests/driver/libkiln_fake_libcuda.so) is loaded first and named by
+// KILN_LIBCUDA, as a program that uses CUDA has libcuda loaded: the open then binds to the driver
+// (the null one), as on the GPU machine, rather than the first request.
 #include "null_driver.hpp"
 #include "package_spec.hpp"
 
 #include "core/driver_access.hpp"
 #include "kiln/kiln.h"
 
+#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -53,7 +58,11 @@ int fail(const char* what, const char* message) {
 }
 
 // One sample: prints "open first second calls_open calls_first calls_second first_faults" on stdout.
-int once(const std::string& path, const std::string& kernel_name) {
+int once(const std::string& path, const std::string& kernel_name, const std::string& libcuda) {
+  if (!libcuda.empty()) {
+    setenv("KILN_LIBCUDA", libcuda.c_str(), 1);
+    if (!dlopen(libcuda.c_str(), RTLD_NOW | RTLD_LOCAL)) return fail("loading --libcuda", dlerror());
+  }
   auto driver = std::make_shared<kiln::bench::NullDriver>();
   kiln::core::set_driver_for_testing(driver);
   std::uint64_t args_storage[4] = {};
@@ -137,7 +146,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--once") == 0) child = true;
     else if (i + 1 < argc) options[argv[i]] = argv[i + 1], ++i;
   }
-  if (child) return once(options["--package"], options["--kernel"]);
+  if (child) return once(options["--package"], options["--kernel"], options["--libcuda"]);
 
   std::vector<std::pair<std::string, std::string>> cases;  // package, kernel
   if (options.count("--package")) {
@@ -155,7 +164,8 @@ int main(int argc, char** argv) {
     std::vector<double> open, first, second, first_faults;
     std::string calls;
     for (int run = 0; run < runs; ++run) {
-      const std::string out = run_child({argv[0], "--once", "--package", package, "--kernel", kernel});
+      const std::string out =
+          run_child({argv[0], "--once", "--package", package, "--kernel", kernel, "--libcuda", options["--libcuda"]});
       double o = 0, f = 0, s = 0;
       unsigned long long co = 0, cf = 0, cs = 0;
       long faults = 0;
