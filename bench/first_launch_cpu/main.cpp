@@ -1,22 +1,21 @@
 // first_launch_cpu: Kiln's own time on the path from opening a package to a kernel's first launch,
 // without a GPU (README.md). Each sample is a fresh process, as in runtime_load: the parent writes a
 // package (or takes --package), then runs itself --runs times with --once, and prints the medians.
-// A child installs NullDriver through the core's test hook (every driver call answers at once and
-// is counted), then times, through the C interface as programs call it:
+// A child names null_libcuda (a driver that answers every call at once and counts them) in
+// KILN_LIBCUDA and loads it first, as a program that uses CUDA has libcuda loaded, so that
+// libkiln.so binds to it at the open, as on the GPU machine (runtime_load's case (a)); then times,
+// through the C interface as programs call it:
 //
-//   open     kiln_package_open_file
+//   open     kiln_package_open_file (with the binding to the driver: dlopen, cuGetProcAddress, cuInit)
 //   first    kiln_package_get_kernel + the first kiln_kernel_launch (runtime_load's clock)
 //   second   a second kiln_kernel_launch of the same kernel
 //
-//   first_launch_cpu_bench [--runs 41] [--package FILE --kernel NAME] [--dir /tmp] [--libcuda FILE]
+//   first_launch_cpu_bench [--runs 41] [--package FILE --kernel NAME] [--dir /tmp] [--cuda-not-loaded]
 //
-// --libcuda FILE (build/tests/driver/libkiln_fake_libcuda.so) is loaded first and named by
-// KILN_LIBCUDA, as a program that uses CUDA has libcuda loaded: the open then binds to the driver
-// (the null one), as on the GPU machine, rather than the first request.
-#include "null_driver.hpp"
+// --cuda-not-loaded: the driver is not loaded first, as in a program that opens a package before it
+// uses CUDA: libkiln.so loads it at the first request, inside `first`.
 #include "package_spec.hpp"
 
-#include "core/driver_access.hpp"
 #include "kiln/kiln.h"
 
 #include <dlfcn.h>
@@ -31,7 +30,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,13 +56,20 @@ int fail(const char* what, const char* message) {
 }
 
 // One sample: prints "open first second calls_open calls_first calls_second first_faults" on stdout.
-int once(const std::string& path, const std::string& kernel_name, const std::string& libcuda) {
-  if (!libcuda.empty()) {
-    setenv("KILN_LIBCUDA", libcuda.c_str(), 1);
-    if (!dlopen(libcuda.c_str(), RTLD_NOW | RTLD_LOCAL)) return fail("loading --libcuda", dlerror());
-  }
-  auto driver = std::make_shared<kiln::bench::NullDriver>();
-  kiln::core::set_driver_for_testing(driver);
+int once(const std::string& path, const std::string& kernel_name, bool cuda_loaded) {
+  setenv("KILN_LIBCUDA", KILN_NULL_LIBCUDA, 1);
+  // RTLD_NOLOAD: the counter without loading the library when the program "uses no CUDA" yet.
+  void* libcuda = dlopen(KILN_NULL_LIBCUDA, RTLD_NOW | RTLD_LOCAL | (cuda_loaded ? 0 : RTLD_NOLOAD));
+  if (cuda_loaded && !libcuda) return fail("loading the null libcuda", dlerror());
+  using Calls = unsigned long long (*)();
+  Calls calls_so_far = nullptr;
+  const auto calls = [&]() -> unsigned long long {
+    if (!calls_so_far) {
+      if (!libcuda) libcuda = dlopen(KILN_NULL_LIBCUDA, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+      if (libcuda) calls_so_far = reinterpret_cast<Calls>(dlsym(libcuda, "kiln_null_libcuda_calls"));
+    }
+    return calls_so_far ? calls_so_far() : 0;
+  };
   std::uint64_t args_storage[4] = {};
   void* args[4] = {&args_storage[0], &args_storage[1], &args_storage[2], &args_storage[3]};
 
@@ -72,7 +77,7 @@ int once(const std::string& path, const std::string& kernel_name, const std::str
   kiln_package* package = nullptr;
   if (kiln_package_open_file(path.c_str(), &package) != KILN_STATUS_SUCCESS) return fail("open", kiln_last_error());
   const double open_us = us_since(start);
-  const std::uint64_t calls_open = driver->calls();
+  const unsigned long long calls_open = calls();
 
   const long faults_before = minor_faults();
   start = Clock::now();
@@ -87,19 +92,17 @@ int once(const std::string& path, const std::string& kernel_name, const std::str
   const double first_us = us_since(start);
   const long first_faults = minor_faults() - faults_before;
   if (launched != KILN_STATUS_SUCCESS) return fail("launch", kiln_package_last_error(package));
-  const std::uint64_t calls_first = driver->calls() - calls_open;
+  const unsigned long long calls_first = calls() - calls_open;
 
   start = Clock::now();
   launched = kiln_kernel_launch(kernel, kiln_dim3{64, 1, 1}, kiln_dim3{256, 1, 1}, 0, nullptr, args, count);
   const double second_us = us_since(start);
   if (launched != KILN_STATUS_SUCCESS) return fail("second launch", kiln_package_last_error(package));
-  const std::uint64_t calls_second = driver->calls() - calls_open - calls_first;
+  const unsigned long long calls_second = calls() - calls_open - calls_first;
 
   kiln_package_destroy(package);
-  kiln::core::set_driver_for_testing(nullptr);
-  std::printf("%.3f %.3f %.3f %llu %llu %llu %ld\n", open_us, first_us, second_us,
-              static_cast<unsigned long long>(calls_open), static_cast<unsigned long long>(calls_first),
-              static_cast<unsigned long long>(calls_second), first_faults);
+  std::printf("%.3f %.3f %.3f %llu %llu %llu %ld\n", open_us, first_us, second_us, calls_open, calls_first,
+              calls_second, first_faults);
   return 0;
 }
 
@@ -141,12 +144,13 @@ double percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> options{{"--runs", "41"}, {"--dir", "/tmp"}};
-  bool child = false;
+  bool child = false, cuda_loaded = true;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--once") == 0) child = true;
+    else if (std::strcmp(argv[i], "--cuda-not-loaded") == 0) cuda_loaded = false;
     else if (i + 1 < argc) options[argv[i]] = argv[i + 1], ++i;
   }
-  if (child) return once(options["--package"], options["--kernel"], options["--libcuda"]);
+  if (child) return once(options["--package"], options["--kernel"], cuda_loaded);
 
   std::vector<std::pair<std::string, std::string>> cases;  // package, kernel
   if (options.count("--package")) {
@@ -164,8 +168,9 @@ int main(int argc, char** argv) {
     std::vector<double> open, first, second, first_faults;
     std::string calls;
     for (int run = 0; run < runs; ++run) {
-      const std::string out =
-          run_child({argv[0], "--once", "--package", package, "--kernel", kernel, "--libcuda", options["--libcuda"]});
+      std::vector<std::string> child_arguments = {argv[0], "--once", "--package", package, "--kernel", kernel};
+      if (!cuda_loaded) child_arguments.push_back("--cuda-not-loaded");
+      const std::string out = run_child(child_arguments);
       double o = 0, f = 0, s = 0;
       unsigned long long co = 0, cf = 0, cs = 0;
       long faults = 0;
