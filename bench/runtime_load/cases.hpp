@@ -58,7 +58,8 @@ struct Timing {
   double driver_ms = -1;      // (d) time inside driver calls, the final synchronize included
   double compile_ms = -1;     // (c) NVRTC alone
   double driver_load_ms = -1; // (d) load_system_driver() before timing (dlopen, cuGetProcAddress)
-  std::uint64_t driver_calls = 0;
+  std::uint64_t driver_calls = 0;      // (d) from the name to the synchronize, which is one of them
+  std::uint64_t open_driver_calls = 0; // (d) made by the open, before the clock starts
   std::string image;          // (b, c) the image loaded
 };
 

@@ -81,10 +81,12 @@ int main(int argc, char** argv) {
     const bool ok = launch.check();
 
     std::printf("{\"case\": %s, \"kernel\": %s, \"arch\": %d, \"total_ms\": %.4f, \"init_ms\": %.4f, "
-                "\"context_ms\": %.4f, \"driver_ms\": %.4f, \"driver_calls\": %llu, \"compile_ms\": %.4f, "
+                "\"context_ms\": %.4f, \"driver_ms\": %.4f, \"driver_calls\": %llu, \"open_driver_calls\": %llu, "
+                "\"compile_ms\": %.4f, "
                 "\"driver_load_ms\": %.4f, \"image\": %s, \"ok\": %s}\n",
                 quoted(which).c_str(), quoted(spec.name).c_str(), inputs.arch, timing.total_ms, init_ms, context_ms,
-                timing.driver_ms, static_cast<unsigned long long>(timing.driver_calls), timing.compile_ms,
+                timing.driver_ms, static_cast<unsigned long long>(timing.driver_calls),
+                static_cast<unsigned long long>(timing.open_driver_calls), timing.compile_ms,
                 timing.driver_load_ms, quoted(timing.image).c_str(), ok ? "true" : "false");
     return ok ? 0 : 1;
   } catch (const BenchError& error) {

@@ -113,6 +113,9 @@ def table(results: list[dict], runs: int) -> str:
             rows.append(f"- `{kernel}` ({case}) loads: {'; '.join(images)}")
     calls = sorted({r["driver_calls"] for r in results if r["case"] == "d"})
     rows.append(f"- (d) driver calls per first launch (the final synchronize included): {calls}")
+    at_open = sorted({r.get("open_driver_calls", 0) for r in results if r["case"] == "d"})
+    rows.append(f"- (d) driver calls when the package is opened (Kiln binds to the loaded driver: the device "
+                f"count, and a single device's compute capability, asked once per process): {at_open}")
     return "\n".join(rows) + "\n"
 
 

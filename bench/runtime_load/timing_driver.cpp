@@ -8,6 +8,7 @@ CUresult TimingDriver::init() { return timed([&] { return m_inner->init(); }); }
 CUresult TimingDriver::driver_get_version(int* version) {
   return timed([&] { return m_inner->driver_get_version(version); });
 }
+CUresult TimingDriver::device_get_count(int* count) { return timed([&] { return m_inner->device_get_count(count); }); }
 CUresult TimingDriver::device_get(CUdevice* device, int ordinal) {
   return timed([&] { return m_inner->device_get(device, ordinal); });
 }

@@ -20,6 +20,7 @@ public:
 
   driver::CUresult init() override;
   driver::CUresult driver_get_version(int* version) override;
+  driver::CUresult device_get_count(int* count) override;
   driver::CUresult device_get(driver::CUdevice* device, int ordinal) override;
   driver::CUresult device_get_attribute(int* value, int attribute, driver::CUdevice device) override;
   driver::CUresult ctx_get_current(driver::CUcontext* context) override;

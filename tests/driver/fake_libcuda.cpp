@@ -29,6 +29,7 @@ void* g_current_context = nullptr;
 
 CUresult cu_init(unsigned int flags) { return flags != 0 ? k_invalid_value : env_int("KILN_FAKE_INIT_RESULT", 0); }
 CUresult cu_driver_get_version(int* version) { *version = 12080; return k_success; }
+CUresult cu_device_get_count(int* count) { *count = 1; return k_success; }
 CUresult cu_device_get(int* device, int ordinal) { *device = ordinal; return ordinal == 0 ? k_success : 101; }
 CUresult cu_device_get_attribute(int* value, int attribute, int device) {
   if (device != 0) return 101;
@@ -157,6 +158,7 @@ void* address(Function function) {
 const EntryPoint k_entry_points[] = {
     {"cuInit", 2000, address(cu_init)},
     {"cuDriverGetVersion", 2020, address(cu_driver_get_version)},
+    {"cuDeviceGetCount", 2000, address(cu_device_get_count)},
     {"cuDeviceGet", 2000, address(cu_device_get)},
     {"cuDeviceGetAttribute", 2000, address(cu_device_get_attribute)},
     {"cuCtxGetCurrent", 4000, address(cu_ctx_get_current)},

@@ -37,6 +37,9 @@ TEST_F(SystemDriver, ForwardsEachCall) {
   int version = 0;
   EXPECT_EQ(driver.driver_get_version(&version), k_cuda_success);
   EXPECT_EQ(version, 12080);
+  int count = 0;
+  EXPECT_EQ(driver.device_get_count(&count), k_cuda_success);
+  EXPECT_EQ(count, 1);
   CUdevice device = -1;
   EXPECT_EQ(driver.device_get(&device, 0), k_cuda_success);
   EXPECT_EQ(device, 0);

@@ -1,5 +1,5 @@
-// Launching: argument checks (C and C++), preload, dynamic shared memory above 48 KiB, and many
-// threads asking for and launching kernels at once.
+// Launching: argument checks (C and C++), preload, dynamic shared memory above 48 KiB, a thread
+// without a context, and many threads asking for and launching kernels at once.
 #include "gpu_support.hpp"
 
 #include <gtest/gtest.h>
@@ -89,6 +89,30 @@ TEST(Launch, DynamicSharedMemoryOf64KiB) {
   synchronize();
   std::vector<int> want(in.rbegin(), in.rend());
   EXPECT_EQ(dout.download(), want);
+}
+
+// A kernel resolved on one thread and launched from a new thread that has no current context: the
+// launch goes straight to the driver (one device), which refuses it; Kiln then makes device 0's
+// primary context current, as any first call does, and launches again.
+TEST(Launch, AThreadWithoutAContextLaunchesAKernelResolvedElsewhere) {
+  kiln::Package package = open_package("saxpy.kiln");
+  const kiln::Kernel scale = package.kernel("scale<float>");
+  const int n = 1000;
+  const std::vector<float> x = ramp<float>(n, 31);
+  DeviceBuffer<float> dx(x);
+  std::string error;
+  std::thread([&] {
+    try {
+      scale.launch(blocks_for(n, 256), 256, 0, nullptr, dx.get(), 2.0f, n);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }).join();
+  ASSERT_EQ(error, "");
+  synchronize();
+  std::vector<float> want(x);
+  for (float& v : want) v *= 2.0f;
+  EXPECT_EQ(dx.download(), want);
 }
 
 // 8 threads, released together on a package nothing has been loaded from: each asks for kernels of

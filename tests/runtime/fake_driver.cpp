@@ -61,6 +61,16 @@ std::vector<std::pair<std::string, std::string>> FakeDriver::kernel_lookups() co
   return m_kernel_lookups;
 }
 
+std::vector<std::string> FakeDriver::calls() const {
+  std::lock_guard lock(m_mutex);
+  return m_calls;
+}
+
+void FakeDriver::clear_calls() {
+  std::lock_guard lock(m_mutex);
+  m_calls.clear();
+}
+
 const FakeDriver::Library* FakeDriver::library_of(driver::CUlibrary handle) const {
   const auto i = reinterpret_cast<std::uintptr_t>(handle);
   if (i == 0 || i > m_libraries.size() || !m_libraries[i - 1].loaded) return nullptr;
@@ -78,14 +88,31 @@ int FakeDriver::current_device_locked() const {
   return it == m_current.end() ? -1 : it->second;
 }
 
-CUresult FakeDriver::init() { return driver::k_cuda_success; }
+CUresult FakeDriver::init() {
+  std::lock_guard lock(m_mutex);
+  record_locked("cuInit");
+  return driver::k_cuda_success;
+}
 
 CUresult FakeDriver::driver_get_version(int* version) {
+  std::lock_guard lock(m_mutex);
+  record_locked("cuDriverGetVersion");
   *version = driver_version;
   return driver::k_cuda_success;
 }
 
+CUresult FakeDriver::device_get_count(int* count) {
+  std::lock_guard lock(m_mutex);
+  record_locked("cuDeviceGetCount");
+  *count = static_cast<int>(devices.size());
+  return driver::k_cuda_success;
+}
+
 CUresult FakeDriver::device_get(driver::CUdevice* device, int ordinal) {
+  {
+    std::lock_guard lock(m_mutex);
+    record_locked("cuDeviceGet");
+  }
   if (devices.empty()) return driver::k_cuda_error_no_device;
   // As the real driver answers an ordinal it does not have.
   if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= devices.size()) return driver::k_cuda_error_invalid_device;
@@ -94,6 +121,16 @@ CUresult FakeDriver::device_get(driver::CUdevice* device, int ordinal) {
 }
 
 CUresult FakeDriver::device_get_attribute(int* value, int attribute, driver::CUdevice device) {
+  {
+    std::lock_guard lock(m_mutex);
+    const char* name = attribute == driver::k_attribute_compute_capability_major   ? "COMPUTE_CAPABILITY_MAJOR"
+                       : attribute == driver::k_attribute_compute_capability_minor ? "COMPUTE_CAPABILITY_MINOR"
+                       : attribute == driver::k_attribute_integrated               ? "INTEGRATED"
+                       : attribute == driver::k_attribute_max_shared_memory_per_block_optin
+                           ? "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"
+                           : nullptr;
+    record_locked("cuDeviceGetAttribute(" + (name ? std::string(name) : std::to_string(attribute)) + ")");
+  }
   if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
   const FakeDevice& d = devices[static_cast<std::size_t>(device)];
   switch (attribute) {
@@ -108,6 +145,7 @@ CUresult FakeDriver::device_get_attribute(int* value, int attribute, driver::CUd
 
 CUresult FakeDriver::ctx_get_current(driver::CUcontext* context) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuCtxGetCurrent");
   const int device = current_device_locked();
   *context = device < 0 ? nullptr : context_of(device);
   return driver::k_cuda_success;
@@ -115,6 +153,7 @@ CUresult FakeDriver::ctx_get_current(driver::CUcontext* context) {
 
 CUresult FakeDriver::ctx_set_current(driver::CUcontext context) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuCtxSetCurrent");
   if (!context) {
     m_current.erase(std::this_thread::get_id());
     return driver::k_cuda_success;
@@ -127,6 +166,7 @@ CUresult FakeDriver::ctx_set_current(driver::CUcontext context) {
 
 CUresult FakeDriver::ctx_get_device(driver::CUdevice* device) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuCtxGetDevice");
   const int current = current_device_locked();
   if (current < 0) return driver::k_cuda_error_invalid_context;
   *device = current;
@@ -134,14 +174,19 @@ CUresult FakeDriver::ctx_get_device(driver::CUdevice* device) {
 }
 
 CUresult FakeDriver::primary_ctx_retain(driver::CUcontext* context, driver::CUdevice device) {
-  if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
   std::lock_guard lock(m_mutex);
+  record_locked("cuDevicePrimaryCtxRetain");
+  if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
   ++m_primary_retains;
   *context = context_of(device);
   return driver::k_cuda_success;
 }
 
 CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) {
+  {
+    std::lock_guard lock(m_mutex);
+    record_locked("cuLibraryLoadData");
+  }
   const std::string text = image_key(image);  // test images carry a line of text (runtime_fixture.hpp)
   auto failure = load_failures.find(text);
   if (failure != load_failures.end()) {
@@ -159,6 +204,7 @@ CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* i
 
 CUresult FakeDriver::library_unload(driver::CUlibrary library) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuLibraryUnload");
   const Library* l = library_of(library);
   if (!l) return driver::k_cuda_error_invalid_value;
   m_unloads.push_back(l->image);
@@ -168,6 +214,7 @@ CUresult FakeDriver::library_unload(driver::CUlibrary library) {
 
 CUresult FakeDriver::library_get_kernel(driver::CUkernel* kernel, driver::CUlibrary library, const char* name) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuLibraryGetKernel");
   ++m_get_kernel_calls;
   const Library* l = library_of(library);
   if (!l) return driver::k_cuda_error_invalid_value;
@@ -190,6 +237,7 @@ CUresult FakeDriver::library_get_kernel(driver::CUkernel* kernel, driver::CUlibr
 CUresult FakeDriver::library_get_global(driver::CUdeviceptr* pointer, std::size_t* bytes, driver::CUlibrary library,
                                         const char* name) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuLibraryGetGlobal");
   if (!library_of(library)) return driver::k_cuda_error_invalid_value;
   auto it = globals.find(name);
   if (it == globals.end()) return driver::k_cuda_error_not_found;
@@ -200,6 +248,7 @@ CUresult FakeDriver::library_get_global(driver::CUdeviceptr* pointer, std::size_
 
 CUresult FakeDriver::kernel_get_function(driver::CUfunction* function, driver::CUkernel kernel) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuKernelGetFunction");
   if (!kernel_of(kernel)) return driver::k_cuda_error_invalid_value;
   if (current_device_locked() < 0) return driver::k_cuda_error_invalid_context;
   ++m_function_loads;
@@ -209,6 +258,7 @@ CUresult FakeDriver::kernel_get_function(driver::CUfunction* function, driver::C
 
 CUresult FakeDriver::kernel_set_attribute(int attribute, int value, driver::CUkernel kernel, driver::CUdevice device) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuKernelSetAttribute");
   const KernelEntry* k = kernel_of(kernel);
   if (!k) return driver::k_cuda_error_invalid_value;
   m_attribute_calls.push_back(FakeAttributeCall{attribute, value, k->name, device});
@@ -248,6 +298,7 @@ CUresult FakeDriver::launch_kernel(driver::CUfunction function, unsigned grid_x,
                                    unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
                                    driver::CUstream stream, void** params, void** /*extra*/) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuLaunchKernel");
   const unsigned grid[3] = {grid_x, grid_y, grid_z};
   const unsigned block[3] = {block_x, block_y, block_z};
   FakeLaunch launch;

@@ -88,10 +88,16 @@ public:
   std::vector<FakeQuery> queries() const;
   // What each cuLibraryGetKernel call asked for, in call order: the library's image text and the name.
   std::vector<std::pair<std::string, std::string>> kernel_lookups() const;
+  // Every call the runtime made, in order, by the driver's name ("cuLaunchKernel"; a device attribute
+  // with its name: "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)"), and clear_calls() to start
+  // counting afresh. error_name (cuGetErrorName) is not a call the runtime makes on success: not listed.
+  std::vector<std::string> calls() const;
+  void clear_calls();
 
   // ---- DriverApi --------------------------------------------------------------------------------
   driver::CUresult init() override;
   driver::CUresult driver_get_version(int* version) override;
+  driver::CUresult device_get_count(int* count) override;
   driver::CUresult device_get(driver::CUdevice* device, int ordinal) override;
   driver::CUresult device_get_attribute(int* value, int attribute, driver::CUdevice device) override;
   driver::CUresult ctx_get_current(driver::CUcontext* context) override;
@@ -132,6 +138,7 @@ private:
   const Library* library_of(driver::CUlibrary handle) const;
   const KernelEntry* kernel_of(driver::CUkernel handle) const;
   int current_device_locked() const;  // -1 without a current context
+  void record_locked(std::string call) { m_calls.push_back(std::move(call)); }
   // The launch both cuLaunchKernel and cuLaunchKernelEx record, or the CUresult that refuses it.
   driver::CUresult record_launch_locked(driver::CUfunction function, const unsigned grid[3], const unsigned block[3],
                                         unsigned shared_bytes, driver::CUstream stream, void** params,
@@ -143,6 +150,7 @@ private:
   std::vector<KernelEntry> m_kernels;
   std::vector<std::string> m_loads, m_unloads;
   std::vector<std::pair<std::string, std::string>> m_kernel_lookups;
+  std::vector<std::string> m_calls;
   std::vector<FakeLaunch> m_launches;
   std::vector<FakeAttributeCall> m_attribute_calls;
   std::vector<FakeQuery> m_queries;

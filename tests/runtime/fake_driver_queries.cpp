@@ -13,10 +13,11 @@ std::vector<FakeQuery> FakeDriver::queries() const {
 
 CUresult FakeDriver::launch_kernel_ex(const driver::CUlaunchConfig& config, driver::CUfunction function,
                                       void** params, void** /*extra*/) {
+  std::lock_guard lock(m_mutex);
+  record_locked("cuLaunchKernelEx");
   if (!has_launch_ex) return driver::k_cuda_error_call_requires_newer_driver;
   // The real driver reads num_attrs entries from attrs; a null list with a count would crash it.
   if (config.num_attrs > 0 && config.attrs == nullptr) return driver::k_cuda_error_invalid_value;
-  std::lock_guard lock(m_mutex);
   const unsigned grid[3] = {config.grid_dim_x, config.grid_dim_y, config.grid_dim_z};
   const unsigned block[3] = {config.block_dim_x, config.block_dim_y, config.block_dim_z};
   FakeLaunch launch;
@@ -31,6 +32,7 @@ CUresult FakeDriver::launch_kernel_ex(const driver::CUlaunchConfig& config, driv
 CUresult FakeDriver::kernel_get_attribute(int* value, int attribute, driver::CUkernel kernel,
                                           driver::CUdevice device) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuKernelGetAttribute");
   const KernelEntry* k = kernel_of(kernel);
   if (!k || device < 0 || static_cast<std::size_t>(device) >= devices.size()) return driver::k_cuda_error_invalid_value;
   m_queries.push_back(FakeQuery{"cuKernelGetAttribute", k->name, device, attribute, 0, 0});
@@ -44,6 +46,7 @@ CUresult FakeDriver::kernel_get_attribute(int* value, int attribute, driver::CUk
 CUresult FakeDriver::occupancy_max_active_blocks(int* blocks, driver::CUfunction function, int block_size,
                                                  std::size_t dynamic_shared_bytes) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuOccupancyMaxActiveBlocksPerMultiprocessor");
   // The runtime passes the CUfunction from cuKernelGetFunction, which this fake makes equal to the kernel.
   const KernelEntry* k = kernel_of(reinterpret_cast<driver::CUkernel>(function));
   if (!k) return driver::k_cuda_error_invalid_value;
@@ -58,6 +61,7 @@ CUresult FakeDriver::occupancy_max_potential_block_size(int* min_grid_size, int*
                                                         driver::CUfunction function, std::size_t dynamic_shared_bytes,
                                                         int block_size_limit) {
   std::lock_guard lock(m_mutex);
+  record_locked("cuOccupancyMaxPotentialBlockSize");
   const KernelEntry* k = kernel_of(reinterpret_cast<driver::CUkernel>(function));
   if (!k) return driver::k_cuda_error_invalid_value;
   m_queries.push_back(FakeQuery{"cuOccupancyMaxPotentialBlockSize", k->name, current_device_locked(), -1,

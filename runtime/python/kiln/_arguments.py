@@ -16,6 +16,9 @@ from ._errors import ArgumentMismatchError
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _FLOAT_FORMATS = {2: "<e", 4: "<f", 8: "<d"}
+_FLOAT_PACKERS = {size: struct.Struct(form).pack for size, form in _FLOAT_FORMATS.items()}
+_ALIGNMENT = 16   # each argument's bytes start at a multiple of this in pointer_array's buffer
+_BUFFER_STEP = 64
 _CTYPES_DATA = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)
 
 
@@ -85,6 +88,16 @@ class _Argument:
 
 def encode(kernel, index, value, size):
     """The bytes of argument `index` for a parameter of `size` bytes (None: not recorded)."""
+    # A plain Python float or int (not a numpy scalar or a bool, whose types differ) that fits: the
+    # bytes the general path below gives it, without looking for a device buffer or a type first.
+    kind = type(value)
+    if kind is float and size in _FLOAT_PACKERS:
+        try:
+            return _FLOAT_PACKERS[size](value)
+        except OverflowError:
+            pass  # the general path words the error
+    elif kind is int and size in (1, 2, 4, 8) and -(1 << (8 * size - 1)) <= value < (1 << (8 * size)):
+        return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
     argument = _Argument(kernel, index, value)
     pointer = 0 if value is None else _device_pointer(value)
     if pointer is not None:
@@ -112,8 +125,25 @@ def encode_all(kernel, param_sizes, args):
     return [encode(kernel, index, value, size) for index, (value, size) in enumerate(zip(args, sizes))]
 
 
+_PADDING = tuple(bytes(n) for n in range(_ALIGNMENT))
+
+
 def pointer_array(blobs):
-    """The void*[] cuLaunchKernel takes, and the buffers it points into (keep them alive)."""
-    buffers = [ctypes.create_string_buffer(blob, len(blob)) for blob in blobs]
-    pointers = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
-    return pointers, buffers
+    """The void*[] cuLaunchKernel takes, and the buffer it points into (keep it alive): every
+    argument's bytes in one buffer, each at a multiple of _ALIGNMENT (one allocation per launch)."""
+    parts, offsets, at = [], [], 0
+    for blob in blobs:
+        pad = -at % _ALIGNMENT
+        if pad:
+            parts.append(_PADDING[pad])
+            at += pad
+        offsets.append(at)
+        parts.append(blob)
+        at += len(blob)
+    # A buffer size rounded up to _BUFFER_STEP: few array types (ctypes makes each once, slowly).
+    data = b"".join(parts)
+    size = max(-(-len(data) // _BUFFER_STEP), 1) * _BUFFER_STEP
+    buffer = (ctypes.c_char * size).from_buffer_copy(data.ljust(size, b"\0"))
+    base = ctypes.addressof(buffer)
+    pointers = (ctypes.c_void_p * max(len(offsets), 1))(*[base + offset for offset in offsets])
+    return pointers, buffer

@@ -5,28 +5,46 @@ import ctypes
 from . import _abi, _arguments, _launch
 from ._errors import InvalidArgumentError
 
+# Parameter sizes are read in one call for kernels of up to this many parameters (nearly all), into
+# an array of one type for all of them (ctypes makes each array type once, in tens of microseconds).
+_PARAM_CAPACITY = 32
+
 
 class Kernel:
     """A kernel of a package (Package.kernel). Launches on the device of the context current at
     launch time (CuPy's and cuda.core's current device), loading that device's image if needed.
     Holds its package open."""
 
-    def __init__(self, package, handle, lowered_name):
+    def __init__(self, package, handle):
         self._package = package
         self._handle = handle
         runtime = package._runtime
         self.name = runtime.lib.kiln_kernel_name(handle).decode("utf-8", "replace")
-        self.lowered_name = lowered_name
+        self._lowered_name = None
         self.param_sizes = self._read_param_sizes(runtime)
 
     def _read_param_sizes(self, runtime):
         count = ctypes.c_size_t()
-        runtime.check(runtime.lib.kiln_kernel_params(self._handle, ctypes.byref(count), None, None, 0))
+        sizes = (ctypes.c_size_t * _PARAM_CAPACITY)()
+        runtime.check(runtime.lib.kiln_kernel_params(self._handle, ctypes.byref(count), sizes, None, _PARAM_CAPACITY))
         if count.value == _abi.KILN_PARAMS_UNKNOWN:
             return None
-        sizes = (ctypes.c_size_t * max(count.value, 1))()
-        runtime.check(runtime.lib.kiln_kernel_params(self._handle, ctypes.byref(count), sizes, None, count.value))
-        return [sizes[i] for i in range(count.value)]
+        if count.value > _PARAM_CAPACITY:
+            sizes = (ctypes.c_size_t * count.value)()
+            runtime.check(runtime.lib.kiln_kernel_params(self._handle, ctypes.byref(count), sizes, None, count.value))
+        return sizes[:count.value]
+
+    @property
+    def lowered_name(self):
+        """Its symbol in the image ("_Z5scaleIfEvPT_S0_i"), also for a kernel compiled at run time:
+        what CuPy's and cuda.core's loaders look it up by. Asked of libkiln when first read."""
+        if self._lowered_name is None:
+            self._lowered_name = self._package._lowered_name_of(self._handle, self.name)
+        return self._lowered_name
+
+    @lowered_name.setter
+    def lowered_name(self, value):
+        self._lowered_name = value
 
     @property
     def handle(self):

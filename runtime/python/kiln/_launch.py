@@ -6,10 +6,16 @@ from . import _abi
 from ._errors import InvalidArgumentError
 
 _UINT32_MAX = 0xFFFFFFFF
+_ONES = (1, 1, 1)
 
 
 def dim3(kernel, what, value):
     """A kiln_dim3 from an int or a tuple of 1 to 3 ints (missing ones are 1)."""
+    # Plain ints in range, the usual case, without the checks' general path.
+    if type(value) is int and 1 <= value <= _UINT32_MAX:
+        return _abi.Dim3(value, 1, 1)
+    if type(value) is tuple and 1 <= len(value) <= 3 and all(type(v) is int and 1 <= v <= _UINT32_MAX for v in value):
+        return _abi.Dim3(*value, *_ONES[len(value):])
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if not 1 <= len(values) <= 3:
         raise InvalidArgumentError("kernel '%s': %s must be an int or 1 to 3 ints, not %r" % (kernel, what, value))

@@ -189,15 +189,20 @@ class Package:
         with self._lock:
             kernel = self._kernels.get(out.value)
             if kernel is None:
-                # A kernel compiled at run time has no index in this package: ask the kernel itself
-                # (runtimes before 0.4.0 compile nothing, and their kernels all have one).
-                lowered_of_kernel = getattr(runtime.lib, "kiln_kernel_lowered_name", None)
-                if lowered_of_kernel is not None:
-                    lowered = lowered_of_kernel(out)
-                else:
-                    lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, self._find(name))
-                kernel = self._kernels[out.value] = Kernel(self, out.value, lowered.decode("utf-8", "replace"))
+                kernel = self._kernels[out.value] = Kernel(self, out.value)
         return kernel
+
+    def _lowered_name_of(self, kernel_handle, name):
+        """The lowered name of the kernel at `kernel_handle` (Kernel.lowered_name)."""
+        runtime, handle = self._live()
+        # A kernel compiled at run time has no index in this package: ask the kernel itself
+        # (runtimes before 0.4.0 compile nothing, and their kernels all have one).
+        lowered_of_kernel = getattr(runtime.lib, "kiln_kernel_lowered_name", None)
+        if lowered_of_kernel is not None:
+            lowered = lowered_of_kernel(kernel_handle)
+        else:
+            lowered = runtime.lib.kiln_package_kernel_lowered_name(handle, self._find(name))
+        return lowered.decode("utf-8", "replace")
 
     def global_address(self, name):
         """(device pointer, size in bytes) of a __device__/__constant__ variable the package kept,

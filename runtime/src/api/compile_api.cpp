@@ -90,7 +90,7 @@ KILN_API kiln_status kiln_cache_get_stats(kiln_cache_stats* out) {
     }
     kiln::core::CompileCounters c;
     if (kiln::core::CompileLibrary* library = kiln::core::loaded_compile_library()) c = library->counters();
-    out->package_hits = kiln::core::package_hits();
+    out->package_hits = kiln::core::Package::package_hits();
     out->memory_hits = kiln::core::memory_hits() + c.memory_hits;
     out->cache_hits = c.cache_hits;
     out->compiles = c.compiles;

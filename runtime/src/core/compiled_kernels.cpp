@@ -13,9 +13,9 @@ Status CompiledKernels::target_of_current_device(std::string& target) {
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
   KILN_TRY(m_owner.current(driver, device));
-  select::DeviceProfile profile;
-  KILN_TRY(m_owner.devices().profile(*driver, device, profile));
-  target = "sm_" + std::to_string(profile.arch);
+  std::uint16_t arch = 0;
+  KILN_TRY(m_owner.devices().arch(*driver, device, arch));
+  target = "sm_" + std::to_string(arch);
   return {};
 }
 

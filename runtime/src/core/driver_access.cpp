@@ -1,5 +1,7 @@
 #include "core/driver_access.hpp"
 
+#include "core/device.hpp"
+
 #include <mutex>
 
 namespace kiln::core {
@@ -18,6 +20,7 @@ DriverAccess from_load(driver::DriverLoad load) {
   DriverAccess access;
   if (load.failure == DriverLoadFailure::none && load.driver) {
     access.driver = std::shared_ptr<driver::DriverApi>(std::move(load.driver));
+    access.devices = std::make_shared<DeviceCache>();
   } else {
     access.failure = status_from_load(load);
   }
@@ -70,6 +73,7 @@ void set_driver_for_testing(std::shared_ptr<driver::DriverApi> driver) {
   }
   auto access = std::make_shared<DriverAccess>();
   access->driver = std::move(driver);
+  access->devices = std::make_shared<DeviceCache>();  // a new driver's devices are not the last one's
   g_override = std::move(access);
 }
 

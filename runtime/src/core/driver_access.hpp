@@ -10,9 +10,12 @@
 
 namespace kiln::core {
 
+class DeviceCache;
+
 // Either a usable driver or the failure that explains why there is none.
 struct DriverAccess {
   std::shared_ptr<driver::DriverApi> driver;  // null on failure
+  std::shared_ptr<DeviceCache> devices;       // what is known of its devices: one per driver, for the process
   Status failure;                            // set when driver is null
 };
 

@@ -34,12 +34,11 @@ RuntimeOptions RuntimeOptions::from_environment() {
   return options;
 }
 
-Status choose_image(const format::PackageReader& reader, std::uint32_t unit_index, const select::DeviceProfile& device,
+Status choose_image(const format::PackageReader& reader, std::uint32_t unit_index, DeviceQuery& device,
                     std::string_view force_target, const ImageRequester& requester, ImageChoice& out) {
   const format::UnitView unit = reader.unit(unit_index);
   const auto prefix = [&] {  // for messages only: not on the fast path
-    return std::string(requester.label) + ": " + std::string(requester.subject) + " on " +
-           describe_device(requester.device, device) + ": ";
+    return std::string(requester.label) + ": " + std::string(requester.subject) + " on " + device.describe() + ": ";
   };
 
   std::optional<format::TargetKind> forced_kind;
@@ -59,44 +58,60 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   // A kernel in every image (nearly all) takes the unit's choice; one that some images lack
   // chooses among those that hold it.
   const bool partial = requester.kernel && !reader.kernel_in_every_image(*requester.kernel);
-  // Candidates in image order; `images[i]` is the IMAGES index of candidate i.
-  std::vector<select::Candidate> candidates;
-  std::vector<std::uint32_t> images;
+  // Candidates in image order; `images[i]` is the IMAGES index of candidate i. On the stack for a
+  // unit of up to k_inline images (Kiln's default targets are 13): a first load allocates nothing here.
+  constexpr std::uint32_t k_inline = 32;
+  select::Candidate inline_candidates[k_inline];
+  std::uint32_t inline_images[k_inline];
+  std::vector<select::Candidate> heap_candidates;
+  std::vector<std::uint32_t> heap_images;
+  if (unit.image_count > k_inline) {
+    heap_candidates.resize(unit.image_count);
+    heap_images.resize(unit.image_count);
+  }
+  select::Candidate* candidates = unit.image_count > k_inline ? heap_candidates.data() : inline_candidates;
+  std::uint32_t* images = unit.image_count > k_inline ? heap_images.data() : inline_images;
+  std::size_t count = 0;
+  bool exact_cubin = false;   // a cubin of the device's own architecture: the choice needs nothing more
   for (std::uint32_t i = 0; i < unit.image_count; ++i) {
     const format::ImageView image = reader.image(unit.first_image + i);
     const format::Target target = reader.target(image.target).target;
     if (forced_target && !(target == *forced_target)) continue;
     if (partial && !reader.kernel_in_target(*requester.kernel, image.target)) continue;
-    candidates.push_back(select::Candidate{target, image.ptx_version});
-    images.push_back(image.index);
+    exact_cubin = exact_cubin || (target.kind == format::TargetKind::sass && target.arch == device.profile().arch);
+    candidates[count] = select::Candidate{target, image.ptx_version};
+    images[count] = image.index;
+    ++count;
   }
-  if (partial && candidates.empty() && reader.kernel_in_other_file(*requester.kernel)) {
+  if (!device.complete() && (!exact_cubin || forced_kind == format::TargetKind::ptx)) KILN_TRY(device.make_complete());
+  const std::span<const select::Candidate> held(candidates, count);
+  if (partial && held.empty() && reader.kernel_in_other_file(*requester.kernel)) {
     return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
                 prefix() + "no image of this file holds this kernel (its images are in another file of the split package)");
   }
-  if (partial && candidates.empty()) {
-    std::string held;
+  if (partial && held.empty()) {
+    std::string held_by;
     for (const std::uint32_t t : reader.kernel_targets(*requester.kernel))
-      held += (held.empty() ? "" : ", ") + std::string(reader.target(t).name);
+      held_by += (held_by.empty() ? "" : ", ") + std::string(reader.target(t).name);
     return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
-                prefix() + "only the " + held + (held.find(',') == std::string::npos ? " image holds" : " images hold") +
+                prefix() + "only the " + held_by + (held_by.find(',') == std::string::npos ? " image holds" : " images hold") +
                     " this kernel (its source builds it for some targets only: __CUDA_ARCH__, or a toolkit "
                     "kernel versioned per SM)" +
                     (force_target.empty() ? "" : ", and KILN_FORCE_TARGET=" + std::string(force_target) + " allows none of them"));
   }
-  if (forced_target && candidates.empty()) {
+  if (forced_target && held.empty()) {
     return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE, prefix() + "KILN_FORCE_TARGET=" + std::string(force_target) + " but " +
                                                      std::string(unit.source) + " has no image for it (it holds " +
                                                      held_targets(reader, unit) + ")");
   }
 
-  const select::Selection selection = select::select_image(device, candidates, forced_kind);
+  const select::Selection selection = select::select_image(device.profile(), held, forced_kind);
   if (!selection.choice && partial) {
-    std::string held;
-    for (const select::Candidate& c : candidates) held += (held.empty() ? "" : ", ") + c.target.name();
+    std::string held_by;
+    for (const select::Candidate& c : held) held_by += (held_by.empty() ? "" : ", ") + c.target.name();
     return fail(KILN_STATUS_NO_IMAGE_FOR_DEVICE,
                 prefix() + "no image this device can load holds this kernel (its source builds it for some targets "
-                           "only); the images that hold it are " + held + ": " + selection.failure.reason);
+                           "only); the images that hold it are " + held_by + ": " + selection.failure.reason);
   }
   if (!selection.choice) {
     // With a forced value the reason lists only what the force left, so say so first.
@@ -105,7 +120,7 @@ Status choose_image(const format::PackageReader& reader, std::uint32_t unit_inde
   }
   out.image = images[selection.choice->index];
   out.rule = selection.choice->rule;
-  out.description = select::describe(candidates[selection.choice->index], selection.choice->rule);
+  out.candidate = held[selection.choice->index];
   return {};
 }
 

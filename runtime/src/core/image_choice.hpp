@@ -2,6 +2,7 @@
 // KILN_FORCE_TARGET, with failures phrased for the user (package, kernel, device, what is held).
 #pragma once
 
+#include "core/device.hpp"
 #include "core/status.hpp"
 #include "driver/cuda_types.hpp"
 #include "format/package_reader.hpp"
@@ -26,7 +27,9 @@ struct RuntimeOptions {
 struct ImageChoice {
   std::uint32_t image = 0;     // index into IMAGES
   select::Rule rule = select::Rule::exact;
-  std::string description;     // "cubin sm_90 (exact match)"
+  select::Candidate candidate; // the image's target
+  // "cubin sm_90 (exact match)": built when a log line or another loader asks, not on every load.
+  std::string description() const { return select::describe(candidate, rule); }
 };
 
 // Who asks for an image, for failure messages only ("app.kiln: saxpy on device 0 (compute capability
@@ -44,8 +47,9 @@ struct ImageRequester {
 // kind ("ptx", "sass") only allows that kind; a forced target allows only that target (still subject
 // to the rules: a forced sm_90 does not run on 8.0), and its absence is NO_IMAGE_FOR_DEVICE. For a
 // kernel some images lack, the best image that holds it; none is NO_IMAGE_FOR_DEVICE naming the
-// targets that hold it.
-Status choose_image(const format::PackageReader& reader, std::uint32_t unit, const select::DeviceProfile& device,
+// targets that hold it. The rest of the device's profile is asked (DeviceQuery::make_complete) only
+// when no cubin of its exact architecture is a candidate, or for a failure's message.
+Status choose_image(const format::PackageReader& reader, std::uint32_t unit, DeviceQuery& device,
                     std::string_view force_target, const ImageRequester& requester, ImageChoice& out);
 
 }  // namespace kiln::core

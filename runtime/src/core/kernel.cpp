@@ -41,6 +41,11 @@ Status Kernel::params(std::size_t* count, std::size_t* sizes, std::size_t* offse
 }
 
 Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel& out) {
+  // The first device's without the lock: most processes have one device.
+  if (driver::CUkernel first = m_first_kernel.load(std::memory_order_acquire); first && m_first_device == device) {
+    out = first;
+    return {};
+  }
   {
     std::shared_lock lock(m_mutex);
     for (const PerDevice& d : m_devices) {
@@ -60,7 +65,7 @@ Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, drive
     const std::string why = r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no kernel returned");
     return fail(means_no_image(r) ? KILN_STATUS_NO_IMAGE_FOR_DEVICE : KILN_STATUS_DRIVER_ERROR,
                 subject() + " (" + std::string(m_view.lowered_name) + ") does not resolve in image " +
-                    Package::image_name(unit) + " loaded for " + describe_device(device, unit.profile) +
+                    Package::image_name(unit) + " loaded for " + unit.device.describe() +
                     ": cuLibraryGetKernel: " + why + Package::jit_log_suffix(unit));
   }
   std::unique_lock lock(m_mutex);
@@ -71,6 +76,10 @@ Status Kernel::resolve(driver::DriverApi& driver, driver::CUdevice device, drive
     }
   }
   m_devices.push_back(PerDevice{device, kernel, k_default_dynamic_shared_limit});
+  if (m_devices.size() == 1) {
+    m_first_device = device;
+    m_first_kernel.store(kernel, std::memory_order_release);
+  }
   out = kernel;
   return {};
 }
@@ -122,9 +131,7 @@ Status Kernel::ensure_shared_memory(driver::DriverApi& driver, driver::CUdevice 
   return fail(KILN_STATUS_INTERNAL_ERROR, subject() + ": not resolved on device " + std::to_string(device));
 }
 
-Status Kernel::prepare_launch(const LaunchShape& shape, void** args, std::size_t arg_count,
-                              driver::DriverApi*& driver, driver::CUdevice& device, driver::CUkernel& kernel) {
-  // Checked before the driver is touched: a wrong count would make the driver read past `args`.
+Status Kernel::check_arguments(void** args, std::size_t arg_count) const {
   if ((m_view.flags & format::k_kernel_params_known) != 0 && arg_count != m_view.param_count) {
     return fail(KILN_STATUS_ARGUMENT_MISMATCH, subject() + " takes " + std::to_string(m_view.param_count) +
                                                    " arguments, " + std::to_string(arg_count) + " given");
@@ -132,10 +139,48 @@ Status Kernel::prepare_launch(const LaunchShape& shape, void** args, std::size_t
   if (!args && arg_count > 0) {
     return fail(KILN_STATUS_INVALID_ARGUMENT, subject() + ": args is NULL but arg_count is " + std::to_string(arg_count));
   }
+  return {};
+}
+
+bool Kernel::known_target(const LaunchShape& shape, driver::DriverApi*& driver, driver::CUdevice& device,
+                          driver::CUkernel& kernel) const {
+  if (shape.shared_memory_bytes > k_default_dynamic_shared_limit) return false;  // a limit per device to check
+  kernel = m_first_kernel.load(std::memory_order_acquire);
+  // A resolved kernel implies the package acquired its driver (before, in the thread that published it).
+  if (!kernel || !m_package.devices().single_device()) return false;
+  driver = m_package.acquired_driver();
+  device = m_first_device;
+  return true;
+}
+
+Status Kernel::current_target(const LaunchShape& shape, driver::DriverApi*& driver, driver::CUdevice& device,
+                              driver::CUkernel& kernel) {
   KILN_TRY(m_package.current(driver, device));
   KILN_TRY(resolve(*driver, device, kernel));
   if (shape.shared_memory_bytes > k_default_dynamic_shared_limit) {
     KILN_TRY(ensure_shared_memory(*driver, device, kernel, shape.shared_memory_bytes));
+  }
+  return {};
+}
+
+template <class CallDriver>
+Status Kernel::launch_with(const LaunchShape& shape, void** args, std::size_t arg_count, const char* call,
+                           CallDriver&& call_driver) {
+  KILN_TRY(check_arguments(args, arg_count));
+  driver::DriverApi* driver = nullptr;
+  driver::CUdevice device = 0;
+  driver::CUkernel kernel = nullptr;
+  const bool known = known_target(shape, driver, device, kernel);
+  if (!known) KILN_TRY(current_target(shape, driver, device, kernel));
+  CUresult r = call_driver(*driver, kernel);
+  // Refused before anything ran: no context current on this thread, or one that is gone.
+  if (known && (r == driver::k_cuda_error_invalid_context || r == driver::k_cuda_error_context_is_destroyed)) {
+    KILN_TRY(current_target(shape, driver, device, kernel));
+    r = call_driver(*driver, kernel);
+  }
+  if (r != driver::k_cuda_success) {
+    return fail(KILN_STATUS_DRIVER_ERROR, subject() + ": launch on device " + std::to_string(device) +
+                                              " failed: " + driver_failure(*driver, call, r));
   }
   return {};
 }
@@ -150,27 +195,15 @@ std::string Kernel::driver_failure(driver::DriverApi& driver, const char* call, 
 }
 
 Status Kernel::launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count) {
-  driver::DriverApi* driver = nullptr;
-  driver::CUdevice device = 0;
-  driver::CUkernel kernel = nullptr;
-  KILN_TRY(prepare_launch(shape, args, arg_count, driver, device, kernel));
-  const CUresult r = driver->launch_kernel(reinterpret_cast<driver::CUfunction>(kernel), shape.grid[0], shape.grid[1],
-                                           shape.grid[2], shape.block[0], shape.block[1], shape.block[2],
-                                           shape.shared_memory_bytes, static_cast<driver::CUstream>(stream),
-                                           args, nullptr);
-  if (r != driver::k_cuda_success) {
-    return fail(KILN_STATUS_DRIVER_ERROR, subject() + ": launch on device " + std::to_string(device) +
-                                              " failed: " + driver_failure(*driver, "cuLaunchKernel", r));
-  }
-  return {};
+  return launch_with(shape, args, arg_count, "cuLaunchKernel", [&](driver::DriverApi& driver, driver::CUkernel kernel) {
+    return driver.launch_kernel(reinterpret_cast<driver::CUfunction>(kernel), shape.grid[0], shape.grid[1],
+                                shape.grid[2], shape.block[0], shape.block[1], shape.block[2],
+                                shape.shared_memory_bytes, static_cast<driver::CUstream>(stream), args, nullptr);
+  });
 }
 
 Status Kernel::launch_ex(const LaunchShape& shape, const LaunchAttributes& attributes, void* stream, void** args,
                          std::size_t arg_count) {
-  driver::DriverApi* driver = nullptr;
-  driver::CUdevice device = 0;
-  driver::CUkernel kernel = nullptr;
-  KILN_TRY(prepare_launch(shape, args, arg_count, driver, device, kernel));
   // Only the attributes asked for: a cluster or cooperative attribute the device does not support
   // fails the launch even with a neutral value.
   driver::CUlaunchAttribute list[3];
@@ -197,12 +230,9 @@ Status Kernel::launch_ex(const LaunchShape& shape, const LaunchAttributes& attri
   config.stream = static_cast<driver::CUstream>(stream);
   config.attrs = count > 0 ? list : nullptr;
   config.num_attrs = count;
-  const CUresult r = driver->launch_kernel_ex(config, reinterpret_cast<driver::CUfunction>(kernel), args, nullptr);
-  if (r != driver::k_cuda_success) {
-    return fail(KILN_STATUS_DRIVER_ERROR, subject() + ": launch on device " + std::to_string(device) +
-                                              " failed: " + driver_failure(*driver, "cuLaunchKernelEx", r));
-  }
-  return {};
+  return launch_with(shape, args, arg_count, "cuLaunchKernelEx", [&](driver::DriverApi& driver, driver::CUkernel kernel) {
+    return driver.launch_kernel_ex(config, reinterpret_cast<driver::CUfunction>(kernel), args, nullptr);
+  });
 }
 
 Status Kernel::handle(void*& out) {

@@ -9,6 +9,7 @@
 #include "kiln/launch.h"
 #include "platform/shared_mutex.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,7 +55,9 @@ public:
 
   // Launches on the current context's device: checks the argument count, raises the dynamic shared
   // memory limit if needed, then cuLaunchKernel with the CUkernel cast to CUfunction (supported by the
-  // driver for context-less kernels: it runs in the current context).
+  // driver for context-less kernels: it runs in the current context). In a process with one device,
+  // once the kernel has resolved there, a launch that needs no more than the default dynamic shared
+  // memory is that one driver call: every context is on that device.
   Status launch(const LaunchShape& shape, void* stream, void** args, std::size_t arg_count);
   // The same checks and shared memory handling, then cuLaunchKernelEx with the attributes set.
   Status launch_ex(const LaunchShape& shape, const LaunchAttributes& attributes, void* stream, void** args,
@@ -79,10 +82,23 @@ private:
   };
   Status ensure_shared_memory(driver::DriverApi& driver, driver::CUdevice device, driver::CUkernel kernel,
                               std::uint32_t bytes);
-  // What every launch does before the driver call: the argument checks, the current device, the
-  // CUkernel there, and the dynamic shared memory limit raised when the shape needs it.
-  Status prepare_launch(const LaunchShape& shape, void** args, std::size_t arg_count, driver::DriverApi*& driver,
-                        driver::CUdevice& device, driver::CUkernel& kernel);
+  // Checked before the driver is touched: a wrong count would make the driver read past `args`.
+  Status check_arguments(void** args, std::size_t arg_count) const;
+  // Where a launch of `shape` goes without asking the driver: the kernel resolved on the process's
+  // only device, unless the shape needs its dynamic shared memory limit raised. False: ask.
+  bool known_target(const LaunchShape& shape, driver::DriverApi*& driver, driver::CUdevice& device,
+                    driver::CUkernel& kernel) const;
+  // Where it goes, asked: the current device, the CUkernel there, and the dynamic shared memory limit
+  // raised when the shape needs it.
+  Status current_target(const LaunchShape& shape, driver::DriverApi*& driver, driver::CUdevice& device,
+                        driver::CUkernel& kernel);
+  // What launch and launch_ex share: the checks, the target, `call_driver(driver, kernel)` (the
+  // launch, named `call` in a failure) and, when the known target finds no usable context current
+  // on this thread, the launch again after current_target() (which makes device 0's primary
+  // context current, as any first call does, or says why it cannot).
+  template <class CallDriver>
+  Status launch_with(const LaunchShape& shape, void** args, std::size_t arg_count, const char* call,
+                     CallDriver&& call_driver);
   // The CUfunction of this kernel in the current context (cuKernelGetFunction), for an occupancy
   // query with `dynamic_shared_bytes`: the kernel's limit raised as a launch of that much would.
   Status occupancy_function(std::size_t dynamic_shared_bytes, driver::DriverApi*& driver, driver::CUdevice& device,
@@ -97,6 +113,10 @@ private:
   format::KernelView m_view;
   mutable platform::SharedMutex m_mutex;   // guards m_devices
   std::vector<PerDevice> m_devices;    // few entries: one per device this kernel ran on
+  // The first entry's kernel and device, for launches that need not ask which device is current
+  // (known_target): the device is written before the kernel is published (release).
+  std::atomic<driver::CUkernel> m_first_kernel{nullptr};
+  driver::CUdevice m_first_device = 0;
 };
 
 }  // namespace kiln::core

@@ -1,7 +1,6 @@
 #include "core/library_cache.hpp"
 #include "util/printable.hpp"
 
-#include "core/device.hpp"
 #include "core/driver_access.hpp"
 
 #include <chrono>
@@ -37,7 +36,8 @@ Status LibraryCache::load(driver::DriverApi& driver, const LoadRequest& request,
 }
 
 Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& request, Slot& slot) {
-  const auto start = std::chrono::steady_clock::now();
+  // Timed only for the log line.
+  const auto start = m_log ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   // The store's bytes live as long as the package, so as long as the library: a raw image goes to
   // the driver straight from the package's mapping or buffer.
   std::span<const std::byte> image;
@@ -49,7 +49,7 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
   while (!jit_log.empty() && (jit_log.back() == '\n' || jit_log.back() == '\0')) jit_log.pop_back();
   if (r != driver::k_cuda_success || !library) {
     std::string message = m_label + ": loading " + image_name(request.image) + " for " +
-                          std::string(request.subject) + " on " + describe_device(request.device, request.profile) +
+                          std::string(request.subject) + " on " + request.device->describe() +
                           " failed: cuLibraryLoadData: " +
                           (r != driver::k_cuda_success ? describe_result(driver, r) : std::string("no library returned"));
     if (!jit_log.empty()) message += "\nJIT log:\n" + jit_log;
@@ -61,8 +61,8 @@ Status LibraryCache::load_locked(driver::DriverApi& driver, const LoadRequest& r
   if (m_log) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string line = "kiln: " + m_label + ": " + std::string(request.subject) + " on " +
-                             describe_device(request.device, request.profile) + ": " +
-                             std::string(request.description);
+                             request.device->describe() + ": " +
+                             request.choice->description();
     // One fprintf per line, so lines from concurrent loads do not interleave.
     std::fprintf(stderr, "%s, loaded in %.2f ms\n", printable(line).c_str(), ms);
   }

@@ -3,6 +3,8 @@
 // images proceed in parallel; concurrent requests for one image wait for the single load.
 #pragma once
 
+#include "core/device.hpp"
+#include "core/image_choice.hpp"
 #include "core/image_store.hpp"
 #include "core/status.hpp"
 #include "driver/driver_api.hpp"
@@ -23,9 +25,8 @@ namespace kiln::core {
 struct LoadRequest {
   std::uint32_t image = 0;           // index into IMAGES
   std::string_view subject;          // "block_sum<float, 256>", "variable 'table'"
-  driver::CUdevice device = 0;
-  select::DeviceProfile profile;
-  std::string_view description;      // "cubin sm_90 (exact match)"
+  DeviceQuery* device = nullptr;     // described in a failure's message and the log line
+  const ImageChoice* choice = nullptr;   // its description() is the log line's
 };
 
 class LibraryCache {

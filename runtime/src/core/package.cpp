@@ -1,15 +1,20 @@
 #include "core/package.hpp"
 
 #include "core/kernel.hpp"
-#include "driver/driver_api.hpp"
 #include "core/nearest_names.hpp"
-#include "core/compile_library.hpp"
+#include "driver/driver_api.hpp"
+
+#include <atomic>
 
 namespace kiln::core {
 
 namespace {
 
 constexpr std::size_t k_nearest = 3;
+
+// A counter of its own, not the run-time compiler's: making that reads the cache's settings from the
+// environment and builds paths (half of a first get_kernel's instructions), which a hit never needs.
+std::atomic<std::uint64_t> g_package_hits{0};
 
 }  // namespace
 
@@ -23,6 +28,9 @@ Package::~Package() {
   if (m_driver.driver) {
     if (m_own.libraries) m_own.libraries->unload_all(*m_driver.driver);
     if (m_companions) m_companions->unload_all(*m_driver.driver);
+  }
+  if (m_kernels) {
+    for (std::uint32_t i = 0; i < m_reader.kernel_count(); ++i) delete m_kernels[i].load(std::memory_order_relaxed);
   }
 }
 
@@ -50,7 +58,7 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
 Status Package::open_reader(std::string_view path) {
   KILN_TRY(m_own.open(m_options.log));
   KILN_TRY(SplitCompanions::of(m_reader, m_label, path, m_options.log, m_companions));
-  m_kernels.resize(m_reader.kernel_count());
+  m_kernels = std::make_unique<std::atomic<Kernel*>[]>(m_reader.kernel_count());
   m_compiled = std::make_unique<CompiledKernels>(*this);
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
   // kernel request, whose latency is what users feel. With no driver in the process nothing is
@@ -78,7 +86,14 @@ const char* Package::last_error() const {
 }
 
 Status Package::acquire_driver_once(driver::DriverApi*& out) {
-  std::call_once(m_driver_once, [this] { m_driver = acquire_driver(); });
+  if (!m_driver_taken.load(std::memory_order_acquire)) {
+    std::lock_guard lock(m_driver_mutex);
+    if (!m_driver_taken.load(std::memory_order_relaxed)) {
+      m_driver = acquire_driver();
+      if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
+      m_driver_taken.store(true, std::memory_order_release);
+    }
+  }
   if (!m_driver.driver) return m_driver.failure;
   out = m_driver.driver.get();
   return {};
@@ -98,52 +113,54 @@ std::string Package::image_name(const UnitLibrary& loaded) {
   return loaded.file->libraries->image_name(loaded.image);
 }
 
-Status Package::choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
+Status Package::choose(std::uint32_t unit, DeviceQuery& device, const ImageRequester& requester,
                        const ImageFile*& file, ImageChoice& out) {
   file = &m_own;
-  if (!m_companions) return choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  if (!m_companions) return choose_image(m_reader, unit, device, m_options.force_target, requester, out);
   const ImageFile* companion = nullptr;
-  KILN_TRY(m_companions->for_arch(profile.arch, companion));
+  const std::uint16_t arch = device.profile().arch;
+  KILN_TRY(m_companions->for_arch(arch, companion));
   Status from_companion;
   if (companion) {
     ImageRequester asked = requester;
     asked.label = companion->label;
-    from_companion = choose_image(companion->reader, unit, profile, m_options.force_target, asked, out);
+    from_companion = choose_image(companion->reader, unit, device, m_options.force_target, asked, out);
     if (from_companion.ok()) {
       file = companion;
       return {};
     }
     if (from_companion.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return from_companion;
   }
-  const Status own = choose_image(m_reader, unit, profile, m_options.force_target, requester, out);
+  const Status own = choose_image(m_reader, unit, device, m_options.force_target, requester, out);
   if (own.ok() || own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
-  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(profile.arch)));
+  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(arch)));
 }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                             std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel) {
-  KILN_TRY(m_devices.profile(driver, device, out.profile));
+  KILN_TRY(DeviceQuery::of(devices(), driver, device, out.device));
+  if (m_options.log) KILN_TRY(out.device.make_complete());   // the log line describes the device whole
   ImageChoice choice;
-  KILN_TRY(choose(unit, out.profile, ImageRequester{m_label, subject, device, kernel}, out.file, choice));
+  KILN_TRY(choose(unit, out.device, ImageRequester{m_label, subject, device, kernel}, out.file, choice));
   LoadRequest request;
   request.image = choice.image;
   request.subject = subject;
-  request.device = device;
-  request.profile = out.profile;
-  request.description = choice.description;
+  request.device = &out.device;
+  request.choice = &choice;
   KILN_TRY(out.file->libraries->load(driver, request, out.library));
   out.image = choice.image;
   return {};
 }
 
 Kernel* Package::kernel_at(std::uint32_t index) {
-  {
-    std::shared_lock lock(m_kernels_mutex);
-    if (Kernel* k = m_kernels[index].get()) return k;
+  if (Kernel* k = m_kernels[index].load(std::memory_order_acquire)) return k;
+  std::lock_guard lock(m_kernels_mutex);
+  Kernel* k = m_kernels[index].load(std::memory_order_relaxed);
+  if (!k) {
+    k = new Kernel(*this, index);
+    m_kernels[index].store(k, std::memory_order_release);
   }
-  std::unique_lock lock(m_kernels_mutex);
-  if (!m_kernels[index]) m_kernels[index] = std::make_unique<Kernel>(*this, index);
-  return m_kernels[index].get();
+  return k;
 }
 
 Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
@@ -161,6 +178,8 @@ Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
   index = found->kernel;
   return {};
 }
+
+std::uint64_t Package::package_hits() { return g_package_hits.load(std::memory_order_relaxed); }
 
 Status Package::get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical) {
   std::uint32_t index = 0;
@@ -180,7 +199,7 @@ Status Package::get_kernel(std::string_view name, Kernel*& out) {
   const char* canonical = nullptr;
   Status own = get_own_kernel(name, out, canonical);
   if (own.ok()) {
-    count_package_hit();
+    g_package_hits.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
   if (own.code != KILN_STATUS_KERNEL_NOT_FOUND && (own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE || !canonical)) return own;

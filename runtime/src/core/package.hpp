@@ -16,6 +16,7 @@
 #include "format/package_reader.hpp"
 #include "platform/shared_mutex.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -35,7 +36,7 @@ struct UnitLibrary {
   driver::CUlibrary library = nullptr;
   const ImageFile* file = nullptr;   // the package's own file, or a split companion
   std::uint32_t image = 0;           // in file's IMAGES
-  select::DeviceProfile profile;
+  DeviceQuery device;                // the device it was chosen for (messages describe it)
 };
 
 // The image chosen for a kernel on a device, handed to a loader other than Kiln's (CuPy, cuda.core,
@@ -78,6 +79,8 @@ public:
   // lacks, or has no image of for the device, is compiled at run time when the package carries its
   // sources (compiled_kernels.hpp).
   Status get_kernel(std::string_view name, Kernel*& out);
+  // Kernels this process found in packages' own images (kiln_cache_get_stats' package_hits).
+  static std::uint64_t package_hits();
   // get_kernel from the package's own images alone, counting nothing; `canonical` is the kernel's
   // name once it is found.
   Status get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical);
@@ -111,7 +114,11 @@ public:
   // `kernel`: the kernel that asks, whose images may be fewer than the unit's.
   Status library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
                      std::string_view subject, UnitLibrary& out, std::optional<std::uint32_t> kernel = std::nullopt);
-  DeviceCache& devices() { return m_devices; }
+  // What is known of the driver's devices (the process's, shared by every package). Only once the
+  // driver is acquired (current() succeeded, or a kernel resolved).
+  DeviceCache& devices() { return *m_driver.devices; }
+  // The driver, once acquired: a kernel that resolved has it.
+  driver::DriverApi* acquired_driver() { return m_driver.driver.get(); }
   static std::string image_name(const UnitLibrary& loaded);   // "kernels/ops.cu [sm_90]", and the file if a companion's
   // "\nJIT log:\n..." from loading the image, or "" (see LibraryCache::jit_log).
   static std::string jit_log_suffix(const UnitLibrary& loaded);
@@ -122,12 +129,11 @@ private:
   Status acquire_driver_once(driver::DriverApi*& out);
   Kernel* kernel_at(std::uint32_t index);
   // select_image's shared end: choose among the unit's images, then check and decode the one chosen.
-  Status select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
-                    SelectedImage& out);
+  Status select_for(std::uint32_t index, DeviceQuery& device, SelectedImage& out);
   // choose_image over this file and, for a split package, the companion of the device's major:
   // its cubins first (a cubin runs only on its own major, and beats PTX), then this file's PTX.
-  Status choose(std::uint32_t unit, const select::DeviceProfile& profile, const ImageRequester& requester,
-                const ImageFile*& file, ImageChoice& out);
+  Status choose(std::uint32_t unit, DeviceQuery& device, const ImageRequester& requester, const ImageFile*& file,
+                ImageChoice& out);
   // A copy of `text` that lives as long as the package (descriptions handed out through the C ABI).
   const char* keep(std::string text);
 
@@ -137,13 +143,16 @@ private:
   RuntimeOptions m_options;
   std::unique_ptr<SplitCompanions> m_companions;   // a split package's main file only
 
-  std::once_flag m_driver_once;
-  DriverAccess m_driver;                  // written once under m_driver_once
+  // Taken once: m_driver is written under m_driver_mutex before m_driver_taken is set (release).
+  // Not std::call_once, whose first run costs a futex wake-up (a system call) on a first request.
+  std::mutex m_driver_mutex;
+  std::atomic<bool> m_driver_taken{false};
+  DriverAccess m_driver;
 
-  DeviceCache m_devices;
-
-  platform::SharedMutex m_kernels_mutex;
-  std::vector<std::unique_ptr<Kernel>> m_kernels;  // one slot per KERNELS record, filled on first use
+  // One slot per KERNELS record, filled on first use under m_kernels_mutex and read without it; the
+  // package deletes what they point to.
+  std::mutex m_kernels_mutex;
+  std::unique_ptr<std::atomic<Kernel*>[]> m_kernels;
 
   std::mutex m_kept_mutex;
   std::unordered_set<std::string> m_kept;  // node-based: the strings never move

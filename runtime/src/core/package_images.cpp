@@ -24,9 +24,9 @@ Status Package::select_image(std::uint32_t index, int ordinal, SelectedImage& ou
     const std::string kernel(m_reader.kernel(index).canonical_name);
     return fail(s.code, m_label + ": kernel '" + kernel + "': " + s.message);
   }
-  select::DeviceProfile profile;
-  KILN_TRY(m_devices.profile(*driver, device, profile));
-  return select_for(index, device, profile, out);
+  DeviceQuery query;
+  KILN_TRY(DeviceQuery::of(devices(), *driver, device, query));
+  return select_for(index, query, out);
 }
 
 Status Package::select_image_for_arch(std::uint32_t index, std::uint32_t arch, int driver_version,
@@ -52,7 +52,8 @@ Status Package::select_image_for_arch(std::uint32_t index, std::uint32_t arch, i
   select::DeviceProfile profile;
   profile.arch = static_cast<std::uint16_t>(arch);
   profile.max_ptx_version = select::max_ptx_version_for_driver(driver_version);
-  return select_for(index, k_any_device, profile, out);
+  DeviceQuery query(profile);
+  return select_for(index, query, out);
 }
 
 Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int driver_version, Coverage& out) {
@@ -74,8 +75,7 @@ Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int drive
   return {};
 }
 
-Status Package::select_for(std::uint32_t index, driver::CUdevice device, const select::DeviceProfile& profile,
-                           SelectedImage& out) {
+Status Package::select_for(std::uint32_t index, DeviceQuery& device, SelectedImage& out) {
   if (index >= m_reader.kernel_count()) {
     return fail(KILN_STATUS_INTERNAL_ERROR, m_label + ": kernel " + std::to_string(index) + " out of range");
   }
@@ -83,21 +83,22 @@ Status Package::select_for(std::uint32_t index, driver::CUdevice device, const s
   const format::KernelView kernel = m_reader.kernel(index);
   ImageChoice choice;
   const ImageFile* file = nullptr;
-  KILN_TRY(choose(kernel.unit, profile, ImageRequester{m_label, kernel.canonical_name, device, index}, file, choice));
+  KILN_TRY(choose(kernel.unit, device, ImageRequester{m_label, kernel.canonical_name, device.device(), index}, file,
+                  choice));
   std::span<const std::byte> bytes;
   KILN_TRY(file->images->bytes(choice.image, bytes));
   const format::TargetView target = file->reader.target(file->reader.image(choice.image).target);
   // Names in STRINGS are NUL-terminated (the reader checked), so their views are C strings.
   out.bytes = bytes;
   out.kind = target.target.kind;
-  out.arch = profile.arch;
+  out.arch = device.profile().arch;
   out.target = target.name.data();
   out.kernel_name = kernel.canonical_name.data();
   out.lowered_name = kernel.lowered_name.data();
-  out.description = keep(std::move(choice.description));
+  out.description = keep(choice.description());
   if (m_options.log) {
     const std::string line = "kiln: " + m_label + ": " + std::string(kernel.canonical_name) + " on " +
-                             describe_device(device, profile) + ": " + out.description;
+                             device.describe() + ": " + out.description;
     std::fprintf(stderr, "%s, selected for another loader\n", printable(line).c_str());  // one call: lines do not interleave
   }
   return {};

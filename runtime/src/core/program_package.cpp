@@ -1,5 +1,6 @@
 #include "core/program_package.hpp"
 
+#include "core/device.hpp"
 #include "core/driver_access.hpp"
 
 namespace kiln::core {
@@ -11,10 +12,9 @@ Status target_of_current_device(std::string& target) {
   if (!access.driver) return access.failure;
   driver::CUdevice device = 0;
   KILN_TRY(current_device(*access.driver, device));
-  DeviceCache devices;
-  select::DeviceProfile profile;
-  KILN_TRY(devices.profile(*access.driver, device, profile));
-  target = "sm_" + std::to_string(profile.arch);
+  std::uint16_t arch = 0;
+  KILN_TRY(access.devices->arch(*access.driver, device, arch));
+  target = "sm_" + std::to_string(arch);
   return {};
 }
 

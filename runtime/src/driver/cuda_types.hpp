@@ -37,6 +37,7 @@ inline constexpr CUresult k_cuda_error_invalid_ptx = 218;
 inline constexpr CUresult k_cuda_error_unsupported_ptx_version = 222;
 inline constexpr CUresult k_cuda_error_jit_compilation_disabled = 223;
 inline constexpr CUresult k_cuda_error_not_found = 500;
+inline constexpr CUresult k_cuda_error_context_is_destroyed = 709;
 inline constexpr CUresult k_cuda_error_system_driver_mismatch = 803;
 inline constexpr CUresult k_cuda_error_compat_not_supported_on_device = 804;
 

@@ -17,6 +17,7 @@ public:
 
   virtual CUresult init() = 0;                                            // cuInit(0)
   virtual CUresult driver_get_version(int* version) = 0;                  // cuDriverGetVersion
+  virtual CUresult device_get_count(int* count) = 0;                      // cuDeviceGetCount
   virtual CUresult device_get(CUdevice* device, int ordinal) = 0;         // cuDeviceGet
   virtual CUresult device_get_attribute(int* value, int attribute, CUdevice device) = 0;
   virtual CUresult ctx_get_current(CUcontext* context) = 0;              // cuCtxGetCurrent

@@ -83,6 +83,7 @@ void resolve_all(Resolver& resolver, EntryPoints& entry) {
   KILN_RESOLVE(resolver, entry.get_error_name, cuGetErrorName, 6000);  // first: it names the other errors
   KILN_RESOLVE(resolver, entry.init, cuInit, 2000);
   KILN_RESOLVE(resolver, entry.driver_get_version, cuDriverGetVersion, 2020);
+  KILN_RESOLVE(resolver, entry.device_get_count, cuDeviceGetCount, 2000);
   KILN_RESOLVE(resolver, entry.device_get, cuDeviceGet, 2000);
   KILN_RESOLVE(resolver, entry.device_get_attribute, cuDeviceGetAttribute, 2000);
   KILN_RESOLVE(resolver, entry.ctx_get_current, cuCtxGetCurrent, 4000);

@@ -22,6 +22,7 @@ public:
 
   CUresult init() override { return m_entry.init(0); }
   CUresult driver_get_version(int* version) override { return m_entry.driver_get_version(version); }
+  CUresult device_get_count(int* count) override { return m_entry.device_get_count(count); }
   CUresult device_get(CUdevice* device, int ordinal) override { return m_entry.device_get(device, ordinal); }
   CUresult device_get_attribute(int* value, int attribute, CUdevice device) override {
     return m_entry.device_get_attribute(value, attribute, device);

@@ -17,6 +17,7 @@ using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char* symbol, void** pfn,
                                                  std::uint64_t flags, int* symbol_status);
 using PFN_cuInit_v2000 = CUresult (*)(unsigned int flags);
 using PFN_cuDriverGetVersion_v2020 = CUresult (*)(int* version);
+using PFN_cuDeviceGetCount_v2000 = CUresult (*)(int* count);
 using PFN_cuDeviceGet_v2000 = CUresult (*)(CUdevice* device, int ordinal);
 using PFN_cuDeviceGetAttribute_v2000 = CUresult (*)(int* value, int attribute, CUdevice device);
 using PFN_cuCtxGetCurrent_v4000 = CUresult (*)(CUcontext* context);
@@ -58,6 +59,7 @@ using PFN_cuOccupancyMaxPotentialBlockSize_v6050 = CUresult (*)(int* min_grid_si
 struct EntryPoints {
   PFN_cuInit_v2000 init = nullptr;
   PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
+  PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
   PFN_cuDeviceGet_v2000 device_get = nullptr;
   PFN_cuDeviceGetAttribute_v2000 device_get_attribute = nullptr;
   PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
