@@ -1,11 +1,13 @@
 # kiln_install_python_runtime(): vendors Kiln's Python binding and runtime library into a Python
 # package, for wheels that ship Kiln packages (docs/python.md, docs/cmake.md).
 #
-#   kiln_install_python_runtime(DESTINATION mypkg/_kiln [COMPONENT <component>])
+#   kiln_install_python_runtime(DESTINATION mypkg/_kiln [COMPILE_LIBRARY] [COMPONENT <component>])
 #
 # installs into DESTINATION the binding's Python files (from KILN_PYTHON_BINDING_DIR) and
 # Kiln::runtime's library file as libkiln.so.0: a real file, not a symbolic link, because a wheel
-# cannot hold links, and under the name the binding looks for beside itself. Each wheel carries its
+# cannot hold links, and under the name the binding looks for beside itself. With COMPILE_LIBRARY,
+# Kiln::jit's file too, as libkiln_jit.so.0 beside it, for a package that compiles at run time
+# (carried sources, kiln.Program); without it, such a compile is NoCompilerError naming the file. Each wheel carries its
 # own copy inside its own package (`from mypkg import _kiln as kiln`), so two wheels never install
 # the same file.
 #
@@ -22,7 +24,7 @@ endif()
 set_property(GLOBAL PROPERTY KILN_PYTHON_BINDING_DIR "${KILN_PYTHON_BINDING_DIR}")
 
 function(kiln_install_python_runtime)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "DESTINATION;COMPONENT" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "COMPILE_LIBRARY" "DESTINATION;COMPONENT" "")
   set(fn "kiln_install_python_runtime()")
   if(arg_UNPARSED_ARGUMENTS)
     string(REPLACE ";" " " unknown "${arg_UNPARSED_ARGUMENTS}")
@@ -40,6 +42,10 @@ function(kiln_install_python_runtime)
     message(FATAL_ERROR "${fn}: Kiln::runtime is a ${type}, not a shared library: the binding loads "
                         "libkiln.so.0 with ctypes")
   endif()
+  if(arg_COMPILE_LIBRARY AND NOT TARGET Kiln::jit)
+    message(FATAL_ERROR "${fn}: COMPILE_LIBRARY asks for Kiln::jit, which this Kiln does not have "
+                        "(it was built with KILN_BUILD_JIT=OFF)")
+  endif()
   set(binding_dir "${KILN_PYTHON_BINDING_DIR}")
   if(NOT binding_dir)
     get_property(binding_dir GLOBAL PROPERTY KILN_PYTHON_BINDING_DIR)
@@ -56,17 +62,26 @@ function(kiln_install_python_runtime)
   install(DIRECTORY "${binding_dir}/" DESTINATION "${arg_DESTINATION}" ${component}
           FILES_MATCHING PATTERN "*.py" PATTERN "py.typed" PATTERN "__pycache__" EXCLUDE)
   # TARGET_FILE is the library itself (libkiln.so.0.2.0), never the soname link.
-  install(FILES "$<TARGET_FILE:Kiln::runtime>" DESTINATION "${arg_DESTINATION}" RENAME libkiln.so.0 ${component})
-  # Stripped when the install asks for it (cmake --install --strip; scikit-build-core does by default),
-  # as install(TARGETS) strips libraries: install(FILES) alone would not, and a RelWithDebInfo libkiln
-  # is several times larger with its debug information.
-  if(CMAKE_STRIP)
-    set(installed "${arg_DESTINATION}/libkiln.so.0")
-    if(NOT IS_ABSOLUTE "${installed}")
-      set(installed "\${CMAKE_INSTALL_PREFIX}/${installed}")
-    endif()
-    install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+  set(libraries "Kiln::runtime=libkiln.so.0")
+  if(arg_COMPILE_LIBRARY)
+    list(APPEND libraries "Kiln::jit=libkiln_jit.so.0")
+  endif()
+  foreach(library IN LISTS libraries)
+    string(REPLACE "=" ";" library "${library}")
+    list(GET library 0 target)
+    list(GET library 1 name)
+    install(FILES "$<TARGET_FILE:${target}>" DESTINATION "${arg_DESTINATION}" RENAME ${name} ${component})
+    # Stripped when the install asks for it (cmake --install --strip; scikit-build-core does by
+    # default), as install(TARGETS) strips libraries: install(FILES) alone would not, and a
+    # RelWithDebInfo libkiln is several times larger with its debug information.
+    if(CMAKE_STRIP)
+      set(installed "${arg_DESTINATION}/${name}")
+      if(NOT IS_ABSOLUTE "${installed}")
+        set(installed "\${CMAKE_INSTALL_PREFIX}/${installed}")
+      endif()
+      install(CODE "if(CMAKE_INSTALL_DO_STRIP)
   execute_process(COMMAND \"${CMAKE_STRIP}\" \"\$ENV{DESTDIR}${installed}\")
 endif()" ${component})
-  endif()
+    endif()
+  endforeach()
 endfunction()

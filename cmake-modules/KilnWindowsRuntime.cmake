@@ -13,7 +13,7 @@ target_link_options(kiln_runtime PRIVATE -static -Wl,--no-undefined ${kiln_def})
 find_program(KILN_DLLTOOL NAMES llvm-dlltool-19 llvm-dlltool x86_64-w64-mingw32-dlltool
              HINTS /usr/lib/llvm-19/bin REQUIRED)
 add_custom_command(TARGET kiln_runtime POST_BUILD
-                   COMMAND ${KILN_DLLTOOL} -m i386:x86-64 -d ${kiln_def} -l ${CMAKE_CURRENT_BINARY_DIR}/kiln.lib
-                   BYPRODUCTS ${CMAKE_CURRENT_BINARY_DIR}/kiln.lib
+                   COMMAND ${KILN_DLLTOOL} -m i386:x86-64 -d ${kiln_def} -l ${KILN_LIBRARY_OUTPUT_DIRECTORY}/kiln.lib
+                   BYPRODUCTS ${KILN_LIBRARY_OUTPUT_DIRECTORY}/kiln.lib
                    COMMENT "kiln.lib: the import library MSVC links"
                    VERBATIM)

@@ -12,10 +12,11 @@ set(KILN_ZSTD_SOURCE_DIR "${PROJECT_SOURCE_DIR}/.deps/zstd" CACHE PATH
 if(EXISTS "${KILN_ZSTD_SOURCE_DIR}/lib/zstd.h")
   set(zstd_lib ${KILN_ZSTD_SOURCE_DIR}/lib)
   set(zstd_definitions ZSTD_LEGACY_SUPPORT=0 ZSTD_DISABLE_ASM XXH_NAMESPACE=ZSTD_)
-  file(GLOB kiln_zstd_decoder_sources CONFIGURE_DEPENDS ${zstd_lib}/common/*.c ${zstd_lib}/decompress/*.c)
+  # A fixed source tree: no CONFIGURE_DEPENDS, whose check makes `ninja -n` plan only a re-run of CMake.
+  file(GLOB kiln_zstd_decoder_sources ${zstd_lib}/common/*.c ${zstd_lib}/decompress/*.c)
   # Threads are the compressor's (multi-threaded compression, which Kiln does not use either).
   list(FILTER kiln_zstd_decoder_sources EXCLUDE REGEX "/(pool|threading)\\.c$")
-  file(GLOB kiln_zstd_encoder_sources CONFIGURE_DEPENDS ${zstd_lib}/compress/*.c ${zstd_lib}/common/pool.c
+  file(GLOB kiln_zstd_encoder_sources ${zstd_lib}/compress/*.c ${zstd_lib}/common/pool.c
        ${zstd_lib}/common/threading.c)
   add_library(kiln_zstd_decoder STATIC ${kiln_zstd_decoder_sources})
   add_library(kiln_zstd_encoder STATIC ${kiln_zstd_encoder_sources})

@@ -22,7 +22,7 @@ runs=${KILN_BENCH_RUNS:-15}
 mkdir -p "$out"
 summary=$out/summary.txt
 
-for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
+for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 libkiln_jit.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
             arch.kiln arch_split.kiln arch_split.cc8.kiln arch_split.cc9.kiln parts.kiln linking.kiln carried.kiln saxpy_carried.kiln \
             saxpy_listed.kiln python_test.kiln fidelity_load_packages; do
   if [ ! -e "$carry/$file" ]; then
@@ -110,7 +110,10 @@ if [ -f "$carry/fidelity_packages.tar.gz" ]; then
   step fidelity_load fidelity_load.log "$carry/fidelity_load_packages" "$work"/packages/*.kiln
 fi
 if [ "$runs" -gt 0 ]; then
-  step python_first_launch python_first_launch.log env PYTHONPATH="$site" PYTHONUNBUFFERED=1 "$python" \
+  # The example wheel vendors the loader alone; kiln.compile_program's path (6) takes the bundle's
+  # compile library, by the variable libkiln reads.
+  step python_first_launch python_first_launch.log env PYTHONPATH="$site" PYTHONUNBUFFERED=1 \
+    KILN_JIT_LIBRARY="$carry/libkiln_jit.so.0" "$python" \
     bench/python_first_launch/run.py --runs "$runs" --out "$out/python-first-launch.md"
   step runtime_load runtime_load.log env PYTHONUNBUFFERED=1 python3 bench/runtime_load/run.py \
     --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --carried "$carry/saxpy_carried.kiln" --listed "$carry/saxpy_listed.kiln" --runs "$runs" \

@@ -1,6 +1,6 @@
 #include "package_spec.hpp"
 
-#include "format/package_writer.hpp"
+#include "writer/package_writer.hpp"
 
 #include <cstring>
 #include <fstream>

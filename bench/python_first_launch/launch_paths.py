@@ -1,22 +1,44 @@
-"""The six ways the benchmark gets a kernel launched, each as the steps worker.py times.
+"""The eight ways the benchmark gets a kernel launched, each as the steps worker.py times.
 
 Every module a path needs is imported inside import_modules(), never at the top of this file, so that
 the import is on the clock. Steps: import_modules, init_cuda, allocate (outside the first launch),
-then the first launch: prepare (open the package / build the RawModule), get_kernel, launch,
-synchronize. read() copies a result back after the clock has stopped.
+then the first launch: prepare (open the package / build the RawModule / read the image file),
+get_kernel, launch, synchronize. read() copies a result back after the clock has stopped.
+
+The two floor paths (7) and (8) load, without Kiln, the very image Kiln's package selects for the
+device, from a file run.py wrote before any timed process (an ImageFile: the file and the kernel's
+lowered name in it).
 """
 from __future__ import annotations
 
 import importlib
 import os
 import time
+from dataclasses import dataclass
 
 import cases
 
 
+@dataclass(frozen=True)
+class ImageFile:
+    """The image run.py wrote for the floor paths (worker.py --write-image): its file, whose suffix is
+    the image's kind ("cubin", or "ptx" where the package has no cubin for the device), and the
+    lowered name of the kernel in it."""
+    path: str
+    lowered_name: str
+
+    @property
+    def kind(self) -> str:
+        return os.path.splitext(self.path)[1].lstrip(".")
+
+
 class LaunchPath:
-    def __init__(self, case: cases.Case, source: str):
-        self.case, self.source = case, source
+    needs_image = False  # True: the floor paths, which load an ImageFile
+
+    def __init__(self, case: cases.Case, source: str, image: ImageFile | None = None):
+        if self.needs_image and image is None:
+            raise ValueError(f"{type(self).__name__} loads the image file run.py writes: give an ImageFile")
+        self.case, self.source, self.image = case, source, image
         self.module_import_ms: dict[str, float] = {}
 
     def _import(self, name: str):
@@ -94,6 +116,19 @@ class CupyRawModule(CupyArrays):
 
     def get_kernel(self):
         self.kernel = self.module.get_function(self.case.name)  # compiles or loads the cached cubin
+
+
+class CupyCubin(CupyArrays):
+    """(7) The floor of (2): CuPy loads the image Kiln's package selects for the device from its file,
+    without Kiln: cupy.RawModule(path=...) only records the path; get_function(<lowered name>) loads
+    the file (cuModuleLoad: the driver reads it), as it does for the temporary file of (2)."""
+    needs_image = True
+
+    def prepare(self):
+        self.module = self.cp.RawModule(path=self.image.path)
+
+    def get_kernel(self):
+        self.kernel = self.module.get_function(self.image.lowered_name)  # reads and loads the file
 
 
 class KilnProgram(CupyArrays):
@@ -183,6 +218,37 @@ class KilnCudaCore(LaunchPath):
         return self.package.image(self.case.name).description
 
 
+def object_code(core, data: bytes, kind: str):
+    """A cuda.core ObjectCode of an image's bytes, as Kiln's cuda_core_kernel makes it: from_cubin (or
+    from_ptx) on cuda.core 0.2 and later, ObjectCode(data, kind) on 0.1."""
+    code = core.ObjectCode
+    if hasattr(code, "from_cubin"):
+        return (code.from_cubin if kind == "cubin" else code.from_ptx)(data)
+    return code(data, kind)
+
+
+class CudaCoreCubin(KilnCudaCore):
+    """(8) The floor of (3): cuda.core loads the image Kiln's package selects for the device, without
+    Kiln: the file's bytes read (as Kiln's open reads the package), ObjectCode.from_cubin, get_kernel
+    (<lowered name>), launched and its memory handled as (3) does."""
+    needs_image = True
+
+    def import_modules(self):
+        self.core, _ = import_cuda_core(self._import)
+        self.driver = self._import("cuda.bindings.driver")
+
+    def prepare(self):
+        with open(self.image.path, "rb") as file:  # part of the measured work, as the file read in Kiln's open
+            data = file.read()
+        self.code = object_code(self.core, data, self.image.kind)
+
+    def get_kernel(self):
+        self.kernel = self.code.get_kernel(self.image.lowered_name)
+
+    def image_description(self) -> None:
+        return None  # no package here; run.py records the image the file holds
+
+
 PATHS = {
     "kiln": KilnBinding,
     "kiln-cupy": KilnCupy,
@@ -190,4 +256,6 @@ PATHS = {
     "cupy-cold": CupyRawModule,
     "cupy-warm": CupyRawModule,
     "kiln-program-warm": KilnProgram,
+    "cupy-cubin": CupyCubin,
+    "cuda-core-cubin": CudaCoreCubin,
 }

@@ -3,7 +3,9 @@
 kernel by one path (see README.md). Prints one JSON line; exits 1 if the kernel's result is wrong.
 
     python3 worker.py --path PATH --kernel NAME --kernel-dir DIR [--elements N]
+        [--image FILE --lowered-name NAME]   # the floor paths: the file --write-image wrote
     python3 worker.py --environment          # versions and device, as JSON (imports everything)
+    python3 worker.py --write-image DIR --kernel NAME   # the package's image for device 0, to a file
 
 run.py starts it; the CuPy paths use whatever cache CUPY_CACHE_DIR names.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -32,12 +35,33 @@ def libraries_loaded(*names: str) -> dict:
     return {name: name in maps for name in names}
 
 
-def measure(path_name: str, kernel: str, kernel_dir: Path, elements: int) -> dict:
+def image_file_name(kernel: str, kind: str) -> str:
+    """The image file's name: block_sum<float, 256> and cubin -> block_sum_float_256.cubin."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", kernel).strip("_") + "." + kind
+
+
+def write_image(kernel: str, directory: Path) -> dict:
+    """The image the example wheel's package loads for `kernel` on device 0 (the device every path
+    uses; what paths (1) to (3) load), written to a file in `directory` for the floor paths. run.py
+    calls this in a process of its own, once per kernel, before any measured process."""
+    import kiln_example
+    image = kiln_example.package().image(kernel, device=0)
+    if image.kind not in ("cubin", "ptx"):
+        sys.exit(f"worker.py: {kernel}: the package's image is of kind {image.kind!r}, not cubin or ptx")
+    directory.mkdir(parents=True, exist_ok=True)
+    file = directory / image_file_name(kernel, image.kind)
+    file.write_bytes(image.data)
+    return {"kernel": kernel, "file": str(file), "lowered_name": image.lowered_name, "kind": image.kind,
+            "target": image.target, "description": image.description, "bytes": len(image.data)}
+
+
+def measure(path_name: str, kernel: str, kernel_dir: Path, elements: int,
+            image: paths.ImageFile | None = None) -> dict:
     case = cases.CASES[kernel]
     source = (kernel_dir / case.source).read_text()  # read outside the clock for every path alike
     host = case.arrays(elements, np.random.default_rng(12345))
     inputs = {name: array.copy() for name, array in host.items()}
-    path = paths.PATHS[path_name](case, source)
+    path = paths.PATHS[path_name](case, source, image)
 
     start = clock_ms()
     path.import_modules()
@@ -70,20 +94,33 @@ def measure(path_name: str, kernel: str, kernel_dir: Path, elements: int) -> dic
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--environment", action="store_true", help="print versions and the device, then exit")
+    parser.add_argument("--write-image", type=Path, metavar="DIR",
+                        help="write the package's image of --kernel for device 0 into DIR, print its details")
     parser.add_argument("--path", choices=sorted(paths.PATHS))
     parser.add_argument("--kernel", choices=sorted(cases.CASES))
     parser.add_argument("--kernel-dir", type=Path)
     parser.add_argument("--elements", type=int, default=cases.DEFAULT_ELEMENTS)
-    args = parser.parse_args()
+    parser.add_argument("--image", type=Path, help="the floor paths: the image file --write-image wrote")
+    parser.add_argument("--lowered-name", help="the floor paths: the kernel's lowered name in --image")
+    args = parser.parse_args(argv)
     if args.environment:
         result = environment.describe()
+    elif args.write_image:
+        if not args.kernel:
+            parser.error("--write-image needs --kernel")
+        result = write_image(args.kernel, args.write_image)
     else:
         if not (args.path and args.kernel and args.kernel_dir):
             parser.error("--path, --kernel and --kernel-dir are required")
-        result = measure(args.path, args.kernel, args.kernel_dir, args.elements)
+        image = None
+        if paths.PATHS[args.path].needs_image:
+            if not (args.image and args.lowered_name):
+                parser.error(f"--path {args.path} needs --image and --lowered-name")
+            image = paths.ImageFile(str(args.image), args.lowered_name)
+        result = measure(args.path, args.kernel, args.kernel_dir, args.elements, image)
     print(json.dumps(result))
     return 0
 

@@ -58,7 +58,7 @@ if(MODE STREQUAL "subdirectory")
   kiln_expect("${plan}" NOT_MATCHES "runtime_tests|saxpy|runtime_load_bench" "Kiln as a subproject builds no tests")
   kiln_run(commands ${CMAKE_COMMAND} --build ${build} -- -t commands ${program}_example)
   kiln_expect("${commands}" MATCHES "${build}/kiln/bin/kiln build " "the in-tree generator builds the package")
-  kiln_expect("${commands}" MATCHES "kiln/runtime/src/api/libkiln.so" "the program links the in-tree runtime")
+  kiln_expect("${commands}" MATCHES "kiln/lib/libkiln.so" "the program links the in-tree runtime")
   kiln_expect("${commands}" MATCHES "${package}_embed.S" "the package is linked in with .incbin")
   # Then it builds for real (Kiln's generator and runtime, the package, the program; a minute or
   # two on a small machine), and the program finds its embedded package by name from the build tree.

@@ -9,7 +9,7 @@ file(RENAME ${STAGE} ${PREFIX})
 
 set(expected bin/kiln include/kiln/kiln.h include/kiln/launch.h include/kiln/compile.h include/kiln/kiln.hpp include/kiln/error.hpp
     include/kiln/kernel.hpp include/kiln/name_of.hpp include/kiln/program.hpp lib/libkiln.so lib/libkiln.so.0
-    lib/libkiln_static.a
+    lib/libkiln_static.a lib/libkiln_jit.so lib/libkiln_jit.so.0 lib/libkiln_jit_static.a
     lib/cmake/Kiln/KilnConfig.cmake lib/cmake/Kiln/KilnConfigVersion.cmake lib/cmake/Kiln/KilnTargets.cmake
     lib/cmake/Kiln/KilnFunctions.cmake lib/pkgconfig/kiln.pc)
 foreach(file IN LISTS expected)
@@ -33,7 +33,19 @@ foreach(file IN LISTS text_files)
     endif()
   endforeach()
 endforeach()
-foreach(binary bin/kiln lib/libkiln.so.0)
+foreach(binary bin/kiln lib/libkiln.so.0 lib/libkiln_jit.so.0)
   kiln_run(dynamic readelf -d ${PREFIX}/${binary})
   kiln_expect("${dynamic}" NOT_MATCHES "${STAGE}|${KILN_BUILD_DIR}" "RUNPATH of ${binary}")
 endforeach()
+# The loader and the compile library NEED no CUDA library and not each other: libkiln loads the
+# compile library when a kernel must be compiled, and that one loads NVRTC and nvJitLink with dlopen.
+foreach(binary lib/libkiln.so.0 lib/libkiln_jit.so.0)
+  kiln_run(dynamic readelf -d ${PREFIX}/${binary})
+  kiln_expect("${dynamic}" NOT_MATCHES "NEEDED[^\n]*(libcuda|libnvrtc|libnvJitLink|libkiln)" "NEEDED of ${binary}")
+endforeach()
+kiln_run(exports nm -D --defined-only ${PREFIX}/lib/libkiln_jit.so.0)
+string(REGEX MATCHALL "[^\n]+" export_lines "${exports}")
+list(LENGTH export_lines export_count)
+if(NOT export_count EQUAL 1 OR NOT exports MATCHES " T kiln_jit_compile_library")
+  message(FATAL_ERROR "libkiln_jit.so.0 must export its entry point alone; it exports:\n${exports}")
+endif()

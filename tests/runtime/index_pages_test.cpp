@@ -6,6 +6,7 @@
 
 #include "core/package.hpp"
 #include "package_fixture.hpp"
+#include "test_process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #     a shared library, no binding in KILN_PYTHON_BINDING_DIR;
 #   - what it installs: the binding's .py files as installed with Kiln (found relative to
 #     KilnConfig.cmake, so in the moved prefix) and libkiln.so.0, a regular file with the library's
-#     bytes; nothing else; only with its COMPONENT.
+#     bytes; nothing else; only with its COMPONENT; with COMPILE_LIBRARY, libkiln_jit.so.0 beside it.
 #   cmake -DWORK=... -DPREFIX=... -P check_python_runtime.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/../consumer/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
@@ -56,3 +56,23 @@ if(NOT copied STREQUAL original)
   message(FATAL_ERROR "${library} differs from ${PREFIX}/lib/libkiln.so.0")
 endif()
 message(STATUS "kiln_install_python_runtime(DESTINATION mypkg/_kiln) installed:\n  ${installed}")
+
+# COMPILE_LIBRARY: the compile library too, beside libkiln under the name it looks for, and nothing
+# more; and an error naming the option where Kiln has no Kiln::jit.
+configure(with_jit OK "${find}\nkiln_install_python_runtime(DESTINATION mypkg/_kiln COMPILE_LIBRARY)")
+kiln_run(ignored ${CMAKE_COMMAND} --install ${WORK}/with_jit/build --prefix ${WORK}/out_jit)
+file(GLOB_RECURSE installed_jit LIST_DIRECTORIES false RELATIVE ${WORK}/out_jit ${WORK}/out_jit/*)
+set(expected_jit ${expected} mypkg/_kiln/libkiln_jit.so.0)
+list(SORT expected_jit)
+list(SORT installed_jit)
+if(NOT installed_jit STREQUAL expected_jit)
+  message(FATAL_ERROR "with COMPILE_LIBRARY, installed:\n  ${installed_jit}\nexpected:\n  ${expected_jit}")
+endif()
+file(SHA256 ${WORK}/out_jit/mypkg/_kiln/libkiln_jit.so.0 copied_jit)
+file(SHA256 ${PREFIX}/lib/libkiln_jit.so.0 original_jit)
+if(NOT copied_jit STREQUAL original_jit)
+  message(FATAL_ERROR "${WORK}/out_jit/mypkg/_kiln/libkiln_jit.so.0 differs from ${PREFIX}/lib/libkiln_jit.so.0")
+endif()
+configure(no_jit "${fn} COMPILE_LIBRARY asks for Kiln::jit, which this Kiln does not have"
+          "add_library(Kiln::runtime SHARED IMPORTED)\ninclude(${PREFIX}/lib/cmake/Kiln/KilnPython.cmake)\n"
+          "kiln_install_python_runtime(DESTINATION d COMPILE_LIBRARY)")

@@ -28,7 +28,6 @@ constexpr const char* k_file_name = "kiln_jit.dll";
 constexpr const char* k_file_name = "libkiln_jit.so.0";
 #endif
 
-std::atomic<std::uint64_t> g_package_hits{0};
 std::atomic<std::uint64_t> g_memory_hits{0};
 std::atomic<CompileLibrary*> g_loaded{nullptr};
 std::mutex g_directories_mutex;
@@ -50,14 +49,38 @@ CompileLibrary* open_file(const std::string& file, std::string& why) {
   void* library = platform::open_checked_library(file, check, why);
   if (!library) return nullptr;
   const auto entry = reinterpret_cast<Entry>(platform::library_symbol(library, k_entry_point));
-  if (!entry) {
-    why = std::string("lacks ") + k_entry_point;
-    return nullptr;
+  CompileLibrary* compile = entry ? entry(k_compile_interface_id) : nullptr;
+  if (!compile) {
+    why = entry ? "a compile library of another Kiln (this loader needs the one built with it)"
+                : std::string("lacks ") + k_entry_point;
+    platform::close_library(library);
   }
-  CompileLibrary* compile = entry(k_compile_interface_id);
-  if (!compile) why = "a compile library of another Kiln (this loader needs one built beside it)";
   return compile;
 }
+
+}  // namespace
+
+Status find_compile_library(const char* variable_value, const std::string& loader_file, CompileLibrary*& out) {
+  out = nullptr;
+  std::string looked;
+  if (variable_value && *variable_value) {
+    std::string why = platform::unrooted_path_problem(k_variable, variable_value);
+    if (why.empty() && (out = open_file(variable_value, why))) return {};
+    looked = std::string(variable_value) + " (" + k_variable + "): " + why;
+  } else if (loader_file.empty()) {
+    looked = std::string(k_file_name) + ": the loader's own file is unknown, so nothing lies beside it";
+  } else {
+    const std::string file = platform::utf8_of(platform::path_of_utf8(loader_file).parent_path() / k_file_name);
+    std::string why;
+    if ((out = open_file(file, why))) return {};
+    looked = file + " (beside " + loader_file + "): " + why;
+  }
+  return fail(KILN_STATUS_NO_COMPILER, std::string("run-time compilation needs Kiln's compile library (") + k_file_name +
+                                           ", installed with Kiln::jit, or named by " + k_variable +
+                                           "); looked at " + looked);
+}
+
+namespace {
 
 Status find_library(CompileLibrary*& out) {
 #if !defined(_WIN32)
@@ -67,25 +90,8 @@ Status find_library(CompileLibrary*& out) {
     return fail(KILN_STATUS_NO_COMPILER, "the compile library linked into this module is of another Kiln");
   }
 #endif
-  std::string looked;
-  if (const char* file = platform::environment(k_variable); file && *file) {
-    std::string why = platform::unrooted_path_problem(k_variable, file);
-    if (why.empty() && (out = open_file(file, why))) return {};
-    looked = std::string(file) + " (" + k_variable + "): " + why;
-  } else {
-    const platform::ModuleInfo module = platform::module_of(reinterpret_cast<const void*>(&find_library));
-    if (module.path.empty()) {
-      looked = std::string(k_file_name) + ": the loader's own file is unknown, so nothing lies beside it";
-    } else {
-      const std::string file = platform::utf8_of(platform::path_of_utf8(module.path).parent_path() / k_file_name);
-      std::string why;
-      if ((out = open_file(file, why))) return {};
-      looked = file + " (beside " + module.path + "): " + why;
-    }
-  }
-  return fail(KILN_STATUS_NO_COMPILER, std::string("run-time compilation needs Kiln's compile library (") + k_file_name +
-                                           ", installed with Kiln::jit, or named by " + k_variable +
-                                           "); looked at " + looked);
+  const platform::ModuleInfo module = platform::module_of(reinterpret_cast<const void*>(&find_library));
+  return find_compile_library(platform::environment(k_variable), module.path, out);
 }
 
 }  // namespace
@@ -116,9 +122,7 @@ void add_compiler_search_directory(const std::string& directory) {
 
 CompileLibrary* loaded_compile_library() { return g_loaded.load(std::memory_order_acquire); }
 
-void count_package_hit() { g_package_hits.fetch_add(1, std::memory_order_relaxed); }
 void count_memory_hit() { g_memory_hits.fetch_add(1, std::memory_order_relaxed); }
-std::uint64_t package_hits() { return g_package_hits.load(std::memory_order_relaxed); }
 std::uint64_t memory_hits() { return g_memory_hits.load(std::memory_order_relaxed); }
 
 }  // namespace kiln::core

@@ -90,14 +90,17 @@ Status compile_library(CompileLibrary*& out);
 // A directory to search for NVRTC and nvJitLink (kiln_compiler_add_search_dir): kept, and handed to
 // the library when it loads (or at once when it has), so registering one loads nothing.
 void add_compiler_search_directory(const std::string& directory);
+// The search compile_library makes in a module without Kiln::jit_static, apart from the process's
+// environment and its answer kept, for tests: `variable_value` is KILN_JIT_LIBRARY's value (null or
+// empty: unset) and `loader_file` the loader's own file.
+Status find_compile_library(const char* variable_value, const std::string& loader_file, CompileLibrary*& out);
 // Whether the library has been loaded (kiln_cache_get_stats adds its counters only then: asking
 // for statistics loads nothing).
 CompileLibrary* loaded_compile_library();
 
-// The loader's own counters, beside the compile library's.
-void count_package_hit();
+// The loader's count of kernels compiled earlier in this process that it found again (kiln_cache_stats'
+// memory_hits with the compile library's; package hits are Package::package_hits).
 void count_memory_hit();
-std::uint64_t package_hits();
 std::uint64_t memory_hits();
 
 }  // namespace kiln::core
