@@ -11,7 +11,6 @@
 #include "write_plan.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -238,14 +237,11 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
   if (options.version_minor >= 4) {
     place_known(SectionKind::name_index, s.name_index);
   }
-  for (const ExtraSection& extra : options.extra_sections) {
-    place(extra.kind, extra.bytes, 0);
-  }
   place(static_cast<std::uint32_t>(SectionKind::blobs), s.blobs, k_section_verify_lazily);
   if (options.version_minor >= 6) {   // after BLOBS: the pages cover everything before it (1.6)
     const std::uint64_t blobs_offset = toc.back().offset;
     place_known(SectionKind::index_pages,
-                detail::encode_index_pages(file, sizeof(FileHeader), blobs_offset, options.index_page_size));
+                detail::encode_index_pages(file, sizeof(FileHeader), blobs_offset, k_index_page_size));
   }
 
   pad_to(file, k_section_alignment);
@@ -271,19 +267,6 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
 
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options) {
   WriteResult result;
-  for (const ExtraSection& extra : options.extra_sections) {
-    if (detail::is_known_kind(extra.kind)) {
-      result.error = "extra section kind " + std::to_string(extra.kind) + " is the " +
-                     detail::section_name(extra.kind) + " section of this format version";
-      return result;
-    }
-  }
-  if (!std::has_single_bit(options.index_page_size) || options.index_page_size < k_index_page_min ||
-      options.index_page_size > k_index_page_max) {
-    result.error = "index page size " + std::to_string(options.index_page_size) + " is not a power of two from " +
-                   std::to_string(k_index_page_min) + " to " + std::to_string(k_index_page_max);
-    return result;
-  }
   detail::WritePlan plan;
   if (result.error = detail::plan_package(contents, options.version_minor, plan); !result.error.empty()) {
     return result;

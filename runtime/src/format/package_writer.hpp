@@ -83,11 +83,6 @@ struct PackageContents {
   std::vector<PackageCarriedUnit> carried = {};   // 1.3
 };
 
-struct ExtraSection {                    // for tests of forward compatibility: an unknown section
-  std::uint32_t kind;
-  std::vector<std::byte> bytes;
-};
-
 struct WriteOptions {
   bool compress = true;                  // zstd an image when that makes it smaller
   // zstd carried source texts when that makes them smaller. Apart from `compress`: images are often
@@ -100,9 +95,6 @@ struct WriteOptions {
   // Tests write newer minors, and older ones: 1.0 (no KERNEL_TARGETS: every kernel must be in every
   // image) and 1.1 (no UNIT_SOURCES, no variant kernels: every unit is one source file).
   std::uint16_t version_minor = k_version_minor;
-  // INDEX_PAGES' page (1.6): Kiln writes k_index_page_size; tests write the other sizes readers take.
-  std::uint32_t index_page_size = k_index_page_size;
-  std::vector<ExtraSection> extra_sections;
 };
 
 struct WriteResult {
