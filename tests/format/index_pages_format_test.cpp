@@ -1,4 +1,4 @@
-// INDEX_PAGES (1.6): written after BLOBS covering [header_size, BLOBS), checked whole by a reader that
+// INDEX_PAGES: written after BLOBS covering [header_size, BLOBS), checked whole by a reader that
 // opens the package whole; its shape checked by one that reads the index by pages.
 #include "package_fixture.hpp"
 
@@ -101,17 +101,12 @@ TEST(IndexPagesFormat, AShapeThatDoesNotCoverTheIndexIsRefused) {
   }
 }
 
-TEST(IndexPagesFormat, ReadingByPagesNeedsThemAndAnOlderMinorHasNone) {
-  WriteOptions options;
-  options.version_minor = 5;
-  const Bytes older = write_ok(sample_contents(), options);
-  for (std::size_t i = 0; i < header_of(older).section_count; ++i) {
-    EXPECT_NE(toc_of(older)[i].kind, static_cast<std::uint32_t>(SectionKind::index_pages));
-  }
+// Every file has INDEX_PAGES: one without is refused, whichever way it is read.
+TEST(IndexPagesFormat, AFileWithoutThemIsRefusedWholeAndByPages) {
+  const Bytes without = without_section(write_ok(sample_contents()), SectionKind::index_pages);
+  expect_corrupt(without, "no INDEX_PAGES section");
   PackageReader reader;
-  EXPECT_EQ(reader.open_deferred(older, "app.kiln").message,
-            "app.kiln: no INDEX_PAGES section, which reading the index by pages needs");
-  open_ok(older);
+  EXPECT_EQ(reader.open_deferred(without, "app.kiln").message, "app.kiln: no INDEX_PAGES section");
 }
 
 }  // namespace
