@@ -63,10 +63,10 @@ ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHead
                                                            std::to_string(k_version_major) +
                                                            ".x); rebuild it or update Kiln");
     }
-    // Older majors are the formats of Kiln before its first release: nothing reads them any more.
+    // Older majors are the formats of Kiln before its first release, which wrote 2.0: nothing reads
+    // them any more. (A new major must say here how files of 2.x are refused.)
     return error(ReadErrorCode::unsupported_version,
-                 found + " predates Kiln's first release (format " + version_text(k_version_major, k_version_minor) +
-                     "): rebuild the package with this Kiln");
+                 found + " predates Kiln's first release (format 2.0): rebuild the package with this Kiln");
   }
   if (have < sizeof(FileHeader)) {
     return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
