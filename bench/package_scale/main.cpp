@@ -8,7 +8,7 @@
 //   lookup   kiln_package_find_kernel by name as a program writes it ("tile_sum<float, 64, 3>",
 //            normalized before the lookup), every kernel once in a shuffled order, per lookup (median
 //            of --runs rounds), the first round after the open: for an index read by pages
-//            (format 1.6, 64 KiB or more: docs/runtime.md, "Large indexes") it includes reading and
+//            (64 KiB or more: docs/runtime.md, "Large indexes") it includes reading and
 //            checking every page and each kernel's records; "stored" the same by the spelling the package stores
 //            ("tile_sum<float,64,3>", which needs no normalizing); "packed" both again, the
 //            names copied into one buffer in the order they are looked up, as a program's string

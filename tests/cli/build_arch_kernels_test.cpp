@@ -1,6 +1,6 @@
 // Kernels that differ per target: one guarded by __CUDA_ARCH__, and CUB's kernels in namespaces
 // versioned per SM when a source includes <cub/cub.cuh>. The package records which images hold
-// each (format 1.1, KERNEL_TARGETS); inspect shows it, verify checks it against the images.
+// each (KERNEL_TARGETS); inspect shows it, verify checks it against the images.
 #include "kiln_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -41,7 +41,7 @@ TEST(BuildArchKernels, AGuardedKernelIsRecordedWithTheTargetsThatHoldIt) {
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json report = inspect(dir.path());
-  EXPECT_EQ(report["format"], "1.7");
+  EXPECT_EQ(report["format"], "2.0");
   const json* guarded = kernel_named(report, "new_only");
   ASSERT_TRUE(guarded);
   EXPECT_EQ((*guarded)["targets"], json::array({"sm_90"}));

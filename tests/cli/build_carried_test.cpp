@@ -42,7 +42,7 @@ TEST_F(BuildCarried, SourcesHeadersAndOptionsAreCarriedEachTextOnce) {
   const RunResult r = build();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = inspect();
-  EXPECT_EQ(report["format"], "1.7");
+  EXPECT_EQ(report["format"], "2.0");
   const nlohmann::json* scale = unit(report, "kernels/scale.cu");
   ASSERT_TRUE(scale && scale->contains("carried")) << report.dump(2);
   const nlohmann::json& c = (*scale)["carried"];

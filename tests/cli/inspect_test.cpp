@@ -47,7 +47,7 @@ ScratchDir* Inspect::s_dir = nullptr;
 TEST_F(Inspect, TablesShowTargetsUnitsKernelsVariablesAndSources) {
   const RunResult r = inspect({});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected : {"Kiln package format 1.7", "targets: sm_80 sm_90a compute_80", "kernels/ops.cu: 3 images",
+  for (const char* expected : {"Kiln package format 2.0", "targets: sm_80 sm_90a compute_80", "kernels/ops.cu: 3 images",
                                "scale<float>", "(anonymous namespace)::hidden", "also: _Z5scaleIiEvPT_S0_i",
                                "lookup", "include/ops_common.cuh", "kernels/local.cuh", "toolkit headers",
                                "kiln.toml", "manifest", "-Iinclude"})
@@ -58,7 +58,7 @@ TEST_F(Inspect, JsonHasEveryKernelWithParamsAndNames) {
   const RunResult r = inspect({"--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = nlohmann::json::parse(r.out);
-  EXPECT_EQ(report["format"], "1.7");
+  EXPECT_EQ(report["format"], "2.0");
   EXPECT_EQ(report["metadata"]["package.name"], "basic");
   EXPECT_EQ(report["units"].size(), 2u);
   EXPECT_EQ(report["kernels"].size(), 8u);

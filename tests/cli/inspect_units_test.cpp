@@ -1,7 +1,7 @@
-// kiln inspect and kiln verify on what format 1.2 adds: a link group and a source variant show their
-// sources, a variant kernel its variant; verify finds a variant kernel in its image by its symbol and
-// names that symbol when it is missing. The package is written directly (PTX images whose .entry
-// lines are the symbols), as the generator's link groups and variants are tested with the build.
+// kiln inspect and kiln verify on link groups and source variants: each shows its sources, a variant
+// kernel its variant; verify finds a variant kernel in its image by its symbol and names that symbol
+// when it is missing. The package is written directly (PTX images whose .entry lines are the
+// symbols), as the generator's link groups and variants are tested with the build.
 #include "writer/package_writer.hpp"
 #include "kiln_runner.hpp"
 
@@ -44,7 +44,7 @@ TEST(InspectUnits, TextShowsEachUnitsSourcesAndTheVariantKernels) {
   write_bytes(dir.path() / "app.kiln", package());
   const RunResult r = run_kiln({"inspect", "app.kiln"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected : {"Kiln package format 1.7", "  f64 (variant of ops.cu): 1 images",
+  for (const char* expected : {"Kiln package format 2.0", "  f64 (variant of ops.cu): 1 images",
                                "  rdc (link group: a.cu, b.cu): 1 images", "  ops.cu: 1 images", "f64/scale<double>"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
 }

@@ -1,4 +1,4 @@
-// INDEX_PAGES (1.6): written after BLOBS covering [header_size, BLOBS), checked whole by a reader that
+// INDEX_PAGES: written after BLOBS covering [header_size, BLOBS), checked whole by a reader that
 // opens the package whole; its shape checked by one that reads the index by pages.
 #include "package_fixture.hpp"
 
@@ -36,32 +36,25 @@ TEST(IndexPagesFormat, CoverTheIndexFromTheHeaderToBlobsWithAChecksumPerPage) {
   EXPECT_FALSE(reader.deferred());
 }
 
-// Readers take any page size from 4 KiB to 1 MiB (the first 1.6 writer used 16 KiB); the writer
-// refuses the others rather than write a file no reader opens.
-TEST(IndexPagesFormat, EveryPageSizeTheRuleAllowsIsWrittenAndReadOthersAreRefusedByTheWriter) {
+// Readers take any page size from 4 KiB to 1 MiB (the first writer of index pages used 16 KiB);
+// Kiln writes 4 KiB pages, and the others are made here from its bytes.
+TEST(IndexPagesFormat, EveryPageSizeTheRuleAllowsIsRead) {
+  const Bytes written = write_ok(sample_contents());
   for (const std::uint32_t size : {k_index_page_min, 16384u, k_index_page_max}) {
-    WriteOptions options;
-    options.index_page_size = size;
-    const WriteResult written = write_package(sample_contents(), options);
-    ASSERT_EQ(written.error, "") << size;
-    const IndexPagesHeader header = pages_header(written.bytes);
+    const Bytes file = with_index_page_size(written, size);
+    const IndexPagesHeader header = pages_header(file);
     EXPECT_EQ(header.page_size, size);
     EXPECT_EQ(header.page_count, (header.end - header.begin + size - 1) / size);
-    EXPECT_EQ(open_ok(written.bytes).index_pages().page_size, size);
+    EXPECT_EQ(open_ok(file).index_pages().page_size, size);
     PackageReader deferred;
-    EXPECT_FALSE(deferred.open_deferred(written.bytes, "app.kiln")) << size;
+    EXPECT_FALSE(deferred.open_deferred(file, "app.kiln")) << size;
     // The bytes are all in memory: filling a page reads nothing, and each page is still checked.
-    const IndexPageLoader pages(deferred.index_pages(), written.bytes, [](std::uint64_t, std::uint64_t) { return std::string(); });
+    const IndexPageLoader pages(deferred.index_pages(), file, [](std::uint64_t, std::uint64_t) { return std::string(); });
     deferred.use_pages(&pages);
     EXPECT_EQ(deferred.check_all().message, "") << size;
     EXPECT_EQ(pages.pages_read(), header.page_count) << size;
   }
-  for (const std::uint32_t size : {0u, 2048u, 6000u, 2u * k_index_page_max}) {
-    WriteOptions options;
-    options.index_page_size = size;
-    EXPECT_EQ(write_package(sample_contents(), options).error,
-              "index page size " + std::to_string(size) + " is not a power of two from 4096 to 1048576");
-  }
+  EXPECT_EQ(with_index_page_size(written, k_index_page_size), written) << "laid out as the writer lays it out";
 }
 
 TEST(IndexPagesFormat, AReaderOpeningWholeChecksEveryPage) {
@@ -87,6 +80,8 @@ TEST(IndexPagesFormat, AShapeThatDoesNotCoverTheIndexIsRefused) {
   std::vector<Case> cases = {
       {{3000, header.page_count, header.begin, header.end}, "INDEX_PAGES page size 3000 is not a power of two from 4096 to 1048576"},
       {{2048, header.page_count, header.begin, header.end}, "INDEX_PAGES page size 2048 is not a power of two from 4096 to 1048576"},
+      {{2 * k_index_page_max, header.page_count, header.begin, header.end},
+       "INDEX_PAGES page size 2097152 is not a power of two from 4096 to 1048576"},
       {{header.page_size, header.page_count, 80, header.end},
        "INDEX_PAGES covers bytes [80, " + std::to_string(header.end) + "), not the index " + index},
       {{header.page_size, header.page_count, header.begin, header.end - 16},
@@ -106,17 +101,12 @@ TEST(IndexPagesFormat, AShapeThatDoesNotCoverTheIndexIsRefused) {
   }
 }
 
-TEST(IndexPagesFormat, ReadingByPagesNeedsThemAndAnOlderMinorHasNone) {
-  WriteOptions options;
-  options.version_minor = 5;
-  const Bytes older = write_ok(sample_contents(), options);
-  for (std::size_t i = 0; i < header_of(older).section_count; ++i) {
-    EXPECT_NE(toc_of(older)[i].kind, static_cast<std::uint32_t>(SectionKind::index_pages));
-  }
+// Every file has INDEX_PAGES: one without is refused, whichever way it is read.
+TEST(IndexPagesFormat, AFileWithoutThemIsRefusedWholeAndByPages) {
+  const Bytes without = without_section(write_ok(sample_contents()), SectionKind::index_pages);
+  expect_corrupt(without, "no INDEX_PAGES section");
   PackageReader reader;
-  EXPECT_EQ(reader.open_deferred(older, "app.kiln").message,
-            "app.kiln: no INDEX_PAGES section, which reading the index by pages needs");
-  open_ok(older);
+  EXPECT_EQ(reader.open_deferred(without, "app.kiln").message, "app.kiln: no INDEX_PAGES section");
 }
 
 }  // namespace

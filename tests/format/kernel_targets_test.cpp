@@ -1,6 +1,6 @@
-// KERNEL_TARGETS (format 1.1): kernels that only some images of their unit hold. Written sorted and
-// only for such kernels, read back through kernel_in_target/kernel_targets, refused when damaged,
-// and absent from 1.0 files, where every kernel is in every image.
+// KERNEL_TARGETS: kernels that only some images of their unit hold. Written sorted and only for such
+// kernels (empty when every kernel is in every image), read back through kernel_in_target and
+// kernel_targets, refused when damaged.
 #include "package_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -43,18 +43,16 @@ TEST(KernelTargets, TheOrderTheTargetsAreGivenInDoesNotChangeTheBytes) {
   EXPECT_EQ(write_ok(partial_contents({"compute_80", "sm_90a"})), write_ok(partial_contents({"sm_90a", "compute_80"})));
 }
 
-TEST(KernelTargets, AFormat10FileHasNoSectionAndEveryKernelInEveryImage) {
-  WriteOptions v10;
-  v10.version_minor = 0;
-  const Bytes file = write_ok(sample_contents(), v10);
+TEST(KernelTargets, AnEmptySectionPutsEveryKernelInEveryImage) {
+  const Bytes file = write_ok(sample_contents());
+  EXPECT_EQ(section_of(file, SectionKind::kernel_targets).size, 0u);
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 0);
-  EXPECT_EQ(r.section_count(), 11u);
-  for (std::uint32_t k = 0; k < r.kernel_count(); ++k) EXPECT_TRUE(r.kernel_in_every_image(k));
-  // 1.0 cannot say that a kernel is missing from an image: the writer refuses rather than lie.
-  const WriteResult refused = write_package(partial_contents(), v10);
-  EXPECT_EQ(refused.error, "kernel _Z9block_sumIfLi256EEvPKT_PS0_i (kernels/saxpy.cu) is not in every image of its "
-                           "unit, which format 1.0 cannot record");
+  for (std::uint32_t k = 0; k < r.kernel_count(); ++k) {
+    EXPECT_TRUE(r.kernel_in_every_image(k));
+    for (std::uint32_t t = 0; t < r.target_count(); ++t) EXPECT_TRUE(r.kernel_in_target(k, t));
+  }
+  // The section is required all the same: without it a file is not a package of this format.
+  expect_corrupt(without_section(file, SectionKind::kernel_targets), "no KERNEL_TARGETS section");
 }
 
 TEST(KernelTargets, TheWriterRefusesATargetTheUnitHasNoImageFor) {

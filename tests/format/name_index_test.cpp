@@ -1,5 +1,5 @@
-// NAME_INDEX (1.4): written with every package, finds every name in one probe; a package without one
-// (1.3) and a damaged one still find every name, and never the wrong kernel; kiln verify's check.
+// NAME_INDEX: written with every package, finds every name in one probe; an empty one and a damaged
+// one still find every name, and never the wrong kernel; kiln verify's check.
 #include "format/name_index.hpp"
 #include "package_fixture.hpp"
 
@@ -50,14 +50,19 @@ TEST(NameIndex, SlotCounts) {
   EXPECT_EQ(detail::name_index_size(10000), 32768u);
 }
 
-TEST(NameIndex, APackageOfAnOlderMinorHasNoneAndFindsEveryName) {
-  WriteOptions options;
-  options.version_minor = 3;
-  const Bytes file = write_ok(variant_contents(), options);
-  for (const TocEntry& entry : toc_of(file)) EXPECT_NE(entry.kind, static_cast<std::uint32_t>(SectionKind::name_index));
+// An empty NAME_INDEX (no slots) finds nothing, so every name is found by searching NAMES; kiln verify
+// reports it. Without the section a file is not a package of this format.
+TEST(NameIndex, AnEmptyOneFindsEveryNameBySearchingAndVerifyReportsIt) {
+  const Bytes written = write_ok(variant_contents());
+  Layout layout = layout_of(written);
+  for (LaidSection& section : layout.sections)
+    if (section.kind == static_cast<std::uint32_t>(SectionKind::name_index)) section.bytes.clear();
+  const Bytes file = lay_out(layout);   // the reader reads it in place
+  EXPECT_EQ(section_of(file, SectionKind::name_index).size, 0u);
   const PackageReader reader = open_ok(file);
-  EXPECT_EQ(reader.check_name_index(), "");
   check_every_name_is_found(reader);
+  EXPECT_NE(reader.check_name_index().find("NAME_INDEX has 0 slots for"), std::string::npos) << reader.check_name_index();
+  expect_corrupt(without_section(written, SectionKind::name_index), "no NAME_INDEX section");
 }
 
 TEST(NameIndex, AWrongIndexCostsTimeNeverAWrongKernel) {

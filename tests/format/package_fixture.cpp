@@ -1,7 +1,11 @@
 #include "package_fixture.hpp"
 
+#include "format/name_index.hpp"
+#include "format/record_io.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace kiln::format::testing {
@@ -35,29 +39,51 @@ Bytes cubin_of(std::string_view body, unsigned sm) {
   return out;
 }
 
-Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections) {
-  Bytes file(sizeof(FileHeader));
-  std::vector<TocEntry> toc;
-  for (const auto& [kind, bytes] : sections) {
-    file.resize((file.size() + 15) / 16 * 16);
-    const std::uint32_t flags = kind == SectionKind::blobs ? std::uint32_t{k_section_verify_lazily} : 0u;
-    toc.push_back(TocEntry{static_cast<std::uint32_t>(kind), flags, file.size(), bytes.size(), 0});
-    file.insert(file.end(), bytes.begin(), bytes.end());
+namespace {
+
+// NAME_INDEX as the writer would make it for `names`, whose strings lie in `strings` (a reference
+// outside them counts as the empty name).
+Bytes name_index_of(const Bytes& strings, const Bytes& names) {
+  std::vector<std::string_view> keys;
+  for (std::size_t at = 0; at + sizeof(NameRecord) <= names.size(); at += sizeof(NameRecord)) {
+    NameRecord r;
+    std::memcpy(&r, names.data() + at, sizeof r);
+    const bool inside = r.name.offset < strings.size() && r.name.length < strings.size() - r.name.offset;
+    keys.push_back(inside ? std::string_view(reinterpret_cast<const char*>(strings.data()) + r.name.offset, r.name.length)
+                          : std::string_view());
   }
-  file.resize((file.size() + 15) / 16 * 16);
-  FileHeader header{};
-  std::memcpy(header.magic, k_magic.data(), k_magic.size());
-  header.version_major = k_version_major;
-  header.version_minor = 0;
-  header.header_size = sizeof(FileHeader);
-  header.toc_offset = file.size();
-  header.section_count = static_cast<std::uint32_t>(toc.size());
-  file.resize(file.size() + toc.size() * sizeof(TocEntry));
-  header.file_size = file.size();
-  std::memcpy(file.data(), &header, sizeof header);
-  for (std::size_t i = 0; i < toc.size(); ++i) set_toc_entry(file, i, toc[i]);
-  reseal(file);
-  return file;
+  Bytes out;
+  for (const NameIndexSlot slot : detail::build_name_index(keys)) detail::append_record(out, slot);
+  return out;
+}
+
+}  // namespace
+
+Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections) {
+  const auto given = [&](SectionKind kind) {
+    return std::any_of(sections.begin(), sections.end(), [&](const auto& s) { return s.first == kind; });
+  };
+  const auto bytes_of_kind = [&](SectionKind kind) {
+    for (const auto& [k, bytes] : sections)
+      if (k == kind) return bytes;
+    return Bytes{};
+  };
+  Layout layout;
+  for (const auto& [kind, bytes] : sections) {
+    if (kind == SectionKind::blobs) {   // what the file must have besides, where the writer puts it
+      if (!given(SectionKind::kernel_targets)) layout.sections.push_back({static_cast<std::uint32_t>(SectionKind::kernel_targets), 0, {}});
+      if (!given(SectionKind::unit_sources)) layout.sections.push_back({static_cast<std::uint32_t>(SectionKind::unit_sources), 0, {}});
+      if (!given(SectionKind::name_index)) {
+        layout.sections.push_back({static_cast<std::uint32_t>(SectionKind::name_index), 0,
+                                   name_index_of(bytes_of_kind(SectionKind::strings), bytes_of_kind(SectionKind::names))});
+      }
+    }
+    const std::uint32_t flags = kind == SectionKind::blobs ? std::uint32_t{k_section_verify_lazily} : 0u;
+    layout.sections.push_back({static_cast<std::uint32_t>(kind), flags, bytes});
+  }
+  // Made by lay_out over the index as laid out.
+  if (!given(SectionKind::index_pages)) layout.sections.push_back({static_cast<std::uint32_t>(SectionKind::index_pages), 0, {}});
+  return lay_out(layout);
 }
 
 Bytes random_bytes(std::size_t size, unsigned seed) {
@@ -199,6 +225,8 @@ PackageReader open_ok(const Bytes& file) {
 }
 
 void expect_corrupt(const Bytes& file, const std::string& message) {
+  // A hostile file of another major would be refused for its version, before the check it is about.
+  EXPECT_EQ(header_of(file).version_major, k_version_major) << message;
   PackageReader reader;
   const ReadError e = reader.open(file, "app.kiln");
   EXPECT_EQ(e.code, ReadErrorCode::corrupt);

@@ -5,6 +5,7 @@
 #include "format/layout.hpp"
 #include "format/package_reader.hpp"
 #include "writer/package_writer.hpp"
+#include "relayout.hpp" // with_section(), with_version() ...: files the writer does not write
 #include "reseal.hpp"   // reseal(): checksums made right after an edit
 
 #include <cstddef>
@@ -31,7 +32,7 @@ Bytes repetitive_bytes(std::size_t size);             // compresses well: stored
 // 3 variables, 5 sources, 4 metadata entries; raw and compressed images.
 PackageContents sample_contents();
 
-// The sample plus what 1.2 adds (units sorted: f64, kernels/saxpy.cu, kernels/scale.cu, rdc):
+// The sample plus a variant and a link group (units sorted: f64, kernels/saxpy.cu, kernels/scale.cu, rdc):
 // unit "f64", a variant of kernels/scale.cu (sm_80), holding the variant kernel
 // "f64/_Z5scaleIdEvPT_S0_i" ("f64/scale<double>", kernel 4 once sorted), and unit "rdc", a link
 // group of rdc/b.cu and rdc/a.cu (sm_80, sm_90a), holding "_Z4pingv" ("ping", kernel 0).
@@ -59,9 +60,10 @@ void set_record(Bytes& file, SectionKind kind, std::size_t i, const Record& r) {
 void set_header(Bytes& file, const FileHeader& header);
 void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry);
 
-// A file of exactly these sections (kinds 1-11 and any others, in this order), laid out as the
-// writer lays them out, BLOBS flagged verify_lazily, every checksum right: for hostile indexes the
-// writer would never produce.
+// A file of these sections (kinds 1-11 and any others, in this order), laid out as the writer lays
+// them out, BLOBS flagged verify_lazily, every checksum right: for hostile indexes the writer would
+// never produce. What a file must have that they leave out is added where the writer puts it: empty
+// KERNEL_TARGETS and UNIT_SOURCES and the NAME_INDEX of their NAMES before BLOBS, INDEX_PAGES last.
 Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections);
 
 // Opens `file` and fails the test if that does not work.

@@ -3,6 +3,7 @@
 #include "package_fixture.hpp"
 
 #include "format/checksum.hpp"
+#include "format/record_io.hpp"
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,13 @@ TEST(PackageIndex, RequiredAndDuplicateSections) {
                  "no KERNELS section");
   expect_edit_corrupts(change_section(SectionKind::blobs, [](TocEntry& e) { e.kind = 201; }),
                  "no BLOBS section");
+  // Every section of 2.0 is required, even empty (the sample's KERNEL_TARGETS and UNIT_SOURCES are),
+  // but for the carried sources' four.
+  for (const SectionKind kind : {SectionKind::kernel_targets, SectionKind::unit_sources, SectionKind::name_index,
+                                 SectionKind::index_pages}) {
+    expect_edit_corrupts(change_section(kind, [](TocEntry& e) { e.kind = 200; }),
+                         "no " + detail::section_name(static_cast<std::uint32_t>(kind)) + " section");
+  }
   expect_edit_corrupts(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 12; }),
                  "two KERNEL_TARGETS sections");
   expect_edit_corrupts(change_section(SectionKind::metadata, [](TocEntry& e) { e.kind = 13; }),

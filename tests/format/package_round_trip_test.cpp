@@ -17,8 +17,8 @@ namespace {
 TEST(PackageRoundTrip, TablesReadBackSorted) {
   const Bytes file = write_ok(sample_contents());
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_major(), 1);
-  EXPECT_EQ(r.version_minor(), k_version_minor);
+  EXPECT_EQ(r.version_major(), 2);
+  EXPECT_EQ(r.version_minor(), 0);
   EXPECT_EQ(r.bytes().size(), file.size());
 
   ASSERT_EQ(r.target_count(), 3u);  // sass before ptx, then arch, then variant
@@ -191,8 +191,8 @@ TEST(PackageLayout, SectionsInOrderAlignedAndChecked) {
   const std::vector<TocEntry> toc = toc_of(file);
   ASSERT_EQ(toc.size(), 15u);
   std::uint64_t end = sizeof(FileHeader);
-  // The 1.0 kinds in kind order, then KERNEL_TARGETS (1.1), UNIT_SOURCES (1.2), NAME_INDEX (1.4), BLOBS,
-  // and after it INDEX_PAGES (1.6), whose pages cover everything before BLOBS.
+  // The tables in kind order, then KERNEL_TARGETS, UNIT_SOURCES, NAME_INDEX, BLOBS, and after it
+  // INDEX_PAGES, whose pages cover everything before BLOBS.
   const std::vector<std::uint32_t> order = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 18, 11, 19};
   for (std::uint32_t i = 0; i < toc.size(); ++i) {
     EXPECT_EQ(toc[i].kind, order[i]) << "sections are written in the documented order, BLOBS then INDEX_PAGES last";

@@ -1,5 +1,6 @@
 // Versioning and identity: newer minors open (unknown sections skipped), other majors are refused
-// with a message that says both versions, and files that are not packages are named as such.
+// with a message that says both versions (the formats of major 1, before Kiln's first release, with
+// what to do), and files that are not packages are named as such.
 #include "package_fixture.hpp"
 
 #include "format/checksum.hpp"
@@ -16,23 +17,17 @@ ReadError open_bytes(const Bytes& file) {
   return reader.open(file, "app.kiln");
 }
 
-Bytes with_version(Bytes file, std::uint16_t major, std::uint16_t minor) {
-  FileHeader h = header_of(file);
-  h.version_major = major;
-  h.version_minor = minor;
-  set_header(file, h);
-  reseal(file);  // a well-formed file of that version, not a damaged one
-  return file;
+// What a newer minor's writer may write: sections of kinds this reader does not know, before BLOBS.
+Bytes newer_minor(const Bytes& file) {
+  return with_version(with_section(with_section(file, 200, bytes_of("a section from the future")), 4000000000u, {}),
+                      k_version_major, k_version_minor + 1);
 }
 
 TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
-  WriteOptions options;
-  options.version_minor = k_version_minor + 1;
-  options.extra_sections = {{200, bytes_of("a section from the future")}, {4000000000u, {}}};
-  const Bytes file = write_ok(sample_contents(), options);
+  const Bytes file = newer_minor(write_ok(sample_contents()));
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_major(), 1);
-  EXPECT_EQ(r.version_minor(), k_version_minor + 1);
+  EXPECT_EQ(r.version_major(), 2);
+  EXPECT_EQ(r.version_minor(), 1);
   ASSERT_EQ(r.section_count(), 17u);
   EXPECT_EQ(r.section(10).kind, static_cast<std::uint32_t>(SectionKind::kernel_targets));
   EXPECT_EQ(r.section(11).kind, static_cast<std::uint32_t>(SectionKind::unit_sources));
@@ -57,21 +52,18 @@ TEST(PackageVersion, NewerMinorWithUnknownSectionOpens) {
 }
 
 TEST(PackageVersion, UnknownSectionsAreStillChecksummed) {
-  WriteOptions options;
-  options.version_minor = k_version_minor + 1;
-  options.extra_sections = {{200, bytes_of("a section from the future")}};
-  Bytes file = write_ok(sample_contents(), options);
+  Bytes file = newer_minor(write_ok(sample_contents()));
   file[toc_of(file)[13].offset + 2] ^= std::byte{1};
   EXPECT_EQ(open_bytes(file).message, "app.kiln: kind 200 section checksum mismatch");
 }
 
 TEST(PackageVersion, NewerMajorIsRefused) {
-  const Bytes file = with_version(write_ok(sample_contents()), 2, 0);
+  const Bytes file = with_version(write_ok(sample_contents()), 3, 0);
   const ReadError e = open_bytes(file);
   EXPECT_EQ(e.code, ReadErrorCode::unsupported_version);
   EXPECT_EQ(
       e.message,
-      "app.kiln: package format 2.0 is newer than this reader (1.x); rebuild it or update Kiln");
+      "app.kiln: package format 3.0 is newer than this reader (2.x); rebuild it or update Kiln");
   // Before its checksum: a new major may lay out the rest of its header differently.
   Bytes garbled = file;
   for (std::size_t i = 12; i < 64; ++i) garbled[i] = std::byte{0xee};
@@ -82,14 +74,36 @@ TEST(PackageVersion, NewerMajorIsRefused) {
   EXPECT_EQ(open_bytes(Bytes(file.begin(), file.begin() + 11)).code, ReadErrorCode::truncated);
 }
 
+// Formats 1.0 to 1.7 were Kiln's before its first release, which folded them into 2.0: a file of
+// any of them is refused, before its checksum, naming its version and saying what to do.
+class FormatBeforeTheFirstRelease : public ::testing::TestWithParam<std::uint16_t> {};
+
+TEST_P(FormatBeforeTheFirstRelease, IsRefusedNamingItsVersion) {
+  const std::uint16_t minor = GetParam();
+  const Bytes file = with_version(write_ok(sample_contents()), 1, minor);
+  const ReadError e = open_bytes(file);
+  EXPECT_EQ(e.code, ReadErrorCode::unsupported_version);
+  EXPECT_EQ(e.message, "app.kiln: package format 1." + std::to_string(minor) +
+                           " predates Kiln's first release (format 2.0): rebuild the package with this Kiln");
+  EXPECT_EQ(open_bytes(Bytes(file.begin(), file.begin() + 12)).message, e.message);
+  PackageReader deferred;
+  EXPECT_EQ(deferred.open_deferred(file, "app.kiln").message, e.message);
+}
+
+INSTANTIATE_TEST_SUITE_P(PackageVersion, FormatBeforeTheFirstRelease, ::testing::Range<std::uint16_t>(0, 8),
+                         [](const ::testing::TestParamInfo<std::uint16_t>& param_info) {
+                           return "Format1_" + std::to_string(param_info.param);
+                         });
+
 TEST(PackageVersion, OlderMajorIsRefused) {
   const ReadError e = open_bytes(with_version(write_ok(sample_contents()), 0, 9));
   EXPECT_EQ(e.code, ReadErrorCode::unsupported_version);
-  EXPECT_EQ(e.message, "app.kiln: package format 0.9 is older than this reader (1.x); rebuild it");
+  EXPECT_EQ(e.message,
+            "app.kiln: package format 0.9 predates Kiln's first release (format 2.0): rebuild the package with this Kiln");
 }
 
 TEST(PackageVersion, AnyMinorOfThisMajorOpens) {
-  EXPECT_FALSE(open_bytes(with_version(write_ok(sample_contents()), 1, 65535)));
+  EXPECT_FALSE(open_bytes(with_version(write_ok(sample_contents()), 2, 65535)));
 }
 
 TEST(PackageVersion, LongerBufferIsFine) {

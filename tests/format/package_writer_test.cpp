@@ -116,14 +116,6 @@ TEST(PackageWriter, SourcesAndMetadata) {
             "metadata key 'options' is given twice with different values");
 }
 
-TEST(PackageWriter, ExtraSectionsMustBeUnknownKinds) {
-  WriteOptions options;
-  options.extra_sections = {{5, {}}};
-  const WriteResult result = write_package(sample_contents(), options);
-  EXPECT_EQ(result.error, "extra section kind 5 is the KERNELS section of this format version");
-  EXPECT_TRUE(result.bytes.empty());
-}
-
 // zstd is used only where it makes an image smaller, and the file stays readable either way.
 TEST(PackageWriter, CompressesOnlyWhenSmaller) {
   PackageContents c;

@@ -9,8 +9,7 @@
 namespace kiln::format::testing {
 
 // Recomputes every section checksum, the TOC checksum and the header checksum; first INDEX_PAGES
-// (1.6) over the index as it now lies, unless `index_pages` is false (an edit of INDEX_PAGES
-// itself). Skips anything out of bounds, and leaves INDEX_PAGES alone when it is not a section after
+// over the index as it now lies, unless `index_pages` is false (an edit of INDEX_PAGES itself). Skips anything out of bounds, and leaves INDEX_PAGES alone when it is not a section after
 // BLOBS with a page size the format allows and room for exactly the pages the index now fills.
 // True when INDEX_PAGES was redone.
 bool reseal(std::vector<std::byte>& file, bool index_pages = true);

@@ -1,4 +1,4 @@
-// Format 1.5 for split packages (kiln split): the in-other-file kernel flag, written, read and
+// What the format has for split packages (kiln split): the in-other-file kernel flag, written, read and
 // refused where it contradicts KERNEL_TARGETS; the split files' names and metadata lists; and a
 // package read back into PackageContents, which writes the same bytes again.
 #include "package_fixture.hpp"
@@ -40,16 +40,11 @@ TEST(KernelInOtherFile, IsInNoImageOfTheFile) {
   EXPECT_FALSE(r.kernel_in_other_file(r.kernel_count()));   // out of range: no
 }
 
-TEST(KernelInOtherFile, TheWriterRefusesItWithTargetsOrBefore15) {
+TEST(KernelInOtherFile, TheWriterRefusesItWithTargets) {
   const PackageContents both = with_kernel(elsewhere_contents(), "red::block_sum<float, 256>",
                                            [](PackageKernel& k) { k.targets = {"sm_90a"}; });
   EXPECT_EQ(write_package(both).error, "kernel _Z9block_sumIfLi256EEvPKT_PS0_i (kernels/saxpy.cu) is said to be in "
                                        "another file and in images of this one");
-  WriteOptions v14;
-  v14.version_minor = 4;
-  EXPECT_EQ(write_package(elsewhere_contents(), v14).error,
-            "kernel _Z9block_sumIfLi256EEvPKT_PS0_i (kernels/saxpy.cu) is in another file of a split package, which "
-            "formats before 1.5 cannot record");
 }
 
 TEST(KernelInOtherFile, TheReaderRefusesTheFlagOnAKernelWithTargetRecords) {
@@ -62,7 +57,7 @@ TEST(KernelInOtherFile, TheReaderRefusesTheFlagOnAKernelWithTargetRecords) {
   record.flags |= k_kernel_in_other_file;
   set_record(file, SectionKind::kernels, sum, record);
   reseal(file);
-  expect_corrupt(file, "KERNEL_TARGETS record 0: kernel " + std::to_string(sum) + " is flagged as in another file (1.5)");
+  expect_corrupt(file, "KERNEL_TARGETS record 0: kernel " + std::to_string(sum) + " is flagged as in another file");
 }
 
 TEST(SplitFiles, CompanionNamesAndLists) {

@@ -1,6 +1,6 @@
-// UNIT_SOURCES (format 1.2): what a link group or a source variant is built from. Written sorted,
-// only for units whose sources are not just their name, read back through unit_kind/unit_sources,
-// refused when damaged, and refused by the writer for older minors.
+// UNIT_SOURCES: what a link group or a source variant is built from. Written sorted, only for units
+// whose sources are not just their name, read back through unit_kind/unit_sources, refused when
+// damaged.
 #include "package_fixture.hpp"
 
 #include "format/record_io.hpp"
@@ -83,16 +83,6 @@ TEST(UnitSources, TheWriterRefusesInconsistentSources) {
   EXPECT_EQ(written([](PackageUnit&, PackageUnit& rdc) { rdc.sources.push_back(""); }), "unit 'rdc' names an empty source");
   EXPECT_EQ(written([](PackageUnit&, PackageUnit& rdc) { rdc.sources.push_back("rdc/b.cu"); }),
             "unit 'rdc' names source 'rdc/b.cu' twice");
-}
-
-TEST(UnitSources, Format11CannotRecordThem) {
-  WriteOptions v11;
-  v11.version_minor = 1;
-  PackageContents c = variant_contents();
-  EXPECT_EQ(write_package(c, v11).error, "unit 'f64' is a variant of 'kernels/scale.cu', which format 1.1 cannot record");
-  c.units[2].variant = false;
-  c.units[2].sources.clear();
-  EXPECT_EQ(write_package(c, v11).error, "unit 'rdc' is a link group, which format 1.1 cannot record");
 }
 
 // variant_contents() written, with UNIT_SOURCES record i replaced.

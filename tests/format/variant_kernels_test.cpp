@@ -1,6 +1,6 @@
-// Variant kernels (format 1.2): a kernel of a source variant is stored as "<variant>/<symbol>" with
+// Variant kernels: a kernel of a source variant is stored as "<variant>/<symbol>" with
 // k_kernel_variant set. Readers give the symbol as lowered_name, the rest through variant and
-// stored_name; the flag and the '/' go together, in the writer and in the reader; 1.1 files still read.
+// stored_name; the flag and the '/' go together, in the writer and in the reader.
 #include "package_fixture.hpp"
 
 #include "format/names.hpp"
@@ -46,12 +46,10 @@ TEST(VariantKernels, FoundByTheirVariantNamesOnly) {
 }
 
 TEST(VariantKernels, TheWriterKeepsTheFlagAndTheSlashTogether) {
-  const auto written = [](const std::string& lowered, std::uint32_t flags, std::uint16_t minor = k_version_minor) {
+  const auto written = [](const std::string& lowered, std::uint32_t flags) {
     PackageContents c = variant_contents();
     c.kernels.push_back({lowered, "extra", "f64", flags, {}, {}});
-    WriteOptions options;
-    options.version_minor = minor;
-    return write_package(c, options).error;
+    return write_package(c).error;
   };
   EXPECT_EQ(written("f64_Z5extrav", k_kernel_variant),
             "kernel f64_Z5extrav (f64) is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");
@@ -62,18 +60,6 @@ TEST(VariantKernels, TheWriterKeepsTheFlagAndTheSlashTogether) {
   EXPECT_EQ(written("f64/_Z5extrav", 0),
             "kernel f64/_Z5extrav (f64) has a '/' in its lowered name but is not flagged as a variant kernel");
   EXPECT_EQ(written("f64/_Z5extrav", k_kernel_variant), "");
-}
-
-TEST(VariantKernels, Format11CannotRecordThem) {
-  PackageContents c = variant_contents();
-  c.units.pop_back();   // rdc, a link group, which 1.1 cannot record either
-  c.kernels.pop_back();
-  c.units.back().sources.clear();
-  c.units.back().variant = false;
-  WriteOptions v11;
-  v11.version_minor = 1;
-  EXPECT_EQ(write_package(c, v11).error,
-            "kernel f64/_Z5scaleIdEvPT_S0_i (f64) is a variant kernel, which format 1.1 cannot record");
 }
 
 TEST(VariantKernels, AFlagWithoutASlashOrASlashWithoutTheFlagIsCorrupt) {
@@ -128,14 +114,12 @@ TEST(VariantKernels, SplitAtTheFirstSlash) {
   EXPECT_FALSE(split_variant_name(""));
 }
 
-TEST(VariantKernels, AFormat11FileStillReads) {
-  WriteOptions v11;
-  v11.version_minor = 1;
-  const Bytes file = write_ok(sample_contents(), v11);
+// Without variants or link groups UNIT_SOURCES is empty (it is required all the same), every unit is
+// the one source its name is, and every kernel's lowered name is its stored name.
+TEST(VariantKernels, WithoutVariantsEveryUnitIsItsSourceAndEveryKernelItsSymbol) {
+  const Bytes file = write_ok(sample_contents());
+  EXPECT_EQ(section_of(file, SectionKind::unit_sources).size, 0u);
   const PackageReader r = open_ok(file);
-  EXPECT_EQ(r.version_minor(), 1);
-  EXPECT_EQ(r.section_count(), 12u) << "no UNIT_SOURCES section";
-  for (const TocEntry& e : toc_of(file)) EXPECT_NE(e.kind, static_cast<std::uint32_t>(SectionKind::unit_sources));
   for (std::uint32_t u = 0; u < r.unit_count(); ++u) {
     EXPECT_EQ(r.unit_kind(u), UnitKind::source);
     EXPECT_EQ(r.unit_sources(u), std::vector<std::string_view>{r.unit(u).source});
@@ -144,12 +128,7 @@ TEST(VariantKernels, AFormat11FileStillReads) {
     EXPECT_EQ(r.kernel(k).lowered_name, r.kernel(k).stored_name);
     EXPECT_EQ(r.kernel(k).variant, "");
   }
-  // The same contents as 1.2 read the same, with an empty UNIT_SOURCES section more.
-  const Bytes now_bytes = write_ok(sample_contents());  // the reader reads these bytes in place
-  const PackageReader now = open_ok(now_bytes);
-  ASSERT_EQ(now.kernel_count(), r.kernel_count());
-  for (std::uint32_t k = 0; k < r.kernel_count(); ++k) EXPECT_EQ(now.kernel(k).lowered_name, r.kernel(k).lowered_name);
-  EXPECT_EQ(section_of(write_ok(sample_contents()), SectionKind::unit_sources).size, 0u);
+  expect_corrupt(without_section(file, SectionKind::unit_sources), "no UNIT_SOURCES section");
 }
 
 }  // namespace

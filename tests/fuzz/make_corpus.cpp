@@ -247,7 +247,7 @@ void write_corpus(const std::filesystem::path& dir) {
   PackageContents targets;
   for (std::uint32_t arch = 100; arch <= 100 + k_max_targets; ++arch) targets.targets.push_back("sm_" + std::to_string(arch));
   save(dir, "too-many-targets", write_ok(targets));
-  // Format 1.2: a variant kernel stripped of its flag, so "f64/..." would reach the driver as a symbol.
+  // A variant kernel stripped of its flag, so "f64/..." would reach the driver as a symbol.
   Bytes unflagged = write_ok(variant_contents(), uncompressed());
   auto kernel = get_record<KernelRecord>(unflagged, SectionKind::kernels, 4);
   kernel.flags &= ~std::uint32_t{k_kernel_variant};

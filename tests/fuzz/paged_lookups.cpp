@@ -134,7 +134,7 @@ void compare_paged_lookups(const std::vector<std::byte>& file) {
                       KILN_STATUS_SUCCESS;
   format::PackageReader raw;   // the bytes as they are, for what the answers must be
   if (raw.open_deferred(file, "fuzz input")) {
-    kiln_package_destroy(whole);   // no INDEX_PAGES: the file was read whole too
+    kiln_package_destroy(whole);   // not readable by pages: the file was read whole too
     kiln_package_destroy(paged);
     return;
   }

@@ -240,7 +240,9 @@ protected:
 TEST_F(OpenFile, EveryKindOfBadFileHasItsStatus) {
   const Bytes good = single_kernel_package({"sm_90"});
   Bytes newer = good;
-  newer[8] = std::byte{2};  // version_major 2
+  newer[8] = std::byte{3};  // version_major 3
+  Bytes older = good;
+  older[8] = std::byte{1};  // version_major 1: a format before Kiln's first release
   Bytes damaged = good;
   damaged[good.size() - 20] ^= std::byte{0xff};  // inside the TOC: its checksum fails
   const Bytes foreign = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}, std::byte{2},
@@ -255,6 +257,9 @@ TEST_F(OpenFile, EveryKindOfBadFileHasItsStatus) {
   EXPECT_EQ(open_status(write("half.kiln", Bytes(good.begin(), good.begin() + good.size() / 2))), KILN_STATUS_TRUNCATED);
   EXPECT_EQ(open_status(write("foreign.kiln", foreign)), KILN_STATUS_NOT_A_PACKAGE);
   EXPECT_EQ(open_status(write("newer.kiln", newer)), KILN_STATUS_UNSUPPORTED_VERSION);
+  EXPECT_EQ(open_status(write("older.kiln", older)), KILN_STATUS_UNSUPPORTED_VERSION);
+  EXPECT_THAT(kiln_last_error(), ::testing::HasSubstr("older.kiln: package format 1.0 predates Kiln's first release "
+                                                      "(format 2.0): rebuild the package with this Kiln"));
   EXPECT_EQ(open_status(write("damaged.kiln", damaged)), KILN_STATUS_CORRUPT);
   EXPECT_EQ(open_status("/dev/null"), KILN_STATUS_IO_ERROR);  // not a regular file
 }

@@ -26,19 +26,9 @@ PackageSpec paged_spec() {
   return spec;
 }
 
-Bytes paged_package(std::uint16_t version_minor, std::uint32_t page_size) {
-  Bytes bytes = build_package(paged_spec());
-  if (version_minor == format::k_version_minor && page_size == format::k_index_page_size) return bytes;
-  // The same contents as an older minor writes them (no INDEX_PAGES), or with other pages.
-  format::PackageReader reader;
-  format::PackageContents contents;
-  EXPECT_FALSE(reader.open(bytes));
-  EXPECT_FALSE(format::read_contents(reader, contents));
-  format::WriteOptions options;
-  options.version_minor = version_minor;
-  options.index_page_size = page_size;
-  options.compress = false;
-  return format::write_package(contents, options).bytes;
+Bytes paged_package(std::uint32_t page_size) {
+  const Bytes bytes = build_package(paged_spec());
+  return page_size == format::k_index_page_size ? bytes : format::testing::with_index_page_size(bytes, page_size);
 }
 
 std::uint32_t index_in(const Bytes& bytes, const std::string& name) {

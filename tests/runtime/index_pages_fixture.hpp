@@ -27,9 +27,8 @@ std::string tile_name(std::uint32_t i);
 // k_paged_kernels kernels "ops::tile<i % 7, i>" with parameters (8, 4) in units of 100
 // ("unit_<i / 100>.cu"), each unit with an sm_90 cubin and compute_90 PTX.
 PackageSpec paged_spec();
-// paged_spec() written as format `version_minor` with index pages of `page_size` bytes.
-Bytes paged_package(std::uint16_t version_minor = format::k_version_minor,
-                    std::uint32_t page_size = format::k_index_page_size);
+// paged_spec() written, with index pages of `page_size` bytes (the writer's, or laid out again).
+Bytes paged_package(std::uint32_t page_size = format::k_index_page_size);
 
 // The KERNELS index of the kernel named `name` in `bytes`, opened whole (KERNELS is sorted by lowered
 // name, not in writing order).
@@ -43,7 +42,7 @@ class PagedFileTest : public RuntimeTest {
 protected:
   void SetUp() override;
   void TearDown() override;
-  // KILN_INDEX_PAGES: "0" reads every index whole, "1" every 1.6 file by pages.
+  // KILN_INDEX_PAGES: "0" reads every index whole, "1" every one by pages.
   static void reading(const char* value);
   void write(const Bytes& bytes) const;
   kiln::Package open_path() const;

@@ -1,4 +1,4 @@
-// An index read by pages (format 1.6, INDEX_PAGES; docs/runtime.md, "Large indexes"): opening reads
+// An index read by pages (INDEX_PAGES; docs/runtime.md, "Large indexes"): opening reads
 // the header, the TOC and INDEX_PAGES; a lookup reads and checks the pages it touches and the records
 // of the kernel it finds; anything else is checked whole before it is used. What a package opened
 // whole refuses at open, one read by pages refuses at the first use of what is damaged.
@@ -175,7 +175,7 @@ TEST_F(IndexPages, AFileRewrittenInPlaceAfterOpenIsAnErrorNamingTheChangeNotCorr
   EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
 }
 
-TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPagesAndOlderFilesWhole) {
+TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPages) {
   kiln::test::unset_variable("KILN_INDEX_PAGES");
   write(single_kernel_package({"sm_90"}));
   EXPECT_EQ(pages_of(open_path()), nullptr) << "an index under 64 KiB is read whole";
@@ -183,19 +183,18 @@ TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPagesAndOlderFilesWhole) {
   EXPECT_NE(pages_of(open_path()), nullptr) << "a larger one by pages";
   reading("0");
   EXPECT_EQ(pages_of(open_path()), nullptr) << "KILN_INDEX_PAGES=0 reads every index whole";
-  reading("1");
-  write(paged_package(5));   // format 1.5: no INDEX_PAGES
-  kiln::Package older = open_path();
-  EXPECT_EQ(pages_of(older), nullptr);
-  EXPECT_EQ(older.find_kernel(tile_name(1999)), index_in(paged_package(), tile_name(1999)));
+  // A file without INDEX_PAGES is not a package of this format, whichever way it is read.
+  write(format::testing::without_section(paged_package(), format::SectionKind::index_pages));
+  EXPECT_NE(refused_whole().find("no INDEX_PAGES section"), std::string::npos);
+  EXPECT_NE(error_of([&] { open_path(); }, KILN_STATUS_CORRUPT).find("no INDEX_PAGES section"), std::string::npos);
 }
 
-// A file written with larger pages (the first 1.6 writer's 16 KiB, the largest the format allows)
+// A file of larger pages (16 KiB, which the first writer of index pages used; the largest allowed)
 // reads by pages all the same: a lookup reads fewer, larger pages.
 TEST_F(IndexPages, FilesWithOtherPageSizesAreReadByPagesAndFindTheSameKernels) {
   kiln::Package whole = open(paged_package());
   for (const std::uint32_t size : {16384u, format::k_index_page_max}) {
-    write(paged_package(format::k_version_minor, size));
+    write(paged_package(size));
     kiln::Package package = open_path();
     ASSERT_NE(pages_of(package), nullptr) << size;
     const format::IndexPagesView& view = core_of(package).reader().index_pages();

@@ -1,4 +1,4 @@
-// Kernels that only some images of their unit hold (format 1.1, KERNEL_TARGETS): a kernel guarded by
+// Kernels that only some images of their unit hold (KERNEL_TARGETS): a kernel guarded by
 // `#if __CUDA_ARCH__ >= 800`, or a toolkit kernel in a namespace versioned per SM. The runtime chooses
 // among the images that hold the kernel, and where none fits the device, says which targets do.
 #include "runtime_fixture.hpp"

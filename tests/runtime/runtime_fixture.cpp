@@ -80,7 +80,6 @@ Bytes build_package(const PackageSpec& spec) {
   contents.carried = spec.carried;
   format::WriteOptions options;
   options.compress = spec.compressible;  // test cubins are mostly zeros: zstd would take even small ones
-  options.version_minor = spec.version_minor;
   format::WriteResult written = format::write_package(contents, options);
   EXPECT_EQ(written.error, "");
   return std::move(written.bytes);

@@ -70,7 +70,6 @@ struct PackageSpec {
                                          // stores them as zstd
   std::vector<std::pair<std::string, std::string>> metadata;   // e.g. {"nvrtc.version", "13.1"}
   std::vector<format::PackageCarriedUnit> carried = {};        // sources carried for run-time compiles
-  std::uint16_t version_minor = format::k_version_minor;       // the format 1.x to write
 };
 
 Bytes build_package(const PackageSpec& spec);

@@ -27,7 +27,7 @@ std::string content_id_of(const Bytes& file) {
   return format::content_id(reader);
 }
 
-// What the main file lists (split.contents, 1.7): the content ids of the companions split_file writes.
+// What the main file lists (split.contents): the content ids of the companions split_file writes.
 std::string companion_contents() {
   return format::companion_contents({{8, content_id_of(build_package(split_file(8)))},
                                      {9, content_id_of(build_package(split_file(9)))}});
@@ -202,7 +202,7 @@ TEST_F(SplitPackage, ACompanionGivenTheMainFilesIdButOtherContentsIsRefused) {
   EXPECT_TRUE(fake->loads().empty());
 }
 
-TEST_F(SplitPackage, AMainFileOf17WithoutContentIdsIsRefusedAtOpen) {
+TEST_F(SplitPackage, AMainFileWithoutContentIdsIsRefusedAtOpen) {
   PackageSpec spec = split_file(0);
   spec.metadata.pop_back();   // split.contents
   const std::string path = write("app.kiln", build_package(spec));
@@ -215,33 +215,18 @@ TEST_F(SplitPackage, AMainFileOf17WithoutContentIdsIsRefusedAtOpen) {
             std::string::npos);
 }
 
-TEST_F(SplitPackage, ASplitWrittenBefore17IsReadAsBefore) {
-  fake->devices = {FakeDevice{90, false}};
-  for (const std::uint16_t major : {std::uint16_t{8}, std::uint16_t{9}}) {
-    PackageSpec companion = split_file(major);
-    companion.version_minor = 6;
-    write("app.cc" + std::to_string(major) + ".kiln", build_package(companion));
-  }
-  PackageSpec main = split_file(0);
-  main.metadata.pop_back();   // 1.6 had no split.contents
-  main.version_minor = 6;
-  kiln::Package package = kiln::Package::open_file(write("app.kiln", build_package(main)));
-  package.kernel("hopper");
-  EXPECT_EQ(fake->loads(), std::vector<std::string>{image_text("ops.cu", "sm_90")});
-}
-
 TEST_F(SplitPackage, ACompanionWhoseKernelsAreNotTheMainFilesIsRefusedNotAskedForAnImageByIndex) {
-  // A split of 1.6 (no content ids) with a cc9 file of another build, whose third kernel is not
-  // `older` but one its sm_90 image holds: asked by the main file's index for `older`, it would
-  // hand out that image, which lacks `older`.
+  // A cc9 file of another build, whose third kernel is not `older` but one its sm_90 image holds,
+  // listed by the main file under its own content id (so that the contents check does not stand
+  // in for this one): asked by the main file's index for `older`, it would hand out that image,
+  // which lacks `older`.
   fake->devices = {FakeDevice{90, false}};
   PackageSpec swapped = split_file(9);
   swapped.kernels[2] = KernelSpec("other", "ops.cu");
-  swapped.version_minor = 6;
   const std::string companion = write("app.cc9.kiln", build_package(swapped));
   PackageSpec main = split_file(0);
-  main.metadata.pop_back();
-  main.version_minor = 6;
+  main.metadata.back().second = format::companion_contents(
+      {{8, content_id_of(build_package(split_file(8)))}, {9, content_id_of(build_package(swapped))}});
   kiln::Package package = kiln::Package::open_file(write("app.kiln", build_package(main)));
   const std::string message = error_of([&] { package.image_for_arch("older", 90); }, KILN_STATUS_CORRUPT);
   EXPECT_NE(message.find(companion + ", cannot be used: its kernels are not the main file's (kernel 2)"),

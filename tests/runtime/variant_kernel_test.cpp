@@ -1,4 +1,4 @@
-// Variant kernels (format 1.2) through the runtime: a variant of ops.cu ("f64") holds the same symbol
+// Variant kernels through the runtime: a variant of ops.cu ("f64") holds the same symbol
 // as ops.cu itself. Each kernel is found by its own names, looked up by its symbol in its own unit's
 // image, and named by that symbol in the C ABI.
 #include "runtime_fixture.hpp"

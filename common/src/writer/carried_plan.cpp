@@ -19,9 +19,8 @@ std::optional<std::uint32_t> unit_index(const WritePlan& plan, const std::string
 
 }  // namespace
 
-std::string plan_carried(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan) {
+std::string plan_carried(const PackageContents& contents, WritePlan& plan) {
   if (contents.carried.empty()) return {};
-  if (version_minor < 3) return "carried sources need format 1.3, and the file is to be 1." + std::to_string(version_minor);
   std::map<std::uint64_t, const std::string*> texts;   // by hash: stored once
   std::string error;
   const auto text_of = [&](const std::string& text, const std::string& where) -> std::uint64_t {

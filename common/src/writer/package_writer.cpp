@@ -11,7 +11,6 @@
 #include "writer/write_plan.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -73,8 +72,8 @@ private:
 struct Sections {
   Bytes targets, units, images, kernels, params, names, variables, sources, metadata, kernel_targets, unit_sources,
       blobs;
-  Bytes carried_units, carried_entries, source_texts, text_blobs;   // 1.3
-  Bytes name_index;                                                  // 1.4
+  Bytes carried_units, carried_entries, source_texts, text_blobs;
+  Bytes name_index;
 };
 
 // Carried sources: records, and each text once in TEXT_BLOBS (16-byte aligned; zstd where it saves).
@@ -201,7 +200,7 @@ void encode_records(const detail::WritePlan& plan, StringTable& strings, Section
 }
 
 // Lays out header, sections (16-byte aligned, zero padding) and TOC, then fills in the header.
-Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions& options) {
+Bytes assemble(const StringTable& strings, const Sections& s) {
   Bytes file(sizeof(FileHeader), std::byte{0});
   std::vector<TocEntry> toc;
   const auto place = [&](std::uint32_t kind, std::span<const std::byte> bytes,
@@ -223,36 +222,25 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
   place_known(SectionKind::variables, s.variables);
   place_known(SectionKind::sources, s.sources);
   place_known(SectionKind::metadata, s.metadata);
-  if (options.version_minor >= 1) {
-    place_known(SectionKind::kernel_targets, s.kernel_targets);
-  }
-  if (options.version_minor >= 2) {
-    place_known(SectionKind::unit_sources, s.unit_sources);
-  }
-  if (!s.carried_units.empty()) {   // only a package that carries sources has these (1.3)
+  place_known(SectionKind::kernel_targets, s.kernel_targets);
+  place_known(SectionKind::unit_sources, s.unit_sources);
+  if (!s.carried_units.empty()) {   // only a package that carries sources has these
     place_known(SectionKind::carried_units, s.carried_units);
     place_known(SectionKind::carried_entries, s.carried_entries);
     place_known(SectionKind::source_texts, s.source_texts);
     place(static_cast<std::uint32_t>(SectionKind::text_blobs), s.text_blobs, k_section_verify_lazily);
   }
-  if (options.version_minor >= 4) {
-    place_known(SectionKind::name_index, s.name_index);
-  }
-  for (const ExtraSection& extra : options.extra_sections) {
-    place(extra.kind, extra.bytes, 0);
-  }
+  place_known(SectionKind::name_index, s.name_index);
   place(static_cast<std::uint32_t>(SectionKind::blobs), s.blobs, k_section_verify_lazily);
-  if (options.version_minor >= 6) {   // after BLOBS: the pages cover everything before it (1.6)
-    const std::uint64_t blobs_offset = toc.back().offset;
-    place_known(SectionKind::index_pages,
-                detail::encode_index_pages(file, sizeof(FileHeader), blobs_offset, options.index_page_size));
-  }
+  // After BLOBS: the pages cover everything before it.
+  const std::uint64_t blobs_offset = toc.back().offset;
+  place_known(SectionKind::index_pages, detail::encode_index_pages(file, sizeof(FileHeader), blobs_offset, k_index_page_size));
 
   pad_to(file, k_section_alignment);
   FileHeader header{};
   std::copy(k_magic.begin(), k_magic.end(), header.magic);
   header.version_major = k_version_major;
-  header.version_minor = options.version_minor;
+  header.version_minor = k_version_minor;
   header.header_size = sizeof(FileHeader);
   header.toc_offset = file.size();
   header.section_count = static_cast<std::uint32_t>(toc.size());
@@ -271,21 +259,8 @@ Bytes assemble(const StringTable& strings, const Sections& s, const WriteOptions
 
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options) {
   WriteResult result;
-  for (const ExtraSection& extra : options.extra_sections) {
-    if (detail::is_known_kind(extra.kind)) {
-      result.error = "extra section kind " + std::to_string(extra.kind) + " is the " +
-                     detail::section_name(extra.kind) + " section of this format version";
-      return result;
-    }
-  }
-  if (!std::has_single_bit(options.index_page_size) || options.index_page_size < k_index_page_min ||
-      options.index_page_size > k_index_page_max) {
-    result.error = "index page size " + std::to_string(options.index_page_size) + " is not a power of two from " +
-                   std::to_string(k_index_page_min) + " to " + std::to_string(k_index_page_max);
-    return result;
-  }
   detail::WritePlan plan;
-  if (result.error = detail::plan_package(contents, options.version_minor, plan); !result.error.empty()) {
+  if (result.error = detail::plan_package(contents, plan); !result.error.empty()) {
     return result;
   }
   StringTable strings;
@@ -297,7 +272,7 @@ WriteResult write_package(const PackageContents& contents, const WriteOptions& o
     return result;
   }
   encode_images(plan, options, sections);
-  result.bytes = assemble(strings, sections, options);
+  result.bytes = assemble(strings, sections);
   return result;
 }
 

@@ -18,12 +18,12 @@ struct PackageImage {
 };
 
 struct PackageUnit {
-  std::string source;                    // the unit's name: a source's relative path, or (1.2) a
+  std::string source;                    // the unit's name: a source's relative path, or a
                                          // variant's or link group's name
   std::vector<PackageImage> images;      // one per target, any order
-  // Since 1.2, the unit's sources when they are not just its name (UNIT_SOURCES): a link group's
-  // members, any order, or with `variant` the one source the variant compiles again. Empty: the
-  // name is the unit's one source, as in 1.0 and 1.1.
+  // The unit's sources when they are not just its name (UNIT_SOURCES): a link group's members, any
+  // order, or with `variant` the one source the variant compiles again. Empty: the name is the
+  // unit's one source.
   std::vector<std::string> sources = {};
   bool variant = false;
 };
@@ -55,7 +55,7 @@ struct PackageSource {
   std::uint64_t content_hash = 0;
 };
 
-// Since 1.3: a unit's sources, carried so that the runtime can compile more of its kernels
+// A unit's sources, carried so that the runtime can compile more of its kernels
 // (CARRIED_UNITS). Paths are the build's tree: relative, '/'-separated, no "." or ".." part.
 struct PackageCarriedFile {
   std::string path;
@@ -80,12 +80,7 @@ struct PackageContents {
   std::vector<PackageVariable> variables;
   std::vector<PackageSource> sources;
   std::vector<std::pair<std::string, std::string>> metadata;
-  std::vector<PackageCarriedUnit> carried = {};   // 1.3
-};
-
-struct ExtraSection {                    // for tests of forward compatibility: an unknown section
-  std::uint32_t kind;
-  std::vector<std::byte> bytes;
+  std::vector<PackageCarriedUnit> carried = {};
 };
 
 struct WriteOptions {
@@ -97,12 +92,6 @@ struct WriteOptions {
   // and libcu++ headers): level 19 takes 7 s for 853 KB, level 9 0.1 s for 873 KB (measured).
   int text_compression_level = 9;
   int compression_level = 19;
-  // Tests write newer minors, and older ones: 1.0 (no KERNEL_TARGETS: every kernel must be in every
-  // image) and 1.1 (no UNIT_SOURCES, no variant kernels: every unit is one source file).
-  std::uint16_t version_minor = k_version_minor;
-  // INDEX_PAGES' page (1.6): Kiln writes k_index_page_size; tests write the other sizes readers take.
-  std::uint32_t index_page_size = k_index_page_size;
-  std::vector<ExtraSection> extra_sections;
 };
 
 struct WriteResult {
@@ -114,9 +103,8 @@ struct WriteResult {
 // target or unit, two images of one unit for one target, one name claimed by two kernels, a lowered
 // name given twice, a variable name given twice, a kernel target its unit has no image for, a
 // variant flag without a "<variant>/<symbol>" lowered name or a '/' without the flag, a unit source
-// that is empty or given twice, a variant of other than one source; or when the contents need a
-// newer minor version than options.version_minor; or a carried unit that names no unit or is
-// carried twice, a carried path that is empty, absolute or has a "." or ".." part, a header path
+// that is empty or given twice, a variant of other than one source; a carried unit that names no
+// unit or is carried twice, a carried path that is empty, absolute or has a "." or ".." part, a header path
 // given twice or equal to the source's, a carried string that is empty.
 WriteResult write_package(const PackageContents& contents, const WriteOptions& options = {});
 

@@ -92,14 +92,9 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
   return {};
 }
 
-// "format 1.1", for what a file of that version cannot record.
-std::string format_text(std::uint16_t version_minor) {
-  return "format " + std::to_string(k_version_major) + "." + std::to_string(version_minor);
-}
-
-// A unit's sources (1.2): a variant names its one source; a link group's members are listed unless
+// A unit's sources: a variant names its one source; a link group's members are listed unless
 // they are just the unit's name, which a unit without records already says.
-std::string plan_unit_sources(WritePlan& plan, std::uint16_t version_minor) {
+std::string plan_unit_sources(WritePlan& plan) {
   for (std::uint32_t u = 0; u < plan.units.size(); ++u) {
     const PackageUnit& unit = *plan.units[u];
     std::vector<std::string> sources = unit.sources;
@@ -117,10 +112,6 @@ std::string plan_unit_sources(WritePlan& plan, std::uint16_t version_minor) {
     if (!unit.variant && (sources.empty() || (sources.size() == 1 && sources.front() == unit.source))) {
       continue;
     }
-    if (version_minor < 2) {
-      return what + (unit.variant ? " is a variant of " + quoted(sources.front()) : std::string(" is a link group")) +
-             ", which " + format_text(version_minor) + " cannot record";
-    }
     const UnitSourceRole role = unit.variant ? UnitSourceRole::variant_of : UnitSourceRole::link_member;
     for (std::string& source : sources) plan.unit_sources.push_back({u, role, std::move(source)});
   }
@@ -129,26 +120,24 @@ std::string plan_unit_sources(WritePlan& plan, std::uint16_t version_minor) {
 
 // The variant flag goes with a "<variant>/<symbol>" lowered name, and only there (a reader takes
 // the symbol after the '/' only when the flag says so).
-std::string check_variant_name(const PackageKernel& kernel, std::uint16_t version_minor) {
+std::string check_variant_name(const PackageKernel& kernel) {
   const std::string what = "kernel " + kernel.lowered_name + " (" + kernel.unit_source + ")";
   if ((kernel.flags & k_kernel_variant) == 0) {
     return kernel.lowered_name.find('/') == std::string::npos
                ? std::string()
                : what + " has a '/' in its lowered name but is not flagged as a variant kernel";
   }
-  if (!split_variant_name(kernel.lowered_name)) {
-    return what + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
-  }
-  return version_minor < 2 ? what + " is a variant kernel, which " + format_text(version_minor) + " cannot record"
-                           : std::string();
+  return split_variant_name(kernel.lowered_name)
+             ? std::string()
+             : what + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
 }
 
-std::string plan_kernels(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan) {
+std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
   for (const PackageKernel& kernel : contents.kernels) {
     if (kernel.lowered_name.empty()) {
       return "a kernel of unit " + quoted(kernel.unit_source) + " has an empty lowered name";
     }
-    if (std::string problem = check_variant_name(kernel, version_minor); !problem.empty()) {
+    if (std::string problem = check_variant_name(kernel); !problem.empty()) {
       return problem;
     }
     const std::optional<std::uint32_t> unit = find_unit(plan, kernel.unit_source);
@@ -174,15 +163,10 @@ std::string plan_kernels(const PackageContents& contents, std::uint16_t version_
 }
 
 // Which images hold each kernel that not every image of its unit holds.
-std::string plan_kernel_targets(WritePlan& plan, std::uint16_t version_minor) {
-  const bool allowed = version_minor >= 1;
+std::string plan_kernel_targets(WritePlan& plan) {
   for (PlannedKernel& planned : plan.kernels) {
     const PackageKernel& kernel = *planned.kernel;
     if ((kernel.flags & k_kernel_in_other_file) != 0) {
-      if (version_minor < 5) {
-        return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
-               ") is in another file of a split package, which formats before 1.5 cannot record";
-      }
       if (!kernel.targets.empty()) {
         return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
                ") is said to be in another file and in images of this one";
@@ -191,10 +175,6 @@ std::string plan_kernel_targets(WritePlan& plan, std::uint16_t version_minor) {
     }
     if (kernel.targets.empty()) {
       continue;
-    }
-    if (!allowed) {
-      return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
-             ") is not in every image of its unit, which format 1.0 cannot record";
     }
     for (const std::string& text : kernel.targets) {
       const std::optional<Target> target = parse_target(text);
@@ -328,17 +308,17 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
 
 }  // namespace
 
-std::string plan_package(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan) {
+std::string plan_package(const PackageContents& contents, WritePlan& plan) {
   plan = WritePlan{};
   std::string error;
   if (!(error = plan_targets(contents, plan)).empty() ||
       !(error = plan_units(contents, plan)).empty() ||
-      !(error = plan_unit_sources(plan, version_minor)).empty() ||
-      !(error = plan_kernels(contents, version_minor, plan)).empty() ||
-      !(error = plan_kernel_targets(plan, version_minor)).empty() || !(error = plan_names(plan)).empty() ||
+      !(error = plan_unit_sources(plan)).empty() ||
+      !(error = plan_kernels(contents, plan)).empty() ||
+      !(error = plan_kernel_targets(plan)).empty() || !(error = plan_names(plan)).empty() ||
       !(error = plan_variables(contents, plan)).empty() ||
       !(error = plan_sources_and_metadata(contents, plan)).empty() ||
-      !(error = plan_carried(contents, version_minor, plan)).empty()) {
+      !(error = plan_carried(contents, plan)).empty()) {
     return error;
   }
   // Records refer to each other by 32-bit index.

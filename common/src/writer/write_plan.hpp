@@ -72,17 +72,15 @@ struct WritePlan {
   std::vector<PlannedVariable> variables;      // sorted by name
   std::vector<const PackageSource*> sources;   // sorted by path, exact repeats dropped
   std::vector<const MetadataEntry*> metadata;  // sorted by key, exact repeats dropped
-  std::vector<PlannedCarriedUnit> carried;     // sorted by unit (1.3)
+  std::vector<PlannedCarriedUnit> carried;     // sorted by unit
   std::vector<PlannedText> texts;              // sorted by content hash, unique
 };
 
 // Plans contents.carried (carried_plan.cpp), after the units are planned.
-std::string plan_carried(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
+std::string plan_carried(const PackageContents& contents, WritePlan& plan);
 
 // Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
 // names the offending target, unit, kernel or name.
-// `version_minor`: what the file can say. Before 1.1 a kernel that names targets is an error;
-// before 1.2 a unit with sources or a variant kernel is.
-std::string plan_package(const PackageContents& contents, std::uint16_t version_minor, WritePlan& plan);
+std::string plan_package(const PackageContents& contents, WritePlan& plan);
 
 }  // namespace kiln::format::detail

@@ -81,7 +81,7 @@ std::string coverage_name(const json& loads, bool carried) {
   return carried ? "runtime-compile" : "none";
 }
 
-// A unit's carried sources: what the runtime compiles from (format 1.3).
+// A unit's carried sources: what the runtime compiles from (CARRIED_UNITS).
 template <class Text>
 json carried_report(const format::PackageReader& reader, std::uint32_t record, Text& text) {
   const format::CarriedUnitView view = reader.carried_unit(record);

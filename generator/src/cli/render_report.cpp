@@ -50,7 +50,7 @@ std::string params_text(const json& params) {
   return fmt::format("{} param{} ({})", params.size(), params.size() == 1 ? "" : "s", sizes);
 }
 
-// The lines under a unit whose sources are carried (format 1.3).
+// The lines under a unit whose sources are carried (CARRIED_UNITS).
 std::string carried_text(const json& c) {
   const auto joined = [](const json& list) {
     std::string out;

@@ -1,4 +1,4 @@
-// kiln verify's checks of carried sources (format 1.3), beyond the structure the reader checks at
+// kiln verify's checks of carried sources (CARRIED_UNITS), beyond the structure the reader checks at
 // open: every text decodes and matches its hash, and every unit holds only what a build carries
 // (options/carried_rules.hpp: paths, include directories, options, link options, kernel names, the
 // bytes its files write), as the runtime checks before it compiles one. These cost time in

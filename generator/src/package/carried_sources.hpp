@@ -1,4 +1,4 @@
-// The sources a unit built with `carry_sources` carries into the package (format 1.3), laid out as a
+// The sources a unit built with `carry_sources` carries into the package (CARRIED_UNITS), laid out as a
 // tree of relative paths so that the runtime can compile new instantiations of its kernels with
 // exactly the build's inputs: the source and every header its compile read, the include directories
 // moved into the tree, the options. Never an absolute path: files under the manifest's directory keep

@@ -1,4 +1,4 @@
-// What a carried unit (format 1.3: CARRIED_ENTRIES) may hold: exactly what a build of this Kiln
+// What a carried unit (CARRIED_ENTRIES) may hold: exactly what a build of this Kiln
 // writes, so that a package chooses nothing that NVRTC or nvJitLink writes, reads or runs beyond its
 // own carried files. `kiln verify` reports every problem; the runtime refuses a unit with one before
 // it writes or compiles anything.

@@ -1,4 +1,4 @@
-// What run-time compilation reads of a package's carried sources (format 1.3, CARRIED_UNITS).
+// What run-time compilation reads of a package's carried sources (CARRIED_UNITS).
 #include "rtc/carried_units.hpp"
 
 #include <map>

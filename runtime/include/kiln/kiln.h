@@ -139,7 +139,7 @@ KILN_API size_t kiln_package_kernel_count(const kiln_package* package);
  * kiln_package_kernel_lowered_name and, for the whole index, kiln_package_target. */
 KILN_API const char* kiln_package_kernel_name(const kiln_package* package, size_t index);
 /* The lowered (mangled) symbol of kernel `index` in its image, or NULL if out of range. A kernel of a
- * source variant is stored as "f64/_Z5scaleIdEvPT_" (package format 1.2): this is the symbol after
+ * source variant is stored as "f64/_Z5scaleIdEvPT_" in the package: this is the symbol after
  * the '/', while kiln_package_kernel_name gives "f64/scale<double>". */
 KILN_API const char* kiln_package_kernel_lowered_name(const kiln_package* package, size_t index);
 KILN_API size_t kiln_package_target_count(const kiln_package* package);

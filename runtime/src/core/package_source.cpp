@@ -57,7 +57,6 @@ Status PackageSource::read_file(const char* path) {
   // to refuse with its own message.
   std::uint64_t header_end = std::min<std::uint64_t>(size, sizeof(format::FileHeader));
   KILN_TRY(read_range(0, header_end));
-  bool has_index_pages = false;
   if (header_end == sizeof(format::FileHeader)) {
     format::FileHeader header;
     std::memcpy(&header, m_map, sizeof header);
@@ -74,10 +73,9 @@ Status PackageSource::read_file(const char* path) {
           m_lazy_begin = entry.offset;
           m_lazy_end = entry.offset + entry.size;
         }
-        has_index_pages = has_index_pages || entry.kind == static_cast<std::uint32_t>(format::SectionKind::index_pages);
       }
     }
-    // A later minor's longer header is read whole; the pages start where it ends.
+    // A newer minor's longer header is read whole; the pages start where it ends.
     if (header.header_size > header_end && header.header_size <= (m_lazy_end ? m_lazy_begin : size)) {
       KILN_TRY(read_range(header_end, header.header_size - header_end));
       header_end = header.header_size;
@@ -85,7 +83,7 @@ Status PackageSource::read_file(const char* path) {
   }
   const std::uint64_t index_end = m_lazy_end ? m_lazy_begin : size;
   const IndexReading reading = index_reading();
-  if (has_index_pages && m_lazy_end && reading != IndexReading::whole &&
+  if (m_lazy_end && reading != IndexReading::whole &&
       (reading == IndexReading::by_pages || index_end - header_end >= k_index_pages_from)) {
     // The reader checks INDEX_PAGES (after BLOBS, read below) and asks for the pages it needs.
     m_index_begin = header_end;

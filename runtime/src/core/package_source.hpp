@@ -20,8 +20,8 @@
 
 namespace kiln::core {
 
-// How a file's index is read (KILN_INDEX_PAGES): `whole` at open, always; `by_pages` whenever the
-// file has INDEX_PAGES; `auto_size` (unset) by pages when the index is at least
+// How a file's index is read (KILN_INDEX_PAGES): `whole` at open, always; `by_pages` always (the
+// reader refuses a file without INDEX_PAGES either way); `auto_size` (unset) by pages when the index is at least
 // k_index_pages_from bytes, where reading and checking it whole would take a noticeable time.
 enum class IndexReading { auto_size, whole, by_pages };
 IndexReading index_reading();
@@ -34,8 +34,8 @@ public:
   PackageSource(const PackageSource&) = delete;
   PackageSource& operator=(const PackageSource&) = delete;
 
-  // Opens `path` and reads its index: all of it, or (a 1.6 file with INDEX_PAGES whose index is
-  // large, as index_reading() decides) only the header, the TOC and INDEX_PAGES, leaving the
+  // Opens `path` and reads its index: all of it, or (an index that is large, as index_reading()
+  // decides) only the header, the TOC and what follows BLOBS (INDEX_PAGES), leaving the
   // index's pages to read_index_page. An empty file is TRUNCATED (there is no header to read); a
   // directory, a missing file or a non-regular file is IO_ERROR.
   Status read_file(const char* path);

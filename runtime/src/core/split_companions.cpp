@@ -15,7 +15,7 @@ std::string family(std::uint16_t major) { return "compute capability " + std::to
 
 // Whether a companion is of the split its main file names: the same split id, the tag of its
 // major, the same units, kernels and variables (the indices the loader shares between them), and
-// the content id the main file lists for it (1.7; `content_id` empty for a split written before).
+// the content id the main file lists for it.
 std::string mismatch(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major,
                      const std::string& content_id) {
   const std::string_view id = main.metadata_value(format::k_split_id_key).value_or("");
@@ -40,7 +40,6 @@ std::string mismatch(const format::PackageReader& main, const format::PackageRea
       return "its kernels are not the main file's (kernel " + std::to_string(k) + ")";
     }
   }
-  if (content_id.empty()) return {};
   if (const std::string its = format::content_id(companion); its != content_id) {
     return "its contents are not the ones the main file lists (content id " + its + ", the main file's " + content_id +
            "): it is from another build of the package";
@@ -48,12 +47,12 @@ std::string mismatch(const format::PackageReader& main, const format::PackageRea
   return {};
 }
 
-// The content id the main file lists for each companion, by split.files' order: none for a split
-// written before 1.7; CORRUPT when a 1.7 main file lacks them or they do not match split.files.
+// The content id the main file lists for each companion, by split.files' order: CORRUPT when the
+// main file lacks them or they do not match split.files.
 Status listed_contents(const format::PackageReader& main, std::string_view main_label,
                        const std::vector<std::uint16_t>& majors, std::vector<std::string>& out) {
   const std::optional<std::string_view> list = main.metadata_value(format::k_split_contents_key);
-  if (!list && (main.version_minor() < 7 || majors.empty())) return {};
+  if (!list && majors.empty()) return {};
   const auto corrupt = [&] {
     return fail(KILN_STATUS_CORRUPT, std::string(main_label) + ": METADATA split.contents '" +
                                          std::string(list.value_or("").substr(0, 200)) +
@@ -102,7 +101,7 @@ Status SplitCompanions::of(const format::PackageReader& main, std::string_view m
     auto entry = std::make_unique<Entry>();
     entry->major = (*majors)[i];
     if (!beside.empty()) entry->path = format::companion_path(beside, entry->major);
-    if (!content_ids.empty()) entry->content_id = content_ids[i];
+    entry->content_id = content_ids[i];
     companions->m_entries.push_back(std::move(entry));
   }
   out = std::move(companions);

@@ -43,7 +43,7 @@ private:
   struct Entry {
     std::uint16_t major = 0;
     std::string path;                  // beside the main file's real path
-    std::string content_id;            // what the main file lists for it (1.7); "" before 1.7
+    std::string content_id;            // what the main file lists for it (split.contents)
     std::once_flag once;
     std::unique_ptr<ImageFile> file;   // set once opened; null when absent or refused
     Status failure;                    // why it was refused

@@ -1,4 +1,4 @@
-// Private to the reader: the checks open() makes on carried sources (1.3). Structure only, in time
+// Private to the reader: the checks open() makes on carried sources. Structure only, in time
 // linear in the records: every reference in range and every string inside STRINGS; CARRIED_UNITS
 // sorted by unit, its records tiling CARRIED_ENTRIES; each unit's entries starting with its one
 // source, in kind order; SOURCE_TEXTS sorted by hash, inside TEXT_BLOBS, within the size limits.

@@ -108,7 +108,7 @@ std::string PackageReader::kernel_problem(std::uint32_t i, OwnNames& names) cons
     if (t.kernel != i) break;
     const auto here = [at] { return at_record(SectionKind::kernel_targets, at); };
     if ((r.flags & k_kernel_in_other_file) != 0) {
-      return here() + "kernel " + std::to_string(i) + " is flagged as in another file (1.5)";
+      return here() + "kernel " + std::to_string(i) + " is flagged as in another file";
     }
     bool imaged = false;
     for (std::uint32_t j = unit.first_image; j < unit.first_image + unit.image_count && !imaged; ++j) {

@@ -1,4 +1,4 @@
-// INDEX_PAGES (layout.hpp, since 1.6): a checksum per page of the index. One definition for the
+// INDEX_PAGES (layout.hpp): a checksum per page of the index. One definition for the
 // writer (which computes them), the reader (which checks the section's shape, and every page when it
 // opens a package whole) and IndexPageLoader (which reads and checks a page when it is first used).
 #pragma once

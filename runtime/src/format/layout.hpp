@@ -1,4 +1,4 @@
-// The Kiln package file, format v1: the one definition shared by the generator (writer) and the
+// The Kiln package file, format 2.0: the one definition shared by the generator (writer) and the
 // runtime (reader). docs/package-format.md describes the same bytes in prose; keep both exact.
 //
 // Grammar (all integers little-endian, all offsets from the start of the file):
@@ -8,24 +8,15 @@
 //   section  := bytes[TocEntry.size]                          (at TocEntry.offset, 16-byte aligned)
 //
 // Every section is a packed array of one record type below, except STRINGS (NUL-terminated UTF-8
-// strings addressed by StrRef) and BLOBS (image bytes addressed by ImageRecord). Tables that are
-// searched are sorted by the bytes of the key named in their comment (memcmp order), with no
-// duplicates. Every index into another table is checked by the reader before use.
+// strings addressed by StrRef), BLOBS and TEXT_BLOBS (bytes addressed by ImageRecord and
+// SourceTextRecord) and INDEX_PAGES (IndexPagesHeader and its checksums). Tables that are searched
+// are sorted by the bytes of the key named in their comment (memcmp order), with no duplicates.
+// Every index into another table is checked by the reader before use.
 //
-// Written to disk: never renumber an enum value or move a field. A new minor version may append
-// sections (readers skip kinds they do not know) and use reserved fields that are zero in v1.0;
-// anything else needs a new major version, which older readers refuse.
-//
-// 1.1 added KERNEL_TARGETS: kernels that only some images of their unit hold.
-// 1.2 added UNIT_SOURCES (units built from several sources, or from another unit's source again) and
-// the variant kernel flag (a kernel of such a source variant, stored as "<variant>/<symbol>").
-// 1.3 added the carried sources (CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS, TEXT_BLOBS).
-// 1.4 added NAME_INDEX: a hash table over NAMES, so that a lookup probes once instead of searching.
-// 1.5 added the in-other-file kernel flag, for the files of a split package (kiln split).
-// 1.6 added INDEX_PAGES: a checksum per page of the index, so a reader may read and check only the
-// pages a lookup touches (docs/package-format.md, "Index pages").
-// 1.7 added the split.contents METADATA key: a split's main file lists each companion's content id
-// (format/split_files.hpp), which a 1.7 main file must have; older readers ignore it.
+// Written to disk: never renumber an enum value or move a field. A newer minor version (2.1, ...)
+// may append sections (readers skip kinds they do not know) and use reserved fields, which are zero
+// in 2.0; anything else needs a new major version, which older readers refuse. Files of major 1,
+// the formats before Kiln's first release, are refused too: there is no reader for them.
 #pragma once
 
 #include <array>
@@ -36,8 +27,8 @@ namespace kiln::format {
 
 // PNG-style magic: a high byte first and CR LF / ^Z inside catch files mangled by text-mode transfers.
 inline constexpr std::array<unsigned char, 8> k_magic = {0x89, 'K', 'I', 'L', 'N', '\r', '\n', 0x1a};
-inline constexpr std::uint16_t k_version_major = 1;
-inline constexpr std::uint16_t k_version_minor = 7;
+inline constexpr std::uint16_t k_version_major = 2;
+inline constexpr std::uint16_t k_version_minor = 0;
 inline constexpr std::uint64_t k_section_alignment = 16;
 inline constexpr std::uint64_t k_blob_alignment = 16;
 
@@ -45,7 +36,7 @@ struct FileHeader {                      // at offset 0, 64 bytes
   std::uint8_t magic[8];                 // k_magic
   std::uint16_t version_major;           // k_version_major; a reader refuses any other major
   std::uint16_t version_minor;           // any minor of the reader's major is accepted
-  std::uint32_t header_size;             // sizeof(FileHeader) == 64; later minors may grow it
+  std::uint32_t header_size;             // sizeof(FileHeader) == 64; a newer minor may grow it
   std::uint64_t file_size;               // the whole file; a shorter buffer is a truncated file
   std::uint64_t toc_offset;              // where the TocEntry array starts
   std::uint32_t section_count;           // number of TocEntry records
@@ -57,7 +48,9 @@ struct FileHeader {                      // at offset 0, 64 bytes
 static_assert(sizeof(FileHeader) == 64);
 inline constexpr std::size_t k_header_checksum_span = 56;
 
-// Section kinds. Written to disk: never renumber, only append.
+// Section kinds. Written to disk: never renumber, only append. Every kind appears exactly once,
+// even when empty, except the four of carried sources (14 to 17), which appear at most once each:
+// Kiln writes all four in a package that carries sources and none otherwise.
 enum class SectionKind : std::uint32_t {
   strings = 1,    // char[]: NUL-terminated strings, the first byte is a NUL (StrRef {0, 0} is "")
   targets = 2,    // TargetRecord[], sorted by (kind, arch, variant)
@@ -70,18 +63,13 @@ enum class SectionKind : std::uint32_t {
   sources = 9,    // SourceRecord[], sorted by path
   metadata = 10,  // MetadataRecord[], sorted by key
   blobs = 11,     // image bytes; each image starts at a multiple of k_blob_alignment
-  // Since 1.1, optional (a 1.0 file has none; a 1.0 reader skips it):
   kernel_targets = 12,  // KernelTargetRecord[], sorted by (kernel, target)
-  // Since 1.2, optional (1.0 and 1.1 files have none; their readers skip it):
   unit_sources = 13,    // UnitSourceRecord[], sorted by (unit, source)
-  // Since 1.3, optional, together (a package that carries no sources has none; older readers skip them):
   carried_units = 14,   // CarriedUnitRecord[], sorted by unit
   carried_entries = 15, // CarriedEntryRecord[], each carried unit's contiguous, in CARRIED_UNITS order
   source_texts = 16,    // SourceTextRecord[], sorted by content hash
   text_blobs = 17,      // the texts' stored bytes (verified lazily: each text carries its own hash)
-  // Since 1.4, optional (older files have none; older readers skip it):
   name_index = 18,      // u32[]: NAMES as an open-addressing hash table (see NameIndexSlot)
-  // Since 1.6, optional (older files have none; older readers skip it):
   index_pages = 19,     // IndexPagesHeader, then u64[page_count]: a checksum per page of the index
 };
 
@@ -94,7 +82,7 @@ enum class SectionKind : std::uint32_t {
 // wrong kernel or hide one.
 using NameIndexSlot = std::uint32_t;
 
-// INDEX_PAGES (1.6): the bytes from the end of the header to the start of BLOBS (every section but
+// INDEX_PAGES: the bytes from the end of the header to the start of BLOBS (every section but
 // BLOBS and INDEX_PAGES, and the padding between them) cut into pages of page_size bytes (the last
 // may be shorter), each with its XXH3-64 (seed 0). The section lies after BLOBS. A reader may read
 // the index a page at a time, checking each page as it reads it, instead of reading and checking
@@ -146,7 +134,7 @@ struct TargetRecord {                    // 16 bytes
 static_assert(sizeof(TargetRecord) == 16);
 
 // One compile unit: a source file (`source` is its path, relative to the manifest, '/'-separated),
-// or since 1.2 a source variant or a link group (`source` is the name the manifest gives it, and
+// or a source variant or a link group (`source` is the name the manifest gives it, and
 // UNIT_SOURCES lists its sources). Either way `source` is the unit's unique name.
 struct UnitRecord {                      // 16 bytes
   StrRef source;                         // the unit's name: its source's path, or a variant's or group's name
@@ -176,16 +164,14 @@ enum KernelFlags : std::uint32_t {
   k_kernel_extern_c = 1u << 0,           // the lowered name is the plain C name
   k_kernel_template = 1u << 1,           // a template instantiation (weak symbol; may exist in several units)
   k_kernel_params_known = 1u << 2,       // first_param/param_count describe the parameters
-  // Since 1.2: a kernel of a source variant (one source compiled again with other options, named by
-  // the manifest). Its lowered name is "<variant>/<symbol>", which keeps KERNELS unique although
-  // two variants hold the same symbol; the symbol in the image is the part after the first '/'.
-  // A kernel without the flag has no '/' in its lowered name. 1.0/1.1 readers ignore the bit, so
-  // they look up "f64/_Z..." in the image, which fails for that kernel only.
+  // A kernel of a source variant (one source compiled again with other options, named by the
+  // manifest). Its lowered name is "<variant>/<symbol>", which keeps KERNELS unique although two
+  // variants hold the same symbol; the symbol in the image is the part after the first '/'. A
+  // kernel without the flag has no '/' in its lowered name.
   k_kernel_variant = 1u << 3,
-  // Since 1.5: no image of this file holds the kernel; another file of a split package does (a
-  // kernel only some targets' images hold, all of them split off: docs/split-packages.md). Such a
-  // kernel has no KERNEL_TARGETS records. 1.0-1.4 readers ignore the bit, load an image of its unit
-  // for it and fail at the kernel look-up, naming the kernel.
+  // No image of this file holds the kernel; another file of a split package does (a kernel only
+  // some targets' images hold, all of them split off: docs/split-packages.md). Such a kernel has no
+  // KERNEL_TARGETS records.
   k_kernel_in_other_file = 1u << 4,
 };
 
@@ -202,7 +188,7 @@ static_assert(sizeof(KernelRecord) == 32);
 
 // A kernel that only some images of its unit hold (its source guards it with __CUDA_ARCH__, or it
 // lives in a namespace versioned per SM, as CUB's do) has one record per target whose image holds
-// it. A kernel with no record is in every image of its unit, as in 1.0.
+// it. A kernel with no record is in every image of its unit.
 struct KernelTargetRecord {              // 8 bytes
   std::uint32_t kernel;                  // index into KERNELS
   std::uint32_t target;                  // index into TARGETS: the kernel's unit has an image for it
@@ -216,7 +202,7 @@ enum class UnitSourceRole : std::uint32_t {
   variant_of = 1,   // the unit is a source variant: its one source compiled again with other options
 };
 
-// Since 1.2: the sources of a unit whose sources are not just its own name (a link group, or a
+// The sources of a unit whose sources are not just its own name (a link group, or a
 // variant). A unit without records is one source file, the path its UnitRecord names.
 struct UnitSourceRecord {                // 16 bytes
   std::uint32_t unit;                    // index into UNITS
@@ -225,7 +211,7 @@ struct UnitSourceRecord {                // 16 bytes
 };
 static_assert(sizeof(UnitSourceRecord) == 16);
 
-// Since 1.3: the sources of a unit built with `carry_sources`, so that the runtime can compile more of
+// The sources of a unit built with `carry_sources`, so that the runtime can compile more of
 // its kernels (new template instantiations, other architectures) with exactly the build's inputs: its
 // source and every header the build read, laid out as a tree of relative paths, the include
 // directories in that tree, and the options. Texts are stored once per package (SOURCE_TEXTS), however

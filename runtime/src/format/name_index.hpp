@@ -1,4 +1,4 @@
-// NAME_INDEX (layout.hpp, since 1.4): NAMES as an open-addressing hash table, one definition for the
+// NAME_INDEX (layout.hpp): NAMES as an open-addressing hash table, one definition for the
 // writer (which builds it) and the reader (which probes it).
 #pragma once
 

@@ -1,4 +1,4 @@
-// PackageReader's view of carried sources (1.3: CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS,
+// PackageReader's view of carried sources (CARRIED_UNITS, CARRIED_ENTRIES, SOURCE_TEXTS,
 // TEXT_BLOBS). open() has checked the tables (carried_check.hpp); a text's bytes are checked when read.
 #include "package_reader.hpp"
 

@@ -57,13 +57,16 @@ ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHead
   std::memcpy(&major, bytes.data() + offsetof(FileHeader, version_major), sizeof major);
   std::memcpy(&minor, bytes.data() + offsetof(FileHeader, version_minor), sizeof minor);
   if (major != k_version_major) {
-    const std::string supported = std::to_string(k_version_major) + ".x";
     const std::string found = "package format " + version_text(major, minor);
-    return error(
-        ReadErrorCode::unsupported_version,
-        major > k_version_major
-            ? found + " is newer than this reader (" + supported + "); rebuild it or update Kiln"
-            : found + " is older than this reader (" + supported + "); rebuild it");
+    if (major > k_version_major) {
+      return error(ReadErrorCode::unsupported_version, found + " is newer than this reader (" +
+                                                           std::to_string(k_version_major) +
+                                                           ".x); rebuild it or update Kiln");
+    }
+    // Older majors are the formats of Kiln before its first release, which wrote 2.0: nothing reads
+    // them any more. (A new major must say here how files of 2.x are refused.)
+    return error(ReadErrorCode::unsupported_version,
+                 found + " predates Kiln's first release (format 2.0): rebuild the package with this Kiln");
   }
   if (have < sizeof(FileHeader)) {
     return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
@@ -195,12 +198,10 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   tables.variables = records(SectionKind::variables);
   tables.sources = records(SectionKind::sources);
   tables.metadata = records(SectionKind::metadata);
-  if (found[static_cast<std::uint32_t>(SectionKind::kernel_targets)]) {
-    tables.kernel_targets = records(SectionKind::kernel_targets);
-  }
-  if (found[static_cast<std::uint32_t>(SectionKind::unit_sources)]) {
-    tables.unit_sources = records(SectionKind::unit_sources);
-  }
+  tables.kernel_targets = records(SectionKind::kernel_targets);
+  tables.unit_sources = records(SectionKind::unit_sources);
+  tables.name_index = records(SectionKind::name_index);
+  tables.index_pages = *found[static_cast<std::uint32_t>(SectionKind::index_pages)];
   for (const SectionKind kind : {SectionKind::carried_units, SectionKind::carried_entries, SectionKind::source_texts}) {
     if (!found[static_cast<std::uint32_t>(kind)]) continue;
     detail::RecordTable& table = kind == SectionKind::carried_units     ? tables.carried_units
@@ -210,12 +211,6 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
   }
   if (found[static_cast<std::uint32_t>(SectionKind::text_blobs)]) {
     tables.text_blobs = *found[static_cast<std::uint32_t>(SectionKind::text_blobs)];
-  }
-  if (found[static_cast<std::uint32_t>(SectionKind::name_index)]) {
-    tables.name_index = records(SectionKind::name_index);
-  }
-  if (found[static_cast<std::uint32_t>(SectionKind::index_pages)]) {
-    tables.index_pages = *found[static_cast<std::uint32_t>(SectionKind::index_pages)];
   }
   return {};
 }
@@ -248,15 +243,11 @@ ReadError open_package(std::span<const std::byte> bytes, Opened& opened, bool de
     return e;
   }
   opened.tables.file_size = header.file_size;
-  if (!opened.tables.index_pages.empty()) {
-    const auto blobs = opened.tables.blobs.data() - opened.bytes.data();
-    if (std::string problem = detail::parse_index_pages(opened.tables.index_pages, header.header_size,
-                                                        static_cast<std::uint64_t>(blobs), opened.pages);
-        !problem.empty()) {
-      return error(ReadErrorCode::corrupt, std::move(problem));
-    }
-  } else if (deferred) {
-    return error(ReadErrorCode::corrupt, "no INDEX_PAGES section, which reading the index by pages needs");
+  const auto blobs = opened.tables.blobs.data() - opened.bytes.data();
+  if (std::string problem = detail::parse_index_pages(opened.tables.index_pages, header.header_size,
+                                                      static_cast<std::uint64_t>(blobs), opened.pages);
+      !problem.empty()) {
+    return error(ReadErrorCode::corrupt, std::move(problem));
   }
   if (deferred) return {};
   if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {

@@ -2,7 +2,7 @@
 // validates the header, the table of contents and every index section; images are checked and
 // decoded only when read_image() asks for one. Never throws; never reads outside the buffer.
 //
-// open_deferred() (1.6 files, with INDEX_PAGES) checks only the header, the TOC and INDEX_PAGES at
+// open_deferred() checks only the header, the TOC and INDEX_PAGES at
 // open; each page of the index is read and checked against its checksum when an accessor first
 // touches it (IndexPageLoader), and the tables' rules are checked before an answer rests on them:
 // check_metadata() before METADATA is read, check_name() before a kernel found by name is handed
@@ -73,7 +73,7 @@ struct UnitView {
   std::uint32_t image_count;
 };
 
-// What a unit is built from (1.2, UNIT_SOURCES); every unit of a 1.0 or 1.1 file is a `source`.
+// What a unit is built from (UNIT_SOURCES): a unit without records is a `source`.
 enum class UnitKind {
   source,      // one source file, the path UnitView::source names
   link_group,  // several sources compiled apart and linked into one image per target
@@ -125,7 +125,7 @@ struct MetadataView {
   std::string_view value;
 };
 
-// A unit's carried sources (1.3: CARRIED_UNITS): entries [first_entry, first_entry + entry_count).
+// A unit's carried sources (CARRIED_UNITS): entries [first_entry, first_entry + entry_count).
 struct CarriedUnitView {
   std::uint32_t unit;               // index into UNITS
   std::string_view nvrtc_version;
@@ -226,7 +226,7 @@ public:
   // variant's one source), or without records its own name. Empty for an index out of range.
   std::vector<std::string_view> unit_sources(std::uint32_t unit) const;
 
-  // Carried sources (1.3; none in older files). package_carried.cpp.
+  // Carried sources (none in a package that carries none). package_carried.cpp.
   std::uint32_t carried_unit_count() const { return m_carried_units.count; }
   CarriedUnitView carried_unit(std::uint32_t i) const;
   // The carried record of unit `unit`, if its sources are carried.
@@ -238,10 +238,10 @@ public:
   ReadError read_source_text(std::uint32_t i, std::string& out) const;
 
   // Whether the image of kernel `kernel`'s unit for target `target` holds the kernel: always for a
-  // kernel in every image (every kernel of a 1.0 file), else as KERNEL_TARGETS says.
+  // kernel in every image (one without KERNEL_TARGETS records), else as KERNEL_TARGETS says.
   bool kernel_in_target(std::uint32_t kernel, std::uint32_t target) const;
   bool kernel_in_every_image(std::uint32_t kernel) const;
-  // Whether no image of this file holds the kernel (1.5: a split package's other file does).
+  // Whether no image of this file holds the kernel (a split package's other file does).
   bool kernel_in_other_file(std::uint32_t kernel) const;
   // The targets (indices into TARGETS) whose images hold the kernel, in target order (none for a
   // kernel in another file).
@@ -271,8 +271,8 @@ public:
   TocEntry section(std::uint32_t i) const;
   // Verifies every section checksum, including the lazily verified ones (BLOBS).
   ReadError verify_all_sections() const;
-  // "" when NAME_INDEX (1.4) finds every name of NAMES, or there is none; else what it misses. For
-  // `kiln verify`: lookups never depend on it being right.
+  // "" when NAME_INDEX has the shape the writer gives it and finds every name of NAMES; else what is
+  // wrong. For `kiln verify`: lookups never depend on it being right.
   std::string check_name_index() const;
 
 private:
@@ -332,13 +332,13 @@ private:
   std::uint16_t m_minor = 0;
   std::span<const std::byte> m_strings;
   Table m_targets, m_units, m_images, m_kernels, m_params, m_names, m_variables, m_sources, m_metadata;
-  Table m_kernel_targets;   // KERNEL_TARGETS (1.1), or empty
-  Table m_unit_sources;     // UNIT_SOURCES (1.2), or empty
-  Table m_carried_units, m_carried_entries, m_source_texts;   // 1.3, or empty
+  Table m_kernel_targets;   // KERNEL_TARGETS
+  Table m_unit_sources;     // UNIT_SOURCES
+  Table m_carried_units, m_carried_entries, m_source_texts;   // empty unless sources are carried
   std::span<const std::byte> m_text_blobs;
   std::span<const std::byte> m_blobs;
-  Table m_name_index;       // NAME_INDEX (1.4), or empty
-  IndexPagesView m_index_pages;   // INDEX_PAGES (1.6), or empty
+  Table m_name_index;       // NAME_INDEX
+  IndexPagesView m_index_pages;   // INDEX_PAGES
   const IndexPageLoader* m_pages = nullptr;   // a deferred reader's; null when opened whole
   std::unique_ptr<Deferred> m_deferred;       // null when opened whole
 };

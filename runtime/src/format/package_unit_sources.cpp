@@ -1,4 +1,4 @@
-// PackageReader's view of UNIT_SOURCES (1.2): what each unit is built from. open() has checked the
+// PackageReader's view of UNIT_SOURCES: what each unit is built from. open() has checked the
 // table (unit_sources_check.hpp), so a unit's records are contiguous, sorted and of one role.
 #include "package_reader.hpp"
 

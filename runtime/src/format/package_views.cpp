@@ -206,7 +206,7 @@ std::vector<std::uint32_t> PackageReader::kernel_targets(std::uint32_t kernel) c
 std::optional<NameHit> PackageReader::find_name(std::string_view name) const {
   NameKey normalized;
   const std::string_view key = normalized.of(name);
-  // NAME_INDEX first (1.4): a slot counts only if its record has the name; the search decides misses.
+  // NAME_INDEX first: a slot counts only if its record has the name; the search decides misses.
   // A record whose length differs is passed over without reading its name's bytes.
   std::uint32_t kernel = 0;
   const auto named = [&](std::uint32_t i) {
@@ -229,7 +229,6 @@ std::optional<NameHit> PackageReader::find_name(std::string_view name) const {
 }
 
 std::string PackageReader::check_name_index() const {
-  if (m_name_index.count == 0) return {};
   if (m_name_index.count < detail::name_index_size(m_names.count) / 2 || m_name_index.count > UINT32_MAX / 2 ||
       (m_name_index.count & (m_name_index.count - 1)) != 0)
     return m_label + ": NAME_INDEX has " + std::to_string(m_name_index.count) + " slots for " +

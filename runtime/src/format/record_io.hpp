@@ -40,18 +40,17 @@ inline std::string_view as_chars(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-// The kinds a v1 file must contain, in the order the writer lays them out (BLOBS last).
+// The kinds a file must contain, in the order the writer lays them out (INDEX_PAGES after BLOBS).
 inline constexpr SectionKind k_required_kinds[] = {
-    SectionKind::strings, SectionKind::targets,  SectionKind::units, SectionKind::images,
-    SectionKind::kernels, SectionKind::params,   SectionKind::names, SectionKind::variables,
-    SectionKind::sources, SectionKind::metadata, SectionKind::blobs,
+    SectionKind::strings,  SectionKind::targets,        SectionKind::units,        SectionKind::images,
+    SectionKind::kernels,  SectionKind::params,         SectionKind::names,        SectionKind::variables,
+    SectionKind::sources,  SectionKind::metadata,       SectionKind::kernel_targets, SectionKind::unit_sources,
+    SectionKind::name_index, SectionKind::blobs,        SectionKind::index_pages,
 };
 
-// Sections a file may lack: those a newer minor version added.
-inline constexpr SectionKind k_optional_kinds[] = {SectionKind::kernel_targets, SectionKind::unit_sources,
-                                                   SectionKind::carried_units, SectionKind::carried_entries,
-                                                   SectionKind::source_texts, SectionKind::text_blobs,
-                                                   SectionKind::name_index, SectionKind::index_pages};
+// Sections a file may lack: the carried sources', which only a package that carries sources has.
+inline constexpr SectionKind k_optional_kinds[] = {SectionKind::carried_units, SectionKind::carried_entries,
+                                                   SectionKind::source_texts, SectionKind::text_blobs};
 
 inline constexpr bool is_known_kind(std::uint32_t kind) {
   return kind >= static_cast<std::uint32_t>(SectionKind::strings) &&

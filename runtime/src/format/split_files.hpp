@@ -20,7 +20,7 @@ inline constexpr std::string_view k_split_id_key = "split.id";
 inline constexpr std::string_view k_split_files_key = "split.files";
 // In a companion: which one it is, "cc9".
 inline constexpr std::string_view k_split_file_key = "split.file";
-// In the main file (1.7): the content id of each companion, "cc8:<16 hex> cc9:<16 hex>" (the tags of
+// In the main file: the content id of each companion, "cc8:<16 hex> cc9:<16 hex>" (the tags of
 // split.files, in its order). A companion is used only when its content id is the one listed: a
 // companion of another build of the package, or one given the main file's split.id, has other
 // images, and so another id.

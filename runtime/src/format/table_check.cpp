@@ -227,7 +227,7 @@ private:
     return true;
   }
 
-  // The variant flag and a '/' in the lowered name go together (1.2): a reader takes the symbol
+  // The variant flag and a '/' in the lowered name go together: a reader takes the symbol
   // after the '/' only when the flag says so, and a plain symbol never holds one.
   bool check_variant_name(std::uint32_t i, const KernelRecord& r) {
     const std::string_view stored = str(r.lowered_name);
@@ -242,8 +242,7 @@ private:
   }
 
   // Sorted by (kernel, target) without duplicates, and each target one the kernel's unit has an
-  // image for: a reader may then load that image for the kernel. A kernel in another file (1.5)
-  // has none.
+  // image for: a reader may then load that image for the kernel. A kernel in another file has none.
   bool check_kernel_targets() {
     const auto kind = SectionKind::kernel_targets;
     for (std::uint32_t i = 0; i < m_t.kernel_targets.count; ++i) {
@@ -260,7 +259,7 @@ private:
       }
       const auto kernel = load_record<KernelRecord>(m_t.kernels.bytes, r.kernel);
       if ((kernel.flags & k_kernel_in_other_file) != 0) {
-        return fail(kind, i, "kernel " + std::to_string(r.kernel) + " is flagged as in another file (1.5)");
+        return fail(kind, i, "kernel " + std::to_string(r.kernel) + " is flagged as in another file");
       }
       const auto unit = load_record<UnitRecord>(m_t.units.bytes, kernel.unit);
       bool imaged = false;

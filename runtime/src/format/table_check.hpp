@@ -21,12 +21,12 @@ struct Tables {
   std::span<const std::byte> strings;
   std::span<const std::byte> blobs;
   RecordTable targets, units, images, kernels, params, names, variables, sources, metadata;
-  RecordTable kernel_targets;  // empty in a 1.0 file
-  RecordTable unit_sources;    // empty in 1.0 and 1.1 files
-  RecordTable carried_units, carried_entries, source_texts;   // empty unless sources are carried (1.3)
+  RecordTable kernel_targets;
+  RecordTable unit_sources;
+  RecordTable carried_units, carried_entries, source_texts;   // empty unless sources are carried
   std::span<const std::byte> text_blobs;
-  RecordTable name_index;      // slots; empty before 1.4 (format/name_index.hpp)
-  std::span<const std::byte> index_pages;   // INDEX_PAGES, or empty before 1.6
+  RecordTable name_index;      // slots (format/name_index.hpp)
+  std::span<const std::byte> index_pages;   // INDEX_PAGES
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 

@@ -54,7 +54,7 @@ std::string check_images(const Tables& t) {
   return {};
 }
 
-// The NAMES record for `name` (NAMES is sorted and unique), if any: through NAME_INDEX (1.4) in a
+// The NAMES record for `name` (NAMES is sorted and unique), if any: through NAME_INDEX in a
 // few steps, else by binary search. The index is not trusted: a slot counts only if its record has
 // the name (NAMES being unique, that is the one record), and a probe that finds nothing within a few
 // steps (a damaged or missing index) leaves the answer to the search.

@@ -1,4 +1,4 @@
-// Private to the reader: the UNIT_SOURCES section (1.2), checked after check_tables has checked UNITS.
+// Private to the reader: the UNIT_SOURCES section, checked after check_tables has checked UNITS.
 #pragma once
 
 #include "string_index.hpp"
