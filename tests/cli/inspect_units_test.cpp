@@ -1,7 +1,7 @@
-// kiln inspect and kiln verify on link groups and source variants: each shows its sources, a variant
-// kernel its variant; verify finds a variant kernel in its image by its symbol and names that symbol
-// when it is missing. The package is written directly (PTX images whose .entry lines are the
-// symbols), as the generator's link groups and variants are tested with the build.
+// kiln inspect and kiln verify on UNIT_SOURCES: a link group and a source variant show their
+// sources, a variant kernel its variant; verify finds a variant kernel in its image by its symbol and
+// names that symbol when it is missing. The package is written directly (PTX images whose .entry
+// lines are the symbols), as the generator's link groups and variants are tested with the build.
 #include "format/package_writer.hpp"
 #include "kiln_runner.hpp"
 
