@@ -5,8 +5,8 @@
 #include "format/layout.hpp"
 #include "format/package_reader.hpp"
 #include "writer/package_writer.hpp"
-#include "relayout.hpp" // with_section(), with_version() ...: files the writer does not write
 #include "reseal.hpp"   // reseal(): checksums made right after an edit
+#include "relayout.hpp" // with_section(), with_version() ...: files the writer does not write
 
 #include <cstddef>
 #include <cstring>
