@@ -71,6 +71,16 @@ TEST(CompileLibrary, WithoutTheVariableOnlyTheLoadersDirectoryIsSearched) {
 }
 
 #if defined(KILN_TEST_JIT_LIBRARY)
+using Entry = core::CompileLibrary* (*)(const char*);
+
+// The entry point of the build's compile library, opened by path as any library.
+Entry build_entry_point() {
+  std::string error;
+  void* handle = platform::open_library(KILN_TEST_JIT_LIBRARY, error);
+  EXPECT_NE(handle, nullptr) << error;
+  return handle ? reinterpret_cast<Entry>(platform::library_symbol(handle, "kiln_jit_compile_library")) : nullptr;
+}
+
 TEST(CompileLibrary, TheLibraryBesideTheLoaderIsFoundAndServesThisInterface) {
   core::CompileLibrary* library = nullptr;
   // The build's libkiln and compile library lie side by side, as installed.
@@ -80,21 +90,13 @@ TEST(CompileLibrary, TheLibraryBesideTheLoaderIsFoundAndServesThisInterface) {
   ASSERT_TRUE(status.ok()) << status.message;
   ASSERT_NE(library, nullptr);
   // The build's compile library, whose one object serves the process.
-  std::string error;
-  void* handle = platform::open_library(KILN_TEST_JIT_LIBRARY, error);
-  ASSERT_NE(handle, nullptr) << error;
-  using Entry = core::CompileLibrary* (*)(const char*);
-  const auto entry = reinterpret_cast<Entry>(platform::library_symbol(handle, "kiln_jit_compile_library"));
+  const Entry entry = build_entry_point();
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry(core::k_compile_interface_id), library);
 }
 
 TEST(CompileLibrary, AnotherInterfaceIsAnsweredWithNothing) {
-  std::string error;
-  void* handle = platform::open_library(KILN_TEST_JIT_LIBRARY, error);
-  ASSERT_NE(handle, nullptr) << error;
-  using Entry = core::CompileLibrary* (*)(const char*);
-  const auto entry = reinterpret_cast<Entry>(platform::library_symbol(handle, "kiln_jit_compile_library"));
+  const Entry entry = build_entry_point();
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry("kiln-compile-interface-0"), nullptr);
   EXPECT_EQ(entry(nullptr), nullptr);
