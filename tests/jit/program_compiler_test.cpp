@@ -108,18 +108,5 @@ TEST_F(ProgramCompilerTest, ABadExpressionSaysWhich) {
   EXPECT_FALSE(out.log.empty());
 }
 
-TEST(TimeTrace, HeadersAreReadInOrderWithoutRepeats) {
-  const std::string trace =
-      R"J({"traceEvents" : [ {}, {"args":{"detail":"__nv_nvrtc_builtin_header.h"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
-      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
-      R"J({"args":{"detail":"f()"},"dur":1,"name":"Scanning Function Body","ph":"X"},)J"
-      R"J({"args":{"detail":"C:\\dir\\x \"y\".h"},"name":"Processing Header File"},)J"
-      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"}]})J";
-  const std::vector<std::string> headers = headers_in_time_trace(trace);
-  ASSERT_EQ(headers.size(), 2u);
-  EXPECT_EQ(headers[0], "/a/b.cuh");
-  EXPECT_EQ(headers[1], "C:\\dir\\x \"y\".h");
-}
-
 }  // namespace
 }  // namespace kiln::jit

@@ -4,8 +4,8 @@
 #include "compile/jit_safe_headers.hpp"
 #include "compile/lto_link.hpp"
 #include "compile/name_errors.hpp"
-#include "compile/time_trace.hpp"
 #include "format/target.hpp"
+#include "nvrtc/time_trace.hpp"
 #include "util/file_io.hpp"
 
 #include <nvrtc.h>
@@ -131,9 +131,9 @@ CompileOutput compile_job(const CompileJob& job) {
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
-  const std::filesystem::path trace = trace_output_path(job.trace_file);
+  const std::filesystem::path trace = jit::trace_output_path(job.trace_file.string());
   if (std::optional<std::string> text = read_text_file(trace)) {
-    if (Result<std::vector<std::string>> headers = headers_from_trace(*text)) out.headers = *headers;
+    if (Result<std::vector<std::string>> headers = jit::headers_in_time_trace(*text)) out.headers = std::move(*headers);
   }
   // Kiln's own headers are inputs through the key's digest of them, not by the scratch path they lie at.
   if (!job.jit_safe_dir.empty())

@@ -37,8 +37,4 @@ struct ProgramOutput {
 
 ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input);
 
-// The headers an NVRTC time trace (-fdevice-time-trace's JSON) says were processed, in order, without
-// repeats or NVRTC's built-in header.
-std::vector<std::string> headers_in_time_trace(const std::string& trace);
-
 }  // namespace kiln::jit
