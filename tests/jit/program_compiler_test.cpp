@@ -108,5 +108,24 @@ TEST_F(ProgramCompilerTest, ABadExpressionSaysWhich) {
   EXPECT_FALSE(out.log.empty());
 }
 
+TEST_F(ProgramCompilerTest, TheSeedNamesInternalSymbolsWhateverTheProgramsName) {
+  // An unnamed namespace's variable: its symbol's name comes from -frandom-seed. A carried unit
+  // compiles under its tree's path with the build's seed, and must make the build's image.
+  ProgramInput in = input();
+  in.source = "namespace { __device__ int hidden[3]; }\n"
+              "template <typename T> __global__ void scale(T* x, int n) { if (n > 0) x[0] += hidden[n % 3]; }\n";
+  in.variables = {};
+  in.name = "kernels/scale.cu";
+  in.random_seed = "kernels/scale.cu";
+  const ProgramOutput as_built = compile_program(m_api, in);
+  in.name = (m_dir / "tree" / "kernels" / "scale.cu").string();
+  const ProgramOutput elsewhere = compile_program(m_api, in);
+  in.random_seed.clear();
+  const ProgramOutput unseeded = compile_program(m_api, in);
+  ASSERT_TRUE(as_built.ok && elsewhere.ok && unseeded.ok) << as_built.log << elsewhere.log << unseeded.log;
+  EXPECT_EQ(as_built.image, elsewhere.image);
+  EXPECT_NE(as_built.image, unseeded.image) << "the seed did not reach NVRTC";
+}
+
 }  // namespace
 }  // namespace kiln::jit

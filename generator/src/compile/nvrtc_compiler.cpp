@@ -98,6 +98,7 @@ CompileOutput compile_job(const CompileJob& job) {
   if (!ptx_from_nvrtc(*target)) options.push_back("-dlto");
   if (job.relocatable) options.push_back("-rdc=true");   // a link group's member: compile_group links it
   // A fixed seed and program name make internal-linkage symbol names, and so the output, reproducible.
+  // A run-time compile of the unit's carried sources passes the same seed (rtc/compile_keys.hpp).
   options.push_back("-frandom-seed=" + job.source);
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());

@@ -96,6 +96,7 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
   // the working directory, which is no place of Kiln's to write (FallbackTest.CompilesWrite...).
   TraceFile trace;
   std::vector<std::string> options = {"-arch=" + input.target, "-dlto"};
+  if (!input.random_seed.empty()) options.push_back("-frandom-seed=" + input.random_seed);
   if (!trace.base().empty()) options.push_back("-fdevice-time-trace=" + trace.base());
   options.insert(options.end(), input.options.begin(), input.options.end());
   std::vector<const char*> argv;

@@ -23,6 +23,9 @@ struct ProgramInput {
   std::vector<std::string> variables;   // device variables to keep (asked as "&name")
   std::string target;                // "sm_90"
   bool record_headers = false;       // report every header NVRTC opened (its time trace)
+  // -frandom-seed, which names internal-linkage symbols: a carried unit's is the build's
+  // (rtc/compile_keys.hpp, carried_random_seed). "": none.
+  std::string random_seed = {};
 };
 
 struct ProgramOutput {
