@@ -4,6 +4,7 @@
 //
 // `#error` under __clang__ stands for everything clang 19 refuses where nvcc does not: only the
 // scanner defines __clang__ (NVRTC does not, nor does nvcc's host compiler, g++).
+#include "format/package_reader.hpp"
 #include "kiln_runner.hpp"
 #include "package_kernels.hpp"
 

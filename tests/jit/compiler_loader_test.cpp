@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -176,6 +177,48 @@ TEST_F(CompilerLoaderTest, RelativePathsFromTheVariablesAreRefusedNamingThem) {
   ASSERT_FALSE(by_root) << "loaded " << by_root->nvrtc_path;
   EXPECT_NE(by_root.error().message.find("CUDA_PATH is 'here', a relative path"), std::string::npos)
       << by_root.error().message;
+}
+
+// The generator's way (compile/nvrtc_library.hpp): the two files its build found, bound into the same
+// table, with every entry point either kind of compile uses, and no search whatever the variables say.
+TEST_F(CompilerLoaderTest, NamedFilesAreBoundWithEveryEntryPointAndNoSearch) {
+  Result<CompilerApi> api = load_compiler_files((k_toolkit_lib / "libnvrtc.so.13").string(),
+                                                (k_toolkit_lib / "libnvJitLink.so.13").string());
+  ASSERT_TRUE(api) << api.error().message;
+  EXPECT_EQ(api->nvrtc_path, (k_toolkit_lib / "libnvrtc.so.13").string());
+  EXPECT_EQ(api->nvjitlink_path, (k_toolkit_lib / "libnvJitLink.so.13").string());
+  EXPECT_EQ(api->major, 13);
+  EXPECT_EQ(api->nvrtc_version.rfind("13.", 0), 0u) << api->nvrtc_version;
+  EXPECT_EQ(api->nvjitlink_version.rfind("13.", 0), 0u) << api->nvjitlink_version;
+  // What the generator needs beyond a run-time compile: PTX from NVRTC and nvJitLink, a library to
+  // link (libcudadevrt), the architectures NVRTC supports.
+  EXPECT_TRUE(api->nvrtc.get_ptx && api->nvrtc.get_ptx_size && api->nvjitlink.add_file &&
+              api->nvjitlink.get_linked_ptx && api->nvjitlink.get_linked_ptx_size);
+  int count = 0;
+  ASSERT_EQ(api->nvrtc.get_num_supported_archs(&count), 0);
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  ASSERT_EQ(api->nvrtc.get_supported_archs(archs.data()), 0);
+  EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
+}
+
+TEST_F(CompilerLoaderTest, ANamedFileThatDoesNotLoadIsTheSystemsMessage) {
+  const std::string missing = (m_dir / "libnvrtc.so.13").string();
+  Result<CompilerApi> api = load_compiler_files(missing, (k_toolkit_lib / "libnvJitLink.so.13").string());
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().message.rfind("cannot load " + missing + ": ", 0), 0u) << api.error().message;
+  EXPECT_NE(api.error().message.find("No such file or directory"), std::string::npos) << api.error().message;
+  Result<CompilerApi> linker = load_compiler_files((k_toolkit_lib / "libnvrtc.so.13").string(), missing);
+  ASSERT_FALSE(linker);
+  EXPECT_EQ(linker.error().message.rfind("cannot load " + missing + ": ", 0), 0u) << linker.error().message;
+}
+
+TEST_F(CompilerLoaderTest, ANamedFileWithoutTheSymbolsIsRefusedNamingEachMissing) {
+  const std::string linker = (k_toolkit_lib / "libnvJitLink.so.13").string();
+  Result<CompilerApi> api = load_compiler_files(linker, linker);   // nvJitLink as NVRTC
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().message.rfind("cannot bind " + linker + ": it lacks nvrtcVersion, nvrtcGetErrorString, ", 0), 0u)
+      << api.error().message;
+  EXPECT_NE(api.error().message.find(", nvrtcGetSupportedArchs"), std::string::npos) << api.error().message;
 }
 
 }  // namespace

@@ -108,17 +108,23 @@ TEST_F(ProgramCompilerTest, ABadExpressionSaysWhich) {
   EXPECT_FALSE(out.log.empty());
 }
 
-TEST(TimeTrace, HeadersAreReadInOrderWithoutRepeats) {
-  const std::string trace =
-      R"J({"traceEvents" : [ {}, {"args":{"detail":"__nv_nvrtc_builtin_header.h"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
-      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"},)J"
-      R"J({"args":{"detail":"f()"},"dur":1,"name":"Scanning Function Body","ph":"X"},)J"
-      R"J({"args":{"detail":"C:\\dir\\x \"y\".h"},"name":"Processing Header File"},)J"
-      R"J({"args":{"detail":"/a/b.cuh"},"dur":1,"name":"Processing Header File","ph":"X"}]})J";
-  const std::vector<std::string> headers = headers_in_time_trace(trace);
-  ASSERT_EQ(headers.size(), 2u);
-  EXPECT_EQ(headers[0], "/a/b.cuh");
-  EXPECT_EQ(headers[1], "C:\\dir\\x \"y\".h");
+TEST_F(ProgramCompilerTest, TheSeedNamesInternalSymbolsWhateverTheProgramsName) {
+  // An unnamed namespace's variable: its symbol's name comes from -frandom-seed. A carried unit
+  // compiles under its tree's path with the build's seed, and must make the build's image.
+  ProgramInput in = input();
+  in.source = "namespace { __device__ int hidden[3]; }\n"
+              "template <typename T> __global__ void scale(T* x, int n) { if (n > 0) x[0] += hidden[n % 3]; }\n";
+  in.variables = {};
+  in.name = "kernels/scale.cu";
+  in.random_seed = "kernels/scale.cu";
+  const ProgramOutput as_built = compile_program(m_api, in);
+  in.name = (m_dir / "tree" / "kernels" / "scale.cu").string();
+  const ProgramOutput elsewhere = compile_program(m_api, in);
+  in.random_seed.clear();
+  const ProgramOutput unseeded = compile_program(m_api, in);
+  ASSERT_TRUE(as_built.ok && elsewhere.ok && unseeded.ok) << as_built.log << elsewhere.log << unseeded.log;
+  EXPECT_EQ(as_built.image, elsewhere.image);
+  EXPECT_NE(as_built.image, unseeded.image) << "the seed did not reach NVRTC";
 }
 
 }  // namespace

@@ -1,24 +1,31 @@
 #include "compile/lto_link.hpp"
 
-#include <nvJitLink.h>
+#include "compile/nvrtc_library.hpp"
 
 #include <cstring>
-#include <memory>
 
 namespace kiln::compile {
 
 namespace {
 
-struct LinkerDeleter {
-  void operator()(nvJitLinkHandle h) const { nvJitLinkDestroy(&h); }
-};
-using Linker = std::unique_ptr<std::remove_pointer_t<nvJitLinkHandle>, LinkerDeleter>;
+// A linker, destroyed through the table that made it.
+class Linker {
+public:
+  Linker(const jit::NvJitLinkApi& link, jit::nvJitLinkHandle handle) : m_link(link), m_handle(handle) {}
+  Linker(const Linker&) = delete;
+  Linker& operator=(const Linker&) = delete;
+  ~Linker() { m_link.destroy(&m_handle); }
 
-std::string linker_log(nvJitLinkHandle linker) {
+private:
+  const jit::NvJitLinkApi& m_link;
+  jit::nvJitLinkHandle m_handle;
+};
+
+std::string linker_log(const jit::NvJitLinkApi& link, jit::nvJitLinkHandle linker) {
   std::size_t size = 0;
-  if (nvJitLinkGetErrorLogSize(linker, &size) != NVJITLINK_SUCCESS || size <= 1) return {};
+  if (link.get_error_log_size(linker, &size) != 0 || size <= 1) return {};
   std::string log(size, '\0');
-  nvJitLinkGetErrorLog(linker, log.data());
+  link.get_error_log(linker, log.data());
   return log.c_str();
 }
 
@@ -43,10 +50,14 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
   for (const std::string& o : options) argv.push_back(o.c_str());
 
   const std::string where = job.display_prefix + job.source;
-  nvJitLinkHandle raw = nullptr;
-  // nvJitLinkCreate takes char** but does not modify the strings.
-  if (nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()), const_cast<const char**>(argv.data())) !=
-      NVJITLINK_SUCCESS) {
+  const Result<const jit::CompilerApi*> api = nvrtc_api();
+  if (!api) {
+    out.log += (out.log.empty() ? "" : "\n") + where + ": error: " + api.error().message;
+    return false;
+  }
+  const jit::NvJitLinkApi& link = (*api)->nvjitlink;
+  jit::nvJitLinkHandle raw = nullptr;
+  if (link.create(&raw, static_cast<std::uint32_t>(argv.size()), argv.data()) != 0) {
     out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvJitLink rejected the link options for " +
                job.target + " (" + [&] {
                  std::string joined;
@@ -55,33 +66,33 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
                }() + ")";
     return false;
   }
-  Linker linker(raw);
-  nvJitLinkResult result = NVJITLINK_SUCCESS;
+  const Linker linker(link, raw);
+  jit::nvJitLinkResult result = 0;
   for (const LinkData& input : request.inputs) {
-    const nvJitLinkInputType type = input.kind == LinkInput::fatbin ? NVJITLINK_INPUT_FATBIN : NVJITLINK_INPUT_LTOIR;
+    const int type = input.kind == LinkInput::fatbin ? jit::k_nvjitlink_input_fatbin : jit::k_nvjitlink_input_ltoir;
     const std::string& name = input.name.empty() ? job.source : input.name;
-    if (result == NVJITLINK_SUCCESS) result = nvJitLinkAddData(raw, type, input.bytes.data(), input.bytes.size(), name.c_str());
+    if (result == 0) result = link.add_data(raw, type, input.bytes.data(), input.bytes.size(), name.c_str());
   }
   for (const std::filesystem::path& library : request.libraries)
-    if (result == NVJITLINK_SUCCESS) result = nvJitLinkAddFile(raw, NVJITLINK_INPUT_LIBRARY, library.c_str());
-  if (result == NVJITLINK_SUCCESS) result = nvJitLinkComplete(raw);
-  if (result != NVJITLINK_SUCCESS) {
+    if (result == 0) result = link.add_file(raw, jit::k_nvjitlink_input_library, library.c_str());
+  if (result == 0) result = link.complete(raw);
+  if (result != 0) {
     out.log += (out.log.empty() ? "" : "\n") + where + ": error: linking for " + job.target + " failed:\n" +
-               linker_log(raw);
+               linker_log(link, raw);
     return false;
   }
   std::size_t size = 0;
   if (target.kind == format::TargetKind::ptx) {
-    if (nvJitLinkGetLinkedPtxSize(raw, &size) != NVJITLINK_SUCCESS) return false;
+    if (link.get_linked_ptx_size(raw, &size) != 0) return false;
     std::string ptx(size, '\0');
-    nvJitLinkGetLinkedPtx(raw, ptx.data());
+    link.get_linked_ptx(raw, ptx.data());
     const std::size_t length = std::strlen(ptx.c_str());
     out.image.assign(length + 1, std::byte{0});   // PTX keeps its terminating NUL
     std::memcpy(out.image.data(), ptx.data(), length);
   } else {
-    if (nvJitLinkGetLinkedCubinSize(raw, &size) != NVJITLINK_SUCCESS) return false;
+    if (link.get_linked_cubin_size(raw, &size) != 0) return false;
     out.image.resize(size);
-    nvJitLinkGetLinkedCubin(raw, out.image.data());
+    link.get_linked_cubin(raw, out.image.data());
   }
   return true;
 }

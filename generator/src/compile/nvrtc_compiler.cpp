@@ -4,11 +4,10 @@
 #include "compile/jit_safe_headers.hpp"
 #include "compile/lto_link.hpp"
 #include "compile/name_errors.hpp"
-#include "compile/time_trace.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "format/target.hpp"
+#include "nvrtc/time_trace.hpp"
 #include "util/file_io.hpp"
-
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,10 +22,18 @@ namespace kiln::compile {
 
 namespace {
 
-struct ProgramDeleter {
-  void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
+// An NVRTC program, destroyed through the table that made it.
+class Program {
+public:
+  Program(const jit::NvrtcApi& nvrtc, jit::nvrtcProgram program) : m_nvrtc(nvrtc), m_program(program) {}
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  ~Program() { m_nvrtc.destroy_program(&m_program); }
+
+private:
+  const jit::NvrtcApi& m_nvrtc;
+  jit::nvrtcProgram m_program;
 };
-using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
 
 std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<const char*> out;
@@ -53,11 +60,11 @@ std::string strip_pch_messages(const std::string& log, bool& used) {
   return kept.find_first_not_of("\r\n") == std::string::npos ? std::string() : kept;
 }
 
-std::string program_log(nvrtcProgram program) {
+std::string program_log(const jit::NvrtcApi& nvrtc, jit::nvrtcProgram program) {
   std::size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  if (nvrtc.get_program_log_size(program, &size) != 0 || size <= 1) return {};
   std::string log(size, '\0');
-  nvrtcGetProgramLog(program, log.data());
+  nvrtc.get_program_log(program, log.data());
   return log;
 }
 
@@ -91,6 +98,7 @@ CompileOutput compile_job(const CompileJob& job) {
   if (!ptx_from_nvrtc(*target)) options.push_back("-dlto");
   if (job.relocatable) options.push_back("-rdc=true");   // a link group's member: compile_group links it
   // A fixed seed and program name make internal-linkage symbol names, and so the output, reproducible.
+  // A run-time compile of the unit's carried sources passes the same seed (rtc/compile_keys.hpp).
   options.push_back("-frandom-seed=" + job.source);
   options.push_back("-fdevice-time-trace=" + job.trace_file.string());
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
@@ -115,25 +123,31 @@ CompileOutput compile_job(const CompileJob& job) {
     out.log = std::move(lost);
     return out;
   }
-  nvrtcProgram raw = nullptr;
-  if (nvrtcCreateProgram(&raw, source->c_str(), job.source.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  const Result<const jit::CompilerApi*> api = nvrtc_api();
+  if (!api) {
+    out.log = where + ": error: " + api.error().message;
+    return out;
+  }
+  const jit::NvrtcApi& nvrtc = (*api)->nvrtc;
+  jit::nvrtcProgram raw = nullptr;
+  if (nvrtc.create_program(&raw, source->c_str(), job.source.c_str(), 0, nullptr, nullptr) != 0) {
     out.log = where + ": error: NVRTC could not create a program";
     return out;
   }
-  Program program(raw);
+  const Program program(nvrtc, raw);
   std::vector<std::string> expressions = job.name_expressions;
   for (const std::string& v : job.variables) expressions.push_back("&" + v);
-  for (const std::string& e : expressions) nvrtcAddNameExpression(raw, e.c_str());
+  for (const std::string& e : expressions) nvrtc.add_name_expression(raw, e.c_str());
 
   const std::vector<const char*> argv = c_strings(options);
-  const nvrtcResult compiled = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
-  out.log = rewrite_diagnostics(strip_pch_messages(program_log(raw), out.used_pch), job.display_prefix);
+  const jit::nvrtcResult compiled = nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
+  out.log = rewrite_diagnostics(strip_pch_messages(program_log(nvrtc, raw), out.used_pch), job.display_prefix);
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
-  const std::filesystem::path trace = trace_output_path(job.trace_file);
+  const std::filesystem::path trace = jit::trace_output_path(job.trace_file.string());
   if (std::optional<std::string> text = read_text_file(trace)) {
-    if (Result<std::vector<std::string>> headers = headers_from_trace(*text)) out.headers = *headers;
+    if (Result<std::vector<std::string>> headers = jit::headers_in_time_trace(*text)) out.headers = std::move(*headers);
   }
   // Kiln's own headers are inputs through the key's digest of them, not by the scratch path they lie at.
   if (!job.jit_safe_dir.empty())
@@ -141,15 +155,15 @@ CompileOutput compile_job(const CompileJob& job) {
   std::error_code ignored;
   std::filesystem::remove(trace, ignored);
 
-  if (compiled != NVRTC_SUCCESS) {
-    if (out.log.empty()) out.log = where + ": error: " + nvrtcGetErrorString(compiled);
+  if (compiled != 0) {
+    if (out.log.empty()) out.log = where + ": error: " + nvrtc.error_string(compiled);
     return out;
   }
 
   std::vector<LoweredName> variables;
   for (std::size_t i = 0; i < expressions.size(); ++i) {
     const char* lowered = nullptr;
-    if (nvrtcGetLoweredName(raw, expressions[i].c_str(), &lowered) != NVRTC_SUCCESS || !lowered) {
+    if (nvrtc.get_lowered_name(raw, expressions[i].c_str(), &lowered) != 0 || !lowered) {
       out.log += (out.log.empty() ? "" : "\n") + where + ": error: no symbol for '" + expressions[i] + "'";
       return out;
     }
@@ -160,15 +174,15 @@ CompileOutput compile_job(const CompileJob& job) {
 
   if (ptx_from_nvrtc(*target)) {
     std::size_t size = 0;
-    nvrtcGetPTXSize(raw, &size);
+    nvrtc.get_ptx_size(raw, &size);
     std::string ptx(size, '\0');
-    nvrtcGetPTX(raw, ptx.data());
+    nvrtc.get_ptx(raw, ptx.data());
     out.image = to_bytes(ptx.c_str(), /*keep_nul=*/true);
   } else {
     std::size_t size = 0;
-    nvrtcGetLTOIRSize(raw, &size);
+    nvrtc.get_ltoir_size(raw, &size);
     std::vector<std::byte> ltoir(size);
-    nvrtcGetLTOIR(raw, reinterpret_cast<char*>(ltoir.data()));
+    nvrtc.get_ltoir(raw, reinterpret_cast<char*>(ltoir.data()));
     if (job.relocatable) {
       out.image = std::move(ltoir);    // LTO-IR: the group's link makes the image
     } else {

@@ -1,13 +1,15 @@
-// NVRTC and nvJitLink, loaded the first time the generator calls them, not at kiln's start: mapping
+// NVRTC and nvJitLink, loaded the first time the generator needs them, not at kiln's start: mapping
 // both costs every kiln process about 19 ms, and a build whose units nvcc compiles calls neither.
-// The generator calls nvrtc.h's and nvJitLink.h's functions as they are declared; nvrtc_library.cpp
-// defines each one it uses to load the libraries this kiln was built against (once per process) and
-// call theirs. What every build needs of them, their versions and NVRTC's architectures, was asked
-// when kiln was configured and is built in with the libraries' identities (path, size, modification
-// time); for other files (a kiln moved to another toolkit) it is kept in a small file beside the
-// user's cache. So a build loads them only to compile or link with them.
+// They are the files this kiln was built against, bound into the compile library's table
+// (jit/src/nvrtc/compiler_loader.hpp, the one binding run-time compiles use too) once per process;
+// the variables that steer run-time compiles (KILN_NVRTC, KILN_NVJITLINK, CUDA_PATH) do not move
+// them. What every build needs of them, their versions and NVRTC's architectures, was asked when kiln
+// was configured and is built in with the libraries' identities (path, size, modification time);
+// for other files (a kiln moved to another toolkit) it is kept in a small file beside the user's
+// cache. So a build loads them only to compile or link with them.
 #pragma once
 
+#include "nvrtc/compiler_api.hpp"
 #include "util/result.hpp"
 
 #include <filesystem>
@@ -16,6 +18,11 @@
 #include <vector>
 
 namespace kiln::compile {
+
+// The build's NVRTC and nvJitLink (the files named when kiln was configured), loaded on the first
+// call and kept for the process; every later call gives the same table, or the same error
+// ("kiln cannot load <file>: <the system's message>").
+Result<const jit::CompilerApi*> nvrtc_api();
 
 struct NvrtcFacts {
   int nvrtc_major = 0, nvrtc_minor = 0;
@@ -36,7 +43,7 @@ std::string nvrtc_facts_file(const std::string& identity, const NvrtcFacts& fact
 std::optional<NvrtcFacts> read_nvrtc_facts(const std::string& text, const std::string& identity);
 
 // Loads both libraries now: in a process about to fork workers that compile with NVRTC, so that each
-// inherits them. "" when loaded, else why not (each call then fails with that reason).
+// inherits them. "" when loaded, else why not (each compile then fails with that reason).
 std::string load_nvrtc();
 
 }  // namespace kiln::compile

@@ -1,6 +1,9 @@
-// The NVRTC and nvJitLink entry points run-time compilation uses, declared here (no CUDA headers:
-// the runtime builds without the toolkit) and bound with dlsym (compiler_loader.hpp). The signatures
-// and enum values are those of nvrtc.h and nvJitLink.h in CUDA 12 and 13.
+// The NVRTC and nvJitLink entry points Kiln uses, declared here (no CUDA headers: the runtime builds
+// without the toolkit) and bound with dlsym (compiler_loader.hpp): one table for the generator's
+// compiles (kiln build) and the run-time ones alike. The signatures and enum values are those of
+// nvrtc.h and nvJitLink.h in CUDA 12 and 13 (tests/generator/nvrtc_library_test.cpp checks the values
+// against the headers); nvJitLink's are its unversioned exports, which CUDA 13's header reaches through
+// its __nvJitLink*_13_0 names (the same code: each is a jump to one implementation).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +16,9 @@ using nvrtcResult = int;             // NVRTC_SUCCESS is 0
 using nvrtcProgram = struct _nvrtcProgram*;
 using nvJitLinkResult = int;         // NVJITLINK_SUCCESS is 0
 using nvJitLinkHandle = struct nvJitLink*;
-inline constexpr int k_nvjitlink_input_ltoir = 3;   // NVJITLINK_INPUT_LTOIR
+inline constexpr int k_nvjitlink_input_ltoir = 3;     // NVJITLINK_INPUT_LTOIR
+inline constexpr int k_nvjitlink_input_fatbin = 4;    // NVJITLINK_INPUT_FATBIN
+inline constexpr int k_nvjitlink_input_library = 6;   // NVJITLINK_INPUT_LIBRARY
 
 struct NvrtcApi {
   nvrtcResult (*version)(int* major, int* minor) = nullptr;
@@ -28,17 +33,24 @@ struct NvrtcApi {
   nvrtcResult (*get_lowered_name)(nvrtcProgram program, const char* expression, const char** lowered) = nullptr;
   nvrtcResult (*get_ltoir_size)(nvrtcProgram program, std::size_t* size) = nullptr;
   nvrtcResult (*get_ltoir)(nvrtcProgram program, char* ltoir) = nullptr;
+  nvrtcResult (*get_ptx_size)(nvrtcProgram program, std::size_t* size) = nullptr;
+  nvrtcResult (*get_ptx)(nvrtcProgram program, char* ptx) = nullptr;
+  nvrtcResult (*get_num_supported_archs)(int* count) = nullptr;
+  nvrtcResult (*get_supported_archs)(int* archs) = nullptr;
 };
 
 struct NvJitLinkApi {
   nvJitLinkResult (*version)(unsigned* major, unsigned* minor) = nullptr;
-  nvJitLinkResult (*create)(nvJitLinkHandle* handle, std::uint32_t option_count, const char** options) = nullptr;
+  nvJitLinkResult (*create)(nvJitLinkHandle* handle, std::uint32_t option_count, const char* const* options) = nullptr;
   nvJitLinkResult (*destroy)(nvJitLinkHandle* handle) = nullptr;
   nvJitLinkResult (*add_data)(nvJitLinkHandle handle, int input_type, const void* data, std::size_t size,
                               const char* name) = nullptr;
+  nvJitLinkResult (*add_file)(nvJitLinkHandle handle, int input_type, const char* file) = nullptr;
   nvJitLinkResult (*complete)(nvJitLinkHandle handle) = nullptr;
   nvJitLinkResult (*get_linked_cubin_size)(nvJitLinkHandle handle, std::size_t* size) = nullptr;
   nvJitLinkResult (*get_linked_cubin)(nvJitLinkHandle handle, void* cubin) = nullptr;
+  nvJitLinkResult (*get_linked_ptx_size)(nvJitLinkHandle handle, std::size_t* size) = nullptr;
+  nvJitLinkResult (*get_linked_ptx)(nvJitLinkHandle handle, char* ptx) = nullptr;
   nvJitLinkResult (*get_error_log_size)(nvJitLinkHandle handle, std::size_t* size) = nullptr;
   nvJitLinkResult (*get_error_log)(nvJitLinkHandle handle, char* log) = nullptr;
 };

@@ -51,10 +51,11 @@ std::vector<Candidate> candidates(const SearchSettings& settings, const char* va
   return out;
 }
 
+// Binds `name`; a symbol the library lacks is added to `missing` ("a, b").
 template <class Function>
 bool bind(void* library, const char* name, Function& out, std::string& missing) {
   out = reinterpret_cast<Function>(platform::library_symbol(library, name));
-  if (!out && missing.empty()) missing = name;
+  if (!out) missing += (missing.empty() ? "" : ", ") + std::string(name);
   return out != nullptr;
 }
 
@@ -95,6 +96,10 @@ bool bind_nvrtc(void* library, NvrtcApi& api, std::string& missing) {
   bind(library, "nvrtcGetLoweredName", api.get_lowered_name, missing);
   bind(library, "nvrtcGetLTOIRSize", api.get_ltoir_size, missing);
   bind(library, "nvrtcGetLTOIR", api.get_ltoir, missing);
+  bind(library, "nvrtcGetPTXSize", api.get_ptx_size, missing);
+  bind(library, "nvrtcGetPTX", api.get_ptx, missing);
+  bind(library, "nvrtcGetNumSupportedArchs", api.get_num_supported_archs, missing);
+  bind(library, "nvrtcGetSupportedArchs", api.get_supported_archs, missing);
   return missing.empty();
 }
 
@@ -103,9 +108,12 @@ bool bind_nvjitlink(void* library, NvJitLinkApi& api, std::string& missing) {
   bind(library, "nvJitLinkCreate", api.create, missing);
   bind(library, "nvJitLinkDestroy", api.destroy, missing);
   bind(library, "nvJitLinkAddData", api.add_data, missing);
+  bind(library, "nvJitLinkAddFile", api.add_file, missing);
   bind(library, "nvJitLinkComplete", api.complete, missing);
   bind(library, "nvJitLinkGetLinkedCubinSize", api.get_linked_cubin_size, missing);
   bind(library, "nvJitLinkGetLinkedCubin", api.get_linked_cubin, missing);
+  bind(library, "nvJitLinkGetLinkedPtxSize", api.get_linked_ptx_size, missing);
+  bind(library, "nvJitLinkGetLinkedPtx", api.get_linked_ptx, missing);
   bind(library, "nvJitLinkGetErrorLogSize", api.get_error_log_size, missing);
   bind(library, "nvJitLinkGetErrorLog", api.get_error_log, missing);
   return missing.empty();
@@ -129,6 +137,29 @@ void add_search_directory(const std::string& directory) {
   for (const std::string& d : g_directories)
     if (d == directory) return;
   g_directories.push_back(directory);
+}
+
+Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std::string& nvjitlink_file) {
+  std::string why;
+  void* nvrtc = platform::open_library(nvrtc_file, why);
+  if (!nvrtc) return Error{"cannot load " + nvrtc_file + ": " + why};
+  void* nvjitlink = platform::open_library(nvjitlink_file, why);
+  if (!nvjitlink) return Error{"cannot load " + nvjitlink_file + ": " + why};
+  CompilerApi api;
+  if (std::string missing; !bind_nvrtc(nvrtc, api.nvrtc, missing))
+    return Error{"cannot bind " + nvrtc_file + ": it lacks " + missing};
+  if (std::string missing; !bind_nvjitlink(nvjitlink, api.nvjitlink, missing))
+    return Error{"cannot bind " + nvjitlink_file + ": it lacks " + missing};
+  api.nvrtc_path = nvrtc_file;
+  api.nvjitlink_path = nvjitlink_file;
+  // Versions as far as the libraries tell them; what to make of one that does not is the caller's.
+  if (int major = 0, minor = 0; api.nvrtc.version(&major, &minor) == 0) {
+    api.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
+    api.major = major;
+  }
+  if (unsigned major = 0, minor = 0; api.nvjitlink.version(&major, &minor) == 0)
+    api.nvjitlink_version = std::to_string(major) + "." + std::to_string(minor);
+  return api;
 }
 
 Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_major) {

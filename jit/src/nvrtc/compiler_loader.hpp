@@ -1,5 +1,5 @@
-// Finds NVRTC and nvJitLink and binds them with dlopen/dlsym, so that libkiln NEEDs neither. Looked
-// for, in order:
+// Finds NVRTC and nvJitLink and binds them with dlopen/dlsym into one table (compiler_api.hpp), so
+// that neither libkiln_jit nor kiln NEEDs them. Run-time compiles look for them, in order:
 //   1. KILN_NVRTC / KILN_NVJITLINK: files
 //   2. directories registered with add_search_directory (the Python binding registers the
 //      nvidia-cuda-nvrtc and nvidia-nvjitlink wheels' lib/ directories)
@@ -36,5 +36,11 @@ void add_search_directory(const std::string& directory);
 // why each was refused ("not found", dlopen's message, a missing symbol, another major version).
 // Libraries that were loaded stay loaded (never dlclose'd: their code may be in use).
 Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_major);
+
+// Binds the two files named and no others, opened as given by the system's loader: the generator's
+// libraries, fixed when kiln was built (generator/src/compile/nvrtc_library.hpp), whatever the
+// variables above say. No search and no version rule. The error names the file and why:
+// "cannot load <file>: <the system's message>", "cannot bind <file>: it lacks <symbol>, ...".
+Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std::string& nvjitlink_file);
 
 }  // namespace kiln::jit

@@ -1,5 +1,7 @@
 #include "nvrtc/program_compiler.hpp"
 
+#include "nvrtc/time_trace.hpp"
+
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <set>
 #include <sstream>
 
 namespace kiln::jit {
@@ -45,11 +46,11 @@ public:
   ~TraceFile() {
     if (m_base.empty()) return;
     ::unlink(m_base.c_str());
-    ::unlink((m_base + ".json").c_str());
+    ::unlink(trace_output_path(m_base).c_str());
   }
   const std::string& base() const { return m_base; }   // empty: no trace
   std::string read() const {
-    std::ifstream in(m_base + ".json", std::ios::binary);
+    std::ifstream in(trace_output_path(m_base), std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
@@ -65,43 +66,7 @@ void append(std::string& log, const std::string& line) {
   log += line;
 }
 
-// JSON string contents at `at` (just after the opening quote), unescaped; the few escapes a path has.
-std::string json_string(const std::string& text, std::size_t at) {
-  std::string out;
-  for (std::size_t i = at; i < text.size() && text[i] != '"'; ++i) {
-    if (text[i] != '\\' || i + 1 >= text.size()) {
-      out += text[i];
-      continue;
-    }
-    const char e = text[++i];
-    if (e == 'u' && i + 4 < text.size()) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 4), nullptr, 16));   // ASCII in practice
-      i += 4;
-    } else {
-      out += e == 'n' ? '\n' : e == 't' ? '\t' : e;   // \" \\ \/ and the rest as themselves
-    }
-  }
-  return out;
-}
-
 }  // namespace
-
-std::vector<std::string> headers_in_time_trace(const std::string& trace) {
-  // NVRTC 12/13 write each event as {"args":{"detail":"<file>"},...,"name":"Processing Header File",...}.
-  static const std::string k_name = "\"name\":\"Processing Header File\"";
-  static const std::string k_detail = "\"detail\":\"";
-  std::vector<std::string> headers;
-  std::set<std::string> seen;
-  for (std::size_t at = trace.find(k_name); at != std::string::npos; at = trace.find(k_name, at + 1)) {
-    // This event's detail is the last one before its name, unless another event's name lies between.
-    const std::size_t detail = trace.rfind(k_detail, at);
-    if (detail == std::string::npos || trace.find("\"name\"", detail) < at) continue;
-    std::string file = json_string(trace, detail + k_detail.size());
-    if (file.empty() || file == "__nv_nvrtc_builtin_header.h") continue;
-    if (seen.insert(file).second) headers.push_back(std::move(file));
-  }
-  return headers;
-}
 
 ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input) {
   const auto start = std::chrono::steady_clock::now();
@@ -131,13 +96,16 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
   // the working directory, which is no place of Kiln's to write (FallbackTest.CompilesWrite...).
   TraceFile trace;
   std::vector<std::string> options = {"-arch=" + input.target, "-dlto"};
+  if (!input.random_seed.empty()) options.push_back("-frandom-seed=" + input.random_seed);
   if (!trace.base().empty()) options.push_back("-fdevice-time-trace=" + trace.base());
   options.insert(options.end(), input.options.begin(), input.options.end());
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
   const nvrtcResult compiled = api.nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
   out.log = program_log(api.nvrtc, raw);
-  if (input.record_headers && !trace.base().empty()) out.headers = headers_in_time_trace(trace.read());
+  // A trace that cannot be read reports no headers, as the build's compiles do (nvrtc_compiler.cpp).
+  if (input.record_headers && !trace.base().empty())
+    if (Result<std::vector<std::string>> headers = headers_in_time_trace(trace.read())) out.headers = std::move(*headers);
   if (compiled != 0) {
     append(out.log, input.name + ": error: NVRTC: " + api.nvrtc.error_string(compiled));
     return out;

@@ -23,6 +23,9 @@ struct ProgramInput {
   std::vector<std::string> variables;   // device variables to keep (asked as "&name")
   std::string target;                // "sm_90"
   bool record_headers = false;       // report every header NVRTC opened (its time trace)
+  // -frandom-seed, which names internal-linkage symbols: a carried unit's is the build's
+  // (rtc/compile_keys.hpp, carried_random_seed). "": none.
+  std::string random_seed = {};
 };
 
 struct ProgramOutput {
@@ -36,9 +39,5 @@ struct ProgramOutput {
 };
 
 ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input);
-
-// The headers an NVRTC time trace (-fdevice-time-trace's JSON) says were processed, in order, without
-// repeats or NVRTC's built-in header.
-std::vector<std::string> headers_in_time_trace(const std::string& trace);
 
 }  // namespace kiln::jit

@@ -45,6 +45,10 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
     else input.options.push_back("--pre-include=" + tree->path_of(*options::pre_included_file(values, *pre_include)));
   }
   input.link_options = unit.inputs.link_options;
+  // The build's seed: internal-linkage symbols are named as the build named them, and a unit whose
+  // one kernel this is compiles to the build's image, byte for byte (tests/cli/build_carried_test.cpp
+  // says when it does not).
+  input.random_seed = carried_random_seed(unit.inputs);
   input.kernels = {candidate.expression};
   input.target = target;
   CompileOutput output = compiler.compile(input);

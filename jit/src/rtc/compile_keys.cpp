@@ -62,6 +62,8 @@ std::string carried_key(const CarriedInputs& inputs, const std::string& expressi
   Hasher h(Hasher::Dump::skip);
   add_common(h, "carried", target, compiler);
   h.add("program", inputs.program);
+  // An input of its own: entries compiled before run-time compiles passed it miss.
+  h.add("random_seed", carried_random_seed(inputs));
   h.add("source", hex64(inputs.source_hash));
   h.add("headers.count", std::to_string(inputs.headers.size()));
   for (const CarriedFileRef& header : inputs.headers) {

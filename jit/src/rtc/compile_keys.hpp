@@ -36,6 +36,11 @@ struct CarriedInputs {
   std::vector<std::string> include_dirs, options, link_options;
 };
 
+// NVRTC's -frandom-seed for a carried unit, which names its internal-linkage symbols: the build's
+// (generator/src/compile/nvrtc_compiler.cpp), the source's path relative to the manifest, which is
+// its path in the tree (but for a source under the build directory, which the tree names _build/).
+inline const std::string& carried_random_seed(const CarriedInputs& inputs) { return inputs.program; }
+
 std::string carried_key(const CarriedInputs& inputs, const std::string& expression, const std::string& target,
                         const CompilerIdentity& compiler);
 

@@ -24,6 +24,7 @@ struct CompileInput {
   std::vector<std::string> variables;
   std::string target;                // "sm_90"
   bool record_headers = false;       // report the headers NVRTC opened
+  std::string random_seed = {};      // -frandom-seed: a carried unit's is the build's (carried_compile.cpp)
 };
 
 struct CompileOutput {

@@ -31,8 +31,8 @@ public:
     return out;
   }
   CompileOutput compile(const CompileInput& input) override {
-    jit::ProgramInput in{input.name,         input.source,    input.headers, input.options, input.link_options,
-                         input.kernels,      input.variables, input.target,  input.record_headers};
+    jit::ProgramInput in{input.name,    input.source,    input.headers, input.options,        input.link_options,
+                         input.kernels, input.variables, input.target,  input.record_headers, input.random_seed};
     jit::ProgramOutput done = jit::compile_program(m_api, in);
     return CompileOutput{done.ok,
                          std::move(done.log),

@@ -1,0 +1,23 @@
+// NVRTC 12 and 13 have no -M; their -fdevice-time-trace file records a "Processing Header File" event
+// for every header they open: the exact set a depfile, a content hash and a run-time program's cache
+// record need (scanner-notes.md). One reader, for the build's compiles and the run-time ones. The
+// compile library builds without a JSON library (a runtime-only tree has none), so it reads the JSON
+// itself: all of it, strictly enough to tell a trace from a truncated one.
+#pragma once
+
+#include "util/result.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::jit {
+
+// The file NVRTC writes for `-fdevice-time-trace=<requested>`: it appends ".json".
+std::string trace_output_path(const std::string& requested);
+
+// The headers a trace names, in first-seen order, without repeats or NVRTC's built-in header; an
+// error when the text is not JSON, or not an object with a "traceEvents" array.
+Result<std::vector<std::string>> headers_in_time_trace(std::string_view trace);
+
+}  // namespace kiln::jit
