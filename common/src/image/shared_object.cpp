@@ -1,9 +1,13 @@
 #include "image/shared_object.hpp"
 
 #include "image/elf_file.hpp"
+#include "platform/files.hpp"
+#include "platform/library.hpp"
+#include "platform/text.hpp"
 
 #include <bit>
 #include <cstdint>
+#include <span>
 
 namespace kiln::image {
 
@@ -80,6 +84,18 @@ SharedObjectCheck check_shared_object(Bytes file, std::string_view entry_point) 
   check.problem = "it does not export " + std::string(entry_point);
   check.lacks_entry_point = true;
   return check;
+}
+
+void* open_library_exporting(const std::string& path, const char* entry_point, std::string& why) {
+  platform::FileStatus status;
+  if (!platform::status_of(platform::path_of_utf8(path), status)) {
+    why = "not found";
+    return nullptr;
+  }
+  const auto check = [entry_point](std::span<const std::byte> bytes) {
+    return check_shared_object(bytes, entry_point).problem;
+  };
+  return platform::open_checked_library(path, check, why);
 }
 
 }  // namespace kiln::image

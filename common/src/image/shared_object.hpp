@@ -21,4 +21,10 @@ struct SharedObjectCheck {
 // outside `file`.
 SharedObjectCheck check_shared_object(Bytes file, std::string_view entry_point);
 
+// The library at `path` (a file by path), loaded only once its bytes pass check_shared_object for
+// `entry_point` (none of its code runs otherwise): null with `why` set ("not found", or why it was
+// refused or failed to load). What the loader does for the compile library and the compile library
+// for NVRTC and nvJitLink.
+void* open_library_exporting(const std::string& path, const char* entry_point, std::string& why);
+
 }  // namespace kiln::image

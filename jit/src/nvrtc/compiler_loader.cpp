@@ -67,15 +67,7 @@ void* open_library(const Candidate& c, const char* entry_point, std::string& why
     return nullptr;
   }
   const bool is_path = platform::names_a_path(c.file);
-  platform::FileStatus status;
-  if (is_path && !platform::status_of(platform::path_of_utf8(c.file), status)) {
-    why = "not found";
-    return nullptr;
-  }
-  const auto check = [entry_point](std::span<const std::byte> file) {
-    return image::check_shared_object(file, entry_point).problem;
-  };
-  void* library = is_path ? platform::open_checked_library(c.file, check, why) : platform::open_library(c.file, why);
+  void* library = is_path ? image::open_library_exporting(c.file, entry_point, why) : platform::open_library(c.file, why);
   if (!library && !is_path && (why.find("No such file") != std::string::npos || why.find("not found") != std::string::npos)) {
     why = "not found";
   }

@@ -38,15 +38,7 @@ using Entry = CompileLibrary* (*)(const char*);
 // The compile library in `file`, opened only once its bytes show a library of this machine that
 // exports the entry point; null with `why` set otherwise.
 CompileLibrary* open_file(const std::string& file, std::string& why) {
-  platform::FileStatus status;
-  if (!platform::status_of(platform::path_of_utf8(file), status)) {
-    why = "not found";
-    return nullptr;
-  }
-  const auto check = [](std::span<const std::byte> bytes) {
-    return image::check_shared_object(bytes, k_entry_point).problem;
-  };
-  void* library = platform::open_checked_library(file, check, why);
+  void* library = image::open_library_exporting(file, k_entry_point, why);
   if (!library) return nullptr;
   const auto entry = reinterpret_cast<Entry>(platform::library_symbol(library, k_entry_point));
   CompileLibrary* compile = entry ? entry(k_compile_interface_id) : nullptr;
