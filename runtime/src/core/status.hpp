@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kiln/kiln.h"
+#include "util/result.hpp"  // KILN_TRY
 
 #include <string>
 #include <utility>
@@ -14,15 +15,9 @@ struct Status {
   std::string message;  // empty on success; otherwise names the package, kernel, device or image
 
   bool ok() const { return code == KILN_STATUS_SUCCESS; }
+  Status&& error() && { return std::move(*this); }   // for KILN_TRY (util/result.hpp)
 };
 
 inline Status fail(kiln_status code, std::string message) { return Status{code, std::move(message)}; }
-
-// Propagates a failure: `KILN_TRY(step());` returns the Status of `step` unless it succeeded.
-#define KILN_TRY(expr)                        \
-  do {                                        \
-    ::kiln::core::Status kiln_try_s_ = (expr); \
-    if (!kiln_try_s_.ok()) return kiln_try_s_; \
-  } while (false)
 
 }  // namespace kiln::core
