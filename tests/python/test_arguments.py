@@ -161,8 +161,9 @@ def test_argument_errors_are_type_errors_with_the_runtime_status():
 
 
 def test_the_pointer_array_points_at_each_argument():
-    pointers, buffer = _arguments.pointer_array([b"\x01\x02", b"\x03\x04\x05\x06", b""])
+    address, buffer = _arguments.pointer_array([b"\x01\x02", b"\x03\x04\x05\x06", b""])
+    pointers = (ctypes.c_void_p * 3).from_address(address)
     assert ctypes.string_at(pointers[0], 2) == b"\x01\x02"
     assert ctypes.string_at(pointers[1], 4) == b"\x03\x04\x05\x06"
     assert all(pointer % _arguments._ALIGNMENT == 0 for pointer in pointers[:3])
-    assert buffer is not None
+    assert address == ctypes.addressof(buffer)   # the table is in the buffer kept alive

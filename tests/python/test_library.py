@@ -116,3 +116,38 @@ print("libcuda mapped:", "libcuda" in open("/proc/self/maps").read())
     result = run_python(code, {"KILN_LIBCUDA": None})
     assert result.returncode == 0, result.stderr
     assert "libcuda mapped: False" in result.stdout
+
+
+class _Exports:
+    """A stand-in for a loaded library that exports only the functions it is given."""
+
+    _handle = 0
+
+    def __init__(self, **functions):
+        self.__dict__.update(functions)
+
+
+def test_functions_get_their_prototypes_when_first_used():
+    import ctypes
+    from kiln import _abi, _library
+
+    class Function:   # records what the binding sets on it, as a ctypes function pointer holds it
+        restype = argtypes = None
+
+    find = Function()
+    library = _library.Library(_Exports(kiln_package_find_kernel=find), 200, lambda: "/fake/libkiln.so.0")
+    assert library.kiln_package_find_kernel is find
+    assert (find.restype, find.argtypes) == _abi.FUNCTIONS["kiln_package_find_kernel"]
+    assert "kiln_package_find_kernel" in vars(library)   # resolved once, then an attribute
+    assert ctypes.c_int is find.restype
+
+
+def test_a_needed_function_the_library_lacks_is_named_when_first_called():
+    from kiln import _library
+    library = _library.Library(_Exports(), 200, lambda: "/fake/libkiln.so.0")
+    with pytest.raises(_library.RuntimeLibraryError) as raised:
+        library.kiln_package_get_kernel
+    assert str(raised.value) == ("the Kiln runtime library /fake/libkiln.so.0 (version 0.2.0) lacks "
+                                 "kiln_package_get_kernel, which this binding needs")
+    # A later runtime's function reads as absent, as on a CDLL (Runtime.function names its version).
+    assert getattr(library, "kiln_program_compile", None) is None

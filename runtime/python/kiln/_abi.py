@@ -101,8 +101,9 @@ _package = C.c_void_p
 _kernel = C.c_void_p
 _size_p = C.POINTER(C.c_size_t)
 
-# name: (result type, argument types). Every function the binding calls, checked when libkiln is
-# loaded, so that an older library fails there and names what it lacks, not at some later call.
+# name: (result type, argument types). Every function the binding calls. Each gets its prototype when
+# it is first called (_library.Library): resolving and declaring all of them when libkiln is loaded
+# cost more than the calls of a first launch (about 0.25 ms).
 FUNCTIONS = {
     "kiln_version": (C.c_uint32, []),
     "kiln_status_string": (C.c_char_p, [_status]),
@@ -126,14 +127,14 @@ FUNCTIONS = {
     "kiln_kernel_params": (_status, [_kernel, _size_p, _size_p, _size_p, C.c_size_t]),
     "kiln_kernel_name": (C.c_char_p, [_kernel]),
     "kiln_kernel_launch": (
-        _status, [_kernel, Dim3, Dim3, C.c_uint32, C.c_void_p, C.POINTER(C.c_void_p), C.c_size_t]),
+        _status, [_kernel, Dim3, Dim3, C.c_uint32, C.c_void_p, C.c_void_p, C.c_size_t]),   # void** as an address
     "kiln_kernel_handle": (_status, [_kernel, C.POINTER(C.c_void_p)]),
 }
 
 # Functions of later runtimes, with the version that brought them. A runtime without them still
 # loads: only the calls that need them fail, naming the version they need (Runtime.function).
 OPTIONAL_FUNCTIONS = {
-    "kiln_kernel_launch_ex": (300, _status, [_kernel, C.POINTER(LaunchConfigStruct), C.POINTER(C.c_void_p),
+    "kiln_kernel_launch_ex": (300, _status, [_kernel, C.POINTER(LaunchConfigStruct), C.c_void_p,
                                              C.c_size_t]),
     "kiln_kernel_attribute": (300, _status, [_kernel, C.c_int, C.POINTER(C.c_int)]),
     "kiln_kernel_max_active_blocks": (300, _status, [_kernel, C.c_int, C.c_size_t, C.POINTER(C.c_int)]),
@@ -148,21 +149,15 @@ OPTIONAL_FUNCTIONS = {
 }
 
 
-def declare(library):
-    """Sets the prototypes on a loaded CDLL. Returns the names of the required functions it lacks;
-    optional ones it lacks are left unset (Runtime.function reports them when called)."""
-    for name, (_, result, arguments) in OPTIONAL_FUNCTIONS.items():
-        function = getattr(library, name, None)
-        if function is not None:
-            function.restype = result
-            function.argtypes = arguments
-    missing = []
-    for name, (result, arguments) in FUNCTIONS.items():
-        try:
-            function = getattr(library, name)
-        except AttributeError:
-            missing.append(name)
-            continue
-        function.restype = result
-        function.argtypes = arguments
-    return missing
+# What the binding cannot report a failure without: checked when libkiln is loaded, so that a
+# library lacking them is refused there, naming them.
+ESSENTIAL_FUNCTIONS = ("kiln_status_string", "kiln_last_error", "kiln_package_last_error")
+
+
+def prototype(name):
+    """(result type, argument types) of a function the binding knows, or None."""
+    known = FUNCTIONS.get(name)
+    if known is not None:
+        return known
+    optional = OPTIONAL_FUNCTIONS.get(name)
+    return None if optional is None else optional[1:]

@@ -129,9 +129,13 @@ _PADDING = tuple(bytes(n) for n in range(_ALIGNMENT))
 
 
 def pointer_array(blobs):
-    """The void*[] cuLaunchKernel takes, and the buffer it points into (keep it alive): every
-    argument's bytes in one buffer, each at a multiple of _ALIGNMENT (one allocation per launch)."""
-    parts, offsets, at = [], [], 0
+    """The void*[] cuLaunchKernel takes, as an address, and the one buffer that holds it and every
+    argument's bytes (keep it alive): the table first, then each argument at a multiple of
+    _ALIGNMENT. One allocation per launch, and one ctypes array type for every launch of up to
+    _BUFFER_STEP bytes: ctypes makes each array type once, in tens of microseconds, which a first
+    launch would pay for a second type (the pointer table's) too."""
+    at = len(blobs) * _POINTER_SIZE
+    parts, offsets = [], []
     for blob in blobs:
         pad = -at % _ALIGNMENT
         if pad:
@@ -140,10 +144,16 @@ def pointer_array(blobs):
         offsets.append(at)
         parts.append(blob)
         at += len(blob)
-    # A buffer size rounded up to _BUFFER_STEP: few array types (ctypes makes each once, slowly).
-    data = b"".join(parts)
-    size = max(-(-len(data) // _BUFFER_STEP), 1) * _BUFFER_STEP
-    buffer = (ctypes.c_char * size).from_buffer_copy(data.ljust(size, b"\0"))
+    size = max(-(-at // _BUFFER_STEP), 1) * _BUFFER_STEP
+    buffer = (_BUFFER if size == _BUFFER_STEP else ctypes.c_char * size)()
     base = ctypes.addressof(buffer)
-    pointers = (ctypes.c_void_p * max(len(offsets), 1))(*[base + offset for offset in offsets])
-    return pointers, buffer
+    table = _POINTER_TABLE.get(len(offsets)) or struct.Struct("%dP" % len(offsets))
+    data = table.pack(*[base + offset for offset in offsets]) + b"".join(parts)
+    ctypes.memmove(base, data, len(data))
+    return base, buffer
+
+
+# The buffer type of nearly every launch, and packers of the pointer table for the usual argument
+# counts: made once, with the binding's other C types.
+_BUFFER = ctypes.c_char * _BUFFER_STEP
+_POINTER_TABLE = {count: struct.Struct("%dP" % count) for count in range(17)}

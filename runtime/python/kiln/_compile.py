@@ -2,7 +2,6 @@
 cache's counters. Everything compiled goes through the user's cache (docs/runtime.md)."""
 
 import ctypes
-import importlib.util
 import os
 import sys
 
@@ -25,18 +24,18 @@ _WHEEL_LIBRARY_DIRS = wheel_library_dirs()
 
 def nvidia_wheel_library_dirs():
     """The library directories of the nvidia-* wheels installed in this environment that may hold
-    NVRTC or nvJitLink, in search order. Imports nothing (find_spec only)."""
-    try:
-        spec = importlib.util.find_spec("nvidia")
-    except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.submodule_search_locations:
-        return []
+    NVRTC or nvJitLink, in search order: each sys.path entry's nvidia/ (the wheels' namespace
+    package), as the import system would find it. Imports nothing and asks the import system
+    nothing: a few stats, where importlib.util.find_spec("nvidia") costs about 0.1 ms, on the way
+    to every first launch."""
     found = []
-    for root in spec.submodule_search_locations:
+    for entry in sys.path:
+        root = os.path.join(entry or os.curdir, "nvidia")
+        if not os.path.isdir(root):
+            continue
         for relative in _WHEEL_LIBRARY_DIRS:
             path = os.path.join(root, *relative.split("/"))
-            if os.path.isdir(path) and path not in found:
+            if path not in found and os.path.isdir(path):
                 found.append(path)
     return found
 

@@ -8,6 +8,7 @@ from ._errors import InvalidArgumentError
 # Parameter sizes are read in one call for kernels of up to this many parameters (nearly all), into
 # an array of one type for all of them (ctypes makes each array type once, in tens of microseconds).
 _PARAM_CAPACITY = 32
+_PARAM_SIZES = ctypes.c_size_t * _PARAM_CAPACITY   # made once, with the binding's other C types
 
 
 class Kernel:
@@ -25,7 +26,7 @@ class Kernel:
 
     def _read_param_sizes(self, runtime):
         count = ctypes.c_size_t()
-        sizes = (ctypes.c_size_t * _PARAM_CAPACITY)()
+        sizes = _PARAM_SIZES()
         runtime.check(runtime.lib.kiln_kernel_params(self._handle, ctypes.byref(count), sizes, None, _PARAM_CAPACITY))
         if count.value == _abi.KILN_PARAMS_UNKNOWN:
             return None

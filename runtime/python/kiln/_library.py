@@ -90,6 +90,33 @@ class Runtime:
         return function
 
 
+class Library:
+    """A loaded libkiln whose functions are resolved and given their prototypes (_abi.FUNCTIONS,
+    _abi.OPTIONAL_FUNCTIONS) when first used, then kept as attributes. A function the binding needs
+    that the library lacks is reported when it is first called (RuntimeLibraryError naming it); an
+    optional one reads as absent (getattr(lib, name, None) is None), as on a CDLL."""
+
+    def __init__(self, library, version, path):
+        self._library = library
+        self._handle = library._handle  # as a CDLL has it (the Windows path lookup reads it)
+        self._version = version
+        self._path = path  # a callable: the file, found only for a message
+
+    def __getattr__(self, name):
+        try:
+            function = getattr(self._library, name)
+        except AttributeError:
+            if name in _abi.FUNCTIONS:
+                raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
+                                          % (self._path(), version_string(self._version), name)) from None
+            raise
+        known = _abi.prototype(name)
+        if known is not None:
+            function.restype, function.argtypes = known
+        setattr(self, name, function)  # later lookups find it without coming here
+        return function
+
+
 class _DlInfo(ctypes.Structure):
     """dladdr's Dl_info (<dlfcn.h>)."""
 
@@ -163,10 +190,11 @@ def _load():
         raise RuntimeLibraryError("the Kiln runtime library %s is version %s; this binding needs %s or a later %d.x"
                                   % (runtime.path, version_string(version), version_string(MINIMUM_VERSION),
                                      BINDING_MAJOR))
-    missing = _abi.declare(library)
+    missing = [name for name in _abi.ESSENTIAL_FUNCTIONS if getattr(library, name, None) is None]
     if missing:
         raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
                                   % (runtime.path, version_string(version), ", ".join(missing)))
+    runtime.lib = Library(library, version, lambda: runtime.path)
     from ._compile import register_wheel_compilers   # noqa: PLC0415 (it imports this module)
     register_wheel_compilers(runtime)
     return runtime
