@@ -131,6 +131,15 @@ void add_search_directory(const std::string& directory) {
   g_directories.push_back(directory);
 }
 
+std::vector<std::string> searched_files(const SearchSettings& settings) {
+  std::vector<std::string> files;
+  for (const auto& [variable, stem] : {std::pair{"KILN_NVRTC", "nvrtc"}, std::pair{"KILN_NVJITLINK", "nvJitLink"}}) {
+    for (const Candidate& c : candidates(settings, variable, stem))
+      if (c.refused.empty() && platform::names_a_path(c.file)) files.push_back(c.file);
+  }
+  return files;
+}
+
 Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std::string& nvjitlink_file) {
   std::string why;
   void* nvrtc = platform::open_library(nvrtc_file, why);
