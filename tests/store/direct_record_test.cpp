@@ -1,6 +1,6 @@
-// Direct records (store/direct_record.hpp): the text the compile library writes reads back as written
-// and nothing else does; a file that changed in any way ccache's direct mode would see (size, times,
-// another file at the path, a path that now names a file) fails the check; the key changes with
+// Direct records (store/direct_record.hpp): what the compile library writes reads back as written and
+// nothing else does; a file that changed in any way ccache's direct mode would see (size, times,
+// another file at the path, a path that now names a file) fails the check; the query changes with
 // every input and with the variables that steer the compiler search.
 #include "store/direct_record.hpp"
 
@@ -12,12 +12,18 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <span>
 #include <thread>
 
 namespace kiln::store {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<std::byte> bytes(const std::string& text) {
+  const auto view = std::as_bytes(std::span(text.data(), text.size()));
+  return {view.begin(), view.end()};
+}
 
 class DirectRecordTest : public ::testing::Test {
 protected:
@@ -35,7 +41,7 @@ protected:
     return path.string();
   }
   DirectRecord record_of(const std::vector<std::string>& paths) {
-    DirectRecord record{std::string(32, 'a'), "ops::scale<double>", {}};
+    DirectRecord record{"query", std::string(32, 'a'), "ops::scale<double>", {}};
     for (const std::string& p : paths) record.files.push_back(identity_of(p));
     return record;
   }
@@ -45,8 +51,9 @@ protected:
 TEST_F(DirectRecordTest, ARecordReadsBackAsWritten) {
   DirectRecord record = record_of({write("libnvrtc.so.13", "nvrtc"), write("with space.so", "x")});
   record.files.push_back(identity_of((m_dir / "absent.so").string()));
-  const std::optional<DirectRecord> decoded = decode_direct_record(encode_direct_record(record));
+  const std::optional<DirectRecord> decoded = decode_direct_record(bytes(encode_direct_record(record)));
   ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->query, "query");
   EXPECT_EQ(decoded->entry_key, record.entry_key);
   EXPECT_EQ(decoded->expression, "ops::scale<double>");
   ASSERT_EQ(decoded->files.size(), 3u);
@@ -57,12 +64,13 @@ TEST_F(DirectRecordTest, ARecordReadsBackAsWritten) {
 
 TEST_F(DirectRecordTest, OnlyAWholeRecordDecodes) {
   const std::string text = encode_direct_record(record_of({write("a.so", "a")}));
-  EXPECT_FALSE(decode_direct_record(text.substr(0, text.size() - 1))) << "cut short";
-  EXPECT_FALSE(decode_direct_record("kiln-direct 2" + text.substr(text.find('\n'))));
-  EXPECT_FALSE(decode_direct_record(text + "stale /x\n"));
-  EXPECT_FALSE(decode_direct_record("kiln-direct 1\nentry abc\nexpression k\n"));
-  DirectRecord no_file{std::string(32, 'a'), "k", {identity_of((m_dir / "none.so").string())}};
-  EXPECT_FALSE(decode_direct_record(encode_direct_record(no_file))) << "a record must name the compiler's files";
+  ASSERT_TRUE(decode_direct_record(bytes(text)));
+  for (std::size_t cut = 0; cut < text.size(); ++cut)
+    EXPECT_FALSE(decode_direct_record(bytes(text.substr(0, cut)))) << "cut short at " << cut;
+  EXPECT_FALSE(decode_direct_record(bytes(text + "x"))) << "bytes after it";
+  EXPECT_FALSE(decode_direct_record(bytes("kiln-direct 2" + text.substr(13))));
+  DirectRecord no_file{"query", std::string(32, 'a'), "k", {identity_of((m_dir / "none.so").string())}};
+  EXPECT_FALSE(decode_direct_record(bytes(encode_direct_record(no_file)))) << "a record must name the compiler's files";
 }
 
 TEST_F(DirectRecordTest, EveryChangeToAFileIsSeen) {
@@ -104,32 +112,34 @@ TEST_F(DirectRecordTest, AFileJustChangedIsNotTrustedByItsTimes) {
   EXPECT_TRUE(settled(identity_of((m_dir / "absent").string()), now_ns));
 }
 
-TEST_F(DirectRecordTest, TheKeyHoldsEveryInput) {
+TEST_F(DirectRecordTest, TheQueryHoldsEveryInput) {
   const DirectQuery base{0x1234, 4096, "ops::scale<double>", "sm_90", {"/opt/nvrtc/lib"}};
   test::unset_variable("KILN_NVRTC");
-  std::set<std::string> keys = {direct_key(base)};
-  EXPECT_EQ(direct_key(base), *keys.begin()) << "the same inputs, the same key";
+  std::set<std::string> queries = {direct_query(base)};
+  EXPECT_EQ(direct_query(base), *queries.begin()) << "the same inputs, the same query";
+  EXPECT_EQ(direct_key(direct_query(base)).size(), 32u);
+  EXPECT_NE(direct_key(direct_query(base)), direct_key(direct_query(base) + " "));
   DirectQuery q = base;
   q.package_checksum = 0x1235;
-  keys.insert(direct_key(q));
+  queries.insert(direct_query(q));
   q = base;
   q.package_size = 4097;
-  keys.insert(direct_key(q));
+  queries.insert(direct_query(q));
   q = base;
   q.name = "ops::scale<float>";
-  keys.insert(direct_key(q));
+  queries.insert(direct_query(q));
   q = base;
   q.target = "sm_100";
-  keys.insert(direct_key(q));
+  queries.insert(direct_query(q));
   q = base;
   q.search_directories.push_back("/opt/other");
-  keys.insert(direct_key(q));
+  queries.insert(direct_query(q));
   test::set_variable("KILN_NVRTC", "");
-  keys.insert(direct_key(base));
+  queries.insert(direct_query(base));
   test::set_variable("KILN_NVRTC", "/opt/nvrtc/lib/libnvrtc.so.13");
-  keys.insert(direct_key(base));
+  queries.insert(direct_query(base));
   test::unset_variable("KILN_NVRTC");
-  EXPECT_EQ(keys.size(), 8u);
+  EXPECT_EQ(queries.size(), 8u);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #include "store/direct_record.hpp"
 
+#include "format/checksum.hpp"
 #include "platform/text.hpp"
 #include "util/hasher.hpp"
 
-#include <charconv>
+#include <cstring>
 
 namespace kiln::store {
 
@@ -19,49 +20,68 @@ constexpr const char* k_search_variables[] = {"KILN_NVRTC", "KILN_NVJITLINK", "C
 #endif
 };
 
-// The next space-separated field of `line`, which loses it and the space; nothing if none is left.
-std::optional<std::string_view> next_field(std::string_view& line) {
-  const std::size_t space = line.find(' ');
-  if (space == std::string_view::npos || space == 0) return std::nullopt;
-  const std::string_view field = line.substr(0, space);
-  line.remove_prefix(space + 1);
-  return field;
+void add(std::string& text, std::string_view tag, std::string_view value) {
+  text.append(tag).append(" ").append(std::to_string(value.size())).append(":").append(value).append("\n");
+}
+
+std::uint64_t hash_of(std::string_view text) {
+  return format::checksum(std::as_bytes(std::span(text.data(), text.size())));
 }
 
 template <typename Number>
-bool parse(std::optional<std::string_view> field, Number& value) {
-  if (!field) return false;
-  const auto [end, ec] = std::from_chars(field->data(), field->data() + field->size(), value);
-  return ec == std::errc{} && end == field->data() + field->size();
+void put(std::string& out, Number value) {
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);   // little-endian machines only, as the package format
+  out.append(bytes, sizeof value);
 }
 
-// `line` without its leading `word` and a space, or nothing.
-std::optional<std::string_view> after(std::string_view line, std::string_view word) {
-  if (line.size() <= word.size() || line.compare(0, word.size(), word) != 0 || line[word.size()] != ' ')
-    return std::nullopt;
-  return line.substr(word.size() + 1);
+void put_string(std::string& out, std::string_view text) {
+  put(out, static_cast<std::uint32_t>(text.size()));
+  out.append(text);
 }
 
-bool same(const platform::FileStatus& a, const platform::FileStatus& b) {
-  return a.size == b.size && a.mtime_ns == b.mtime_ns && a.ctime_ns == b.ctime_ns && a.device == b.device &&
-         a.file == b.file;
-}
+// Reads a record front to back; any read past its end leaves it failed.
+struct Cursor {
+  std::span<const std::byte> rest;
+  bool ok = true;
+
+  template <typename Number>
+  Number take() {
+    Number value{};
+    ok = ok && rest.size() >= sizeof value;
+    if (!ok) return value;
+    std::memcpy(&value, rest.data(), sizeof value);
+    rest = rest.subspan(sizeof value);
+    return value;
+  }
+  std::string take_string() {
+    const std::uint32_t size = take<std::uint32_t>();
+    ok = ok && rest.size() >= size;
+    if (!ok) return {};
+    std::string text(reinterpret_cast<const char*>(rest.data()), size);
+    rest = rest.subspan(size);
+    return text;
+  }
+};
 
 }  // namespace
 
-std::string direct_key(const DirectQuery& query) {
-  Hasher h(Hasher::Dump::skip);
-  h.add("schema", k_direct_record_magic);
-  h.add("package", hex64(query.package_checksum) + " " + std::to_string(query.package_size));
-  h.add("name", query.name);
-  h.add("target", query.target);
-  h.add("directories.count", std::to_string(query.search_directories.size()));
-  for (const std::string& directory : query.search_directories) h.add("directory", directory);
+std::string direct_query(const DirectQuery& query) {
+  std::string text;
+  add(text, "package", hex64(query.package_checksum) + " " + std::to_string(query.package_size));
+  add(text, "name", query.name);
+  add(text, "target", query.target);
+  for (const std::string& directory : query.search_directories) add(text, "directory", directory);
   for (const char* variable : k_search_variables) {
-    const char* value = platform::environment(variable);
-    h.add(variable, value ? std::string("=") + value : std::string());   // unset and empty differ
+    if (const char* value = platform::environment(variable)) add(text, variable, value);   // unset and empty differ
   }
-  return h.hex_digest();
+  return text;
+}
+
+std::string direct_key(std::string_view query) {
+  // Two hashes of the query, for the 32 digits the store names entries by. The record holds the
+  // query, which the reader compares whole: a key that two queries share is a miss, never a wrong hit.
+  return hex64(hash_of(query)) + hex64(hash_of(std::string(query) + "direct"));
 }
 
 FileIdentity identity_of(const std::string& path) {
@@ -78,64 +98,62 @@ bool settled(const FileIdentity& file, std::int64_t now_ns) {
 bool files_unchanged(const DirectRecord& record) {
   for (const FileIdentity& recorded : record.files) {
     const FileIdentity now = identity_of(recorded.path);
-    if (now.present != recorded.present || (now.present && !same(now.status, recorded.status))) return false;
+    const platform::FileStatus& a = now.status;
+    const platform::FileStatus& b = recorded.status;
+    if (now.present != recorded.present) return false;
+    if (now.present && (a.size != b.size || a.mtime_ns != b.mtime_ns || a.ctime_ns != b.ctime_ns ||
+                        a.device != b.device || a.file != b.file))
+      return false;
   }
   return true;
 }
 
 std::string encode_direct_record(const DirectRecord& record) {
-  std::string text = std::string(k_direct_record_magic) + "\nentry " + record.entry_key + "\nexpression " +
-                     record.expression + "\n";
+  std::string out(k_direct_record_magic);
+  put_string(out, record.query);
+  put_string(out, record.entry_key);
+  put_string(out, record.expression);
+  put(out, static_cast<std::uint32_t>(record.files.size()));
   for (const FileIdentity& f : record.files) {
-    if (!f.present) {
-      text += "absent " + f.path + "\n";
-      continue;
-    }
-    const platform::FileStatus& s = f.status;
-    text += "file " + std::to_string(s.size) + " " + std::to_string(s.mtime_ns) + " " + std::to_string(s.ctime_ns) +
-            " " + std::to_string(s.device) + " " + std::to_string(s.file) + " " + f.path + "\n";
+    const platform::FileStatus none;
+    const platform::FileStatus& s = f.present ? f.status : none;
+    put(out, static_cast<std::uint32_t>(f.present));
+    put(out, s.size);
+    put(out, s.mtime_ns);
+    put(out, s.ctime_ns);
+    put(out, s.device);
+    put(out, s.file);
+    put_string(out, f.path);
   }
-  return text;
+  return out;
 }
 
-std::optional<DirectRecord> decode_direct_record(std::string_view text) {
-  const auto next_line = [&text]() -> std::optional<std::string_view> {
-    if (text.empty()) return std::nullopt;
-    const std::size_t end = text.find('\n');
-    if (end == std::string_view::npos) return std::nullopt;   // every line ends with one
-    const std::string_view line = text.substr(0, end);
-    text.remove_prefix(end + 1);
-    return line;
-  };
+std::optional<DirectRecord> decode_direct_record(std::span<const std::byte> bytes) {
+  if (bytes.size() < k_direct_record_magic.size() ||
+      std::memcmp(bytes.data(), k_direct_record_magic.data(), k_direct_record_magic.size()) != 0)
+    return std::nullopt;
+  Cursor in{bytes.subspan(k_direct_record_magic.size())};
   DirectRecord record;
-  const std::optional<std::string_view> magic = next_line(), entry = next_line(), expression = next_line();
-  if (magic != std::optional<std::string_view>(k_direct_record_magic) || !entry || !expression) return std::nullopt;
-  const std::optional<std::string_view> key = after(*entry, "entry");
-  const std::optional<std::string_view> compiled = after(*expression, "expression");
-  if (!key || key->size() != 32 || !compiled) return std::nullopt;
-  record.entry_key = std::string(*key);
-  record.expression = std::string(*compiled);
-  while (std::optional<std::string_view> line = next_line()) {
+  record.query = in.take_string();
+  record.entry_key = in.take_string();
+  record.expression = in.take_string();
+  const std::uint32_t count = in.take<std::uint32_t>();
+  bool any_file = false;
+  for (std::uint32_t i = 0; in.ok && i < count; ++i) {
     FileIdentity f;
-    if (const std::optional<std::string_view> path = after(*line, "absent")) {
-      f.path = std::string(*path);
-    } else if (std::optional<std::string_view> rest = after(*line, "file")) {
-      platform::FileStatus& s = f.status;
-      if (!parse(next_field(*rest), s.size) || !parse(next_field(*rest), s.mtime_ns) ||
-          !parse(next_field(*rest), s.ctime_ns) || !parse(next_field(*rest), s.device) ||
-          !parse(next_field(*rest), s.file) || rest->empty())
-        return std::nullopt;
-      f.present = true;
-      f.path = std::string(*rest);   // the rest of the line: a path may hold spaces
-    } else {
-      return std::nullopt;
-    }
+    const std::uint32_t present = in.take<std::uint32_t>();
+    f.status.size = in.take<std::uint64_t>();
+    f.status.mtime_ns = in.take<std::int64_t>();
+    f.status.ctime_ns = in.take<std::int64_t>();
+    f.status.device = in.take<std::uint64_t>();
+    f.status.file = in.take<std::uint64_t>();
+    f.path = in.take_string();
+    f.present = present == 1;
+    if (present > 1) in.ok = false;
+    any_file = any_file || f.present;
     record.files.push_back(std::move(f));
   }
-  // A record names the compiler it was made with: one that names no file could never see a change.
-  bool any_file = false;
-  for (const FileIdentity& f : record.files) any_file = any_file || f.present;
-  if (!any_file) return std::nullopt;
+  if (!in.ok || !in.rest.empty() || record.entry_key.size() != 32 || !any_file) return std::nullopt;
   return record;
 }
 

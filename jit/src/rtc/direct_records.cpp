@@ -19,9 +19,9 @@ void write_direct_record(CompiledCache& cache, const format::PackageReader& read
   if (reader.bytes().size() < sizeof header) return;
   std::memcpy(&header, reader.bytes().data(), sizeof header);
   // The loader's query (core/direct_hits.cpp), from the same package bytes and the same process.
-  const store::DirectQuery query{header.toc_checksum, header.file_size, format::normalize_name(request), target,
-                                 jit::process_search_settings().directories};
-  store::DirectRecord record{entry_key, expression, {}};
+  const std::string query = store::direct_query({header.toc_checksum, header.file_size, format::normalize_name(request),
+                                                  target, jit::process_search_settings().directories});
+  store::DirectRecord record{query, entry_key, expression, {}};
   const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch()).count();
   // The files loaded (as the dynamic loader resolved them), and every place the search tries by path,

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 namespace kiln::core {
 
@@ -47,12 +46,12 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
   format::FileHeader header;
   if (reader.bytes().size() < sizeof header) return std::nullopt;
   std::memcpy(&header, reader.bytes().data(), sizeof header);   // checked when the package was opened
-  store::DirectQuery query{header.toc_checksum, header.file_size, name, target, compiler_search_directories()};
+  const std::string query =
+      store::direct_query({header.toc_checksum, header.file_size, name, target, compiler_search_directories()});
   const std::optional<std::vector<std::byte>> bytes = store::read_entry(cache().directory, store::direct_key(query));
   if (!bytes) return std::nullopt;
-  std::optional<store::DirectRecord> record =
-      store::decode_direct_record(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-  if (!record || !store::files_unchanged(*record)) return std::nullopt;
+  std::optional<store::DirectRecord> record = store::decode_direct_record(*bytes);
+  if (!record || record->query != query || !store::files_unchanged(*record)) return std::nullopt;
   return record;
 }
 
