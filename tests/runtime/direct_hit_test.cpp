@@ -2,9 +2,9 @@
 // uses it (the fake libcuda of tests/driver, the toolkit's real NVRTC and nvJitLink): the loader
 // answers from the direct record (core/direct_hits.hpp) without loading the compile library beside
 // it, and counts the hit; and what must not be answered from the record is not: KILN_JIT=0 and
-// KILN_CACHE=0 behave as without records, another NVRTC at the recorded path and a package whose
-// carried header changed go to the compile library. Each lookup is a process of its own (this program
-// again, as a child).
+// KILN_CACHE=0 behave as without records; another NVRTC at the recorded path or earlier on the search
+// path, and a package whose carried header changed, go to the compile library. Each lookup is a
+// process of its own (this program again, as a child).
 #include "kiln/compile.h"
 #include "kiln/kiln.h"
 #include "test_process.hpp"
@@ -49,12 +49,12 @@ protected:
   void SetUp() override {
     if (!fs::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
       GTEST_SKIP() << "no NVRTC in /usr/local/cuda: the run-time compile tests need the toolkit";
-    test::set_variable("CUDA_PATH", "/usr/local/cuda");
-    test::set_variable("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
-    if (test::child_role() == k_role) {
+    if (test::child_role() == k_role) {   // the variables are the parent's
       m_dir = std::getenv(k_dir_variable);
       play_lookup();
     }
+    test::set_variable("CUDA_PATH", "/usr/local/cuda");
+    test::set_variable("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
     m_dir = fs::temp_directory_path() /
             ("kiln-direct-hit-" + std::to_string(test::process_id()) + "-" + std::to_string(std::random_device{}()));
     fs::create_directories(m_dir);
@@ -62,7 +62,8 @@ protected:
     write_package("threadIdx.x");
   }
   void TearDown() override {
-    for (const char* name : {k_dir_variable, "KILN_JIT", "KILN_CACHE", "KILN_NVRTC", "KILN_NVJITLINK"})
+    for (const char* name : {k_dir_variable, "KILN_JIT", "KILN_CACHE", "KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH",
+                             "KILN_LIBCUDA"})
       test::unset_variable(name);
     std::error_code ignored;
     if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
@@ -183,6 +184,27 @@ TEST_F(DirectHitTest, AnotherNvrtcAtTheRecordedPathGoesToTheCompileLibrary) {
   const Lookup other = lookup();
   ASSERT_EQ(other.status, KILN_STATUS_SUCCESS) << other.message;
   EXPECT_TRUE(other.library_loaded) << "another file at the recorded path: the compile library decides";
+}
+
+TEST_F(DirectHitTest, ALibraryAddedEarlierOnTheSearchPathIsSeen) {
+  // $CUDA_PATH/lib holds the toolkit's libraries; lib64, which the search tries first, holds nothing.
+  const fs::path lib = "/usr/local/cuda/lib64";
+  if (!fs::exists(lib / "libnvrtc.alt.so.13")) GTEST_SKIP() << "needs a second NVRTC (the toolkit's libnvrtc.alt.so.13)";
+  const fs::path root = m_dir / "cuda";
+  fs::create_directories(root / "lib");
+  fs::create_symlink(lib / "libnvrtc.so.13", root / "lib" / "libnvrtc.so.13");
+  fs::create_symlink(lib / "libnvJitLink.so.13", root / "lib" / "libnvJitLink.so.13");
+  test::set_variable("CUDA_PATH", root.string());
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  const Lookup same = lookup();
+  ASSERT_EQ(same.status, KILN_STATUS_SUCCESS) << same.message;
+  EXPECT_FALSE(same.library_loaded) << "nothing changed on the search path: a direct hit";
+
+  fs::create_directories(root / "lib64");
+  fs::create_symlink(lib / "libnvrtc.alt.so.13", root / "lib64" / "libnvrtc.so.13");
+  const Lookup other = lookup();
+  ASSERT_EQ(other.status, KILN_STATUS_SUCCESS) << other.message;
+  EXPECT_TRUE(other.library_loaded) << "the search now finds another NVRTC first: the compile library decides";
 }
 
 TEST_F(DirectHitTest, APackageWhoseCarriedHeaderChangedIsCompiledAgain) {
