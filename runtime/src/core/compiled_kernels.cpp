@@ -107,7 +107,7 @@ Kernel* CompiledKernels::direct(const std::string& normalized, const std::string
   Kernel* kernel = nullptr;
   // An entry the loader cannot use is the compile library's to judge (it replaces a damaged one).
   if (!bytes || !adopt(request, record->expression, target, bytes, kernel).ok()) return nullptr;
-  count_direct_hit(bytes->size());
+  count_direct_hit(record->expression, target, bytes->size());
   return kernel;
 }
 

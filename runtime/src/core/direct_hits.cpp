@@ -1,11 +1,14 @@
 #include "core/direct_hits.hpp"
 
 #include "core/compile_library.hpp"
+#include "core/image_choice.hpp"
 #include "format/layout.hpp"
 #include "store/cache_settings.hpp"
 #include "store/entry_reader.hpp"
+#include "util/printable.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -61,9 +64,15 @@ std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::Dir
   return std::make_shared<const std::vector<std::byte>>(std::move(*entry));
 }
 
-void count_direct_hit(std::uint64_t bytes) {
+void count_direct_hit(const std::string& expression, const std::string& target, std::uint64_t bytes) {
   g_hits.fetch_add(1, std::memory_order_relaxed);
   g_bytes_read.fetch_add(bytes, std::memory_order_relaxed);
+  static const bool log = RuntimeOptions::from_environment().log;
+  // The compile library's words for a hit (jit/src/rtc/run_log.cpp); names are data, escaped.
+  if (log) {
+    std::fprintf(stderr, "kiln: %s for %s: compiled at run time earlier (the user cache)\n",
+                 printable(expression).c_str(), printable(target).c_str());
+  }
 }
 
 DirectHitCounters direct_hit_counters() {

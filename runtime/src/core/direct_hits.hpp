@@ -29,8 +29,9 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
 // The compiled package the record names; nothing when it is gone or damaged.
 std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::DirectRecord& record);
 
-// Counts a hit on the user's cache of `bytes`, once the entry read was taken.
-void count_direct_hit(std::uint64_t bytes);
+// Counts a hit on the user's cache of `bytes`, once the entry read was taken; with KILN_LOG, says so
+// on stderr as the compile library says of its hits.
+void count_direct_hit(const std::string& expression, const std::string& target, std::uint64_t bytes);
 // The loader's share of kiln_cache_stats' cache_hits and cache_bytes_read.
 struct DirectHitCounters {
   std::uint64_t hits = 0, bytes_read = 0;
