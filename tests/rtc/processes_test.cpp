@@ -80,7 +80,7 @@ protected:
   }
   ProbeRun probe(const std::string& env) const { return finish(popen(command(env).c_str(), "r")); }
   // Entries of the store holding compiled kernels (`memos`: the compiler's identity memo instead):
-  // files under its two-hex-digit directories.
+  // files under its two-hex-digit directories, but the direct records that lead to them.
   std::vector<fs::path> entries(bool memos = false) const {
     std::vector<fs::path> found;
     std::error_code ec;
@@ -89,6 +89,7 @@ protected:
       if (!it->is_regular_file() || parent.size() != 2 || parent == "tm") continue;
       std::ifstream in(it->path(), std::ios::binary);
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find("kiln-direct 1\n") != std::string::npos) continue;
       if ((text.find("kiln-compiler-memo") != std::string::npos) == memos) found.push_back(it->path());
     }
     return found;

@@ -21,6 +21,9 @@ struct FileStatus {
   const char* kind = "a file";
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;   // nanoseconds since the epoch (Windows: 100 ns steps)
+  // The inode's last change (POSIX st_ctime), which no program can set back as it can the
+  // modification time: what ccache's direct mode also compares. Windows: 0 (not asked for).
+  std::int64_t ctime_ns = 0;
   std::uint64_t device = 0;    // with `file`: which file it is (inode; volume serial and file index)
   std::uint64_t file = 0;
 };

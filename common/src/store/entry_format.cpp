@@ -1,9 +1,7 @@
 #include "store/entry_format.hpp"
 
+#include "format/checksum.hpp"
 #include "util/hasher.hpp"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <charconv>
 #include <cstdint>
@@ -13,7 +11,8 @@ namespace kiln::store {
 
 namespace {
 
-std::uint64_t checksum(std::span<const std::byte> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+// XXH3-64, the package format's (its one copy in the loader, which reads entries too).
+std::uint64_t checksum(std::span<const std::byte> bytes) { return format::checksum(bytes); }
 
 }  // namespace
 
@@ -40,9 +39,12 @@ std::optional<std::span<const std::byte>> decode_entry(std::span<const std::byte
   const std::size_t end = text.find('\n');
   if (end == std::string_view::npos) return std::nullopt;
   std::string_view header = text.substr(0, end);
-  const std::string expected = std::string(k_entry_magic) + " " + std::string(key) + " ";
-  if (!header.starts_with(expected)) return std::nullopt;
-  header.remove_prefix(expected.size());
+  // "<magic> <key> ", compared in place: a hit reads two entries, and this is all their parsing.
+  const std::size_t key_at = k_entry_magic.size() + 1;
+  if (header.size() < key_at + key.size() + 1 || !header.starts_with(k_entry_magic) || header[key_at - 1] != ' ' ||
+      header.substr(key_at, key.size()) != key || header[key_at + key.size()] != ' ')
+    return std::nullopt;
+  header.remove_prefix(key_at + key.size() + 1);
   const std::size_t space = header.find(' ');
   if (space == std::string_view::npos || header.size() - space - 1 != 16) return std::nullopt;
   std::uint64_t size = 0;

@@ -131,6 +131,16 @@ void add_search_directory(const std::string& directory) {
   g_directories.push_back(directory);
 }
 
+SearchedFiles searched_files(const SearchSettings& settings) {
+  const auto by_path = [&settings](const char* variable, const std::string& stem) {
+    std::vector<std::string> files;
+    for (const Candidate& c : candidates(settings, variable, stem))
+      if (c.refused.empty() && platform::names_a_path(c.file)) files.push_back(c.file);
+    return files;
+  };
+  return SearchedFiles{by_path("KILN_NVRTC", "nvrtc"), by_path("KILN_NVJITLINK", "nvJitLink")};
+}
+
 Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std::string& nvjitlink_file) {
   std::string why;
   void* nvrtc = platform::open_library(nvrtc_file, why);

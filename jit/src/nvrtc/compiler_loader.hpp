@@ -32,6 +32,15 @@ struct SearchSettings {
 SearchSettings process_search_settings();
 void add_search_directory(const std::string& directory);
 
+// Every file the search tries by path for NVRTC and for nvJitLink, in order (not the bare sonames left
+// to the dynamic loader): a direct record of the run-time cache (store/direct_record.hpp) holds the
+// identity of those up to the one loaded, or that they are absent, so that a file added, removed or
+// replaced on the way is seen.
+struct SearchedFiles {
+  std::vector<std::string> nvrtc, nvjitlink;
+};
+SearchedFiles searched_files(const SearchSettings& settings);
+
 // Loads the first usable pair for `required_major` (0: any). The error names every place looked and
 // why each was refused ("not found", dlopen's message, a missing symbol, another major version).
 // Libraries that were loaded stay loaded (never dlclose'd: their code may be in use).

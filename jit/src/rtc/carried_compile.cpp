@@ -7,6 +7,7 @@
 #include "rtc/carried_units.hpp"
 #include "rtc/compiled_package.hpp"
 #include "rtc/compiler_access.hpp"
+#include "rtc/direct_records.hpp"
 #include "rtc/run_log.hpp"
 #include "rtc/source_tree.hpp"
 
@@ -135,6 +136,7 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
         is_compiled_package, &source);
     if (package) {
       if (m_settings.log && source != Source::produced) log_cache_hit(candidate.expression, target, source);
+      write_direct_record(m_cache, reader, request, target, key, candidate.expression, *identity);
       outcome.package = *package;
       outcome.source = source;
       outcome.expression = candidate.expression;

@@ -21,6 +21,8 @@ inline constexpr const char* k_runtime_cache_schema = "kiln-runtime-cache 1";
 struct CompilerIdentity {
   std::string nvrtc_version;       // "13.0"
   std::string nvjitlink_version;
+  // The libraries' files, when known (compiler_identity): for direct records, never in a key.
+  std::vector<std::string> files = {};
 };
 
 // A unit's carried sources, by content (format: CARRIED_UNITS): enough to key a compile without

@@ -47,13 +47,12 @@ std::optional<CompilerIdentity> read_memo(const Bytes& bytes) {
   if (!std::getline(in, magic) || magic != k_memo_magic || !std::getline(in, identity.nvrtc_version) ||
       !std::getline(in, identity.nvjitlink_version))
     return std::nullopt;
-  int files = 0;
   while (std::getline(in, line)) {
     const std::size_t tab = line.find('\t');
     if (tab == std::string::npos || stamp(line.substr(0, tab)) != line.substr(tab + 1)) return std::nullopt;
-    ++files;
+    identity.files.push_back(line.substr(0, tab));
   }
-  return files > 0 ? std::optional<CompilerIdentity>(identity) : std::nullopt;
+  return identity.files.empty() ? std::nullopt : std::optional<CompilerIdentity>(identity);
 }
 
 }  // namespace
@@ -69,15 +68,15 @@ Result<CompilerIdentity> compiler_identity(int required_major, CompiledCache& ca
   }
   Result<Compiler*> compiler = process_compiler(required_major);
   if (!compiler) return compiler.error();
-  const CompilerIdentity identity = (*compiler)->identity();
+  CompilerIdentity identity = (*compiler)->identity();
+  identity.files = (*compiler)->files();
   std::string memo = std::string(k_memo_magic) + "\n" + identity.nvrtc_version + "\n" + identity.nvjitlink_version + "\n";
-  const std::vector<std::string> files = (*compiler)->files();
-  for (const std::string& file : files) {
+  for (const std::string& file : identity.files) {
     const std::string s = stamp(file);
     if (s.empty()) return identity;   // a file that cannot be stamped: no memo, load next time too
     memo += file + "\t" + s + "\n";
   }
-  if (!files.empty()) cache.put(key, bytes_of(memo));
+  if (!identity.files.empty()) cache.put(key, bytes_of(memo));
   return identity;
 }
 

@@ -2,6 +2,7 @@
 // counters. Thin entry points: the compile library (core/compile_library.hpp) is loaded when a
 // program is compiled, never to answer these otherwise.
 #include "api/abi_guard.hpp"
+#include "core/direct_hits.hpp"
 #include "core/program_package.hpp"
 #include "kiln/compile.h"
 
@@ -92,11 +93,12 @@ KILN_API kiln_status kiln_cache_get_stats(kiln_cache_stats* out) {
     if (kiln::core::CompileLibrary* library = kiln::core::loaded_compile_library()) c = library->counters();
     out->package_hits = kiln::core::Package::package_hits();
     out->memory_hits = kiln::core::memory_hits() + c.memory_hits;
-    out->cache_hits = c.cache_hits;
+    const kiln::core::DirectHitCounters direct = kiln::core::direct_hit_counters();   // hits the loader answered
+    out->cache_hits = c.cache_hits + direct.hits;
     out->compiles = c.compiles;
     out->compile_failures = c.compile_failures;
     out->compiled_bytes = c.compiled_bytes;
-    out->cache_bytes_read = c.cache_bytes_read;
+    out->cache_bytes_read = c.cache_bytes_read + direct.bytes_read;
     return {};
   });
 }

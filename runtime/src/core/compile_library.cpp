@@ -31,7 +31,7 @@ constexpr const char* k_file_name = "libkiln_jit.so.0";
 std::atomic<std::uint64_t> g_memory_hits{0};
 std::atomic<CompileLibrary*> g_loaded{nullptr};
 std::mutex g_directories_mutex;
-std::vector<std::string> g_directories;   // registered before the library loaded
+std::vector<std::string> g_directories;   // registered, whether before the library loaded or after
 
 using Entry = CompileLibrary* (*)(const char*);
 
@@ -105,11 +105,15 @@ Status compile_library(CompileLibrary*& out) {
 
 void add_compiler_search_directory(const std::string& directory) {
   std::lock_guard lock(g_directories_mutex);
-  if (CompileLibrary* library = g_loaded.load(std::memory_order_acquire)) {
-    library->add_search_directory(directory);
-    return;
-  }
+  if (CompileLibrary* library = g_loaded.load(std::memory_order_acquire)) library->add_search_directory(directory);
+  for (const std::string& known : g_directories)
+    if (known == directory) return;   // as the library keeps them (jit::add_search_directory)
   g_directories.push_back(directory);
+}
+
+std::vector<std::string> compiler_search_directories() {
+  std::lock_guard lock(g_directories_mutex);
+  return g_directories;
 }
 
 CompileLibrary* loaded_compile_library() { return g_loaded.load(std::memory_order_acquire); }

@@ -90,6 +90,9 @@ Status compile_library(CompileLibrary*& out);
 // A directory to search for NVRTC and nvJitLink (kiln_compiler_add_search_dir): kept, and handed to
 // the library when it loads (or at once when it has), so registering one loads nothing.
 void add_compiler_search_directory(const std::string& directory);
+// Every directory registered so far, in order and without repeats, as the library keeps them (a
+// direct record's key holds them: direct_hits.hpp).
+std::vector<std::string> compiler_search_directories();
 // The search compile_library makes in a module without Kiln::jit_static, apart from the process's
 // environment and its answer kept, for tests: `variable_value` is KILN_JIT_LIBRARY's value (null or
 // empty: unset) and `loader_file` the loader's own file.

@@ -4,6 +4,7 @@
 #include "core/package.hpp"
 #include "format/names.hpp"
 #include "core/compile_library.hpp"
+#include "core/direct_hits.hpp"
 
 namespace kiln::core {
 
@@ -22,6 +23,7 @@ Status CompiledKernels::target_of_current_device(std::string& target) {
 Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& out) {
   const format::PackageReader& reader = m_owner.reader();
   if (reader.carried_unit_count() == 0) return miss;
+  if ((out = compiled_before(name))) return {};
   CompileLibrary* compiler = nullptr;
   if (Status found = compile_library(compiler); !found.ok()) {
     return fail(miss.code, miss.message + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
@@ -61,16 +63,52 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     out = m_requests[request] = found->second.kernel;
     return {};
   }
+  KILN_TRY(adopt(request, outcome.expression, target, outcome.bytes, out));
+  return {};
+}
+
+Status CompiledKernels::adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
+                              const std::string& target, std::shared_ptr<const std::vector<std::byte>> bytes,
+                              Kernel*& out) {
   Entry entry;
-  entry.bytes = outcome.bytes;
-  const std::string label = m_owner.label() + " (" + outcome.expression + " compiled at run time for " + target + ")";
+  entry.bytes = std::move(bytes);
+  const std::string label = m_owner.label() + " (" + expression + " compiled at run time for " + target + ")";
   KILN_TRY(Package::open_memory(entry.bytes->data(), entry.bytes->size(), /*copy=*/false, label.c_str(), entry.package));
   entry.package->report_errors_to(&m_owner);
   const char* canonical = nullptr;
-  KILN_TRY(entry.package->get_own_kernel(outcome.expression, entry.kernel, canonical));
+  KILN_TRY(entry.package->get_own_kernel(expression, entry.kernel, canonical));
   out = m_requests[request] = entry.kernel;
-  m_entries.emplace(compiled, std::move(entry));
+  m_entries.emplace(std::make_pair(expression, target), std::move(entry));
   return {};
+}
+
+Kernel* CompiledKernels::compiled_before(std::string_view name) {
+  if (m_owner.reader().carried_unit_count() == 0 || !direct_hits_enabled()) return nullptr;
+  // A target that cannot be had yet is left to get(), which says why in its order.
+  std::string target;
+  if (!target_of_current_device(target).ok()) return nullptr;
+  return direct(format::normalize_name(name), target);
+}
+
+Kernel* CompiledKernels::direct(const std::string& normalized, const std::string& target) {
+  std::lock_guard lock(m_mutex);
+  const auto request = std::make_pair(normalized, target);
+  if (auto found = m_requests.find(request); found != m_requests.end()) {
+    count_memory_hit();
+    return found->second;
+  }
+  const std::optional<store::DirectRecord> record = find_direct_record(m_owner.reader(), normalized, target);
+  if (!record) return nullptr;
+  if (auto found = m_entries.find(std::make_pair(record->expression, target)); found != m_entries.end()) {
+    count_memory_hit();   // another spelling of a kernel this package holds already
+    return m_requests[request] = found->second.kernel;
+  }
+  std::shared_ptr<const std::vector<std::byte>> bytes = read_direct_entry(*record);
+  Kernel* kernel = nullptr;
+  // An entry the loader cannot use is the compile library's to judge (it replaces a damaged one).
+  if (!bytes || !adopt(request, record->expression, target, bytes, kernel).ok()) return nullptr;
+  count_direct_hit(record->expression, target, bytes->size());
+  return kernel;
 }
 
 }  // namespace kiln::core

@@ -28,6 +28,11 @@ public:
   // KERNEL_NOT_FOUND (an instantiation it lacks), or NO_IMAGE_FOR_DEVICE (none of its images runs
   // here). Without carried sources, or with KILN_JIT=0, the miss is returned, saying why it stays one.
   Status get(std::string_view name, const Status& miss, Kernel*& out);
+  // The kernel `name` compiled earlier for the current device, by this process or another, when a
+  // direct record still holds (direct_hits.hpp); null otherwise, and get() answers. Reads nothing
+  // of the package but its header, so a name its index does not find can be answered before the
+  // whole index is checked.
+  Kernel* compiled_before(std::string_view name);
 
 private:
   struct Entry {
@@ -37,6 +42,11 @@ private:
     Kernel* kernel = nullptr;
   };
   Status target_of_current_device(std::string& target);
+  // The kernel from a direct record (direct_hits.hpp), or null for the compile library to answer.
+  Kernel* direct(const std::string& normalized, const std::string& target);
+  // Opens the compiled package `bytes` and hands out its kernel `expression` for `request`.
+  Status adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
+               const std::string& target, std::shared_ptr<const std::vector<std::byte>> bytes, Kernel*& out);
 
   Package& m_owner;
   std::mutex m_mutex;                    // guards m_entries; held through a compile, which the cache

@@ -29,6 +29,7 @@ FileStatus status_from(const struct stat& st) {
                                     : "a special file";
   out.size = static_cast<std::uint64_t>(st.st_size);
   out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  out.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   out.device = static_cast<std::uint64_t>(st.st_dev);
   out.file = static_cast<std::uint64_t>(st.st_ino);
   return out;

@@ -1,0 +1,160 @@
+#include "store/direct_record.hpp"
+
+#include "format/checksum.hpp"
+#include "platform/text.hpp"
+#include "util/hasher.hpp"
+
+#include <cstring>
+
+namespace kiln::store {
+
+namespace {
+
+// What decides which NVRTC and nvJitLink the compile library finds (jit/src/nvrtc/compiler_loader.hpp),
+// besides the registered directories.
+constexpr const char* k_search_variables[] = {"KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH", "CUDA_HOME",
+#if defined(_WIN32)
+                                              "PATH",
+#else
+                                              "LD_LIBRARY_PATH",
+#endif
+};
+
+void add(std::string& text, std::string_view tag, std::string_view value) {
+  text.append(tag).append(" ").append(std::to_string(value.size())).append(":").append(value).append("\n");
+}
+
+std::uint64_t hash_of(std::string_view text) {
+  return format::checksum(std::as_bytes(std::span(text.data(), text.size())));
+}
+
+template <typename Number>
+void put(std::string& out, Number value) {
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);   // little-endian machines only, as the package format
+  out.append(bytes, sizeof value);
+}
+
+void put_string(std::string& out, std::string_view text) {
+  put(out, static_cast<std::uint32_t>(text.size()));
+  out.append(text);
+}
+
+// Reads a record front to back; any read past its end leaves it failed.
+struct Cursor {
+  std::span<const std::byte> rest;
+  bool ok = true;
+
+  template <typename Number>
+  Number take() {
+    Number value{};
+    ok = ok && rest.size() >= sizeof value;
+    if (!ok) return value;
+    std::memcpy(&value, rest.data(), sizeof value);
+    rest = rest.subspan(sizeof value);
+    return value;
+  }
+  std::string take_string() {
+    const std::uint32_t size = take<std::uint32_t>();
+    ok = ok && rest.size() >= size;
+    if (!ok) return {};
+    std::string text(reinterpret_cast<const char*>(rest.data()), size);
+    rest = rest.subspan(size);
+    return text;
+  }
+};
+
+}  // namespace
+
+std::string direct_query(const DirectQuery& query) {
+  std::string text;
+  add(text, "package", hex64(query.package_checksum) + " " + std::to_string(query.package_size));
+  add(text, "name", query.name);
+  add(text, "target", query.target);
+  for (const std::string& directory : query.search_directories) add(text, "directory", directory);
+  for (const char* variable : k_search_variables) {
+    if (const char* value = platform::environment(variable)) add(text, variable, value);   // unset and empty differ
+  }
+  return text;
+}
+
+std::string direct_key(std::string_view query) {
+  // Two hashes of the query, for the 32 digits the store names entries by. The record holds the
+  // query, which the reader compares whole: a key that two queries share is a miss, never a wrong hit.
+  return hex64(hash_of(query)) + hex64(hash_of(std::string(query) + "direct"));
+}
+
+FileIdentity identity_of(const std::string& path) {
+  FileIdentity identity;
+  identity.path = path;
+  identity.present = platform::status_of(platform::path_of_utf8(path), identity.status);
+  return identity;
+}
+
+bool settled(const FileIdentity& file, std::int64_t now_ns) {
+  return !file.present || (file.status.mtime_ns <= now_ns - k_settle_ns && file.status.ctime_ns <= now_ns - k_settle_ns);
+}
+
+bool files_unchanged(const DirectRecord& record) {
+  for (const FileIdentity& recorded : record.files) {
+    const FileIdentity now = identity_of(recorded.path);
+    const platform::FileStatus& a = now.status;
+    const platform::FileStatus& b = recorded.status;
+    if (now.present != recorded.present) return false;
+    if (now.present && (a.size != b.size || a.mtime_ns != b.mtime_ns || a.ctime_ns != b.ctime_ns ||
+                        a.device != b.device || a.file != b.file))
+      return false;
+  }
+  return true;
+}
+
+std::string encode_direct_record(const DirectRecord& record) {
+  std::string out(k_direct_record_magic);
+  put_string(out, record.query);
+  put_string(out, record.entry_key);
+  put_string(out, record.expression);
+  put(out, static_cast<std::uint32_t>(record.files.size()));
+  for (const FileIdentity& f : record.files) {
+    const platform::FileStatus none;
+    const platform::FileStatus& s = f.present ? f.status : none;
+    put(out, static_cast<std::uint32_t>(f.present));
+    put(out, s.size);
+    put(out, s.mtime_ns);
+    put(out, s.ctime_ns);
+    put(out, s.device);
+    put(out, s.file);
+    put_string(out, f.path);
+  }
+  return out;
+}
+
+std::optional<DirectRecord> decode_direct_record(std::span<const std::byte> bytes) {
+  if (bytes.size() < k_direct_record_magic.size() ||
+      std::memcmp(bytes.data(), k_direct_record_magic.data(), k_direct_record_magic.size()) != 0)
+    return std::nullopt;
+  Cursor in{bytes.subspan(k_direct_record_magic.size())};
+  DirectRecord record;
+  record.query = in.take_string();
+  record.entry_key = in.take_string();
+  record.expression = in.take_string();
+  const std::uint32_t count = in.take<std::uint32_t>();
+  bool any_file = false;
+  for (std::uint32_t i = 0; in.ok && i < count; ++i) {
+    FileIdentity f;
+    const std::uint32_t present = in.take<std::uint32_t>();
+    f.status.size = in.take<std::uint64_t>();
+    f.status.mtime_ns = in.take<std::int64_t>();
+    f.status.ctime_ns = in.take<std::int64_t>();
+    f.status.device = in.take<std::uint64_t>();
+    f.status.file = in.take<std::uint64_t>();
+    f.path = in.take_string();
+    f.present = present == 1;
+    if (present > 1) in.ok = false;
+    any_file = any_file || f.present;
+    record.files.push_back(std::move(f));
+  }
+  if (!in.ok || !in.rest.empty() || record.entry_key.size() != 32 || !any_file) return std::nullopt;
+  return record;
+}
+
+}  // namespace kiln::store

@@ -1,0 +1,22 @@
+// The store's read half (local_store.hpp's layout): reading one entry of a store directory, which is
+// all a process that only looks up needs. LocalStore::get is this, and the loader links it alone for
+// its direct hits (direct_record.hpp) without the writing half (publication, statistics, eviction).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace kiln::store {
+
+// <directory>/<k0k1>/<key>.
+std::filesystem::path entry_path(const std::filesystem::path& directory, std::string_view key);
+
+// The payload stored under `key` in the store at `directory`, or nothing: absent, damaged, not a
+// regular file or too large to be an entry (store.hpp's Store::get). A hit counts as a use for
+// eviction: the entry's modification time is set when it is older than a minute.
+std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& directory, std::string_view key);
+
+}  // namespace kiln::store

@@ -1,0 +1,82 @@
+#include "core/direct_hits.hpp"
+
+#include "core/compile_library.hpp"
+#include "core/image_choice.hpp"
+#include "format/layout.hpp"
+#include "store/cache_settings.hpp"
+#include "store/entry_reader.hpp"
+#include "util/printable.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln::core {
+
+namespace {
+
+std::atomic<std::uint64_t> g_hits{0};
+std::atomic<std::uint64_t> g_bytes_read{0};
+
+// KILN_JIT as the compile library reads it (rtc::CompilerSettings): std::getenv, these four words.
+bool compiling_off() {
+  const char* value = std::getenv("KILN_JIT");
+  if (!value) return false;
+  const std::string_view v = value;
+  return v == "0" || v == "false" || v == "no" || v == "off";
+}
+
+// The user's cache as the compile library's cache reads it (rtc::CompiledCache::process), once.
+const store::CacheSettings& cache() {
+  static const store::CacheSettings settings = [] {
+    Result<store::CacheSettings> read = store::cache_settings({}, store::process_environment());
+    return read ? *read : store::CacheSettings{false, {}, 0};   // the compile library says why
+  }();
+  return settings;
+}
+
+}  // namespace
+
+bool direct_hits_enabled() {
+  static const bool enabled = !compiling_off() && cache().enabled && !cache().directory.empty();
+  return enabled;
+}
+
+std::optional<store::DirectRecord> find_direct_record(const format::PackageReader& reader, const std::string& name,
+                                                      const std::string& target) {
+  if (!direct_hits_enabled()) return std::nullopt;
+  format::FileHeader header;
+  if (reader.bytes().size() < sizeof header) return std::nullopt;
+  std::memcpy(&header, reader.bytes().data(), sizeof header);   // checked when the package was opened
+  const std::string query =
+      store::direct_query({header.toc_checksum, header.file_size, name, target, compiler_search_directories()});
+  const std::optional<std::vector<std::byte>> bytes = store::read_entry(cache().directory, store::direct_key(query));
+  if (!bytes) return std::nullopt;
+  std::optional<store::DirectRecord> record = store::decode_direct_record(*bytes);
+  if (!record || record->query != query || !store::files_unchanged(*record)) return std::nullopt;
+  return record;
+}
+
+std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::DirectRecord& record) {
+  std::optional<std::vector<std::byte>> entry = store::read_entry(cache().directory, record.entry_key);
+  if (!entry) return nullptr;
+  return std::make_shared<const std::vector<std::byte>>(std::move(*entry));
+}
+
+void count_direct_hit(const std::string& expression, const std::string& target, std::uint64_t bytes) {
+  g_hits.fetch_add(1, std::memory_order_relaxed);
+  g_bytes_read.fetch_add(bytes, std::memory_order_relaxed);
+  static const bool log = RuntimeOptions::from_environment().log;
+  // The compile library's words for a hit (jit/src/rtc/run_log.cpp); names are data, escaped.
+  if (log) {
+    std::fprintf(stderr, "kiln: %s for %s: compiled at run time earlier (the user cache)\n",
+                 printable(expression).c_str(), printable(target).c_str());
+  }
+}
+
+DirectHitCounters direct_hit_counters() {
+  return {g_hits.load(std::memory_order_relaxed), g_bytes_read.load(std::memory_order_relaxed)};
+}
+
+}  // namespace kiln::core

@@ -1,0 +1,220 @@
+// A kernel compiled at run time by one process, asked for by the next, through libkiln.so as a program
+// uses it (the fake libcuda of tests/driver, the toolkit's real NVRTC and nvJitLink): the loader
+// answers from the direct record (core/direct_hits.hpp) without loading the compile library beside
+// it, and counts the hit; and what must not be answered from the record is not: KILN_JIT=0 and
+// KILN_CACHE=0 behave as without records; another NVRTC at the recorded path or earlier on the search
+// path, and a package whose carried header changed, go to the compile library. Each lookup is a
+// process of its own (this program again, as a child).
+#include "kiln/compile.h"
+#include "kiln/kiln.h"
+#include "test_process.hpp"
+#include "writer/package_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+// extern "C": its symbol is its name, the one kernel the fake libcuda hands out.
+const char* k_source = R"(#include "common.cuh"
+extern "C" __global__ void probe(int* x) {
+  if (x) x[0] = index_of() * FACTOR;
+}
+)";
+
+constexpr const char* k_role = "lookup";
+constexpr const char* k_dir_variable = "KILN_TEST_DIRECT_DIR";
+
+// What a child's lookup of `probe` saw.
+struct Lookup {
+  int status = -1;
+  bool library_loaded = false;
+  std::uint64_t cache_hits = 0, compiles = 0;
+  std::string message;
+};
+
+class DirectHitTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/local/cuda/lib64/libnvrtc.so.13"))
+      GTEST_SKIP() << "no NVRTC in /usr/local/cuda: the run-time compile tests need the toolkit";
+    if (test::child_role() == k_role) {   // the variables are the parent's
+      m_dir = std::getenv(k_dir_variable);
+      play_lookup();
+    }
+    test::set_variable("CUDA_PATH", "/usr/local/cuda");
+    test::set_variable("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
+    m_dir = fs::temp_directory_path() /
+            ("kiln-direct-hit-" + std::to_string(test::process_id()) + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir);
+    test::set_variable(k_dir_variable, m_dir.string());
+    write_package("threadIdx.x");
+  }
+  void TearDown() override {
+    for (const char* name : {k_dir_variable, "KILN_JIT", "KILN_CACHE", "KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH",
+                             "KILN_LIBCUDA"})
+      test::unset_variable(name);
+    std::error_code ignored;
+    if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
+  }
+
+  // A package that lacks `probe` and carries its source, with a header whose index_of() returns `index`.
+  void write_package(const std::string& index) {
+    format::PackageContents contents;
+    contents.targets = {"sm_80"};
+    contents.units = {format::PackageUnit{"kernels/probe.cu", {}}};
+    format::PackageCarriedUnit carried;
+    carried.unit_source = "kernels/probe.cu";
+    carried.source = {"kernels/probe.cu", k_source};
+    carried.headers = {{"include/common.cuh", "#pragma once\n__device__ inline int index_of() { return " + index + "; }\n"}};
+    carried.include_dirs = {"include"};
+    carried.options = {"-DFACTOR=3"};
+    carried.kernel_templates = {"probe"};
+    carried.nvrtc_version = "13.0";
+    contents.carried = {carried};
+    const format::WriteResult written = format::write_package(contents);
+    ASSERT_TRUE(written.error.empty()) << written.error;
+    std::ofstream(m_dir / "carried.kiln", std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
+  }
+
+  // The child's part: `probe` from the package, through the cache in the test's directory.
+  [[noreturn]] void play_lookup() {
+    test::set_variable("KILN_CACHE_DIR", (m_dir / "cache").string());
+    Lookup seen;
+    kiln_package* package = nullptr;
+    kiln_kernel* kernel = nullptr;
+    seen.status = kiln_package_open_file((m_dir / "carried.kiln").c_str(), &package);
+    if (seen.status == KILN_STATUS_SUCCESS) {
+      seen.status = kiln_package_get_kernel(package, "probe", &kernel);
+      if (seen.status != KILN_STATUS_SUCCESS) seen.message = kiln_package_last_error(package);
+    } else {
+      seen.message = kiln_last_error();
+    }
+    kiln_cache_stats stats{};
+    stats.struct_size = sizeof stats;
+    kiln_cache_get_stats(&stats);
+    // The compile library is the file beside libkiln.so.0: loaded or not, as the dynamic loader knows.
+    const bool loaded = dlopen(KILN_TEST_JIT_LIBRARY, RTLD_NOW | RTLD_NOLOAD) != nullptr;
+    std::ofstream(m_dir / "lookup") << seen.status << " " << loaded << " " << stats.cache_hits << " "
+                                    << stats.compiles << "\n"
+                                    << seen.message;
+    kiln_package_destroy(package);
+    test::exit_child(0);
+  }
+
+  // One child's lookup, with the variables as this process has them.
+  Lookup lookup() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    test::ChildProcess child =
+        test::ChildProcess::start(std::string(info->test_suite_name()) + "." + info->name(), k_role);
+    EXPECT_EQ(child.wait(), 0);
+    Lookup seen;
+    std::ifstream report(m_dir / "lookup");
+    report >> seen.status >> seen.library_loaded >> seen.cache_hits >> seen.compiles;
+    report.ignore(1);
+    seen.message.assign(std::istreambuf_iterator<char>(report), {});
+    std::error_code ignored;
+    fs::remove(m_dir / "lookup", ignored);
+    return seen;
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(DirectHitTest, AKernelAnotherProcessCompiledIsAHitWithoutTheCompileLibrary) {
+  const Lookup first = lookup();
+  ASSERT_EQ(first.status, KILN_STATUS_SUCCESS) << first.message;
+  EXPECT_TRUE(first.library_loaded);
+  EXPECT_EQ(first.compiles, 1u);
+
+  const Lookup second = lookup();
+  ASSERT_EQ(second.status, KILN_STATUS_SUCCESS) << second.message;
+  EXPECT_FALSE(second.library_loaded) << "the loader answered from the direct record";
+  EXPECT_EQ(second.cache_hits, 1u) << "kiln_cache_get_stats counts the loader's hit";
+  EXPECT_EQ(second.compiles, 0u);
+}
+
+TEST_F(DirectHitTest, KilnJitZeroRefusesAsWithoutRecords) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  test::set_variable("KILN_JIT", "0");
+  const Lookup off = lookup();
+  EXPECT_EQ(off.status, KILN_STATUS_KERNEL_NOT_FOUND);
+  EXPECT_NE(off.message.find("KILN_JIT=0 turns that off"), std::string::npos) << off.message;
+  EXPECT_EQ(off.cache_hits, 0u);
+}
+
+TEST_F(DirectHitTest, KilnCacheZeroCompilesAsWithoutRecords) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  test::set_variable("KILN_CACHE", "0");
+  const Lookup off = lookup();
+  ASSERT_EQ(off.status, KILN_STATUS_SUCCESS) << off.message;
+  EXPECT_TRUE(off.library_loaded);
+  EXPECT_EQ(off.cache_hits, 0u);
+  EXPECT_EQ(off.compiles, 1u) << "the cache is off: memory only, as before";
+}
+
+TEST_F(DirectHitTest, AnotherNvrtcAtTheRecordedPathGoesToTheCompileLibrary) {
+  // KILN_NVRTC names a link to the toolkit's NVRTC; the record holds the file it leads to.
+  const fs::path lib = "/usr/local/cuda/lib64";
+  if (!fs::exists(lib / "libnvrtc.alt.so.13")) GTEST_SKIP() << "needs a second NVRTC (the toolkit's libnvrtc.alt.so.13)";
+  fs::create_directories(m_dir / "nvrtc");
+  const fs::path nvrtc = m_dir / "nvrtc" / "libnvrtc.so.13";
+  fs::create_symlink(lib / "libnvrtc.so.13", nvrtc);
+  test::set_variable("KILN_NVRTC", nvrtc.string());
+  test::set_variable("KILN_NVJITLINK", (lib / "libnvJitLink.so.13").string());
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  const Lookup same = lookup();
+  ASSERT_EQ(same.status, KILN_STATUS_SUCCESS) << same.message;
+  EXPECT_FALSE(same.library_loaded) << "the same NVRTC: a direct hit";
+
+  fs::remove(nvrtc);
+  fs::create_symlink(lib / "libnvrtc.alt.so.13", nvrtc);
+  const Lookup other = lookup();
+  ASSERT_EQ(other.status, KILN_STATUS_SUCCESS) << other.message;
+  EXPECT_TRUE(other.library_loaded) << "another file at the recorded path: the compile library decides";
+}
+
+TEST_F(DirectHitTest, ALibraryAddedEarlierOnTheSearchPathIsSeen) {
+  // $CUDA_PATH/lib holds the toolkit's libraries; lib64, which the search tries first, holds nothing.
+  const fs::path lib = "/usr/local/cuda/lib64";
+  if (!fs::exists(lib / "libnvrtc.alt.so.13")) GTEST_SKIP() << "needs a second NVRTC (the toolkit's libnvrtc.alt.so.13)";
+  const fs::path root = m_dir / "cuda";
+  fs::create_directories(root / "lib");
+  fs::create_symlink(lib / "libnvrtc.so.13", root / "lib" / "libnvrtc.so.13");
+  fs::create_symlink(lib / "libnvJitLink.so.13", root / "lib" / "libnvJitLink.so.13");
+  test::set_variable("CUDA_PATH", root.string());
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  const Lookup same = lookup();
+  ASSERT_EQ(same.status, KILN_STATUS_SUCCESS) << same.message;
+  EXPECT_FALSE(same.library_loaded) << "nothing changed on the search path: a direct hit";
+
+  fs::create_directories(root / "lib64");
+  fs::create_symlink(lib / "libnvrtc.alt.so.13", root / "lib64" / "libnvrtc.so.13");
+  const Lookup other = lookup();
+  ASSERT_EQ(other.status, KILN_STATUS_SUCCESS) << other.message;
+  EXPECT_TRUE(other.library_loaded) << "the search now finds another NVRTC first: the compile library decides";
+}
+
+TEST_F(DirectHitTest, APackageWhoseCarriedHeaderChangedIsCompiledAgain) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  write_package("threadIdx.x + 1");
+  const Lookup changed = lookup();
+  ASSERT_EQ(changed.status, KILN_STATUS_SUCCESS) << changed.message;
+  EXPECT_TRUE(changed.library_loaded);
+  EXPECT_EQ(changed.compiles, 1u) << "never the entry of the header as it was";
+}
+
+}  // namespace
+}  // namespace kiln
