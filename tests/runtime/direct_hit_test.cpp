@@ -14,12 +14,14 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
+#include <thread>
 
 namespace kiln {
 namespace {
@@ -53,6 +55,7 @@ protected:
       m_dir = std::getenv(k_dir_variable);
       play_lookup();
     }
+    settle(KILN_TEST_JIT_LIBRARY);
     test::set_variable("CUDA_PATH", "/usr/local/cuda");
     test::set_variable("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);
     m_dir = fs::temp_directory_path() /
@@ -63,10 +66,18 @@ protected:
   }
   void TearDown() override {
     for (const char* name : {k_dir_variable, "KILN_JIT", "KILN_CACHE", "KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH",
-                             "KILN_LIBCUDA"})
+                             "KILN_LIBCUDA", "KILN_JIT_LIBRARY"})
       test::unset_variable(name);
     std::error_code ignored;
     if (!m_dir.empty()) fs::remove_all(m_dir, ignored);
+  }
+
+  // Waits until `path` has stood unchanged long enough for a record to trust its times (a compile
+  // library linked just before the tests ran would otherwise leave no record).
+  static void settle(const fs::path& path) {
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(path);
+    const auto needed = std::chrono::milliseconds(2100);
+    if (age < needed) std::this_thread::sleep_for(needed - age);
   }
 
   // A package that lacks `probe` and carries its source, with a header whose index_of() returns `index`.
@@ -105,8 +116,10 @@ protected:
     kiln_cache_stats stats{};
     stats.struct_size = sizeof stats;
     kiln_cache_get_stats(&stats);
-    // The compile library is the file beside libkiln.so.0: loaded or not, as the dynamic loader knows.
-    const bool loaded = dlopen(KILN_TEST_JIT_LIBRARY, RTLD_NOW | RTLD_NOLOAD) != nullptr;
+    // The compile library is the file beside libkiln.so.0, or KILN_JIT_LIBRARY's: loaded or not, as
+    // the dynamic loader knows.
+    const char* named = std::getenv("KILN_JIT_LIBRARY");
+    const bool loaded = dlopen(named != nullptr ? named : KILN_TEST_JIT_LIBRARY, RTLD_NOW | RTLD_NOLOAD) != nullptr;
     std::ofstream(m_dir / "lookup") << seen.status << " " << loaded << " " << stats.cache_hits << " "
                                     << stats.compiles << "\n"
                                     << seen.message;
@@ -214,6 +227,31 @@ TEST_F(DirectHitTest, APackageWhoseCarriedHeaderChangedIsCompiledAgain) {
   ASSERT_EQ(changed.status, KILN_STATUS_SUCCESS) << changed.message;
   EXPECT_TRUE(changed.library_loaded);
   EXPECT_EQ(changed.compiles, 1u) << "never the entry of the header as it was";
+}
+
+TEST_F(DirectHitTest, ARecordAnswersOnlyForTheCompileLibraryThatWroteIt) {
+  // A copy of the compile library, named by KILN_JIT_LIBRARY; its times settle before it compiles
+  // (a file changed within two seconds is not trusted by its times, so no record would be written).
+  const fs::path copy = m_dir / "libkiln_jit.so.0";
+  fs::copy_file(KILN_TEST_JIT_LIBRARY, copy);
+  test::set_variable("KILN_JIT_LIBRARY", copy.string());
+  settle(copy);
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  const Lookup same = lookup();
+  ASSERT_EQ(same.status, KILN_STATUS_SUCCESS) << same.message;
+  EXPECT_FALSE(same.library_loaded) << "the library that wrote the record, unchanged: a direct hit";
+
+  // Another build of it at the same path (a byte appended: it still loads).
+  std::ofstream(copy, std::ios::binary | std::ios::app).put('\0');
+  const Lookup rebuilt = lookup();
+  ASSERT_EQ(rebuilt.status, KILN_STATUS_SUCCESS) << rebuilt.message;
+  EXPECT_TRUE(rebuilt.library_loaded) << "another compile library: it decides, not the old one's record";
+
+  // The library beside libkiln (KILN_JIT_LIBRARY unset) is another query: none of the copy's records answer.
+  test::unset_variable("KILN_JIT_LIBRARY");
+  const Lookup beside = lookup();
+  ASSERT_EQ(beside.status, KILN_STATUS_SUCCESS) << beside.message;
+  EXPECT_TRUE(beside.library_loaded);
 }
 
 }  // namespace

@@ -10,9 +10,10 @@ namespace kiln::store {
 
 namespace {
 
-// What decides which NVRTC and nvJitLink the compile library finds (jit/src/nvrtc/compiler_loader.hpp),
-// besides the registered directories.
-constexpr const char* k_search_variables[] = {"KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH", "CUDA_HOME",
+// What decides which compile library the loader would load (KILN_JIT_LIBRARY: the record also holds
+// the identity of the file that wrote it) and which NVRTC and nvJitLink it finds
+// (jit/src/nvrtc/compiler_loader.hpp), besides the registered directories.
+constexpr const char* k_search_variables[] = {"KILN_JIT_LIBRARY", "KILN_NVRTC", "KILN_NVJITLINK", "CUDA_PATH", "CUDA_HOME",
 #if defined(_WIN32)
                                               "PATH",
 #else

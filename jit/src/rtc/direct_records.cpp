@@ -3,6 +3,7 @@
 #include "format/layout.hpp"
 #include "format/names.hpp"
 #include "nvrtc/compiler_loader.hpp"
+#include "platform/library.hpp"
 #include "store/direct_record.hpp"
 
 #include <chrono>
@@ -42,6 +43,13 @@ void write_direct_record(CompiledCache& cache, const format::PackageReader& read
     }
     if (!found) record.files.push_back(file);
   }
+  // The compile library's own file (libkiln_jit.so.0, or the module that links it): another build
+  // of it may compile the same request to other bytes, so a record of this one must not answer for it.
+  const std::string own_file = platform::module_of(reinterpret_cast<const void*>(&write_direct_record)).path;
+  if (own_file.empty()) return;
+  const store::FileIdentity own = store::identity_of(own_file);
+  if (!own.present || !store::settled(own, now_ns)) return;
+  record.files.push_back(own);
   cache.put(store::direct_key(query), bytes_of(store::encode_direct_record(record)));
 }
 
