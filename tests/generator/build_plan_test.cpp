@@ -1,5 +1,7 @@
 #include "plan/build_plan.hpp"
 
+#include "util/diagnostic.hpp"
+
 #include <gtest/gtest.h>
 
 namespace kiln::plan {
@@ -71,9 +73,9 @@ TEST(MakePlan, UnsupportedManifestTargetIsReportedWhereItIsListed) {
   m.target_positions = {{4, 12}, {4, 21}};
   const Result<BuildPlan> plan = make_plan(m, toolkit(), {"", "/s"});
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message.rfind("/p/kiln.toml:4:21: error: target 'sm_89' is not supported by NVRTC 13.0", 0),
+  EXPECT_EQ(diagnostic(plan.error()).rfind("/p/kiln.toml:4:21: error: target 'sm_89' is not supported by NVRTC 13.0", 0),
             0u)
-      << plan.error().message;
+      << diagnostic(plan.error());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "compile/compile_cache.hpp"
 #include "compile/portable_messages.hpp"
 #include "store/local_store.hpp"
+#include "util/diagnostic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,7 +53,7 @@ protected:
     j.source = "kernels/k.cu";
     j.display_prefix = prefix;
     j.manifest_file = "kiln.toml";
-    j.manifest_location = prefix + "kiln.toml:4";
+    j.manifest_entry = place(prefix + "kiln.toml", 4);
     j.target = "sm_90";
     j.unit = "kernels/k.cu";
     j.nvrtc_options = {"-Iinclude", "-I" + (build / "gen").string(), "-I/opt/cuda/include"};
@@ -147,12 +148,13 @@ TEST_F(CompileCacheTest, MessagesAreRenderedForTheBuildThatReadsThem) {
   const CompileJob a = job_a("a/project/");
   const CompileJob portable = cache(m_dir / "a/build").portable_job(a);
   EXPECT_EQ(portable.display_prefix, k_display_token);
-  EXPECT_EQ(portable.manifest_location, std::string(k_display_token) + "kiln.toml:4");
+  EXPECT_EQ(portable.manifest_entry.file, std::string(k_display_token) + "kiln.toml");
+  EXPECT_EQ(portable.manifest_entry.line, 4);
   // As the compilers write it for the portable job: the display token before relative paths,
   // absolute paths of the build directory as they are.
   const std::string log = portable.display_prefix + "kernels/k.cu:3: warning #177-D: unused\n" +
                           (m_dir / "a/build/gen/config.h").string() + ":1: warning: redefined\n" +
-                          "note: see " + portable.manifest_location;
+                          "note: see " + portable.manifest_entry.file + ":4";
   cache(m_dir / "a/build").store(a, compiled(m_dir / "a/build", "1", log));
   const std::string shown = cache(m_dir / "a/build").rendered(a, compiled(m_dir / "a/build", "1", log)).log;
   EXPECT_EQ(shown, "a/project/kernels/k.cu:3: warning #177-D: unused\n" + (m_dir / "a/build/gen/config.h").string() +
@@ -184,14 +186,14 @@ TEST_F(CompileCacheTest, AnEntryWithMessagesMissesForAnotherManifestLine) {
   const CompileJob a = job_a();
   cache(m_dir / "a/build").store(a, compiled(m_dir / "a/build", "1", "kernels/k.cu:3: warning: w"));
   CompileJob moved = a;
-  moved.manifest_location = "kiln.toml:9";
+  moved.manifest_entry = place("kiln.toml", 9);
   EXPECT_FALSE(cache(m_dir / "a/build").lookup(moved)) << "its messages point at the manifest's line 4";
   cache(m_dir / "a/build").store(moved, compiled(m_dir / "a/build", "2", "kernels/k.cu:3: warning: w"));
   EXPECT_TRUE(cache(m_dir / "a/build").lookup(a)) << "each context keeps its own set";
   EXPECT_TRUE(cache(m_dir / "a/build").lookup(moved));
   CompileOutput quiet = compiled(m_dir / "a/build", "3");
   CompileJob elsewhere = a;
-  elsewhere.manifest_location = "kiln.toml:12";
+  elsewhere.manifest_entry = place("kiln.toml", 12);
   cache(m_dir / "a/build").store(elsewhere, quiet);
   EXPECT_TRUE(cache(m_dir / "a/build").lookup(elsewhere));
 }

@@ -2,6 +2,7 @@
 // assigned to the unit that defines their kernel, and warnings for what would vanish silently.
 #include "plan/build_plan.hpp"
 #include "plan/discovery.hpp"
+#include "util/diagnostic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -182,13 +183,13 @@ TEST_F(DiscoveryTest, OptionsOneCompilerLacksDecideTheCompiler) {
   plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
   ASSERT_FALSE(plan);
   // At the source's [[source]] entry (line 6, column 1), as the manifest's own errors are.
-  EXPECT_EQ(plan.error().message, "/p/kiln.toml:6:1: error: source 'b.cu': this source has host code, so nvcc "
-                                  "compiles it, and option '-default-device' is NVRTC's alone");
+  EXPECT_EQ(diagnostic(plan.error()), "/p/kiln.toml:6:1: error: source 'b.cu': this source has host code, so nvcc "
+                                      "compiles it, and option '-default-device' is NVRTC's alone");
   m_manifest.sources[1].options = {"--extended-lambda", "-default-device"};
   plan = make_plan(m_manifest, toolkit, {"p/", "/s"}, discover_all());
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message, "/p/kiln.toml:6:1: error: source 'b.cu': option '--extended-lambda' is nvcc's "
-                                  "alone and '-default-device' NVRTC's alone: no compiler takes both");
+  EXPECT_EQ(diagnostic(plan.error()), "/p/kiln.toml:6:1: error: source 'b.cu': option '--extended-lambda' is nvcc's "
+                                      "alone and '-default-device' NVRTC's alone: no compiler takes both");
 }
 
 TEST_F(DiscoveryTest, ManagedVariablesOfNvrtcUnitsAreKeptBySymbol) {

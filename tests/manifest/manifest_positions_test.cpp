@@ -14,7 +14,7 @@ using testing::TempProject;
 
 std::string message_of(const Result<Manifest>& result) {
   EXPECT_FALSE(result.ok());
-  return result.ok() ? std::string() : result.error().message;
+  return result.ok() ? std::string() : diagnostic(result.error());   // as `kiln build` prints it
 }
 
 TEST(ManifestPositions, ErrorsAreFileLineColumnError) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "manifest/manifest_reader.hpp"
+#include "util/diagnostic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,14 +68,13 @@ inline std::string without_columns(const std::string& message) {
   return std::regex_replace(std::regex_replace(message, column, ":$1: "), file_only, ": ");
 }
 
-// Passes when `result` failed with a message containing `expected` (as it is, or without columns);
-// prints the whole message if not.
+// Passes when `result` failed with errors that, as `kiln build` prints them (util/diagnostic.hpp),
+// contain `expected` (as it is, or without columns); prints them all if not.
 inline ::testing::AssertionResult fails_with(const Result<Manifest>& result, std::string_view expected) {
   if (result.ok()) return ::testing::AssertionFailure() << "read succeeded; expected error: " << expected;
-  if (result.error().message.find(expected) == std::string::npos &&
-      without_columns(result.error().message).find(expected) == std::string::npos) {
-    return ::testing::AssertionFailure()
-           << "error message\n  " << result.error().message << "\ndoes not contain\n  " << expected;
+  const std::string printed = diagnostic(result.error());
+  if (printed.find(expected) == std::string::npos && without_columns(printed).find(expected) == std::string::npos) {
+    return ::testing::AssertionFailure() << "error message\n  " << printed << "\ndoes not contain\n  " << expected;
   }
   return ::testing::AssertionSuccess();
 }
@@ -85,7 +85,7 @@ inline std::string error_of(const Result<Manifest>& result) {
     ADD_FAILURE() << "read succeeded; an error was expected";
     return {};
   }
-  return without_columns(result.error().message);
+  return without_columns(diagnostic(result.error()));
 }
 
 }  // namespace kiln::manifest::testing

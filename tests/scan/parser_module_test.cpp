@@ -30,11 +30,10 @@ TEST(ParserModule, KilnLinksNoClangAndLoadsItsParserOnDemand) {
   ASSERT_NE(needed.find("libc.so"), std::string::npos) << needed;
   for (const char* heavy : {"libclang", "libLLVM", "libnvrtc", "libnvJitLink"})
     EXPECT_EQ(needed.find(heavy), std::string::npos) << heavy << ":\n" << needed;
-  std::string error;
-  const scan::detail::ParserModule* module = scan::detail::parser_module(error);
-  ASSERT_NE(module, nullptr) << error;
-  EXPECT_NE(module->run_parse, nullptr);
-  EXPECT_NE(module->make_pch, nullptr);
+  const Result<const scan::detail::ParserModule*> module = scan::detail::parser_module();
+  ASSERT_TRUE(module.ok()) << module.error().message;
+  EXPECT_NE((*module)->run_parse, nullptr);
+  EXPECT_NE((*module)->make_pch, nullptr);
 }
 
 TEST(ParserModule, TheScanCacheKnowsItByItsBuildId) {

@@ -2,13 +2,17 @@
 
 namespace kiln {
 
-std::string diagnostic(std::string_view file, int line, int column, std::string_view severity,
-                       std::string_view message) {
-  std::string out(file);
-  if (line > 0) {
-    out += ':' + std::to_string(line);
-    if (column > 0) out += ':' + std::to_string(column);
+std::string position_text(const Location& where) {
+  std::string out = where.file;
+  if (where.line > 0) {
+    out += ':' + std::to_string(where.line);
+    if (where.column > 0) out += ':' + std::to_string(where.column);
   }
+  return out;
+}
+
+std::string diagnostic(const Location& where, std::string_view severity, std::string_view message) {
+  std::string out = where.file.empty() ? std::string("kiln") : position_text(where);
   out += ": ";
   out += severity;
   out += ": ";
@@ -16,14 +20,13 @@ std::string diagnostic(std::string_view file, int line, int column, std::string_
   return out;
 }
 
-bool is_diagnostic(std::string_view text) {
-  const std::string_view first_line = text.substr(0, text.find('\n'));
-  for (const std::string_view severity : {": error: ", ": warning: "}) {
-    const std::size_t at = first_line.find(severity);
-    // "kiln: error: ..." is the command's own voice, not a place in a file.
-    if (at != std::string_view::npos && at > 0 && first_line.substr(0, at) != "kiln") return true;
+std::string diagnostic(const Error& error, std::string_view severity) {
+  std::string out = diagnostic(error.where, severity, error.message);
+  if (!error.log.empty()) {
+    out += '\n';
+    out += error.log;
   }
-  return false;
+  return out;
 }
 
 }  // namespace kiln

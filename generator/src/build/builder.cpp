@@ -55,19 +55,19 @@ std::string display_prefix(const fs::path& root) {
 }
 
 // A source that defines no kernel (an empty file, a wrong path in a copy) adds nothing to the package.
-std::vector<std::string> empty_source_warnings(const plan::BuildPlan& plan, const format::PackageContents& contents,
-                                               const std::string& prefix) {
+std::vector<plan::Finding> empty_source_warnings(const plan::BuildPlan& plan, const format::PackageContents& contents,
+                                                 const std::string& prefix) {
   std::set<std::string> with_kernels;
   for (const format::PackageKernel& kernel : contents.kernels) with_kernels.insert(kernel.unit_source);
-  std::vector<std::string> warnings;
+  std::vector<plan::Finding> warnings;
   // A link group's member may hold only device functions for the others: only units are checked.
   // An image part after the first may end up with none of its own (its kernels were the first
   // part's too): its source has kernels, in the first part.
   for (const plan::PlannedUnit& unit : plan.units)
     if (unit.members.empty() && unit.part == 0 && !with_kernels.count(unit.name))
-      warnings.push_back(prefix + unit.source + ": warning: " +
-                         (unit.variant.empty() ? "this source defines" : "variant '" + unit.variant + "' of it has") +
-                         " no kernel; it adds nothing to the package");
+      warnings.push_back({place(prefix + unit.source),
+                          (unit.variant.empty() ? "this source defines" : "variant '" + unit.variant + "' of it has") +
+                              std::string(" no kernel; it adds nothing to the package")});
   return warnings;
 }
 
@@ -125,10 +125,17 @@ public:
   void run();
 
 private:
-  // Ends the build: `message` as the command prints it ("kiln: error: " unless it names its place).
-  void stop(BuildFailure failure, const std::string& message) {
+  // Ends the build with `error`, printed as the command shows it (util/diagnostic.hpp).
+  void stop(BuildFailure failure, const Error& error) {
     m_result.failure = failure;
-    m_result.error = is_diagnostic(message) || message.starts_with("kiln: ") ? message : "kiln: error: " + message;
+    m_result.error = diagnostic(error);
+  }
+  // Ends the build with a sentence of Kiln's that no file is at fault for.
+  void stop(BuildFailure failure, const std::string& message) { stop(failure, Error{message}); }
+  // `error` with what its failure left undone said after it: "...; no package written".
+  static Error then(Error error, std::string_view consequence) {
+    error.message += consequence;
+    return error;
   }
   bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
                          const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
@@ -147,13 +154,13 @@ void BuildRun::run() {
   struct timespec build_start {};
   clock_gettime(CLOCK_REALTIME, &build_start);
   Result<manifest::Manifest> manifest = manifest::read_manifest(m_request.manifest, m_request.root);
-  // Already in the compiler's format: "kiln.toml:3:12: error: ...", one per line.
-  if (!manifest) return stop(BuildFailure::bad_input, manifest.error().message);
-  if (Status s = override_targets(*manifest, m_request.targets); !s) return stop(BuildFailure::usage, s.error().message);
+  // Every error of the manifest, the first one's place in `where` and the others in its log.
+  if (!manifest) return stop(BuildFailure::bad_input, manifest.error());
+  if (Status s = override_targets(*manifest, m_request.targets); !s) return stop(BuildFailure::usage, s.error());
   const std::optional<shard::ShardSpec>& shard = m_request.shard;
   if (!m_request.parts.empty()) {
     Result<std::vector<shard::NamedPart>> read = read_parts(m_request.parts);
-    if (!read) return stop(BuildFailure::bad_input, read.error().message + "; no package written");
+    if (!read) return stop(BuildFailure::bad_input, then(read.error(), "; no package written"));
     m_parts = std::move(*read);
   }
   const fs::path& output = m_result.output = !m_request.output.empty() ? m_request.output
@@ -166,22 +173,22 @@ void BuildRun::run() {
   if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_request.host_sources,
                                                                m_request.python_sources));
       !s)
-    return stop(BuildFailure::usage, s.error().message);
+    return stop(BuildFailure::usage, s.error());
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
-  if (!cache) return stop(BuildFailure::usage, cache.error().message);
+  if (!cache) return stop(BuildFailure::usage, cache.error());
   // NVRTC's facts are kept beside the cache: a build that compiles nothing with NVRTC never loads it.
   Result<compile::Toolkit> toolkit =
       compile::find_toolkit(m_request.cuda_root, cache->enabled ? cache->directory : fs::path());
-  if (!toolkit) return stop(BuildFailure::environment, toolkit.error().message);
+  if (!toolkit) return stop(BuildFailure::environment, toolkit.error());
 
   cleanup::install_signal_handlers();
   remove_stale_scratch(output);
   if (!depfile.empty()) remove_stale_scratch(depfile);
   Result<ScratchDir> scratch = ScratchDir::create(output);
-  if (!scratch) return stop(BuildFailure::environment, scratch.error().message);
+  if (!scratch) return stop(BuildFailure::environment, scratch.error());
   Result<BuildStores> stores = open_build_stores(*cache, store::process_environment(),
                                                  [this](const std::string& text) { m_events.warning(text); });
-  if (!stores) return stop(BuildFailure::usage, stores.error().message);
+  if (!stores) return stop(BuildFailure::usage, stores.error());
   if (!compile_and_write(*manifest, *toolkit, *stores, scratch->path(), prefix, build_start)) return;
   m_result.total_seconds = seconds_since(m_start);
 }
@@ -209,14 +216,14 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   if (shard || merge) {
     Result<shard::ShardLayout> layout =
         shard::shard_layout(manifest, toolkit, plan_settings, context, shard.value_or(shard::ShardSpec{1, 1}));
-    if (!layout) return stop(BuildFailure::bad_input, layout.error().message), false;
+    if (!layout) return stop(BuildFailure::bad_input, layout.error()), false;
     m_part.fingerprint = layout->fingerprint;
     m_part.plan_jobs = layout->jobs;
     shard_sources = std::move(layout->sources);
   }
   if (merge) {
     if (Status s = shard::check_plan(m_parts, context.toolchain, m_part.fingerprint, m_request.manifest.string()); !s)
-      return stop(BuildFailure::bad_input, s.error().message + "; no package written"), false;
+      return stop(BuildFailure::bad_input, then(s.error(), "; no package written")), false;
   }
 
   // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
@@ -259,7 +266,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   if (m_found.failure != BuildFailure::none) return stop(m_found.failure, m_found.error), false;
 
   Result<plan::BuildPlan> planned = plan::make_plan(manifest, toolkit, plan_settings, m_found.discovery);
-  if (!planned) return stop(BuildFailure::bad_input, planned.error().message), false;
+  if (!planned) return stop(BuildFailure::bad_input, planned.error()), false;
   plan::BuildPlan& plan = m_result.plan = std::move(*planned);
   for (const std::string& line : plan::describe_parts(plan.units)) m_events.detail(line);
 
@@ -295,13 +302,13 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   m_events.detail("compile: " + std::to_string(counts.hits) + " cached, " + std::to_string(counts.misses) +
                   " compiled (" + std::to_string(m_result.compiled_early) + " while the scan ran)");
   if (const std::string remote = remote_summary(stores.shared()); !remote.empty()) m_events.detail(remote);
-  if (!outputs) return stop(BuildFailure::failed, outputs.error().message), false;
+  if (!outputs) return stop(BuildFailure::failed, outputs.error()), false;
   m_result.outputs = std::move(*outputs);
   if (shard) {
     shard::Entries entries = recorded.take_entries();
     m_result.part_images = entries.size();
     if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
-      return stop(BuildFailure::failed, s.error().message), false;
+      return stop(BuildFailure::failed, s.error()), false;
     return true;
   }
   return write_package(manifest, toolkit, prefix);
@@ -316,27 +323,26 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   const plan::BuildPlan& plan = m_result.plan;
   Result<package::AssembledPackage> assembled =
       package::assemble(manifest, plan, m_result.outputs, toolkit, {prefix, k_version});
-  if (!assembled) return stop(BuildFailure::failed, assembled.error().message + "; no package written"), false;
+  if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
   // Host and Python sources are inputs too: a new request there changes the package.
   assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
-  // Located warnings (at a manifest entry) are already in the compilers' format.
-  for (const std::string& warning : assembled->warnings)
-    m_events.warning(is_diagnostic(warning) ? warning : "kiln: warning: " + warning);
-  for (const std::string& warning : empty_source_warnings(plan, assembled->contents, prefix)) m_events.warning(warning);
+  for (const plan::Finding& warning : assembled->warnings) m_events.warning(plan::render(warning, false));
+  for (const plan::Finding& warning : empty_source_warnings(plan, assembled->contents, prefix))
+    m_events.warning(plan::render(warning, false));
   // Fewer kernels than asked for is said once, whatever dropped them; strict refuses the package.
-  if (const std::optional<std::string> short_of = unanswered_names(m_found.asked, assembled->contents)) {
-    if (m_request.strict) return stop(BuildFailure::failed, *short_of + " (--strict); no package written"), false;
-    m_events.warning("kiln: warning: " + *short_of);
+  if (Status answered = answers_every_name(m_found.asked, assembled->contents); !answered) {
+    if (m_request.strict) return stop(BuildFailure::failed, then(answered.error(), " (--strict); no package written")), false;
+    m_events.warning(diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
   if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
-    return stop(BuildFailure::usage, s.error().message), false;
+    return stop(BuildFailure::usage, s.error()), false;
 
   // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
   const Result<std::string> deps =
       depfile.empty() ? Result<std::string>(std::string()) : package::depfile_text(output, assembled->inputs);
   if (!deps)
-    return stop(BuildFailure::bad_input, deps.error().message + "; nothing written (--no-depfile writes no depfile)"),
+    return stop(BuildFailure::bad_input, then(deps.error(), "; nothing written (--no-depfile writes no depfile)")),
            false;
 
   format::WriteOptions options;
@@ -344,10 +350,10 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   const format::WriteResult written = format::write_package(assembled->contents, options);
   if (!written.error.empty()) return stop(BuildFailure::failed, written.error + "; no package written"), false;
   if (Status s = write_file_atomically(output, written.bytes); !s)
-    return stop(BuildFailure::environment, s.error().message), false;
+    return stop(BuildFailure::environment, s.error()), false;
   if (!depfile.empty()) {
     if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(*deps))); !s)
-      return stop(BuildFailure::environment, s.error().message), false;
+      return stop(BuildFailure::environment, s.error()), false;
   }
   m_result.kernels = assembled->contents.kernels.size();
   m_result.bytes = written.bytes.size();

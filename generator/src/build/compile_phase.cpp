@@ -2,6 +2,7 @@
 
 #include "compile/diagnostics.hpp"
 #include "plan/nvrtc_reach.hpp"
+#include "util/diagnostic.hpp"
 
 #include <algorithm>
 #include <set>
@@ -72,8 +73,9 @@ std::string report_logs(const plan::BuildPlan& plan, const std::vector<compile::
       events.warning(*group.log);
       continue;
     }
-    events.error(*group.log + "\n" + group.source + ": note: " + (group.targets.size() == 1 ? "target " : "targets ") +
-                 joined(group.targets));
+    events.error(*group.log + "\n" +
+                 diagnostic(place(group.source), "note",
+                            (group.targets.size() == 1 ? "target " : "targets ") + joined(group.targets)));
   }
   if (failed == 0) return "";
   std::string which;
@@ -193,8 +195,9 @@ void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts
   const std::string source = prefix + plan.units[u].source;
   const std::string said = "NVRTC cannot compile it (" + (reason.starts_with('/') ? "" : prefix) + reason +
                            (remembered ? "; remembered from an earlier build" : "") + ")";
-  if (nvcc_ok) events.detail(source + ": note: " + said + ", so nvcc did");
-  if (!nvcc_ok && nvcc_stands) events.error(source + ": note: " + said + ", and nvcc, which compiled it instead, fails:");
+  if (nvcc_ok) events.detail(diagnostic(place(source), "note", said + ", so nvcc did"));
+  if (!nvcc_ok && nvcc_stands)
+    events.error(diagnostic(place(source), "note", said + ", and nvcc, which compiled it instead, fails:"));
 }
 
 }  // namespace

@@ -74,14 +74,16 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, settings.extra, scan);
   events.steps_done();
   for (plan::ScannedFile& file : scans.kernel_sources) file.left_to_the_image = unread.count(file.path) != 0;
-  if (!scans.environment_error.empty()) {
+  if (scans.environment_error) {
     found.failure = BuildFailure::environment;
-    found.error = scans.environment_error + "; no package written";
+    found.error = std::move(*scans.environment_error);
+    found.error.message += "; no package written";
     return found;
   }
-  if (!scans.input_error.empty()) {
+  if (scans.input_error) {
     found.failure = BuildFailure::bad_input;
-    found.error = scans.input_error + "; no package written";
+    found.error = std::move(*scans.input_error);
+    found.error.message += "; no package written";
     return found;
   }
   settings.scan.store->add_counters({{"scan.hits", scans.cached}, {"scan.misses", scans.scanned}});
@@ -104,7 +106,7 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   }
   if (settings.strict && !findings.empty()) {
     found.failure = BuildFailure::failed;
-    found.error = counted(findings.size(), "finding", "findings") + " of the scan with --strict; no package written";
+    found.error = Error{counted(findings.size(), "finding", "findings") + " of the scan with --strict; no package written"};
   }
   return found;
 }

@@ -29,7 +29,7 @@ struct DiscoveryPhaseSettings {
 
 struct DiscoveredBuild {
   BuildFailure failure = BuildFailure::none;
-  std::string error;                       // why, when it failed
+  Error error;                             // why, when it failed
   plan::Discovery discovery;
   std::vector<AskedName> asked;            // kernel names the manifest and scanned files ask for
   std::vector<std::filesystem::path> request_inputs;   // host and Python sources and their headers, absolute

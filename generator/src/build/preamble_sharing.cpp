@@ -1,5 +1,6 @@
 #include "build/preamble_sharing.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -25,17 +26,17 @@ std::vector<std::filesystem::path> share_preambles(std::vector<scan::ScanInput>&
   std::vector<bool> made(pchs.size(), false);
   const auto make = [&](std::size_t k) { return scan::make_preamble_pch(inputs[shared[k]->front()], pchs[k]); };
   if (pool.parallel <= 1 || pchs.size() <= 1) {
-    for (std::size_t k = 0; k < pchs.size(); ++k) made[k] = make(k).empty();
+    for (std::size_t k = 0; k < pchs.size(); ++k) made[k] = make(k).ok();
   } else {
     scan::load_parser();   // once, here: the workers inherit it
     run_in_processes(
         pchs.size(), pool,
-        [&](std::size_t k) {
-          const std::string why = make(k);
-          return std::vector<std::byte>(reinterpret_cast<const std::byte*>(why.data()),
-                                        reinterpret_cast<const std::byte*>(why.data()) + why.size());
-        },
-        [&](std::size_t k, WorkerResult result) { made[k] = result.bytes && result.bytes->empty(); });
+        // A worker answers one byte: 1 when the PCH was written (why not is of no use here: the
+        // sources are parsed without it).
+        [&](std::size_t k) { return std::vector<std::byte>{std::byte{make(k).ok() ? std::uint8_t{1} : std::uint8_t{0}}}; },
+        [&](std::size_t k, WorkerResult result) {
+          made[k] = result.bytes && result.bytes->size() == 1 && result.bytes->front() == std::byte{1};
+        });
   }
   std::vector<std::filesystem::path> written;
   for (std::size_t k = 0; k < pchs.size(); ++k) {

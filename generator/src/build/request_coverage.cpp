@@ -1,6 +1,7 @@
 #include "build/request_coverage.hpp"
 
 #include "format/names.hpp"
+#include "util/diagnostic.hpp"
 
 #include <set>
 
@@ -11,13 +12,6 @@ namespace {
 // At most this many names are listed; the count says how many more there are.
 constexpr std::size_t k_listed = 10;
 
-std::string place(const scan::Location& l, const std::string& prefix) {
-  std::string file = l.file;
-  if (!file.empty() && file.front() != '/' && file.front() != '<') file = prefix + file;
-  if (l.line == 0) return file;
-  return file + ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
-}
-
 }  // namespace
 
 std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
@@ -27,22 +21,22 @@ std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
   std::vector<AskedName> asked;
   for (const manifest::SourceEntry& source : manifest.sources)
     for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
-      std::string where = manifest.path.string();
-      if (i < source.instantiation_positions.size())
-        where += ":" + std::to_string(source.instantiation_positions[i].line) + ":" +
-                 std::to_string(source.instantiation_positions[i].column);
+      Location where = place(manifest.path.string());
+      if (i < source.instantiation_positions.size()) {
+        where.line = source.instantiation_positions[i].line;
+        where.column = source.instantiation_positions[i].column;
+      }
       asked.push_back({source.instantiations[i], where});
     }
   for (const auto* files : {&kernel_sources, &host_sources})
     for (const plan::ScannedFile& file : *files)
       for (const scan::RuntimeRequest& r : file.result.requests)
         if (r.what == scan::RuntimeRequest::What::kernel)
-          asked.push_back({r.name, place(r.location, display_prefix)});
+          asked.push_back({r.name, plan::shown_at(r.location, display_prefix)});
   return asked;
 }
 
-std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
-                                            const format::PackageContents& contents) {
+Status answers_every_name(const std::vector<AskedName>& asked, const format::PackageContents& contents) {
   // Every name the runtime finds a kernel by (format/names.hpp: whitespace aside).
   std::set<std::string> answered;
   for (const format::PackageKernel& k : contents.kernels) {
@@ -58,15 +52,15 @@ std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
     if (answered.count(key) || !missing.insert(key).second) continue;
     listed.push_back(&a);
   }
-  if (missing.empty()) return std::nullopt;
+  if (missing.empty()) return Ok{};
   std::string text = "the package holds " + std::to_string(contents.kernels.size()) +
                      (contents.kernels.size() == 1 ? " kernel" : " kernels") + " and answers " +
                      std::to_string(distinct.size() - missing.size()) + " of the " + std::to_string(distinct.size()) +
                      " kernel names asked for; not in it: ";
   for (std::size_t i = 0; i < listed.size() && i < k_listed; ++i)
-    text += (i ? ", '" : "'") + listed[i]->name + "' (" + listed[i]->where + ")";
+    text += (i ? ", '" : "'") + listed[i]->name + "' (" + position_text(listed[i]->where) + ")";
   if (listed.size() > k_listed) text += " and " + std::to_string(listed.size() - k_listed) + " more";
-  return text;
+  return fail(KILN_STATUS_KERNEL_NOT_FOUND, std::move(text));
 }
 
 }  // namespace kiln::build

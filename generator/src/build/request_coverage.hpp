@@ -7,8 +7,8 @@
 #include "writer/package_writer.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/discovery.hpp"
+#include "util/result.hpp"
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +16,7 @@ namespace kiln::build {
 
 struct AskedName {
   std::string name;    // as written
-  std::string where;   // "src/app.cpp:3:12", as the user opens it
+  Location where;      // "src/app.cpp", 3, 12: as the user opens it
 };
 
 // The kernel names `manifest` and the scanned files ask for, in manifest then file order.
@@ -25,9 +25,9 @@ std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
                                           const std::vector<plan::ScannedFile>& host_sources,
                                           const std::string& display_prefix);
 
-// "the package holds 3 kernels and answers 12 of the 14 kernel names asked for; not in it: 'a'
-// (src/app.cpp:3:12), ..." (without "kiln: warning: "), or nothing when every name is answered.
-std::optional<std::string> unanswered_names(const std::vector<AskedName>& asked,
-                                            const format::PackageContents& contents);
+// Whether the package answers every name asked for; if not, the Error says which it does not: "the
+// package holds 3 kernels and answers 12 of the 14 kernel names asked for; not in it: 'a'
+// (src/app.cpp:3:12), ...". The build warns with it, or fails with it under --strict.
+Status answers_every_name(const std::vector<AskedName>& asked, const format::PackageContents& contents);
 
 }  // namespace kiln::build

@@ -8,6 +8,7 @@
 #include "scan/scan_json.hpp"
 #include "scan/unnamed_namespaces.hpp"
 #include "platform/files.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 #include "util/named_roots.hpp"
 #include "util/process_pool.hpp"
@@ -129,12 +130,12 @@ void run_all(const std::vector<std::size_t>& todo, const ScanPhaseSettings& sett
       });
 }
 
-std::string display(const scan::Location& l, const std::string& fallback, const std::string& prefix) {
-  std::string file = l.file.empty() ? fallback : l.file;
-  if (!file.empty() && file.front() != '/' && file.front() != '<') file = prefix + file;
-  if (l.line == 0) return file;
-  return file + ":" + std::to_string(l.line) + (l.column > 0 ? ":" + std::to_string(l.column) : "");
+// `l` as the user sees it; a diagnostic of no file is about `fallback`, the file scanned.
+Location display(Location l, const std::string& fallback, const std::string& prefix) {
+  if (l.file.empty()) l = place(fallback);
+  return plan::shown_at(std::move(l), prefix);
 }
+
 
 std::string last_component(std::string_view qualified) {
   const std::size_t at = qualified.rfind("::");
@@ -196,12 +197,12 @@ void report(const plan::ScannedFile& file, FileKind kind, const std::string& pre
   if (!file.result.ok()) {
     const auto first = std::find_if(file.result.diagnostics.begin(), file.result.diagnostics.end(),
                                     [](const scan::Diagnostic& d) { return d.severity == scan::Diagnostic::Severity::error; });
-    if (first->message.find(k_not_a_regular_file) != std::string::npos && out.input_error.empty())
-      out.input_error = display(first->location, file.path, prefix) + ": error: " + first->message;
+    if (first->message.find(k_not_a_regular_file) != std::string::npos && !out.input_error)
+      out.input_error = Error(first->message, display(first->location, file.path, prefix), KILN_STATUS_IO_ERROR);
     const std::string parser = kind == FileKind::python_source ? "Python's" : "clang's";
     out.findings.push_back({display({}, file.path, prefix),
                             lost_discovery(kind) + "; " + parser + " first error: " +
-                                display(first->location, file.path, prefix) + ": " + first->message});
+                                position_text(display(first->location, file.path, prefix)) + ": " + first->message});
     ++out.unreadable;
     return;
   }
@@ -223,14 +224,14 @@ std::vector<plan::ScannedFile> scan_python(const manifest::Manifest& manifest, c
   // Python opens them itself: one that is a FIFO or a device is refused before it could wait on it.
   for (const scan::PythonSource& source : sources) {
     if (platform::FileStatus st; platform::status_of(source.path, st) && !st.is_regular) {
-      out.input_error = display({}, source.file, settings.display_prefix) + ": error: cannot read it: it is " + st.kind +
-                        std::string(k_not_a_regular_file);
+      out.input_error = Error(std::string("cannot read it: it is ") + st.kind + std::string(k_not_a_regular_file),
+                              display({}, source.file, settings.display_prefix), KILN_STATUS_IO_ERROR);
       return {};
     }
   }
   Result<std::vector<ScanResult>> results = scan::scan_python_sources(sources, settings.python);
   if (!results) {
-    out.environment_error = results.error().message;
+    out.environment_error = results.error();
     return {};
   }
   out.python = sources.size();
@@ -246,7 +247,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   const fs::path root = fs::absolute(manifest.root).lexically_normal();
   ScanPhaseOutput out;
   std::vector<plan::ScannedFile> python = scan_python(manifest, extra.python, root, settings, out);
-  if (!out.environment_error.empty() || !out.input_error.empty()) return out;
+  if (out.environment_error || out.input_error) return out;
 
   std::vector<ScanInput> inputs;
   std::set<fs::path> seen;

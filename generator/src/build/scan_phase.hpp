@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,10 @@ struct ScanPhaseOutput {
   // that does not parse never stops the build: its compiler decides.
   std::vector<plan::Finding> findings;
   std::size_t unreadable = 0;                      // files whose scan failed
-  std::string environment_error;                   // no file was at fault: the Python interpreter cannot run
-  // A source or a header that is a FIFO, a socket or a device ("p/k.cu: error: ..."): no compiler may be
-  // left waiting on it, so the build stops.
-  std::string input_error;
+  std::optional<Error> environment_error;          // no file was at fault: the Python interpreter cannot run
+  // A source or a header that is a FIFO, a socket or a device (at that file): no compiler may be left
+  // waiting on it, so the build stops.
+  std::optional<Error> input_error;
   std::size_t cached = 0;                          // files whose scan came from the cache
   std::size_t scanned = 0;                         // files clang parsed
   std::size_t preambles = 0;                       // precompiled preambles made (preamble_sharing.hpp)

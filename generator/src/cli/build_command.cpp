@@ -129,14 +129,14 @@ private:
   int build(std::string& output, std::vector<std::string>& warnings) {
     // KILN_STRICT=1 is --strict for builds a user does not start by hand (pip, CI): a wheel's build
     // hides kiln's output unless it fails, so a warning there must be able to fail it.
-    if (Status s = strict_from_environment(); !s) return fail(k_exit_usage, s.error().message);
+    if (Status s = strict_from_environment(); !s) return fail(k_exit_usage, s.error());
     build::BuildRequest request;
     request.manifest = m_manifest;
     request.root = m_root;
     request.targets = m_targets;
     if (!m_shard.empty()) {
       Result<shard::ShardSpec> spec = shard::parse_shard(m_shard);
-      if (!spec) return fail(k_exit_usage, spec.error().message);
+      if (!spec) return fail(k_exit_usage, spec.error());
       request.shard = *spec;
     }
     request.parts = m_parts;
@@ -161,7 +161,7 @@ private:
     }
     const Result<JobLimit> limit =
         job_limit(m_jobs, std::getenv("KILN_JOBS"), jobserver != nullptr, std::thread::hardware_concurrency());
-    if (!limit) return fail(k_exit_usage, limit.error().message);
+    if (!limit) return fail(k_exit_usage, limit.error());
     events.detail(describe(*limit, jobserver != nullptr));
     request.jobs = limit->jobs;
     request.jobserver = jobserver.get();
@@ -199,9 +199,8 @@ private:
     return Ok{};
   }
 
-  // A message that names its place in a file is printed as it is; others are the command's own.
-  static int fail(int code, const std::string& message) {
-    std::cerr << (is_diagnostic(message) ? "" : "kiln: error: ") << message << "\n";
+  static int fail(int code, const Error& error) {
+    std::cerr << diagnostic(error) << "\n";
     return code;
   }
 

@@ -12,6 +12,7 @@
 #include "scan/python_scanner.hpp"
 #include "scan/scan_json.hpp"
 #include "scan/scanner.hpp"
+#include "util/diagnostic.hpp"
 #include "util/scratch_dir.hpp"
 
 #include <nlohmann/json.hpp>
@@ -172,8 +173,9 @@ public:
     nlohmann::json files = nlohmann::json::array();
     const auto show = [&](const std::string& file, const char* role, const ScanResult& result) {
       for (const Diagnostic& d : result.diagnostics)
-        std::cerr << where(d.location.file.empty() ? Location{file, 0, 0} : d.location)
-                  << (d.severity == Diagnostic::Severity::error ? ": error: " : ": warning: ") << d.message << "\n";
+        std::cerr << diagnostic(d.location.file.empty() ? place(file) : d.location,
+                                d.severity == Diagnostic::Severity::error ? "error" : "warning", d.message)
+                  << "\n";
       failed = failed || !result.ok();
       if (m_json)
         files.push_back({{"file", file}, {"role", role}, {"result", to_json(result)}});

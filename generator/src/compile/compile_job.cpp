@@ -1,6 +1,7 @@
 #include "compile/compile_job.hpp"
 
 #include "util/byte_stream.hpp"
+#include "util/diagnostic.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -10,9 +11,20 @@ namespace kiln::compile {
 using Writer = ByteWriter;
 using Reader = ByteReader;
 
+Location job_location(const CompileJob& job) {
+  Location where = place(job.display_prefix + job.source);
+  where.target = job.target;
+  return where;
+}
+
+void add_failure(std::string& log, const Location& where, std::string_view message) {
+  if (!log.empty()) log += '\n';
+  log += diagnostic(where, "error", message);
+}
+
 std::optional<format::Target> job_target(const CompileJob& job, CompileOutput& out) {
   std::optional<format::Target> target = format::parse_target(job.target);
-  if (!target) out.log = job.display_prefix + job.source + ": error: unknown target '" + job.target + "'";
+  if (!target) out.log = diagnostic(job_location(job), "error", "unknown target '" + job.target + "'");
   return target;
 }
 

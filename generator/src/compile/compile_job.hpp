@@ -4,10 +4,12 @@
 
 #include <cstddef>
 #include "format/target.hpp"
+#include "util/result.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,7 +33,7 @@ struct CompileJob {
   std::filesystem::path root;                  // manifest directory; the worker runs here
   std::string source;                          // relative to root: the NVRTC program name
   std::string display_prefix;                  // prepended to root-relative paths in messages
-  std::string manifest_location;               // "kiln.toml:7": where the source's entry is, for messages
+  Location manifest_entry;                     // the source's entry ("p/kiln.toml", line 7): errors about it point there
   std::string manifest_file;                   // the manifest as Origin::file names it (manifest entries)
   std::string target;                          // "sm_90a", "compute_75"
   std::vector<std::string> name_expressions;   // kernels to instantiate: "block_sum<float, 256>"
@@ -91,6 +93,13 @@ struct CompileOutput {
   bool used_pch = false;                       // NVRTC read a shared precompiled header (shared_pch.hpp);
                                                // never serialized with the output (the batch carries it)
 };
+
+// Where Kiln reports its own failures in a job (not its compiler's): the source as messages show it
+// ("p/kernels/a.cu"), and the target.
+Location job_location(const CompileJob& job);
+
+// A failure of Kiln's at `where` added to `log` on a line of its own, printed as a compiler's would be.
+void add_failure(std::string& log, const Location& where, std::string_view message);
 
 // The job's parsed target; nothing, with `out.log` naming the source and the bad string, if it is
 // not a target. The first step of every compiler.

@@ -2,6 +2,9 @@
 // the path as the user can open it from where they ran kiln.
 #pragma once
 
+#include "util/result.hpp"
+
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,10 +18,21 @@ std::string rewrite_diagnostics(std::string_view log, std::string_view display_p
 // prefixes those relative files the same way.
 std::string prefix_gcc_locations(std::string_view log, std::string_view display_prefix);
 
+// One line of a compiler's log in the form rewrite_diagnostics leaves ("p/k.cu:12: error: ...",
+// "p/k.cu:3:10: fatal error: ..."), read into its place, its severity and its message.
+struct LogDiagnostic {
+  Location where;
+  std::string severity;          // "error", "catastrophic error", "fatal error", "warning", "note", "remark"
+  std::string message;           // after the severity and, for NVRTC, its number ("warning #177-D: ")
+};
+// Nothing if `line` is not such a line (an echo of the source, a caret, a closing count).
+std::optional<LogDiagnostic> read_log_line(std::string_view line);
+
 // NVRTC (13.0) takes a 0xFF byte for the end of the file, even in a comment: what follows is lost,
-// and it says nothing. "where:line: error: ..." for the first one in `source`, or "" when there is
-// none. The message holds k_nvrtc_stops_reading, so the unit goes to nvcc, which reads the byte.
-std::string find_nvrtc_end_of_file(std::string_view source, std::string_view where);
+// and it says nothing. Whether NVRTC reads all of `source` (whose file `where` names); if not, the
+// error is at the first such byte, and its message holds k_nvrtc_stops_reading, so the unit goes to
+// nvcc, which reads the byte.
+Status check_nvrtc_reads_all(std::string_view source, const Location& where);
 inline constexpr std::string_view k_nvrtc_stops_reading = "NVRTC stops reading the source there";
 
 }  // namespace kiln::compile

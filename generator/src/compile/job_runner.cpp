@@ -7,6 +7,7 @@
 #include "compile/shared_pch.hpp"
 #include "compile/target_sharing.hpp"
 #include "util/byte_stream.hpp"
+#include "util/diagnostic.hpp"
 #include "util/process_pool.hpp"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ std::vector<CompileOutput> compile_in(const CompileJob& job, std::size_t count, 
   fs::current_path(job.root, ec);
   if (ec) {
     CompileOutput out;
-    out.log = job.display_prefix + job.source + ": error: cannot enter " + job.root.string() + ": " + ec.message();
+    out.log = diagnostic(job_location(job), "error", "cannot enter " + job.root.string() + ": " + ec.message());
     return std::vector<CompileOutput>(count, out);
   }
   const auto start = std::chrono::steady_clock::now();
@@ -166,7 +167,7 @@ public:
     }
     // Workers that compile with NVRTC or link with nvJitLink inherit the libraries loaded here once.
     if (std::any_of(jobs.begin(), jobs.end(), [](const CompileJob& job) { return !compiles_directly(job); }))
-      load_nvrtc();
+      (void)load_nvrtc();   // an error: each compile reports it
     run_in_processes(
         batches.size(), m_settings,
         [&](std::size_t b) {

@@ -4,6 +4,7 @@
 #include "compile/nvcc_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "format/target.hpp"
+#include "util/diagnostic.hpp"
 
 #include <chrono>
 #include <string_view>
@@ -33,7 +34,7 @@ MemberOutput compile_member(const CompileJob& member) {
   with_nvcc.compiler = Compiler::nvcc;
   CompileOutput retried = compile_with_nvcc(with_nvcc);
   if (retried.ok) return {std::move(retried), LinkInput::fatbin};
-  append(out.log, member.display_prefix + member.source + ": note: nvcc could not compile it either:");
+  append(out.log, diagnostic(job_location(member), "note", "nvcc could not compile it either:"));
   append(out.log, retried.log);
   return {std::move(out), LinkInput::ltoir};
 }
@@ -89,10 +90,11 @@ CompileOutput compile_group(const CompileJob& group) {
     linked = std::move(with_runtime);
   }
   if (ptx && has_unresolved_functions(linked.image)) {
-    append(out.log, group.display_prefix + group.source + ": warning: no " + group.target +
-                        " image: its code calls functions the PTX cannot hold (the CUDA device runtime, which "
-                        "dynamic parallelism needs, comes as cubins only); GPUs that none of its cubins fit "
-                        "cannot run it");
+    append(out.log, diagnostic(job_location(group), "warning",
+                               "no " + group.target +
+                                   " image: its code calls functions the PTX cannot hold (the CUDA device runtime, "
+                                   "which dynamic parallelism needs, comes as cubins only); GPUs that none of its "
+                                   "cubins fit cannot run it"));
     linked.image.clear();
   }
   out.image = std::move(linked.image);

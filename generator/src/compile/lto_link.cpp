@@ -49,21 +49,18 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
 
-  const std::string where = job.display_prefix + job.source;
+  const Location where = job_location(job);
   const Result<const jit::CompilerApi*> api = nvrtc_api();
   if (!api) {
-    out.log += (out.log.empty() ? "" : "\n") + where + ": error: " + api.error().message;
+    add_failure(out.log, where, api.error().message);
     return false;
   }
   const jit::NvJitLinkApi& link = (*api)->nvjitlink;
   jit::nvJitLinkHandle raw = nullptr;
   if (link.create(&raw, static_cast<std::uint32_t>(argv.size()), argv.data()) != 0) {
-    out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvJitLink rejected the link options for " +
-               job.target + " (" + [&] {
-                 std::string joined;
-                 for (const std::string& o : options) joined += (joined.empty() ? "" : " ") + o;
-                 return joined;
-               }() + ")";
+    std::string joined;
+    for (const std::string& o : options) joined += (joined.empty() ? "" : " ") + o;
+    add_failure(out.log, where, "nvJitLink rejected the link options for " + job.target + " (" + joined + ")");
     return false;
   }
   const Linker linker(link, raw);
@@ -77,8 +74,7 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
     if (result == 0) result = link.add_file(raw, jit::k_nvjitlink_input_library, library.c_str());
   if (result == 0) result = link.complete(raw);
   if (result != 0) {
-    out.log += (out.log.empty() ? "" : "\n") + where + ": error: linking for " + job.target + " failed:\n" +
-               linker_log(link, raw);
+    add_failure(out.log, where, "linking for " + job.target + " failed:\n" + linker_log(link, raw));
     return false;
   }
   std::size_t size = 0;

@@ -1,5 +1,7 @@
 #include "compile/name_errors.hpp"
 
+#include "compile/diagnostics.hpp"
+#include "util/diagnostic.hpp"
 #include "util/suggest.hpp"
 
 #include <algorithm>
@@ -12,7 +14,7 @@ namespace kiln::compile {
 
 namespace {
 
-constexpr std::string_view k_map = "__nv_name_map:";
+constexpr std::string_view k_map = "__nv_name_map";
 constexpr std::string_view k_pragma = "#pragma nv_mangled_name ";
 constexpr std::string_view k_parse_echo = "Error in parsing name expression for lowered name lookup";
 
@@ -36,12 +38,12 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1));
 }
 
-// "file:12:5" for an origin, the column moved `offset` characters into the expression (a manifest
-// string's column is its opening quote).
-std::string location(const Origin& origin, const CompileJob& job, std::size_t offset) {
-  std::string where = (origin.file.starts_with('/') ? "" : job.display_prefix) + origin.file + ":" +
-                      std::to_string(origin.line);
-  if (origin.column > 0) where += ":" + std::to_string(origin.column + 1 + static_cast<int>(offset));
+// Where an origin is, as the user sees it, the column moved `offset` characters into the expression
+// (a manifest string's column is its opening quote).
+Location location(const Origin& origin, const CompileJob& job, std::size_t offset) {
+  Location where = place((origin.file.starts_with('/') ? "" : job.display_prefix) + origin.file, origin.line);
+  if (origin.column > 0) where.column = origin.column + 1 + static_cast<int>(offset);
+  where.target = job.target;
   return where;
 }
 
@@ -85,13 +87,12 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
   std::vector<NameError> errors;
   std::string rest;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t map = lines[i].find(k_map);
-    const std::size_t error = lines[i].find(": error: ");
-    if (map == std::string::npos || error == std::string::npos || map > error) {
+    const std::optional<LogDiagnostic> said = read_log_line(lines[i]);
+    if (!said || said->severity != "error" || !said->where.file.ends_with(k_map)) {
       rest += lines[i] + "\n";
       continue;
     }
-    NameError e{lines[i].substr(error + 9), "", 0};
+    NameError e{said->message, "", 0};
     // The echo and the caret follow; the block ends at a blank line.
     for (; i + 1 < lines.size() && !trimmed(lines[i + 1]).empty(); ++i) {
       const std::string& next = lines[i + 1];
@@ -123,19 +124,19 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
                                     ? "'" + expression + "' is not a name expression NVRTC can look up"
                                     : e.message;
     const std::string hint = suggestion(e.message, job);
+    const std::string said_here = message + " in '" + expression + "'" + hint;
     if (!origin) {
-      out += job.manifest_location + ": error: " + message + " in '" + expression + "'" + hint + "\n" +
-             job.manifest_location +
-             ": note: an instantiation listed for " + job.source + "\n";
+      out += diagnostic(job.manifest_entry, "error", said_here) + "\n" +
+             diagnostic(job.manifest_entry, "note", "an instantiation listed for " + job.source) + "\n";
       continue;
     }
     const bool manifest = origin->file == job.manifest_file;
-    const std::string at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
-    const std::string entry = location(*origin, job, 0);
-    out += at + ": error: " + message + " in '" + expression + "'" + hint + "\n";
-    out += (manifest ? entry : at) + ": note: " +
-           (manifest ? "an instantiation listed for " + job.source
-                     : "found here: '" + expression + "' is compiled for " + job.source) +
+    const Location at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
+    const Location entry = location(*origin, job, 0);
+    out += diagnostic(at, "error", said_here) + "\n";
+    out += diagnostic(manifest ? entry : at, "note",
+                      manifest ? "an instantiation listed for " + job.source
+                               : "found here: '" + expression + "' is compiled for " + job.source) +
            "\n";
   }
   out += rest;

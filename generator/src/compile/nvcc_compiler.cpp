@@ -4,6 +4,7 @@
 #include "compile/lto_link.hpp"
 #include "compile/nvcc_workspace.hpp"
 #include "format/target.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 #include "util/plain_names.hpp"
 #include "image/cubin_reader.hpp"
@@ -356,16 +357,17 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
     }
     return outs;
   };
-  const std::string where = job.display_prefix + job.source;
+  const Location where = job_location(job);
+  const auto failure = [&](std::string_view message) { return diagnostic(where, "error", message); };
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!job_target(jobs[i], outs[i])) return fail_all(outs[i].log);
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
-    return fail_all(where + ": error: nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
-                    " (nvcc compiles sources with host code, and those NVRTC cannot compile)");
+    return fail_all(failure("nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
+                            " (nvcc compiles sources with host code, and those NVRTC cannot compile)"));
   }
   Result<NvccWorkspace> workspace = NvccWorkspace::create(job);
-  if (!workspace) return fail_all(where + ": error: " + workspace.error().message);
+  if (!workspace) return fail_all(failure(workspace.error().message));
   // The source itself where nvcc may be given its name as it is, else a copy with a plain name whose
   // #line gives the source's own name back (so does the copy that adds instantiations).
   const bool copied = !job.name_expressions.empty() || !is_plain_name(job.source) ||
@@ -376,19 +378,19 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
     const std::optional<std::string> source = read_text_file(job.root / job.source);
     fs::create_directories((workspace->directory() / copy).parent_path(), ec);
     if (!source || !write_text(workspace->directory() / copy, instantiation_wrapper(*source, job)))
-      return fail_all(where + ": error: cannot prepare the source for nvcc in " + workspace->directory().string());
+      return fail_all(failure("cannot prepare the source for nvcc in " + workspace->directory().string()));
     input = workspace->own(copy);
   }
   const NvccOutput output = nvcc_output(jobs);
   if (!fs::create_directories(workspace->directory() / k_kept_name, ec))
-    return fail_all(where + ": error: cannot make " + (workspace->directory() / k_kept_name).string() + ": " +
-                    (ec ? ec.message() : "it exists"));
+    return fail_all(failure("cannot make " + (workspace->directory() / k_kept_name).string() + ": " +
+                            (ec ? ec.message() : "it exists")));
   Result<std::vector<std::string>> arguments = nvcc_arguments(jobs, threads, *workspace, input, copied);
-  if (!arguments) return fail_all(where + ": error: " + arguments.error().message);
+  if (!arguments) return fail_all(failure(arguments.error().message));
   // nvcc's temporary files go to the workspace too: its TMPDIR reaches its shell as well.
   const ChildSettings settings{workspace->working_directory(), {"TMPDIR=" + (workspace->directory() / "tmp").string()}};
   Result<ChildOutput> ran = runner.run(*arguments, settings);
-  if (!ran) return fail_all(where + ": error: " + ran.error().message);
+  if (!ran) return fail_all(failure(ran.error().message));
   // Messages name the copy's path where nvcc itself names the input ("in the compilation of ..."),
   // and the workspace's links where the user's files are.
   std::string log = ran->output;
@@ -396,7 +398,7 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   log = workspace->unlinked(std::move(log));
   log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix);
   if (ran->exit_code != 0)
-    return fail_all(log.empty() ? where + ": error: nvcc failed with exit code " + std::to_string(ran->exit_code) : log);
+    return fail_all(log.empty() ? failure("nvcc failed with exit code " + std::to_string(ran->exit_code)) : log);
   const std::vector<std::string> headers =
       project_headers(job, *workspace, preprocessed_files(workspace->directory() / k_kept_name));
   std::vector<std::optional<std::vector<std::byte>>> images(jobs.size());
@@ -407,10 +409,11 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
     images.front() = to_image(*image, output == NvccOutput::ptx);
     // The image goes into the package as it is: what nvcc wrote must read as a cubin for the target.
     if (output == NvccOutput::cubin) {
-      Result<image::CubinInfo> info = image::read_cubin(*images.front(), where + " [" + job.target + "]");
+      Result<image::CubinInfo> info = image::read_cubin(*images.front(), where.file + " [" + job.target + "]");
       if (!info || info->toolkit_arch != job.target) {
-        outs.front().log = log + (log.empty() ? "" : "\n") + where + ": error: nvcc wrote no cubin for " + job.target +
-                           " (" + (info ? "it is for " + info->toolkit_arch : info.error().message) + ")";
+        outs.front().log = log;
+        add_failure(outs.front().log, where, "nvcc wrote no cubin for " + job.target + " (" +
+                                                 (info ? "it is for " + info->toolkit_arch : info.error().message) + ")");
         return outs;
       }
     }
@@ -420,8 +423,7 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
     CompileOutput& out = outs[i];
     out.log = log;
     if (!images[i]) {
-      out.log += (out.log.empty() ? "" : "\n") + where + ": error: nvcc wrote no " +
-                 (output == NvccOutput::lto_ir ? "LTO-IR" : "image for " + jobs[i].target);
+      add_failure(out.log, where, "nvcc wrote no " + (output == NvccOutput::lto_ir ? "LTO-IR" : "image for " + jobs[i].target));
       continue;
     }
     if (output == NvccOutput::lto_ir) {

@@ -7,6 +7,7 @@
 #include "compile/nvrtc_library.hpp"
 #include "format/target.hpp"
 #include "nvrtc/time_trace.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 
 #include <algorithm>
@@ -85,12 +86,12 @@ bool ptx_from_nvrtc(const format::Target& target) {
 CompileOutput compile_job(const CompileJob& job) {
   const auto start = std::chrono::steady_clock::now();
   CompileOutput out;
-  const std::string where = job.display_prefix + job.source;
+  const Location where = job_location(job);
   const std::optional<format::Target> target = job_target(job, out);
   if (!target) return out;
   const std::optional<std::string> source = read_text_file(job.root / job.source);
   if (!source) {
-    out.log = where + ": error: cannot read the source file";
+    out.log = diagnostic(where, "error", "cannot read the source file");
     return out;
   }
 
@@ -104,7 +105,7 @@ CompileOutput compile_job(const CompileJob& job) {
   options.insert(options.end(), job.nvrtc_options.begin(), job.nvrtc_options.end());
   if (!job.jit_safe_dir.empty()) {
     if (Status s = write_jit_safe_headers(job.jit_safe_dir); !s) {
-      out.log = where + ": error: " + s.error().message;
+      out.log = diagnostic(where, "error", s.error().message);
       return out;
     }
     options.push_back("-I" + job.jit_safe_dir.string());   // last: the user's headers come first
@@ -119,19 +120,19 @@ CompileOutput compile_job(const CompileJob& job) {
   }
 
   // NVRTC would read only part of the source, silently: nvcc compiles it instead (compile_phase.hpp).
-  if (std::string lost = find_nvrtc_end_of_file(*source, where); !lost.empty()) {
-    out.log = std::move(lost);
+  if (Status whole = check_nvrtc_reads_all(*source, where); !whole) {
+    out.log = diagnostic(whole.error());
     return out;
   }
   const Result<const jit::CompilerApi*> api = nvrtc_api();
   if (!api) {
-    out.log = where + ": error: " + api.error().message;
+    out.log = diagnostic(where, "error", api.error().message);
     return out;
   }
   const jit::NvrtcApi& nvrtc = (*api)->nvrtc;
   jit::nvrtcProgram raw = nullptr;
   if (nvrtc.create_program(&raw, source->c_str(), job.source.c_str(), 0, nullptr, nullptr) != 0) {
-    out.log = where + ": error: NVRTC could not create a program";
+    out.log = diagnostic(where, "error", "NVRTC could not create a program");
     return out;
   }
   const Program program(nvrtc, raw);
@@ -156,7 +157,7 @@ CompileOutput compile_job(const CompileJob& job) {
   std::filesystem::remove(trace, ignored);
 
   if (compiled != 0) {
-    if (out.log.empty()) out.log = where + ": error: " + nvrtc.error_string(compiled);
+    if (out.log.empty()) out.log = diagnostic(where, "error", nvrtc.error_string(compiled));
     return out;
   }
 
@@ -164,7 +165,7 @@ CompileOutput compile_job(const CompileJob& job) {
   for (std::size_t i = 0; i < expressions.size(); ++i) {
     const char* lowered = nullptr;
     if (nvrtc.get_lowered_name(raw, expressions[i].c_str(), &lowered) != 0 || !lowered) {
-      out.log += (out.log.empty() ? "" : "\n") + where + ": error: no symbol for '" + expressions[i] + "'";
+      add_failure(out.log, where, "no symbol for '" + expressions[i] + "'");
       return out;
     }
     LoweredName name{expressions[i], lowered};

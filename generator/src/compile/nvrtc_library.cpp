@@ -121,9 +121,10 @@ Result<const jit::CompilerApi*> nvrtc_api() {
   return &*loaded;
 }
 
-std::string load_nvrtc() {
+Status load_nvrtc() {
   const Result<const jit::CompilerApi*> api = nvrtc_api();
-  return api ? std::string() : api.error().message;
+  if (!api) return api.error();
+  return Ok{};
 }
 
 }  // namespace kiln::compile

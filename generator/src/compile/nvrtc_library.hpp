@@ -43,7 +43,7 @@ std::string nvrtc_facts_file(const std::string& identity, const NvrtcFacts& fact
 std::optional<NvrtcFacts> read_nvrtc_facts(const std::string& text, const std::string& identity);
 
 // Loads both libraries now: in a process about to fork workers that compile with NVRTC, so that each
-// inherits them. "" when loaded, else why not (each compile then fails with that reason).
-std::string load_nvrtc();
+// inherits them. An error says why not; each compile then fails with it.
+Status load_nvrtc();
 
 }  // namespace kiln::compile

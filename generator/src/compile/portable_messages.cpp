@@ -18,9 +18,9 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
 
 CompileJob with_display_token(const CompileJob& job) {
   CompileJob portable = job;
-  // manifest_location is the prefix, the manifest's path and the line when the path is relative.
-  if (!job.manifest_file.starts_with('/') && job.manifest_location.starts_with(job.display_prefix))
-    portable.manifest_location = std::string(k_display_token) + job.manifest_location.substr(job.display_prefix.size());
+  // The manifest entry's file is the prefix and the manifest's path when the path is relative.
+  if (!job.manifest_file.starts_with('/') && job.manifest_entry.file.starts_with(job.display_prefix))
+    portable.manifest_entry.file = std::string(k_display_token) + job.manifest_entry.file.substr(job.display_prefix.size());
   if (job.members.empty()) portable.display_prefix = k_display_token;
   for (CompileJob& member : portable.members) member = with_display_token(member);
   return portable;
@@ -36,9 +36,9 @@ std::string rendered_log(const std::string& portable, const CompileJob& job, con
 
 std::string portable_context(const CompileJob& job, const NamedRoots& roots) {
   // The manifest's path (relative to the root, or absolute: one kiln_add_cache generated), and the
-  // line of the entry, which ends manifest_location.
+  // line of the entry.
   std::string context = roots.tokenize(job.manifest_file) + ":" +
-                        job.manifest_location.substr(job.manifest_location.rfind(':') + 1) + "\n";
+                        std::to_string(job.manifest_entry.line) + "\n";
   for (const Origin& o : job.expression_origins)
     context += roots.tokenize(o.file) + ":" + std::to_string(o.line) + ":" + std::to_string(o.column) + "\n";
   for (const CompileJob& member : job.members) context += portable_context(member, roots);

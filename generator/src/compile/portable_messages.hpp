@@ -17,7 +17,7 @@ namespace kiln::compile {
 inline constexpr std::string_view k_display_token = "<display>/";
 
 // `job` (and its members) with the display prefix of its messages replaced by k_display_token, in
-// manifest_location too.
+// manifest_entry too.
 CompileJob with_display_token(const CompileJob& job);
 
 // A log written for with_display_token(job), its absolute paths under `roots` as their names.

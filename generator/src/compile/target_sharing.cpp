@@ -10,8 +10,8 @@ namespace kiln::compile {
 
 bool same_compile_but_target(const CompileJob& a, const CompileJob& b) {
   const auto fields = [](const CompileJob& j) {
-    return std::tie(j.root, j.source, j.display_prefix, j.manifest_location, j.manifest_file, j.name_expressions,
-                    j.variables, j.nvrtc_options, j.link_options, j.compiler, j.expression_origins, j.keep_symbols,
+    return std::tie(j.root, j.source, j.display_prefix, j.manifest_entry.file, j.manifest_entry.line, j.manifest_file,
+                    j.name_expressions, j.variables, j.nvrtc_options, j.link_options, j.compiler, j.expression_origins, j.keep_symbols,
                     j.trim_variables, j.link_named_kernels_only, j.nvcc, j.nvcc_options, j.unit, j.relocatable,
                     j.nvcc_fallback, j.device_runtime);
   };

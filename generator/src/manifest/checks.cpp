@@ -25,22 +25,22 @@ bool is_blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
 }
 
-std::optional<std::string> check_define(std::string_view define) {
+Status check_define(std::string_view define) {
   const std::string_view name = define.substr(0, define.find('='));
-  if (is_identifier(name)) return std::nullopt;
-  return std::string("must be NAME or NAME=VALUE, with NAME an identifier");
+  if (is_identifier(name)) return Ok{};
+  return fail(KILN_STATUS_INVALID_ARGUMENT, "must be NAME or NAME=VALUE, with NAME an identifier");
 }
 
-std::optional<std::string> check_package_name(std::string_view name) {
-  constexpr std::string_view because = "cannot be a file name (the package file is <name>.kiln)";
-  if (name.empty()) return "is empty: it " + std::string(because);
-  if (name == "." || name == "..") return std::string(because);
+Status check_package_name(std::string_view name) {
+  const std::string because = "cannot be a file name (the package file is <name>.kiln)";
+  const auto refused = [](std::string reason) { return fail(KILN_STATUS_INVALID_ARGUMENT, std::move(reason)); };
+  if (name.empty()) return refused("is empty: it " + because);
+  if (name == "." || name == "..") return refused(because);
   for (const char c : name) {
-    if (c == '/' || c == '\\' || c == ':')
-      return std::string(because) + ": it contains '" + c + "'";
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return std::string(because) + ": it contains a control character";
+    if (c == '/' || c == '\\' || c == ':') return refused(because + ": it contains '" + c + "'");
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return refused(because + ": it contains a control character");
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 std::optional<std::string> canonical_target(std::string_view text) {

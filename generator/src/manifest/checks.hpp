@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/result.hpp"
 #include "util/suggest.hpp"
 
 namespace kiln::manifest::detail {
@@ -20,13 +21,13 @@ bool is_identifier_char(char c);
 // Empty or only whitespace: such a list entry is always a mistake.
 bool is_blank(std::string_view text);
 
-// Why `define` is not NAME or NAME=VALUE (NAME an identifier), or nothing if it is. The reason
-// completes a sentence: "define 'X' " + reason.
-std::optional<std::string> check_define(std::string_view define);
+// Whether `define` is NAME or NAME=VALUE (NAME an identifier). The error's message is the reason,
+// which completes a sentence: "define 'X' " + reason.
+Status check_define(std::string_view define);
 
-// Why `name` cannot name a package, whose file is <name>.kiln (empty, '.' or '..', a '/', '\\' or ':',
-// a control character), completing "package name 'x' " + reason; nothing if it can.
-std::optional<std::string> check_package_name(std::string_view name);
+// Whether `name` can name a package, whose file is <name>.kiln: not if it is empty, '.' or '..', or
+// holds a '/', '\\', ':' or a control character. The error's message completes "package name 'x' ".
+Status check_package_name(std::string_view name);
 
 // The canonical spelling of a target ("sm_90a"), or nothing if format::parse_target rejects it.
 std::optional<std::string> canonical_target(std::string_view text);

@@ -1,5 +1,7 @@
 #include "manifest/diagnostics.hpp"
 
+#include "util/diagnostic.hpp"
+
 #include <algorithm>
 
 namespace kiln::manifest::detail {
@@ -13,15 +15,15 @@ Error Diagnostics::to_error() const {
   std::stable_sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   });
-  std::string text;
-  for (const Entry& entry : sorted) {
-    if (!text.empty()) text += '\n';
-    text += m_file;
-    if (entry.line > 0) text += ':' + std::to_string(entry.line);
-    if (entry.column > 0) text += ':' + std::to_string(entry.column);
-    text += ": error: " + entry.message;
+  // The first error is the Error; the others follow in its log, each a diagnostic of its own.
+  std::string others;
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    if (!others.empty()) others += '\n';
+    others += diagnostic(place(m_file, sorted[i].line, sorted[i].column), "error", sorted[i].message);
   }
-  return Error{std::move(text)};
+  const Entry& first = sorted.front();
+  return Error(first.message, place(m_file, first.line, first.column), KILN_STATUS_INVALID_ARGUMENT,
+               std::move(others));
 }
 
 }  // namespace kiln::manifest::detail

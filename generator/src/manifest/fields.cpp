@@ -136,11 +136,9 @@ std::vector<const toml::table*> read_table_list(const toml::node& value, std::st
 std::vector<std::string> read_defines(const toml::node& value, std::string_view key, Diagnostics& diags) {
   std::vector<Located> defines = read_string_list(value, key, diags);
   std::erase_if(defines, [&](const Located& define) {
-    const std::optional<std::string> problem = check_define(define.text);
-    if (problem) {
-      diags.error(define.at(), "define " + quote(define.text) + " in " + quote(key) + " " + *problem);
-    }
-    return problem.has_value();
+    const Status checked = check_define(define.text);
+    if (!checked) diags.error(define.at(), "define " + quote(define.text) + " in " + quote(key) + " " + checked.error().message);
+    return !checked.ok();
   });
   return texts(std::move(defines));
 }

@@ -168,7 +168,7 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
   // A FIFO or a device is refused, not waited on (read_binary_file reads regular files only).
   Result<std::vector<std::byte>> bytes = read_binary_file(path);
-  if (!bytes) return Error{"kiln: error: " + bytes.error().message};
+  if (!bytes) return std::move(bytes).error();
   return parse_manifest(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path, root);
 }
 
@@ -194,15 +194,14 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
       diags);
   if (const toml::node* name = document.get("name")) {
     manifest.name = detail::read_string(*name, "name", diags).value_or("");
-    const std::optional<std::string> problem =
-        manifest.name.empty() ? std::nullopt : detail::check_package_name(manifest.name);
-    if (problem) diags.error(detail::position_of(*name), "package name " + quote(manifest.name) + " " + *problem);
+    if (Status s = detail::check_package_name(manifest.name); !s && !manifest.name.empty())
+      diags.error(detail::position_of(*name), "package name " + quote(manifest.name) + " " + s.error().message);
   } else {
     manifest.name = directory_name(path);
     if (manifest.name.empty()) diags.error(0, "cannot name the package after its directory; set 'name'");
-    else if (const std::optional<std::string> problem = detail::check_package_name(manifest.name))
-      diags.error(0, "the package is named after its directory, and " + quote(manifest.name) + " " + *problem +
-                         "; set 'name'");
+    else if (Status s = detail::check_package_name(manifest.name); !s)
+      diags.error(0, "the package is named after its directory, and " + quote(manifest.name) + " " +
+                         s.error().message + "; set 'name'");
   }
   if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, manifest.target_positions, diags);
   if (const toml::node* node = document.get("include_dirs")) {

@@ -20,13 +20,10 @@ std::string_view what_token_names(std::string_view token) {
 
 bool escapes(std::string_view normalized) { return normalized == ".." || normalized.starts_with("../"); }
 
-// Why `location` cannot be used as `what` (a file or a directory), or nothing if it can.
-std::optional<std::string> check_exists(const fs::path& location, fs::file_type what) {
-  std::error_code error;
-  const fs::file_status status = fs::status(location, error);
+// Why `location` cannot be used as `what` (a file or a directory): the sentence's end, "does not
+// exist", as the error's message.
+std::string_view why_unusable(const fs::file_status& status, fs::file_type what) {
   if (status.type() == fs::file_type::not_found) return "does not exist";
-  if (error) return "cannot be accessed: " + error.message();
-  if (status.type() == what) return std::nullopt;
   if (what == fs::file_type::directory) return "is not a directory";
   // A FIFO or a device would block the build, or never end: only regular files are sources.
   switch (status.type()) {
@@ -37,6 +34,16 @@ std::optional<std::string> check_exists(const fs::path& location, fs::file_type 
     case fs::file_type::block: return "is a block device, not a regular file";
     default: return "is not a regular file";
   }
+}
+
+// Whether `location` can be used as `what`; if not, the error's message completes "source path 'x' ".
+Status check_exists(const fs::path& location, fs::file_type what) {
+  std::error_code error;
+  const fs::file_status status = fs::status(location, error);
+  if (status.type() == what) return Ok{};
+  if (error && status.type() != fs::file_type::not_found)
+    return fail(KILN_STATUS_IO_ERROR, "cannot be accessed: " + error.message());
+  return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(why_unusable(status, what)));
 }
 
 }  // namespace
@@ -61,8 +68,8 @@ std::optional<std::string> check_source_path(const Located& path, const fs::path
     return std::nullopt;
   }
   const fs::path location = root / normal;
-  if (const std::optional<std::string> problem = check_exists(location, fs::file_type::regular)) {
-    diags.error(path.at(), label + quote(normal) + " " + *problem + " (looked for " + location.string() + ")");
+  if (Status usable = check_exists(location, fs::file_type::regular); !usable) {
+    diags.error(path.at(), label + quote(normal) + " " + usable.error().message + " (looked for " + location.string() + ")");
     return std::nullopt;
   }
   return normal;
@@ -97,8 +104,8 @@ std::optional<std::string> check_include_dir(const Located& dir, const fs::path&
   }
   std::string normal = normalize_relative(text);
   const fs::path location = root / normal;
-  if (const std::optional<std::string> problem = check_exists(location, fs::file_type::directory)) {
-    diags.error(dir.at(), "include directory " + quote(normal) + " " + *problem + " (looked for " +
+  if (Status usable = check_exists(location, fs::file_type::directory); !usable) {
+    diags.error(dir.at(), "include directory " + quote(normal) + " " + usable.error().message + " (looked for " +
                               location.string() + ")");
     return std::nullopt;
   }

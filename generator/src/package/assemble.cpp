@@ -52,8 +52,7 @@ bool is_device_runtime_symbol(const std::string& symbol) {
 
 // "prefix/file:line" as the user opens it; an absolute file (a generated manifest) without the prefix.
 std::string where_from(const std::string& prefix, const plan::PlannedName& name) {
-  return (name.where.file.starts_with('/') ? "" : prefix) + name.where.file +
-         (name.where.line > 0 ? ":" + std::to_string(name.where.line) : "");
+  return position_text(place((name.where.file.starts_with('/') ? "" : prefix) + name.where.file, name.where.line));
 }
 
 bool resolves_to(const ResolvedNames& resolved, const std::string& symbol) {
@@ -160,6 +159,9 @@ private:
     return "link group '" + unit.name + "' (" + sources + ")";
   }
 
+  // A warning of Kiln's about the package as a whole ("kiln: warning: ...").
+  void warn(std::string message) { m_out.warnings.push_back({Location{}, std::move(message)}); }
+
   // A variant's kernels and variables are its own, kept apart from the same source's other
   // variants: stored and named "<variant>/<name>" (the package format's variant kernels).
   static std::string in_unit(const plan::PlannedUnit& unit, const std::string& name) {
@@ -176,11 +178,11 @@ private:
         const std::string file = (k.where.file.starts_with('/') ? "" : m_settings.display_prefix) + k.where.file;
         // A manifest string's column is its opening quote; the expression starts after it.
         const int column = k.where.column > 0 ? k.where.column + 1 : 0;
-        return Error{diagnostic(file, k.where.line, column, "error",
-                                "'" + k.expression + "' is not a kernel in the compiled images of " + display)};
+        return Error("'" + k.expression + "' is not a kernel in the compiled images of " + display,
+                     place(file, k.where.line, column), KILN_STATUS_KERNEL_NOT_FOUND);
       }
-      m_out.warnings.push_back(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
-                               ") matches no kernel in the compiled images; it is not recorded");
+      warn(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
+           ") matches no kernel in the compiled images; it is not recorded");
     }
     for (const auto& [symbol, kernel] : contents.kernels) {
       const std::string name = in_unit(unit, symbol);   // the kernel's key: its symbol, in a variant prefixed
@@ -278,8 +280,7 @@ private:
       }
       if (any_explicit)
         return Error{"name '" + name + "' is claimed by different kernels: " + join(described, " and ")};
-      m_out.warnings.push_back("name '" + name + "' is ambiguous and is not recorded; it could mean " +
-                               join(described, " or "));
+      warn("name '" + name + "' is ambiguous and is not recorded; it could mean " + join(described, " or "));
       // A kernel whose canonical spelling is the ambiguous name goes by its lowered name instead
       // (two unnamed-namespace kernels of one name, in two units).
       for (const std::string& lowered : kernels) {
@@ -309,13 +310,12 @@ private:
       const bool from_manifest = v.origin == plan::NameOrigin::manifest;
       if (symbol == contents.variables.end()) {
         if (from_manifest)
-          return Error{display + ": variable '" + v.expression + "' (" + m_manifest.path.string() + ":" +
-                       std::to_string(unit.manifest_line) + ") is not in the compiled images"};
-        m_out.warnings.push_back(display + ": variable '" + v.expression + "' (" + 
-                                 where_from(m_settings.display_prefix, v) + ") is not in the compiled images; it is not recorded" +
-                                 (v.managed && v.symbol.empty() ? " (NVRTC cannot keep a __managed__ variable of an "
-                                                                  "unnamed namespace)"
-                                                                : ""));
+          return Error(display + ": variable '" + v.expression + "' is not in the compiled images",
+                       place(m_manifest.path.string(), unit.manifest_line, unit.manifest_column));
+        warn(display + ": variable '" + v.expression + "' (" + where_from(m_settings.display_prefix, v) +
+             ") is not in the compiled images; it is not recorded" +
+             (v.managed && v.symbol.empty() ? " (NVRTC cannot keep a __managed__ variable of an unnamed namespace)"
+                                            : ""));
         continue;
       }
       // The request's own spelling of an unnamed namespace is one more record of the same symbol.
@@ -349,8 +349,8 @@ private:
         m_out.contents.variables.push_back(offers.front().variable);
       } else {
         std::vector<std::string> names(units.begin(), units.end());
-        m_out.warnings.push_back("variable '" + offers.front().variable.name + "' is declared in " + join(names, " and ") +
-                                 ", each with its own copy; it is not recorded (list it under one source's 'variables')");
+        warn("variable '" + offers.front().variable.name + "' is declared in " + join(names, " and ") +
+             ", each with its own copy; it is not recorded (list it under one source's 'variables')");
       }
     }
     return Ok{};
@@ -365,9 +365,9 @@ private:
       return Ok{};
     }
     const std::string what = planned.members.empty() ? "source '" + planned.source + "'" : "link group '" + planned.name + "'";
-    m_out.warnings.push_back(diagnostic(m_manifest.path.string(), planned.manifest_line, planned.manifest_column,
-                                        "warning", what + " is not carried: " + carried->why_not +
-                                                       "; its kernels cannot be compiled at run time"));
+    m_out.warnings.push_back({place(m_manifest.path.string(), planned.manifest_line, planned.manifest_column),
+                              what + " is not carried: " + carried->why_not +
+                                  "; its kernels cannot be compiled at run time"});
     return Ok{};
   }
 

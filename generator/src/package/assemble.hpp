@@ -8,6 +8,7 @@
 #include "writer/package_writer.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/build_plan.hpp"
+#include "plan/finding.hpp"
 #include "util/result.hpp"
 
 #include <filesystem>
@@ -24,7 +25,7 @@ struct AssembleSettings {
 struct AssembledPackage {
   format::PackageContents contents;
   std::vector<std::filesystem::path> inputs;   // manifest, sources and headers read (for the depfile)
-  std::vector<std::string> warnings;
+  std::vector<plan::Finding> warnings;    // at the manifest entry concerned, or the package's own
 };
 
 // `outputs[i]` is the result of `plan.jobs[i]`; every output must be ok.

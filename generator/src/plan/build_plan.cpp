@@ -6,8 +6,8 @@
 #include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
 #include "plan/image_parts.hpp"
-#include "format/target.hpp"
 #include "util/diagnostic.hpp"
+#include "format/target.hpp"
 
 #include <algorithm>
 #include <map>
@@ -124,9 +124,9 @@ Status check_group_targets(const std::vector<format::Target>& targets, const std
 Status add_link_group(BuildPlan& plan, const std::string& name, PlannedUnit group) {
   for (const PlannedUnit& unit : plan.units)
     if (unit.name == name)
-      return Error{diagnostic(plan.manifest_file, unit.manifest_line, unit.manifest_column, "error",
-                              "link group '" + name + "' has the name of a source or variant; units need names of "
-                              "their own (set 'link_group' to another name)")};
+      return Error("link group '" + name + "' has the name of a source or variant; units need names of their own "
+                   "(set 'link_group' to another name)",
+                   place(plan.manifest_file, unit.manifest_line, unit.manifest_column));
   std::sort(group.members.begin(), group.members.end(),
             [](const PlannedUnit& a, const PlannedUnit& b) { return a.source < b.source; });
   group.name = name;
@@ -179,8 +179,8 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     // Where the target was asked for: its element of 'targets', else --targets or the default.
     const auto located = [&](const std::string& message) {
       if (!manifest.targets.empty() && i < manifest.target_positions.size())
-        return Error{diagnostic(manifest.path.string(), manifest.target_positions[i].line,
-                                manifest.target_positions[i].column, "error", message)};
+        return Error(message, place(manifest.path.string(), manifest.target_positions[i].line,
+                                    manifest.target_positions[i].column));
       return Error{"target '" + name + "' (from " + (manifest.targets.empty() ? "the default targets" : "--targets") +
                    "): " + message};
     };
@@ -235,8 +235,8 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     user_options.insert(user_options.end(), source->options.begin(), source->options.end());
     // Errors about a source's options point at its [[source]] entry, as the manifest's own do.
     const auto at_entry = [&](const std::string& message) {
-      return Error{diagnostic(manifest.path.string(), source->line, source->column, "error",
-                              "source '" + source->path + "': " + message)};
+      return Error("source '" + source->path + "': " + message,
+                   place(manifest.path.string(), source->line, source->column));
     };
     Result<options::CompilerOptions> translated = options::interpret(user_options);
     if (!translated) return at_entry(translated.error().message);
@@ -288,8 +288,8 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
   job.source = unit.members.empty() ? unit.source : "link group '" + unit.name + "'";
   job.unit = unit.name;
   job.display_prefix = unit.members.empty() ? plan.settings.display_prefix : std::string();
-  job.manifest_location = (plan.manifest_file.starts_with('/') ? "" : plan.settings.display_prefix) +
-                          plan.manifest_file + ":" + std::to_string(unit.manifest_line);
+  job.manifest_entry =
+      place((plan.manifest_file.starts_with('/') ? "" : plan.settings.display_prefix) + plan.manifest_file, unit.manifest_line);
   job.manifest_file = plan.manifest_file;
   job.target = plan.targets[t];
   job.link_options = unit.link_options;

@@ -64,14 +64,8 @@ public:
   }
 
 private:
-  std::string where(const scan::Location& location) const {
-    std::string file = location.file;
-    if (!file.empty() && file.front() != '/' && file.front() != '<') file = m_settings.display_prefix + file;
-    return file + ":" + std::to_string(location.line) + (location.column > 0 ? ":" + std::to_string(location.column) : "");
-  }
-
   void warn(const scan::Location& location, std::string message) {
-    m_out.findings.push_back({where(location), std::move(message)});
+    m_out.findings.push_back({shown_at(location, m_settings.display_prefix), std::move(message)});
   }
 
   bool is_toolkit_file(const std::string& file) const {

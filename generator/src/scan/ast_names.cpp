@@ -163,15 +163,11 @@ private:
   std::string m_why_not;
 };
 
-// The name of `specialization` with each argument as `printer` spells it.
-std::optional<std::string> spelled(const clang::FunctionDecl& specialization, ArgumentPrinter& printer,
-                                   std::string& why_not) {
+// The name of `specialization` with each argument as `printer` spells it; the error says why not.
+Result<std::string> spelled(const clang::FunctionDecl& specialization, ArgumentPrinter& printer) {
   const clang::FunctionTemplateDecl* primary = specialization.getPrimaryTemplate();
   const clang::TemplateArgumentList* args = specialization.getTemplateSpecializationArgs();
-  if (!primary || !args) {
-    why_not = "not a template specialization";
-    return std::nullopt;
-  }
+  if (!primary || !args) return fail(KILN_STATUS_INVALID_ARGUMENT, "not a template specialization");
   const clang::TemplateParameterList* parameters = primary->getTemplateParameters();
   std::vector<std::string> arguments;
   for (unsigned i = 0; i < args->size(); ++i) {
@@ -179,10 +175,7 @@ std::optional<std::string> spelled(const clang::FunctionDecl& specialization, Ar
     if (i < parameters->size())
       if (const auto* p = llvm::dyn_cast<clang::NonTypeTemplateParmDecl>(parameters->getParam(i)))
         typed = p->getType()->getContainedDeducedType() != nullptr;
-    if (!printer.print(args->get(i), typed, arguments)) {
-      why_not = printer.why_not();
-      return std::nullopt;
-    }
+    if (!printer.print(args->get(i), typed, arguments)) return fail(KILN_STATUS_INVALID_ARGUMENT, printer.why_not());
   }
   std::string out = printed_name(*primary, name_policy(specialization.getASTContext())) + "<";
   for (std::size_t i = 0; i < arguments.size(); ++i) out += (i ? ", " : "") + arguments[i];
@@ -225,21 +218,20 @@ Location SourceFacts::location(clang::SourceLocation loc) const {
   if (loc.isInvalid()) return {};
   const clang::PresumedLoc p = m_sources.getPresumedLoc(m_sources.getFileLoc(loc));
   if (p.isInvalid()) return {};
-  return {p.getFilename(), static_cast<int>(p.getLine()), static_cast<int>(p.getColumn())};
+  return place(p.getFilename(), static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()));
 }
 
 std::string qualified_name(const clang::NamedDecl& decl) { return decl.getQualifiedNameAsString(); }
 
-std::optional<std::string> name_expression(const clang::FunctionDecl& specialization, std::string& why_not) {
+Result<std::string> name_expression(const clang::FunctionDecl& specialization) {
   ArgumentPrinter printer(specialization.getASTContext());
-  return spelled(specialization, printer, why_not);
+  return spelled(specialization, printer);
 }
 
 std::string symbol_form(const clang::FunctionDecl& specialization) {
   ArgumentPrinter readable(specialization.getASTContext()), valued(specialization.getASTContext(), true);
-  std::string why_not;
-  const std::optional<std::string> name = spelled(specialization, readable, why_not);
-  const std::optional<std::string> symbol = spelled(specialization, valued, why_not);
+  const Result<std::string> name = spelled(specialization, readable);
+  const Result<std::string> symbol = spelled(specialization, valued);
   return name && symbol && *name != *symbol ? *symbol : std::string();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "scan/scan_result.hpp"
+#include "util/diagnostic.hpp"
 
 #include <clang/Basic/SourceLocation.h>
 
@@ -45,9 +46,9 @@ std::string qualified_name(const clang::NamedDecl& decl);
 
 // The NVRTC name expression of a kernel template specialization, e.g. "ns::k<float, 256>": the
 // template's name with anonymous and inline namespaces left out (both are reachable without them),
-// then every argument, defaults included, with canonical types. Nothing, and the reason in
-// `why_not`, when an argument cannot be spelled in source (a lambda, a local or unnamed type).
-std::optional<std::string> name_expression(const clang::FunctionDecl& specialization, std::string& why_not);
+// then every argument, defaults included, with canonical types. An error, whose message is the
+// reason, when an argument cannot be spelled in source (a lambda, a local or unnamed type).
+Result<std::string> name_expression(const clang::FunctionDecl& specialization);
 
 // The same name as a demangler spells the symbol nvcc gives it, where that differs: enumerator
 // arguments as their value, "k<(Mode)3>" for "k<Mode::fast>". Kiln finds the kernel of an nvcc-built

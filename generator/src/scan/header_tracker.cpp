@@ -3,6 +3,7 @@
 #include "format/checksum.hpp"
 #include "scan/ast_names.hpp"
 #include "scan/source_text.hpp"
+#include "util/diagnostic.hpp"
 
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
@@ -34,7 +35,7 @@ void check_architectures(std::string_view file, std::string_view text, ParseOutp
   if (!arch.arch_blocks.empty()) output.arch_blocks[std::string(file)] = std::move(arch.arch_blocks);
   for (int line : arch.unseen_lines)
     output.found.diagnostics.push_back(
-        {Diagnostic::Severity::warning, {std::string(file), line, 1},
+        {Diagnostic::Severity::warning, place(std::string(file), line, 1),
          "a branch for sm_100 or later (__CUDA_ARCH__ >= 1000) is not scanned: clang 19 parses CUDA for "
          "sm_90 at most, so kernels, launches and requests that exist only there are not found"});
 }

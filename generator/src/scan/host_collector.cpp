@@ -135,8 +135,7 @@ private:
   void add(const clang::FunctionDecl& fd, FoundBy found_by, clang::SourceLocation where) {
     const clang::FunctionTemplateDecl* tmpl = fd.getPrimaryTemplate();
     if (!tmpl || !user_template(*tmpl)) return;
-    std::string why_not;
-    const std::optional<std::string> name = name_expression(fd, why_not);
+    const Result<std::string> name = name_expression(fd);
     if (name)
       m_output.found.instantiations.push_back(
           {qualified_name(*tmpl), *name, found_by, m_facts.location(where), symbol_form(fd),
@@ -144,7 +143,7 @@ private:
     else
       m_output.found.diagnostics.push_back({Diagnostic::Severity::warning, m_facts.location(where),
                                             "this instantiation of '" + qualified_name(*tmpl) +
-                                                "' cannot be named in an NVRTC name expression: " + why_not});
+                                                "' cannot be named in an NVRTC name expression: " + name.error().message});
   }
 
   clang::ASTContext& m_context;

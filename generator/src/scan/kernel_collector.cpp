@@ -166,12 +166,12 @@ private:
       } else {
         continue;   // implicit: the references walk finds what caused it
       }
-      std::string why_not;
-      const std::optional<std::string> name = name_expression(*spec, why_not);
+      const Result<std::string> name = name_expression(*spec);
       if (!name) {
         m_output.found.diagnostics.push_back({Diagnostic::Severity::warning, m_facts.location(where),
                                               "an instantiation of '" + qualified_name(tmpl) +
-                                                  "' cannot be named in an NVRTC name expression: " + why_not});
+                                                  "' cannot be named in an NVRTC name expression: " +
+                                                  name.error().message});
         continue;
       }
       m_output.found.instantiations.push_back(
@@ -202,7 +202,8 @@ private:
       probe.why_not = "it does not name a kernel";
     } else if (const clang::FunctionTemplateDecl* primary = fd->getPrimaryTemplate()) {
       probe.kernel = qualified_name(*primary);
-      probe.name_expression = name_expression(*fd, probe.why_not);
+      if (Result<std::string> named = name_expression(*fd)) probe.name_expression = std::move(*named);
+      else probe.why_not = std::move(named).error().message;
       probe.symbol_form = symbol_form(*fd);
       probe.mangled_name = mangled_name(*fd);
     } else {

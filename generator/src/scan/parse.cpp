@@ -9,6 +9,7 @@
 #include "scan/header_tracker.hpp"
 #include "scan/regular_files.hpp"
 #include "scan/tolerated_errors.hpp"
+#include "util/diagnostic.hpp"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Basic/Diagnostic.h>
@@ -71,7 +72,7 @@ private:
     const clang::SourceManager& sources = info.getSourceManager();
     const clang::PresumedLoc p = sources.getPresumedLoc(sources.getFileLoc(info.getLocation()));
     if (p.isInvalid()) return {};
-    return {p.getFilename(), static_cast<int>(p.getLine()), static_cast<int>(p.getColumn())};
+    return place(p.getFilename(), static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()));
   }
 
   int probe_line(const Location& location) const {
@@ -174,7 +175,7 @@ private:
 
 // The job's files: the disk seen from its directory (regular files only: regular_files.hpp), its
 // virtual files over it (and the main file as `main_text` where given).
-llvm::IntrusiveRefCntPtr<clang::FileManager> job_files(const ParseJob& job, std::string& error) {
+Result<llvm::IntrusiveRefCntPtr<clang::FileManager>> job_files(const ParseJob& job) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const VirtualFile& f : job.virtual_files)
     memory->addFile(f.path, 0, llvm::MemoryBuffer::getMemBufferCopy(f.content, f.path));
@@ -185,10 +186,8 @@ llvm::IntrusiveRefCntPtr<clang::FileManager> job_files(const ParseJob& job, std:
   // A physical file system of its own, so the working directory is this job's, not the process's.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(regular_files_only(llvm::vfs::createPhysicalFileSystem()));
   overlay->pushOverlay(memory);
-  if (std::error_code ec = overlay->setCurrentWorkingDirectory(job.directory.string())) {
-    error = "cannot use directory " + job.directory.string() + ": " + ec.message();
-    return nullptr;
-  }
+  if (std::error_code ec = overlay->setCurrentWorkingDirectory(job.directory.string()))
+    return fail(KILN_STATUS_IO_ERROR, "cannot use directory " + job.directory.string() + ": " + ec.message());
   return llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
 }
 
@@ -200,25 +199,25 @@ std::vector<std::string> job_arguments(const ParseJob& job) {
 
 }  // namespace
 
-std::string make_pch(const ParseJob& job, const std::filesystem::path& output,
-                     std::map<std::string, std::string>& spellings) {
-  std::string error;
-  const llvm::IntrusiveRefCntPtr<clang::FileManager> files = job_files(job, error);
-  if (!files) return error;
+Status make_pch(const ParseJob& job, const std::filesystem::path& output,
+                std::map<std::string, std::string>& spellings) {
+  const Result<llvm::IntrusiveRefCntPtr<clang::FileManager>> files = job_files(job);
+  if (!files) return files.error();
   ParseOutput collected;
   ErrorCollector errors(job, collected);
   clang::tooling::ToolInvocation invocation(job_arguments(job),
-                                            std::make_unique<MakePchAction>(output.string(), spellings), files.get());
+                                            std::make_unique<MakePchAction>(output.string(), spellings), files->get());
   invocation.setDiagnosticConsumer(&errors);
   const bool ran = invocation.run();
   // A tolerated error (a warning here) would be reported by every source the PCH serves, and not
   // again by the PCH: such a preamble is parsed with each source instead.
-  if (ran && collected.errors.empty() && collected.found.diagnostics.empty()) return {};
+  if (ran && collected.errors.empty() && collected.found.diagnostics.empty()) return Ok{};
   std::error_code ignored;
   std::filesystem::remove(output, ignored);
-  if (!collected.errors.empty()) return collected.errors.front().diagnostic.message;
-  if (!collected.found.diagnostics.empty()) return collected.found.diagnostics.front().message;
-  return "clang could not make the precompiled header";
+  const auto refused = [](const Diagnostic& first) { return fail(KILN_STATUS_INVALID_ARGUMENT, first.message, first.location); };
+  if (!collected.errors.empty()) return refused(collected.errors.front().diagnostic);
+  if (!collected.found.diagnostics.empty()) return refused(collected.found.diagnostics.front());
+  return fail(KILN_STATUS_INTERNAL_ERROR, "clang could not make the precompiled header");
 }
 
 namespace {
@@ -238,18 +237,17 @@ void mark_arch_tested(ParseOutput& output) {
 
 ParseOutput run_parse(const ParseJob& job) {
   ParseOutput output;
-  std::string error;
-  const llvm::IntrusiveRefCntPtr<clang::FileManager> files = job_files(job, error);
+  const Result<llvm::IntrusiveRefCntPtr<clang::FileManager>> files = job_files(job);
   if (!files) {
     output.failed = true;
-    output.errors.push_back({{Diagnostic::Severity::error, {}, error}, 0});
+    output.errors.push_back({{Diagnostic::Severity::error, {}, files.error().message}, 0});
     return output;
   }
 
   std::optional<SourceFacts> facts;
   ErrorCollector errors(job, output);
   clang::tooling::ToolInvocation invocation(job_arguments(job), std::make_unique<CollectAction>(job, output, facts),
-                                            files.get());
+                                            files->get());
   invocation.setDiagnosticConsumer(&errors);
   const bool ran = invocation.run();
   if (!output.errors.empty() || !ran) {

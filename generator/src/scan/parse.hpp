@@ -66,11 +66,11 @@ struct ParseOutput {
 ParseOutput run_parse(const ParseJob& job);
 
 // Writes the precompiled header of the job's main file (a preamble of #include lines) to `output`;
-// the first error clang reports, or "", and nothing written, if it cannot. A PCH names the files it
+// if it cannot, nothing is written and the error is the first one clang reports. A PCH names the files it
 // read by absolute path; `spellings` maps those names to the ones the preprocessor used (relative
 // to the job's directory where an include directory was given so), which a parse without the PCH
 // reports.
-std::string make_pch(const ParseJob& job, const std::filesystem::path& output,
-                     std::map<std::string, std::string>& spellings);
+Status make_pch(const ParseJob& job, const std::filesystem::path& output,
+                std::map<std::string, std::string>& spellings);
 
 }  // namespace kiln::scan::detail

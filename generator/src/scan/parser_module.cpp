@@ -33,7 +33,7 @@ fs::path module_path() {
 
 }  // namespace
 
-const ParserModule* parser_module(std::string& error) {
+Result<const ParserModule*> parser_module() {
   static const ParserModule* module = nullptr;
   static std::string load_error;
   static std::once_flag once;
@@ -53,7 +53,7 @@ const ParserModule* parser_module(std::string& error) {
     if (module == nullptr || module->run_parse == nullptr || module->make_pch == nullptr)
       load_error = "kiln's clang parser " + path.string() + " is not one this kiln can use (no kiln_scan_parser_module)";
   });
-  if (module == nullptr) error = load_error;
+  if (module == nullptr) return fail(KILN_STATUS_INTERNAL_ERROR, load_error);
   return module;
 }
 
@@ -108,18 +108,18 @@ const std::string& parser_module_identity() {
 
 // What the clang-free scanner calls (parse.hpp): the module's, once loaded.
 ParseOutput run_parse(const ParseJob& job) {
-  std::string error;
-  if (const ParserModule* module = parser_module(error)) return module->run_parse(job);
+  const Result<const ParserModule*> module = parser_module();
+  if (module) return (*module)->run_parse(job);
   ParseOutput output;
   output.failed = true;
-  output.errors.push_back({{Diagnostic::Severity::error, {}, error}, 0});
+  output.errors.push_back({{Diagnostic::Severity::error, {}, module.error().message}, 0});
   return output;
 }
 
-std::string make_pch(const ParseJob& job, const fs::path& output, std::map<std::string, std::string>& spellings) {
-  std::string error;
-  if (const ParserModule* module = parser_module(error)) return module->make_pch(job, output, spellings);
-  return error;
+Status make_pch(const ParseJob& job, const fs::path& output, std::map<std::string, std::string>& spellings) {
+  const Result<const ParserModule*> module = parser_module();
+  if (!module) return module.error();
+  return (*module)->make_pch(job, output, spellings);
 }
 
 }  // namespace kiln::scan::detail
@@ -127,8 +127,7 @@ std::string make_pch(const ParseJob& job, const fs::path& output, std::map<std::
 namespace kiln::scan {
 
 void load_parser() {
-  std::string ignored;   // each parse reports it
-  detail::parser_module(ignored);
+  (void)detail::parser_module();   // an error: each parse reports it
 }
 
 }  // namespace kiln::scan

@@ -16,13 +16,13 @@ namespace kiln::scan::detail {
 // What the module gives: its run_parse and make_pch.
 struct ParserModule {
   ParseOutput (*run_parse)(const ParseJob& job) = nullptr;
-  std::string (*make_pch)(const ParseJob& job, const std::filesystem::path& output,
-                          std::map<std::string, std::string>& spellings) = nullptr;
+  Status (*make_pch)(const ParseJob& job, const std::filesystem::path& output,
+                     std::map<std::string, std::string>& spellings) = nullptr;
 };
 
 // Loads the module once per process (a process forked after inherits it). An error names the file
 // and why it cannot be loaded; each parse then fails with it.
-const ParserModule* parser_module(std::string& error);
+Result<const ParserModule*> parser_module();
 
 // The GNU build ID in the notes of the ELF file at `path` (a hash of its contents the linker writes),
 // as hex; "" when it has none or is no 64-bit ELF file.

@@ -4,6 +4,7 @@
 // input changed, and a key would have to name the interpreter (Pythons parse differently; one
 // upgraded in place keeps its path).
 #include "scan/python_scanner.hpp"
+#include "util/diagnostic.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -47,7 +48,7 @@ std::optional<std::string> answer_of(const std::string& output) {
 }
 
 Location location(const json& entry, const std::string& file) {
-  return {file, entry.at("line").get<int>(), entry.at("column").get<int>()};
+  return place(file, entry.at("line").get<int>(), entry.at("column").get<int>());
 }
 
 RuntimeRequest::What what_of(const json& entry) {

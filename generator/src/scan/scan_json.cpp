@@ -1,5 +1,7 @@
 #include "scan/scan_json.hpp"
 
+#include "util/diagnostic.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -118,7 +120,7 @@ public:
     const json* v = field(object, path, "location");
     if (!v) return {};
     const std::string p = join(path, "location");
-    return {string(*v, p, "file"), integer(*v, p, "line"), integer(*v, p, "column")};
+    return place(string(*v, p, "file"), integer(*v, p, "line"), integer(*v, p, "column"));
   }
   void fail(const std::string& path, const std::string& message) {
     if (!m_error) m_error = Error{"scan result: " + (path.empty() ? "" : path + ": ") + message};

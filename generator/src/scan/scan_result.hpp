@@ -4,6 +4,8 @@
 // never see clang.
 #pragma once
 
+#include "util/result.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,11 +13,9 @@
 
 namespace kiln::scan {
 
-struct Location {
-  std::string file;          // as given to the scanner (relative paths stay relative), or a header path
-  int line = 0;
-  int column = 0;
-};
+// Kiln's one place type: `file` as given to the scanner (relative paths stay relative), or a header
+// path; the scanner sets file, line and column only.
+using Location = kiln::Location;
 
 struct TemplateParameter {
   enum class Kind { type, non_type, template_template };

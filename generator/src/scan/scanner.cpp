@@ -8,6 +8,7 @@
 // preamble (ScanInput::preamble_pch) where the scan phase made one for sources that start alike.
 #include "scan/scan_job.hpp"
 #include "scan/source_text.hpp"
+#include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
 
 #include <nlohmann/json.hpp>
@@ -183,22 +184,22 @@ ScanResult scan_kernel_source(const ScanInput& input, const detail::SourceFile& 
 
 }  // namespace
 
-std::string make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch) try {
+Status make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch) try {
   Result<detail::SourceFile> source = detail::read_source(input);
-  if (!source) return source.error().message;
+  if (!source) return std::move(source).error();
   const detail::LeadingIncludes preamble = detail::leading_includes(source->text);
-  if (preamble.lines == 0) return input.file.string() + " does not start with #include lines";
+  if (preamble.lines == 0) return fail(KILN_STATUS_INVALID_ARGUMENT, "it does not start with #include lines", place(input.file.string()));
   // For the parse the device side starts with: the NVRTC prelude where the source may take it, and
   // clang's CUDA wrapper where it does not or the preamble fails with the prelude.
   std::vector<ParseMode> modes = {ParseMode::device};
   if (detail::prelude_candidate(input, source->text)) modes.insert(modes.begin(), ParseMode::device_prelude);
-  std::string failure;
+  Status made = Ok{};
   for (const ParseMode mode : modes) {
     detail::VirtualFile main = preamble_file(*source, preamble);
     const std::string main_path = main.path;
     std::map<std::string, std::string> spellings;
-    failure = detail::make_pch(detail::make_job(input, *source, mode, main_path, {std::move(main)}), pch, spellings);
-    if (!failure.empty()) continue;
+    made = detail::make_pch(detail::make_job(input, *source, mode, main_path, {std::move(main)}), pch, spellings);
+    if (!made) continue;
     const nlohmann::json facts = {{"mode", mode == ParseMode::device_prelude ? "prelude" : "device"},
                                   {"spellings", spellings}};
     const std::string text = facts.dump();
@@ -207,13 +208,14 @@ std::string make_preamble_pch(const ScanInput& input, const std::filesystem::pat
         !written) {
       std::error_code ignored;
       std::filesystem::remove(pch, ignored);
-      return written.error().message;
+      return written.error();
     }
-    return {};
+    return Ok{};
   }
-  return failure;
+  return made;
 } catch (const std::exception& e) {
-  return std::string("internal error while precompiling the preamble of ") + input.file.string() + ": " + e.what();
+  return fail(KILN_STATUS_INTERNAL_ERROR, std::string("internal error while precompiling the preamble: ") + e.what(),
+              place(input.file.string()));
 }
 
 void remove_preamble_pch(const std::filesystem::path& pch) {

@@ -52,9 +52,9 @@ ScanResult scan_source(const ScanInput& input);
 
 // Writes to `pch` the precompiled header of `input`'s leading #include lines (leading_includes in
 // source_text.hpp), parsed as its device parse reads them, for the sources that start with the same
-// lines (ScanInput::preamble_pch). "" when written; else why not (no such lines, a clang error, or a
-// warning the scan would report for each source), and nothing is written.
-std::string make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch);
+// lines (ScanInput::preamble_pch). If it cannot (no such lines, a clang error, or a warning the scan
+// would report for each source), nothing is written and the error says why.
+Status make_preamble_pch(const ScanInput& input, const std::filesystem::path& pch);
 // Removes what make_preamble_pch wrote for `pch`.
 void remove_preamble_pch(const std::filesystem::path& pch);
 

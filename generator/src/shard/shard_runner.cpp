@@ -1,5 +1,7 @@
 #include "shard/shard_runner.hpp"
 
+#include "util/diagnostic.hpp"
+
 namespace kiln::shard {
 
 namespace {
@@ -49,10 +51,14 @@ public:
       if (it != m_shards.end() && it->second <= m_part_files.size())
         which = "shard " + std::to_string(it->second) + " of " + std::to_string(m_part_files.size()) + " (" +
                 m_part_files[it->second - 1] + ")";
-      outputs[i].log = (job.members.empty() ? job.display_prefix + job.source : job.source) + ": error: " + which +
-                       " has no " + job.target +
-                       " image of it that matches the sources here: a header differs from the shard's, or the "
-                       "shard ran from another directory and the image has warnings; build the shard again here";
+      // A link group's source is its name, not a file under the display prefix.
+      Location where = place(job.members.empty() ? job.display_prefix + job.source : job.source);
+      where.target = job.target;
+      outputs[i].log = diagnostic(where, "error",
+                                  which + " has no " + job.target +
+                                      " image of it that matches the sources here: a header differs from the "
+                                      "shard's, or the shard ran from another directory and the image has "
+                                      "warnings; build the shard again here");
       if (progress) progress(i + 1, jobs.size(), job, outputs[i]);
     }
     return outputs;
