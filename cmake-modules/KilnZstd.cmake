@@ -25,6 +25,12 @@ if(EXISTS "${KILN_ZSTD_SOURCE_DIR}/lib/zstd.h")
     target_include_directories(${half} SYSTEM PUBLIC ${zstd_lib})
     set_target_properties(${half} PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden
                                              UNITY_BUILD OFF)
+    # Under UBSan (the fuzz preset), zstd 1.5.4's own pointer arithmetic on a null buffer of size 0
+    # (`src + pos`, which its API allows) is reported as "applying zero offset to null pointer":
+    # zstd's, fixed upstream, not Kiln's. The other checks, and ASan, still cover it.
+    if(CMAKE_C_FLAGS MATCHES "-fsanitize=[^ ]*undefined")
+      target_compile_options(${half} PRIVATE -fno-sanitize=pointer-overflow)
+    endif()
   endforeach()
   target_link_libraries(kiln_zstd_encoder PUBLIC kiln_zstd_decoder)
   # The decoder at its smallest (lib/README.md): one Huffman and one sequence decoder, which read every
