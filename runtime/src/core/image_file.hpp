@@ -6,7 +6,7 @@
 #include "core/image_store.hpp"
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "format/package_reader.hpp"
 
 #include <memory>

@@ -36,7 +36,7 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
       }
       if (!made.ok()) {
         slot.owned = {};
-        if (made.code != KILN_STATUS_OUT_OF_MEMORY) slot.failure = made;
+        if (made.error().status != KILN_STATUS_OUT_OF_MEMORY) slot.failure = made;
         return made;
       }
       slot.ready.store(true, std::memory_order_release);

@@ -110,12 +110,12 @@ std::string PackageSource::read_index_page(std::uint64_t offset, std::uint64_t s
   const Status read = read_range(offset, size);
   if (read.ok()) return {};
   std::string changed = changed_since_open();   // a short read's likely cause, said plainly
-  return changed.empty() ? read.message : changed;
+  return changed.empty() ? read.error().message : changed;
 }
 
 std::string PackageSource::changed_since_open() const {
   const Status unchanged = check_unchanged();
-  return unchanged.ok() ? std::string() : unchanged.message;
+  return unchanged.ok() ? std::string() : unchanged.error().message;
 }
 
 Status PackageSource::check_unchanged() const {
