@@ -16,10 +16,11 @@ thread_local std::string t_last_error;
 
 kiln_status record_failure(const core::Package* package, const Error& error) noexcept {
   // An empty message (out of memory, an unknown exception) falls back to the status description,
-  // which is static and needs no allocation to hand out. A message leaves Kiln here, to be printed:
-  // the control bytes of the names in it are escaped (util/printable.hpp).
+  // which is static and needs no allocation to hand out. A message leaves Kiln here, to be printed,
+  // with its file first ("app.kiln: ..."): the control bytes of the names in it are escaped
+  // (util/printable.hpp).
   try {
-    t_last_error = error.message.empty() ? std::string(kiln_status_string(error.status)) : printable(error.message);
+    t_last_error = error.message.empty() ? std::string(kiln_status_string(error.status)) : printable(error_text(error));
   } catch (...) {
     t_last_error.clear();
   }

@@ -24,15 +24,15 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   if (reader.carried_unit_count() == 0) return miss;
   CompileLibrary* compiler = nullptr;
   if (Status found = compile_library(compiler); !found.ok()) {
-    return fail(miss.error().status, miss.error().message + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
-                               found.error().message + ")");
+    return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
+                               error_text(found.error()) + ")");
   }
   // A name no carried source declares is a plain miss: it needs no driver to say so.
   if (std::string why = compiler->not_carried(reader.bytes(), m_owner.label(), name); !why.empty()) {
-    return fail(miss.error().status, miss.error().message + "; " + why);
+    return fail(miss.error().status, error_text(miss.error()) + "; " + why);
   }
   if (!compiler->enabled()) {
-    return fail(miss.error().status, miss.error().message + " (" + m_owner.label() +
+    return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() +
                                " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");
   }
   std::string target;
@@ -49,9 +49,9 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   CompiledPackage outcome = compiler->package_kernel(reader.bytes(), m_owner.label(), name, target);
   switch (outcome.failure) {
     case CompileFailure::none: break;
-    case CompileFailure::not_carried: return fail(miss.error().status, miss.error().message + "; " + outcome.message);
-    case CompileFailure::off: return fail(miss.error().status, miss.error().message + "; " + outcome.message);
-    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.error().message + "; " + outcome.message);
+    case CompileFailure::not_carried: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
+    case CompileFailure::off: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
+    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, error_text(miss.error()) + "; " + outcome.message);
     case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
     case CompileFailure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
     case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);

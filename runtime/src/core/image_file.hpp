@@ -41,7 +41,4 @@ private:
   Status check_name(const format::NameHit& hit, std::string_view name) const;
 };
 
-// The status a reader's refusal maps to (never renumbered: both are written in stone).
-kiln_status status_of(format::ReadErrorCode code);
-
 }  // namespace kiln::core

@@ -133,7 +133,7 @@ Status Package::choose(std::uint32_t unit, DeviceQuery& device, const ImageReque
   }
   const Status own = choose_image(m_reader, unit, device, m_options.force_target, requester, out);
   if (own.ok() || own.error().status != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
-  return fail(own.error().status, own.error().message + (companion ? "; and " + from_companion.error().message : m_companions->missing_hint(arch)));
+  return fail(own.error().status, error_text(own.error()) + (companion ? "; and " + error_text(from_companion.error()) : m_companions->missing_hint(arch)));
 }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,

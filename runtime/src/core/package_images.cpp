@@ -22,7 +22,7 @@ Status Package::select_image(std::uint32_t index, int ordinal, SelectedImage& ou
   driver::CUdevice device = 0;
   if (Status s = device_for_ordinal(*driver, ordinal, device); !s.ok()) {
     const std::string kernel(m_reader.kernel(index).canonical_name);
-    return fail(s.error().status, m_label + ": kernel '" + kernel + "': " + s.error().message);
+    return fail(s.error().status, m_label + ": kernel '" + kernel + "': " + error_text(s.error()));
   }
   DeviceQuery query;
   KILN_TRY(DeviceQuery::of(devices(), *driver, device, query));
