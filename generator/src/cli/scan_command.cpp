@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace kiln::scan;
 
-std::string where(const Location& l) {
+std::string where(const kiln::scan::Location& l) {
   if (l.file.empty()) return "kiln";
   if (l.line == 0) return l.file;
   return l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
@@ -172,7 +172,7 @@ public:
     nlohmann::json files = nlohmann::json::array();
     const auto show = [&](const std::string& file, const char* role, const ScanResult& result) {
       for (const Diagnostic& d : result.diagnostics)
-        std::cerr << where(d.location.file.empty() ? Location{file, 0, 0} : d.location)
+        std::cerr << where(d.location.file.empty() ? kiln::scan::Location{file, 0, 0} : d.location)
                   << (d.severity == Diagnostic::Severity::error ? ": error: " : ": warning: ") << d.message << "\n";
       failed = failed || !result.ok();
       if (m_json)
