@@ -51,7 +51,7 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
   const std::string file = read_file(inputs.package);
   format::PackageReader reader;
   const auto bytes = std::as_bytes(std::span(file.data(), file.size()));
-  if (const format::ReadError error = reader.open(bytes, inputs.package)) throw BenchError(error.message);
+  if (const Status opened = reader.open(bytes, inputs.package); !opened) throw BenchError(error_text(opened.error()));
   const std::optional<std::uint32_t> index = reader.find_kernel(spec.name);
   if (!index) throw BenchError(std::string("no kernel '") + spec.name + "' in " + inputs.package);
   const format::KernelView kernel = reader.kernel(*index);
@@ -67,10 +67,9 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
                                      select::max_ptx_version_for_driver(inputs.driver_version)};
   const select::Selection selection = select::select_image(device, candidates);
   if (!selection.choice) throw BenchError(selection.failure.reason);
-  std::vector<std::byte> image;
-  if (const format::ReadError error = reader.read_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index), image)) {
-    throw BenchError(error.message);
-  }
+  Result<std::vector<std::byte>> read = reader.read_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index));
+  if (!read) throw BenchError(error_text(read.error()));
+  const std::vector<std::byte>& image = *read;
   const std::string lowered(kernel.lowered_name);
 
   Timing timing;

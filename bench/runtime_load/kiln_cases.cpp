@@ -20,8 +20,8 @@ void check(kiln_status status, const char* what) {
   if (status != KILN_STATUS_SUCCESS) throw BenchError(std::string(what) + ": " + kiln_last_error());
 }
 
-void check(const core::Status& status, const char* what) {
-  if (!status.ok()) throw BenchError(std::string(what) + ": " + status.message);
+void check(const Status& status, const char* what) {
+  if (!status.ok()) throw BenchError(std::string(what) + ": " + status.error().message);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ protected:
     RunResult r = run_kiln(args, m_project);
     if (r.exit_code == 0) {
       m_bytes = read_bytes(m_dir.path() / "linking.kiln");
-      EXPECT_FALSE(m_reader.open(m_bytes));
+      EXPECT_TRUE(m_reader.open(m_bytes));
     }
     return r;
   }

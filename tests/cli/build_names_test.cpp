@@ -35,7 +35,7 @@ protected:
 
   void open() {
     m_bytes = read_bytes(m_dir.path() / "names.kiln");
-    ASSERT_FALSE(m_reader.open(m_bytes));
+    ASSERT_TRUE(m_reader.open(m_bytes));
   }
 
   ScratchDir m_dir;

@@ -58,14 +58,15 @@ constexpr const char* k_cmath_kernel =
 std::string ptx_of(const fs::path& package, const std::string& source, const std::string& target) {
   const std::vector<std::byte> bytes = read_bytes(package);
   format::PackageReader reader;
-  if (reader.open(bytes)) return "";
+  if (!reader.open(bytes)) return "";
   for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
     if (reader.unit(u).source != source) continue;
     for (std::uint32_t i = 0; i < reader.unit(u).image_count; ++i) {
       const std::uint32_t index = reader.unit(u).first_image + i;
-      std::vector<std::byte> image;
-      if (reader.target(reader.image(index).target).name != target || reader.read_image(index, image)) continue;
-      return {reinterpret_cast<const char*>(image.data()), image.size()};
+      if (reader.target(reader.image(index).target).name != target) continue;
+      const Result<std::vector<std::byte>> image = reader.read_image(index);
+      if (!image) continue;
+      return {reinterpret_cast<const char*>(image->data()), image->size()};
     }
   }
   return "";

@@ -141,7 +141,7 @@ TEST(BuildNames, EnumeratorArgumentsNameKernelsNvccBuilds) {
   EXPECT_EQ(r.err.find("matches no kernel"), std::string::npos) << r.err;
   const std::vector<std::byte> bytes = read_bytes(dir.path() / "out.kiln");
   format::PackageReader reader;
-  ASSERT_FALSE(reader.open(bytes));
+  ASSERT_TRUE(reader.open(bytes));
   const auto launched = reader.find_kernel("k<Mode::slow, PLAIN_B>");
   const auto requested = reader.find_kernel("k<Mode::fast, PLAIN_A>");
   ASSERT_TRUE(launched && requested);

@@ -219,8 +219,8 @@ void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry) {
 
 PackageReader open_ok(const Bytes& file) {
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_FALSE(e) << e.message;
+  const Status e = reader.open(file, "app.kiln");
+  EXPECT_TRUE(e) << text_of(e);
   return reader;
 }
 
@@ -228,9 +228,9 @@ void expect_corrupt(const Bytes& file, const std::string& message) {
   // A hostile file of another major would be refused for its version, before the check it is about.
   EXPECT_EQ(header_of(file).version_major, k_version_major) << message;
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_EQ(e.message, "app.kiln: " + message);
+  const Status e = reader.open(file, "app.kiln");
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_EQ(text_of(e), "app.kiln: " + message);
 }
 
 }  // namespace kiln::format::testing

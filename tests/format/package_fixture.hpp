@@ -67,6 +67,17 @@ void set_toc_entry(Bytes& file, std::size_t i, const TocEntry& entry);
 Bytes assemble(const std::vector<std::pair<SectionKind, Bytes>>& sections);
 
 // Opens `file` and fails the test if that does not work.
+// A reader's answer as these tests compare it: its status (SUCCESS when it succeeded) and the text
+// the loader hands out for it ("app.kiln: ...", "" when it succeeded).
+template <class Answer>
+kiln_status status_of(const Answer& answer) {
+  return answer.ok() ? KILN_STATUS_SUCCESS : answer.error().status;
+}
+template <class Answer>
+std::string text_of(const Answer& answer) {
+  return answer.ok() ? std::string() : error_text(answer.error());
+}
+
 PackageReader open_ok(const Bytes& file);
 
 // Opening `file` (as "app.kiln") fails as corrupt with exactly "app.kiln: <message>".

@@ -53,11 +53,11 @@ TEST(PackageLimits, SuffixesOfOneStringAreRefusedQuickly) {
   const Bytes file = suffix_package(300000, true);  // 3.9 MB; the old reader took ~10 s
   const auto start = std::chrono::steady_clock::now();
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
+  const Status e = reader.open(file, "app.kiln");
   EXPECT_LT(seconds_since(start), 3.0);  // 28-87 ms here; the old reader took ~10 s
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_NE(e.message.find("app.kiln: NAMES record "), std::string::npos) << e.message;
-  EXPECT_NE(e.message.find("name shares its bytes in STRINGS with record"), std::string::npos) << e.message;
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_NE(text_of(e).find("app.kiln: NAMES record "), std::string::npos) << text_of(e);
+  EXPECT_NE(text_of(e).find("name shares its bytes in STRINGS with record"), std::string::npos) << text_of(e);
 }
 
 TEST(PackageLimits, KernelsMustBeFoundByTheirOwnNames) {
@@ -71,10 +71,10 @@ TEST(PackageLimits, KernelsMustBeFoundByTheirOwnNames) {
   set_record(file, SectionKind::names, 0, name);
   reseal(file);
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  if (e) {
-    EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-    EXPECT_NE(e.message.find("KERNELS record"), std::string::npos) << e.message;
+  const Status e = reader.open(file, "app.kiln");
+  if (!e) {
+    EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+    EXPECT_NE(text_of(e).find("KERNELS record"), std::string::npos) << text_of(e);
   } else {
     ADD_FAILURE() << "a name moved to another kernel was accepted";
   }
@@ -87,9 +87,9 @@ TEST(PackageLimits, OverlappingImagesAreRefused) {
   set_record(file, SectionKind::images, 1, second);
   reseal(file);
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_NE(e.message.find("overlap image"), std::string::npos) << e.message;
+  const Status e = reader.open(file, "app.kiln");
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_NE(text_of(e).find("overlap image"), std::string::npos) << text_of(e);
 }
 
 TEST(PackageLimits, DecodedSizesAreBoundedByThePackage) {
@@ -99,9 +99,9 @@ TEST(PackageLimits, DecodedSizesAreBoundedByThePackage) {
   set_record(file, SectionKind::images, 0, image);
   reseal(file);
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_NE(e.message.find("IMAGES record 0: raw size"), std::string::npos) << e.message;
+  const Status e = reader.open(file, "app.kiln");
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_NE(text_of(e).find("IMAGES record 0: raw size"), std::string::npos) << text_of(e);
   EXPECT_EQ(max_image_size(1000), 1024000u);
   EXPECT_EQ(max_image_size(std::uint64_t{1} << 40), k_max_image_size);
 }
@@ -118,10 +118,10 @@ TEST(PackageLimits, AllImagesTogetherAreBoundedByThePackage) {
   }
   reseal(file);
   PackageReader reader;
-  const ReadError e = reader.open(file, "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_NE(e.message.find("IMAGES record 1: the images' raw sizes add up to more than"), std::string::npos)
-      << e.message;
+  const Status e = reader.open(file, "app.kiln");
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_NE(text_of(e).find("IMAGES record 1: the images' raw sizes add up to more than"), std::string::npos)
+      << text_of(e);
 }
 
 TEST(PackageLimits, AtMost256Targets) {
@@ -130,9 +130,9 @@ TEST(PackageLimits, AtMost256Targets) {
   open_ok(write_ok(contents));
   contents.targets.push_back("compute_80");
   PackageReader reader;
-  const ReadError e = reader.open(write_ok(contents), "app.kiln");
-  EXPECT_EQ(e.code, ReadErrorCode::corrupt);
-  EXPECT_NE(e.message.find("more than 256 targets"), std::string::npos) << e.message;
+  const Status e = reader.open(write_ok(contents), "app.kiln");
+  EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT);
+  EXPECT_NE(text_of(e).find("more than 256 targets"), std::string::npos) << text_of(e);
 }
 
 TEST(ImageCheck, AcceptsWellFormedImages) {

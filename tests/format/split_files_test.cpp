@@ -79,9 +79,9 @@ TEST(SplitFiles, CompanionNamesAndLists) {
 TEST(PackageContents, ReadBackWritesTheSameBytes) {
   for (const PackageContents& contents : {sample_contents(), variant_contents(), elsewhere_contents()}) {
     const Bytes file = write_ok(contents);
-    PackageContents read;
-    ASSERT_FALSE(read_contents(open_ok(file), read));
-    EXPECT_EQ(write_ok(read), file);
+    const Result<PackageContents> read = read_contents(open_ok(file));
+    ASSERT_TRUE(read);
+    EXPECT_EQ(write_ok(*read), file);
   }
 }
 
@@ -101,11 +101,11 @@ TEST(PackageContents, CompressedImagesAndCarriedSourcesToo) {
   const Bytes file = write_ok(contents);
   const PackageReader reader = open_ok(file);
   EXPECT_TRUE(any_image_compressed(reader));
-  PackageContents read;
-  ASSERT_FALSE(read_contents(reader, read));
+  const Result<PackageContents> read = read_contents(reader);
+  ASSERT_TRUE(read);
   WriteOptions options;
   options.compress = any_image_compressed(reader);
-  EXPECT_EQ(write_ok(read, options), file);
+  EXPECT_EQ(write_ok(*read, options), file);
   WriteOptions raw;
   raw.compress = false;
   EXPECT_FALSE(any_image_compressed(open_ok(write_ok(sample_contents(), raw))));
@@ -117,10 +117,9 @@ TEST(PackageContents, ADamagedImageIsRefusedNamingIt) {
   const std::size_t at = section_of(file, SectionKind::blobs).offset + intact.image(0).stored_size / 2;
   file[at] ^= std::byte{1};
   reseal(file);
-  PackageContents read;
-  const ReadError error = read_contents(open_ok(file), read);
-  EXPECT_EQ(error.code, ReadErrorCode::image_corrupt);
-  EXPECT_NE(error.message.find("kernels/saxpy.cu"), std::string::npos) << error.message;
+  const Result<PackageContents> error = read_contents(open_ok(file));
+  EXPECT_EQ(status_of(error), KILN_STATUS_IMAGE_CORRUPT);
+  EXPECT_NE(text_of(error).find("kernels/saxpy.cu"), std::string::npos) << text_of(error);
 }
 
 }  // namespace

@@ -62,18 +62,18 @@ void select_everywhere(kiln_package* package, const char* kernel) {
 // verify and the run-time compiler hold them, and a unit they pass writes no more than the bound.
 void verify_everything(const std::uint8_t* data, std::size_t size) {
   kiln::format::PackageReader reader;
-  if (reader.open(std::span(reinterpret_cast<const std::byte*>(data), size), "fuzz input")) return;
+  if (!reader.open(std::span(reinterpret_cast<const std::byte*>(data), size), "fuzz input")) return;
   (void)reader.verify_all_sections();
   for (std::uint32_t c = 0; c < reader.carried_unit_count(); ++c) {
     const kiln::options::CarriedValues unit = kiln::options::carried_values(reader, c);
     if (kiln::options::carried_problems(unit, size).empty())
       require(unit.tree_bytes <= kiln::options::max_carried_tree_bytes(size));
   }
-  std::vector<std::byte> image;
   for (std::uint32_t i = 0; i < reader.image_count(); ++i) {
-    if (reader.read_image(i, image)) continue;
-    require(image.size() == reader.image(i).raw_size);
-    (void)kiln::format::check_image(image, reader.target(reader.image(i).target).target);
+    const kiln::Result<std::vector<std::byte>> image = reader.read_image(i);
+    if (!image) continue;
+    require(image->size() == reader.image(i).raw_size);
+    (void)kiln::format::check_image(*image, reader.target(reader.image(i).target).target);
   }
 }
 
@@ -86,15 +86,15 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
   // Its INDEX_PAGES and checksums made right, so both readers get past them to the tables' rules.
   if (!kiln::format::testing::reseal(file)) return;
   kiln::format::PackageReader whole;
-  const kiln::format::ReadError at_open = whole.open(file, "fuzz input");
+  const kiln::Status at_open = whole.open(file, "fuzz input");
   kiln::format::PackageReader paged;
-  if (paged.open_deferred(file, "fuzz input")) return;
+  if (!paged.open_deferred(file, "fuzz input")) return;
   const kiln::format::IndexPageLoader pages(paged.index_pages(), file,
                                             [](std::uint64_t, std::uint64_t) { return std::string(); });
   paged.use_pages(&pages);
   const std::uint32_t kernels = paged.kernel_count();
   for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) {
-    if (paged.check_kernel(k)) continue;
+    if (!paged.check_kernel(k)) continue;
     const kiln::format::KernelView kernel = paged.kernel(k);
     require(kernel.canonical_name.data() != nullptr && kernel.lowered_name.data() != nullptr);
     (void)paged.find_kernel(kernel.canonical_name);
@@ -108,10 +108,11 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
     for (std::uint32_t p = 0; p < kernel.param_count; ++p) (void)kernel.param(p);
   }
   (void)paged.find_kernel("kiln_fuzz_no_such_kernel<int>");
-  const kiln::format::ReadError all = paged.check_all();
-  require(all.code == at_open.code && all.message == at_open.message);
-  if (!all) {
-    for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) require(!paged.check_kernel(k));
+  const kiln::Status all = paged.check_all();
+  require(all.ok() == at_open.ok());
+  if (!all) require(all.error().status == at_open.error().status && kiln::error_text(all.error()) == kiln::error_text(at_open.error()));
+  if (all) {
+    for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) require(paged.check_kernel(k).ok());
   }
   kiln::fuzz::compare_paged_lookups(file);
 }

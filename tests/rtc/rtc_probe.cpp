@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   }
   kiln::Result<std::vector<std::byte>> bytes = kiln::read_binary_file(argv[1]);
   kiln::format::PackageReader reader;
-  if (!bytes || reader.open(*bytes, argv[1])) {
+  if (!bytes || !reader.open(*bytes, argv[1])) {
     std::fprintf(stderr, "cannot open %s\n", argv[1]);
     return 1;
   }
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   kiln::format::PackageReader compiled;
-  if (compiled.open(*outcome.package, "compiled") || !compiled.find_kernel(outcome.expression)) {
+  if (!compiled.open(*outcome.package, "compiled") || !compiled.find_kernel(outcome.expression)) {
     std::fprintf(stderr, "the compiled package lacks %s\n", outcome.expression.c_str());
     return 1;
   }

@@ -26,10 +26,10 @@ const char* const k_library_name = "libkiln_jit.so.0";   // the SONAME, as insta
 
 std::string message_of(const char* variable, const std::string& loader_file) {
   core::CompileLibrary* library = nullptr;
-  const core::Status status = core::find_compile_library(variable, loader_file, library);
-  EXPECT_EQ(status.code, KILN_STATUS_NO_COMPILER) << status.message;
+  const Status status = core::find_compile_library(variable, loader_file, library);
+  EXPECT_EQ(status.error().status, KILN_STATUS_NO_COMPILER) << status.error().message;
   EXPECT_EQ(library, nullptr);
-  return status.message;
+  return status.error().message;
 }
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
@@ -86,8 +86,8 @@ TEST(CompileLibrary, TheLibraryBesideTheLoaderIsFoundAndServesThisInterface) {
   // The build's libkiln and compile library lie side by side, as installed.
   const fs::path beside = fs::path(KILN_TEST_JIT_LIBRARY).parent_path() / k_loader_name;
   ASSERT_TRUE(fs::exists(beside.parent_path() / k_library_name)) << beside.parent_path();
-  const core::Status status = core::find_compile_library(nullptr, beside.string(), library);
-  ASSERT_TRUE(status.ok()) << status.message;
+  const Status status = core::find_compile_library(nullptr, beside.string(), library);
+  ASSERT_TRUE(status.ok()) << status.error().message;
   ASSERT_NE(library, nullptr);
   // The build's compile library, whose one object serves the process.
   const Entry entry = build_entry_point();

@@ -33,7 +33,7 @@ Bytes paged_package(std::uint32_t page_size) {
 
 std::uint32_t index_in(const Bytes& bytes, const std::string& name) {
   format::PackageReader reader;
-  EXPECT_FALSE(reader.open(bytes));
+  EXPECT_TRUE(reader.open(bytes));
   return reader.find_kernel(name).value_or(UINT32_MAX);
 }
 

@@ -7,11 +7,19 @@
 
 #include "kiln/kiln.h"   // kiln_status: the one list of failure kinds, the C ABI's
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace kiln {
+
+// The loader's public C++ header (kiln/error.hpp) has its own kiln::Error, the exception a program
+// catches. These types live in a namespace of their own so that the two never meet at link time (a
+// program that links Kiln::runtime_static and includes kiln.hpp holds both), and the
+// using-directive after it lets Kiln's code spell this one kiln::Error. Where both are seen (the
+// runtime's tests), `kiln::Error` is the public one and this one is `kiln::failure::Error`.
+namespace failure {
 
 // Where a failure is. Every field is optional: "" or 0 is "not known".
 struct Location {
@@ -24,11 +32,18 @@ struct Location {
   bool empty() const { return file.empty() && line == 0 && kernel.empty() && target.empty(); }
 };
 
+// Its members are made and copied out of line (result.cpp): an error is built on a cold path, and
+// the loader, which returns a Status from nearly every function, stays small (its stripped size is
+// measured).
 struct Error {
-  Error() = default;
-  explicit Error(std::string message_) : message(std::move(message_)) {}
-  Error(std::string message_, Location where_, kiln_status status_ = KILN_STATUS_INTERNAL_ERROR, std::string log_ = {})
-      : message(std::move(message_)), where(std::move(where_)), status(status_), log(std::move(log_)) {}
+  Error();
+  explicit Error(std::string message_);
+  Error(std::string message_, Location where_, kiln_status status_ = KILN_STATUS_INTERNAL_ERROR, std::string log_ = {});
+  Error(const Error& other);
+  Error(Error&& other) noexcept;
+  Error& operator=(const Error& other);
+  Error& operator=(Error&& other) noexcept;
+  ~Error();
 
   // One sentence, without the file position `where` holds. It names the kernel and target where
   // it matters: `where.kernel` and `where.target` are for whoever acts on the failure, not printed
@@ -46,6 +61,9 @@ struct Error {
 // The error's text as one line (then its log): "file:line:column: message", or the message alone
 // when no file is known. Compilers' "error:" word is the printer's to add (util/diagnostic.hpp).
 std::string error_text(const Error& error);
+
+// The value of a Result that has none to give: Status is Result<Ok>.
+struct Ok {};
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -69,13 +87,41 @@ private:
   std::variant<T, Error> m_state;
 };
 
-struct Ok {};
+// Status: a Result without a value, held as a pointer that is null on success, so that the many
+// functions returning one pass a word, not a variant of an Error. Made without a value it is a
+// success, as std::expected<void, E>'s is: `return {};`.
+template <>
+class [[nodiscard]] Result<Ok> {
+public:
+  Result() = default;
+  Result(Ok) {}
+  Result(Error&& error);
+  Result(const Error& error);
+  Result(const Result& other);
+  Result(Result&& other) noexcept = default;
+  Result& operator=(const Result& other);
+  Result& operator=(Result&& other) noexcept = default;
+  ~Result() = default;
+
+  bool ok() const { return m_error == nullptr; }
+  explicit operator bool() const { return ok(); }
+  Ok value() const { return {}; }
+  const Error& error() const& { return *m_error; }
+  Error&& error() && { return std::move(*m_error); }
+
+private:
+  std::unique_ptr<Error> m_error;
+};
+
 using Status = Result<Ok>;
 
-// A failure reported as `status` where it crosses the C ABI.
-inline Error fail(kiln_status status, std::string message, Location where = {}) {
-  return Error(std::move(message), std::move(where), status);
-}
+// A failure reported as `status` where it crosses the C ABI. Out of line, like Error's members.
+Error fail(kiln_status status, std::string message);
+Error fail(kiln_status status, std::string message, Location where);
+
+}  // namespace failure
+
+using namespace failure;
 
 }  // namespace kiln
 

@@ -8,7 +8,7 @@ namespace {
 
 std::string text(std::string_view view) { return std::string(view); }
 
-ReadError read_units(const PackageReader& reader, PackageContents& out) {
+Status read_units(const PackageReader& reader, PackageContents& out) {
   for (std::uint32_t u = 0; u < reader.unit_count(); ++u) {
     const UnitView view = reader.unit(u);
     PackageUnit unit{text(view.source), {}};
@@ -19,9 +19,9 @@ ReadError read_units(const PackageReader& reader, PackageContents& out) {
     }
     for (std::uint32_t i = 0; i < view.image_count; ++i) {
       const ImageView image = reader.image(view.first_image + i);
-      PackageImage copy{text(reader.target(image.target).name), {}, image.ptx_version};
-      if (ReadError error = reader.read_image(image.index, copy.bytes)) return error;
-      unit.images.push_back(std::move(copy));
+      Result<std::vector<std::byte>> bytes = reader.read_image(image.index);
+      if (!bytes) return std::move(bytes).error();
+      unit.images.push_back(PackageImage{text(reader.target(image.target).name), std::move(*bytes), image.ptx_version});
     }
     out.units.push_back(std::move(unit));
   }
@@ -51,10 +51,13 @@ void read_kernels(const PackageReader& reader, PackageContents& out) {
   }
 }
 
-ReadError read_carried(const PackageReader& reader, PackageContents& out) {
-  const auto file = [&](const CarriedEntryView& entry, PackageCarriedFile& into) {
+Status read_carried(const PackageReader& reader, PackageContents& out) {
+  const auto file = [&](const CarriedEntryView& entry, PackageCarriedFile& into) -> Status {
     into.path = text(entry.value);
-    return reader.read_source_text(entry.text, into.text);
+    Result<std::string> read = reader.read_source_text(entry.text);
+    if (!read) return std::move(read).error();
+    into.text = std::move(*read);
+    return {};
   };
   for (std::uint32_t c = 0; c < reader.carried_unit_count(); ++c) {
     const CarriedUnitView view = reader.carried_unit(c);
@@ -63,16 +66,16 @@ ReadError read_carried(const PackageReader& reader, PackageContents& out) {
     unit.nvrtc_version = text(view.nvrtc_version);
     for (std::uint32_t e = view.first_entry; e < view.first_entry + view.entry_count; ++e) {
       const CarriedEntryView entry = reader.carried_entry(e);
-      ReadError error;
+      Status read;
       switch (entry.kind) {
-        case CarriedEntryKind::source: error = file(entry, unit.source); break;
-        case CarriedEntryKind::header: error = file(entry, unit.headers.emplace_back()); break;
+        case CarriedEntryKind::source: read = file(entry, unit.source); break;
+        case CarriedEntryKind::header: read = file(entry, unit.headers.emplace_back()); break;
         case CarriedEntryKind::include_dir: unit.include_dirs.push_back(text(entry.value)); break;
         case CarriedEntryKind::option: unit.options.push_back(text(entry.value)); break;
         case CarriedEntryKind::link_option: unit.link_options.push_back(text(entry.value)); break;
         case CarriedEntryKind::kernel_template: unit.kernel_templates.push_back(text(entry.value)); break;
       }
-      if (error) return error;
+      KILN_TRY(read);
     }
     out.carried.push_back(std::move(unit));
   }
@@ -81,10 +84,10 @@ ReadError read_carried(const PackageReader& reader, PackageContents& out) {
 
 }  // namespace
 
-ReadError read_contents(const PackageReader& reader, PackageContents& out) {
-  out = PackageContents{};
+Result<PackageContents> read_contents(const PackageReader& reader) {
+  PackageContents out;
   for (std::uint32_t t = 0; t < reader.target_count(); ++t) out.targets.push_back(text(reader.target(t).name));
-  if (ReadError error = read_units(reader, out)) return error;
+  KILN_TRY(read_units(reader, out));
   read_kernels(reader, out);
   for (std::uint32_t v = 0; v < reader.variable_count(); ++v) {
     const VariableView view = reader.variable(v);
@@ -99,7 +102,8 @@ ReadError read_contents(const PackageReader& reader, PackageContents& out) {
     const MetadataView view = reader.metadata(m);
     out.metadata.emplace_back(text(view.key), text(view.value));
   }
-  return read_carried(reader, out);
+  KILN_TRY(read_carried(reader, out));
+  return out;
 }
 
 bool any_image_compressed(const PackageReader& reader) {

@@ -7,10 +7,10 @@
 
 namespace kiln::format {
 
-// Every table of an open package as PackageContents: images decoded and checked (image_corrupt
+// Every table of an open package as PackageContents: images decoded and checked (IMAGE_CORRUPT
 // naming the image otherwise), carried texts decoded and checked, each kernel's names from NAMES.
 // Sections this reader does not know are not kept.
-ReadError read_contents(const PackageReader& reader, PackageContents& out);
+Result<PackageContents> read_contents(const PackageReader& reader);
 
 // Whether any image of the package is stored compressed: the WriteOptions::compress to write it
 // again with.

@@ -10,7 +10,9 @@ Result<std::unique_ptr<PackageFile>> open_package_file(const std::filesystem::pa
   Result<std::vector<std::byte>> bytes = read_binary_file(path);
   if (!bytes) return bytes.error();
   file->bytes = std::move(*bytes);
-  if (format::ReadError e = file->reader.open(file->bytes, path.string())) return Error{e.message};
+  // The path leads the message, as the commands print it.
+  if (Status opened = file->reader.open(file->bytes, path.string()); !opened)
+    return fail(opened.error().status, error_text(opened.error()));
   return file;
 }
 

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace kiln::scan;
 
-std::string where(const Location& l) {
+std::string where(const kiln::scan::Location& l) {
   if (l.file.empty()) return "kiln";
   if (l.line == 0) return l.file;
   return l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);

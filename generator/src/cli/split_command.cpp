@@ -73,11 +73,12 @@ public:
       return k_exit_bad_input;
     }
     const PackageFile& file = **opened;
-    format::PackageContents contents;
-    if (format::ReadError e = format::read_contents(file.reader, contents)) {
-      std::cerr << "kiln split: error: " << e.message << "\n";
+    Result<format::PackageContents> read = format::read_contents(file.reader);
+    if (!read) {
+      std::cerr << "kiln split: error: " << error_text(read.error()) << "\n";
       return k_exit_bad_input;
     }
+    const format::PackageContents& contents = *read;
     const std::string split_id = hex64(format::checksum(file.bytes));
     Result<std::vector<package::SplitFile>> split = package::split_package(contents, split_id);
     if (!split) {
@@ -105,8 +106,8 @@ public:
       std::string error = written.error;
       if (error.empty() && part.major != 0) {
         format::PackageReader reader;
-        if (format::ReadError e = reader.open(written.bytes, path.string())) {
-          error = e.message;
+        if (Status opened = reader.open(written.bytes, path.string()); !opened) {
+          error = error_text(opened.error());
         } else {
           contents_written.push_back(format::CompanionContent{part.major, format::content_id(reader)});
         }

@@ -11,9 +11,8 @@ std::vector<std::string> check_carried_sources(const format::PackageReader& read
   std::vector<std::string> problems;
   std::set<std::uint32_t> bad_texts;
   for (std::uint32_t i = 0; i < reader.source_text_count(); ++i) {
-    std::string text;
-    if (format::ReadError e = reader.read_source_text(i, text)) {
-      problems.push_back(e.message);
+    if (Result<std::string> text = reader.read_source_text(i); !text) {
+      problems.push_back(error_text(text.error()));
       bad_texts.insert(i);
     }
   }

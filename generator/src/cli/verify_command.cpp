@@ -29,8 +29,8 @@ public:
   explicit Verifier(const format::PackageReader& reader) : m_reader(reader) {}
 
   std::vector<std::string> run() {
-    if (format::ReadError e = m_reader.verify_all_sections()) m_problems.push_back(e.message);
-    if (std::string index = m_reader.check_name_index(); !index.empty()) m_problems.push_back(index);
+    if (Status sections = m_reader.verify_all_sections(); !sections) m_problems.push_back(error_text(sections.error()));
+    if (Status index = m_reader.check_name_index(); !index) m_problems.push_back(error_text(index.error()));
     group_kernels();
     for (std::uint32_t i = 0; i < m_reader.image_count(); ++i) verify_image(i);
     return m_problems;
@@ -101,10 +101,12 @@ private:
     const std::string label = std::string(m_reader.unit(image.unit).source) + " [" + std::string(target.name) + "]";
     std::vector<std::byte> bytes;
     try {
-      if (format::ReadError e = m_reader.read_image(index, bytes)) {
-        m_problems.push_back(e.message);
+      Result<std::vector<std::byte>> read = m_reader.read_image(index);
+      if (!read) {
+        m_problems.push_back(error_text(read.error()));
         return;
       }
+      bytes = std::move(*read);
     } catch (const std::bad_alloc&) {
       // The reader bounds raw_size (docs/package-format.md, Limits); a machine may still lack it.
       m_problems.push_back(label + ": not enough memory to decode its " + std::to_string(image.raw_size) + " bytes");

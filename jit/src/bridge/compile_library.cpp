@@ -55,7 +55,7 @@ public:
     // Without a reader's answer, the compile that follows gives the real one.
     try {
       format::PackageReader reader;
-      if (reader.open(package, std::string(label))) return {};
+      if (!reader.open(package, std::string(label))) return {};
       return rtc::RuntimeCompiler::process().not_carried(reader, label, request).value_or("");
     } catch (const std::exception&) {
       return {};
@@ -66,8 +66,8 @@ public:
                                        std::string_view request, const std::string& target) override {
     return guarded([&] {
       format::PackageReader reader;
-      if (format::ReadError error = reader.open(package, std::string(label)))
-        return failed(core::CompileFailure::corrupt, error.message);
+      if (Status opened = reader.open(package, std::string(label)); !opened)
+        return failed(core::CompileFailure::corrupt, error_text(opened.error()));
       return compiled_of(rtc::RuntimeCompiler::process().package_kernel(reader, label, request, target));
     });
   }

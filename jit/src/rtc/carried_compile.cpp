@@ -30,7 +30,7 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
                               const std::filesystem::path& cache_directory) {
   const CarriedUnit& unit = *candidate.unit;
   Result<CarriedFiles> carried = carried_files(reader, unit);
-  if (!carried) return Error{std::string(label) + ": " + carried.error().message};
+  if (!carried) return std::move(carried).error();   // names the package (where.file)
   Result<SourceTree> tree = SourceTree::write(carried->files);
   if (!tree) return Error{std::string(label) + ": " + tree.error().message};
   CompileInput input;
@@ -142,7 +142,7 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
       outcome.expression = candidate.expression;
       return outcome;
     }
-    failures += (failures.empty() ? "" : "\n") + package.error().message;
+    failures += (failures.empty() ? "" : "\n") + error_text(package.error());
   }
   outcome.failure = Failure::compile_failed;
   outcome.message = failures;

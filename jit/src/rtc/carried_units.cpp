@@ -57,10 +57,13 @@ Result<CarriedFiles> carried_files(const format::PackageReader& reader, const Ca
     if (entry.kind != format::CarriedEntryKind::source && entry.kind != format::CarriedEntryKind::header) continue;
     auto [at, added] = decoded.emplace(entry.text, out.texts.size());
     if (added) {
-      std::string text;
-      if (format::ReadError error = reader.read_source_text(entry.text, text))
-        return Error{error.message + " (" + std::string(entry.value) + ", carried for " + unit.unit + ")"};
-      out.texts.push_back(std::move(text));
+      Result<std::string> text = reader.read_source_text(entry.text);
+      if (!text) {
+        Error error = std::move(text).error();
+        error.message += " (" + std::string(entry.value) + ", carried for " + unit.unit + ")";
+        return error;
+      }
+      out.texts.push_back(std::move(*text));
     }
     named.emplace_back(entry.value, at->second);
   }

@@ -84,7 +84,7 @@ Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program) 
 
 bool is_compiled_package(const std::vector<std::byte>& bytes) {
   format::PackageReader reader;
-  return !reader.open(bytes, "cache entry") && reader.unit_count() == 1;
+  return reader.open(bytes, "cache entry").ok() && reader.unit_count() == 1;
 }
 
 }  // namespace kiln::rtc

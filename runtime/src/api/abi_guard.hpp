@@ -5,11 +5,9 @@
 
 #include "core/kernel.hpp"
 #include "core/package.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "kiln/kiln.h"
 
-#include <exception>
-#include <new>
 #include <string>
 
 namespace kiln::api {
@@ -27,32 +25,27 @@ inline core::Package* kernel_owner(const kiln_kernel* kernel) {
   return kernel ? &from_handle(kernel)->package() : nullptr;
 }
 
-// Sets kiln_last_error() for this thread and, if `package` is set, its per-package message. Never throws.
-void record_failure(const core::Package* package, const core::Status& status) noexcept;
+// Sets kiln_last_error() for this thread and, if `package` is set, its per-package message, and
+// gives the error's status. Never throws. (failure::Error: the tests include kiln/error.hpp too.)
+kiln_status record_failure(const core::Package* package, const failure::Error& error) noexcept;
+// For a `catch (...)` block: the exception being handled as a status (OUT_OF_MEMORY, else
+// INTERNAL_ERROR naming `function`), recorded as record_failure does. Out of line, so that each
+// entry point's guard holds one call, not a handler per exception type.
+kiln_status record_exception(const core::Package* package, const char* function) noexcept;
 
-inline core::Status null_argument(const char* function, const char* argument) {
-  return core::fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL");
+inline Status null_argument(const char* function, const char* argument) {
+  return fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL");
 }
 
-// Runs `body` (returning core::Status) for the C function `function`.
+// Runs `body` (returning Status) for the C function `function`.
 template <class Body>
 kiln_status guarded(const core::Package* package, const char* function, Body&& body) noexcept {
-  core::Status status;
   try {
-    status = body();
-  } catch (const std::bad_alloc&) {
-    status = core::Status{KILN_STATUS_OUT_OF_MEMORY, std::string()};
-  } catch (const std::exception& e) {
-    try {
-      status = core::fail(KILN_STATUS_INTERNAL_ERROR, std::string(function) + ": internal error: " + e.what());
-    } catch (...) {
-      status = core::Status{KILN_STATUS_INTERNAL_ERROR, std::string()};
-    }
+    const Status status = body();
+    return status.ok() ? KILN_STATUS_SUCCESS : record_failure(package, status.error());
   } catch (...) {
-    status = core::Status{KILN_STATUS_INTERNAL_ERROR, std::string()};
+    return record_exception(package, function);
   }
-  if (!status.ok()) record_failure(package, status);
-  return status.code;
 }
 
 }  // namespace kiln::api

@@ -12,8 +12,8 @@
 using kiln::api::from_handle;
 using kiln::api::guarded;
 using kiln::api::null_argument;
-using kiln::core::fail;
-using kiln::core::Status;
+using kiln::fail;
+using kiln::Status;
 
 namespace {
 

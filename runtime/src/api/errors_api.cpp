@@ -2,6 +2,8 @@
 #include "api/abi_guard.hpp"
 #include "util/printable.hpp"
 
+#include <exception>
+#include <new>
 #include <string>
 
 namespace kiln::api {
@@ -12,22 +14,39 @@ thread_local std::string t_last_error;
 
 }  // namespace
 
-void record_failure(const core::Package* package, const core::Status& status) noexcept {
+kiln_status record_failure(const core::Package* package, const Error& error) noexcept {
   // An empty message (out of memory, an unknown exception) falls back to the status description,
-  // which is static and needs no allocation to hand out. A message leaves Kiln here, to be printed:
-  // the control bytes of the names in it are escaped (util/printable.hpp).
+  // which is static and needs no allocation to hand out. A message leaves Kiln here, to be printed,
+  // with its file first ("app.kiln: ..."): the control bytes of the names in it are escaped
+  // (util/printable.hpp).
   try {
-    t_last_error = status.message.empty() ? std::string(kiln_status_string(status.code)) : printable(status.message);
+    t_last_error = error.message.empty() ? std::string(kiln_status_string(error.status)) : printable(error_text(error));
   } catch (...) {
     t_last_error.clear();
   }
   if (package) {
     try {
-      package->record_error(t_last_error.empty() ? std::string(kiln_status_string(status.code)) : t_last_error);
+      package->record_error(t_last_error.empty() ? std::string(kiln_status_string(error.status)) : t_last_error);
     } catch (...) {
       // The per-thread message is set; the per-package one keeps its previous value.
     }
   }
+  return error.status;
+}
+
+kiln_status record_exception(const core::Package* package, const char* function) noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return record_failure(package, fail(KILN_STATUS_OUT_OF_MEMORY, std::string()));
+  } catch (const std::exception& e) {
+    try {
+      return record_failure(package, fail(KILN_STATUS_INTERNAL_ERROR, std::string(function) + ": internal error: " + e.what()));
+    } catch (...) {
+    }
+  } catch (...) {
+  }
+  return record_failure(package, fail(KILN_STATUS_INTERNAL_ERROR, std::string()));
 }
 
 }  // namespace kiln::api

@@ -8,7 +8,7 @@
 using kiln::api::from_handle;
 using kiln::api::guarded;
 using kiln::api::null_argument;
-using kiln::core::Status;
+using kiln::Status;
 
 namespace {
 
@@ -22,7 +22,7 @@ static_assert(k_image_size_v1 == sizeof(kiln_image), "kiln_image grew: fill new 
 Status prepare(const char* function, kiln_image* out) {
   if (!out) return null_argument(function, "out");
   if (out->struct_size < k_image_size_v1) {
-    return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT,
+    return kiln::fail(KILN_STATUS_INVALID_ARGUMENT,
                             std::string(function) + ": out->struct_size is " + std::to_string(out->struct_size) +
                                 ", less than sizeof(kiln_image) (" + std::to_string(k_image_size_v1) +
                                 "): set it to sizeof(kiln_image)");

@@ -4,7 +4,7 @@
 using kiln::api::from_handle;
 using kiln::api::guarded;
 using kiln::api::null_argument;
-using kiln::core::Status;
+using kiln::Status;
 
 extern "C" {
 

@@ -9,13 +9,13 @@
 using kiln::api::from_handle;
 using kiln::api::guarded;
 using kiln::api::null_argument;
-using kiln::core::Status;
+using kiln::Status;
 
 namespace {
 
 // A NULL argument other than the kernel, named with the kernel it was for.
 Status null_argument_of(kiln_kernel* kernel, const char* function, const char* argument) {
-  return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL (" +
+  return kiln::fail(KILN_STATUS_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL (" +
                                                             from_handle(kernel)->subject() + ")");
 }
 
@@ -27,7 +27,7 @@ constexpr std::size_t k_config_v1_size = offsetof(kiln_launch_config, priority) 
 Status read_config(kiln_kernel* kernel, const kiln_launch_config& in, kiln_launch_config& out) {
   const std::string subject = from_handle(kernel)->subject();
   if (in.struct_size < k_config_v1_size) {
-    return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT,
+    return kiln::fail(KILN_STATUS_INVALID_ARGUMENT,
                             "kiln_kernel_launch_ex: config->struct_size is " + std::to_string(in.struct_size) +
                                 ", below the " + std::to_string(k_config_v1_size) +
                                 " bytes of the first kiln_launch_config; set it to sizeof(kiln_launch_config) (" +
@@ -36,7 +36,7 @@ Status read_config(kiln_kernel* kernel, const kiln_launch_config& in, kiln_launc
   const auto* bytes = reinterpret_cast<const unsigned char*>(&in);
   if (in.struct_size > sizeof(kiln_launch_config) &&
       std::any_of(bytes + sizeof(kiln_launch_config), bytes + in.struct_size, [](unsigned char b) { return b != 0; })) {
-    return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT,
+    return kiln::fail(KILN_STATUS_INVALID_ARGUMENT,
                             "kiln_kernel_launch_ex: config sets fields past the " +
                                 std::to_string(sizeof(kiln_launch_config)) + " bytes this runtime (" +
                                 std::to_string(KILN_VERSION) + ") knows; it cannot apply them (" + subject + ")");
@@ -47,7 +47,7 @@ Status read_config(kiln_kernel* kernel, const kiln_launch_config& in, kiln_launc
   const bool none = c.x == 0 && c.y == 0 && c.z == 0;
   const bool all = c.x != 0 && c.y != 0 && c.z != 0;
   if (!none && !all) {
-    return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT,
+    return kiln::fail(KILN_STATUS_INVALID_ARGUMENT,
                             "kiln_kernel_launch_ex: cluster is {" + std::to_string(c.x) + ", " + std::to_string(c.y) +
                                 ", " + std::to_string(c.z) + "}: either all three are 0 (no cluster) or all are "
                                 "at least 1 (" + subject + ")");
@@ -95,7 +95,7 @@ KILN_API kiln_status kiln_kernel_max_active_blocks(kiln_kernel* kernel, int bloc
     if (!kernel) return null_argument("kiln_kernel_max_active_blocks", "kernel");
     if (!blocks_per_sm) return null_argument_of(kernel, "kiln_kernel_max_active_blocks", "blocks_per_sm");
     if (block_size < 1) {
-      return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_kernel_max_active_blocks: block_size is " +
+      return kiln::fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_kernel_max_active_blocks: block_size is " +
                                                                 std::to_string(block_size) + ", below 1 (" +
                                                                 from_handle(kernel)->subject() + ")");
     }
@@ -112,7 +112,7 @@ KILN_API kiln_status kiln_kernel_suggest_block_size(kiln_kernel* kernel, size_t 
     if (!min_grid_size) return null_argument_of(kernel, "kiln_kernel_suggest_block_size", "min_grid_size");
     if (!block_size) return null_argument_of(kernel, "kiln_kernel_suggest_block_size", "block_size");
     if (block_size_limit < 0) {
-      return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_kernel_suggest_block_size: block_size_limit is " +
+      return kiln::fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_kernel_suggest_block_size: block_size_limit is " +
                                                                 std::to_string(block_size_limit) +
                                                                 ", below 0 (0: no limit) (" +
                                                                 from_handle(kernel)->subject() + ")");

@@ -9,7 +9,7 @@
 using kiln::api::guarded;
 using kiln::api::null_argument;
 using kiln::api::to_handle;
-using kiln::core::Status;
+using kiln::Status;
 
 extern "C" {
 

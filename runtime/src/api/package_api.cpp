@@ -7,7 +7,7 @@ using kiln::api::from_handle;
 using kiln::api::guarded;
 using kiln::api::null_argument;
 using kiln::api::to_handle;
-using kiln::core::Status;
+using kiln::Status;
 
 namespace {
 
@@ -60,7 +60,7 @@ KILN_API kiln_status kiln_package_open_memory(const void* data, size_t size, uin
     if (!data) return null_argument("kiln_package_open_memory", "data");
     if (!out) return null_argument("kiln_package_open_memory", "out");
     if (flags != KILN_OPEN_COPY && flags != KILN_OPEN_BORROW) {
-      return kiln::core::fail(KILN_STATUS_INVALID_ARGUMENT,
+      return kiln::fail(KILN_STATUS_INVALID_ARGUMENT,
                               "kiln_package_open_memory: flags " + std::to_string(flags) +
                                   " is neither KILN_OPEN_COPY nor KILN_OPEN_BORROW");
     }

@@ -9,7 +9,7 @@
 // another Kiln is refused with a message instead of being called with other layouts.
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -26,15 +26,15 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   if ((out = compiled_before(name))) return {};
   CompileLibrary* compiler = nullptr;
   if (Status found = compile_library(compiler); !found.ok()) {
-    return fail(miss.code, miss.message + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
-                               found.message + ")");
+    return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() + " carries sources to compile it at run time, but " +
+                               error_text(found.error()) + ")");
   }
   // A name no carried source declares is a plain miss: it needs no driver to say so.
   if (std::string why = compiler->not_carried(reader.bytes(), m_owner.label(), name); !why.empty()) {
-    return fail(miss.code, miss.message + "; " + why);
+    return fail(miss.error().status, error_text(miss.error()) + "; " + why);
   }
   if (!compiler->enabled()) {
-    return fail(miss.code, miss.message + " (" + m_owner.label() +
+    return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() +
                                " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");
   }
   std::string target;
@@ -51,9 +51,9 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
   CompiledPackage outcome = compiler->package_kernel(reader.bytes(), m_owner.label(), name, target);
   switch (outcome.failure) {
     case CompileFailure::none: break;
-    case CompileFailure::not_carried: return fail(miss.code, miss.message + "; " + outcome.message);
-    case CompileFailure::off: return fail(miss.code, miss.message + "; " + outcome.message);
-    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, miss.message + "; " + outcome.message);
+    case CompileFailure::not_carried: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
+    case CompileFailure::off: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
+    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, error_text(miss.error()) + "; " + outcome.message);
     case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
     case CompileFailure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
     case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);

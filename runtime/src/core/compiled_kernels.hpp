@@ -3,7 +3,7 @@
 // package's own. Its failures are recorded on the package that was asked, too.
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 
 #include <cstddef>
 #include <map>

@@ -4,7 +4,7 @@
 // once per process) and only when something needs it.
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/driver_api.hpp"
 #include "platform/shared_mutex.hpp"
 #include "select/select_image.hpp"

@@ -2,7 +2,7 @@
 // programs linking Kiln start, and open and list packages, on machines without a driver.
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/driver_api.hpp"
 
 #include <memory>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/device.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/cuda_types.hpp"
 #include "format/package_reader.hpp"
 #include "select/select_image.hpp"

@@ -6,7 +6,7 @@
 #include "core/image_store.hpp"
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "format/package_reader.hpp"
 
 #include <memory>
@@ -40,8 +40,5 @@ private:
   Status check_kernel(std::uint32_t index) const;
   Status check_name(const format::NameHit& hit, std::string_view name) const;
 };
-
-// The status a reader's refusal maps to (never renumbered: both are written in stone).
-kiln_status status_of(format::ReadErrorCode code);
 
 }  // namespace kiln::core

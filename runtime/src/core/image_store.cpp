@@ -36,7 +36,7 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
       }
       if (!made.ok()) {
         slot.owned = {};
-        if (made.code != KILN_STATUS_OUT_OF_MEMORY) slot.failure = made;
+        if (made.error().status != KILN_STATUS_OUT_OF_MEMORY) slot.failure = made;
         return made;
       }
       slot.ready.store(true, std::memory_order_release);
@@ -48,13 +48,9 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
 
 Status ImageStore::produce(std::uint32_t image, Slot& slot) const {
   KILN_TRY(m_source.fetch(m_reader.stored_image(image)));
-  std::span<const std::byte> view;
-  const format::ReadError read = m_reader.image_bytes(image, slot.owned, view);
-  if (read) {
-    const kiln_status code =
-        read.code == format::ReadErrorCode::image_corrupt ? KILN_STATUS_IMAGE_CORRUPT : KILN_STATUS_CORRUPT;
-    return fail(code, read.message);
-  }
+  Result<std::span<const std::byte>> read = m_reader.image_bytes(image, slot.owned);
+  if (!read) return std::move(read).error();
+  std::span<const std::byte> view = *read;
   const format::ImageView record = m_reader.image(image);
   if (std::string why = format::check_image(view, m_reader.target(record.target).target); !why.empty()) {
     return fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) + " " + why);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/package_source.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "format/package_reader.hpp"
 
 #include <atomic>

@@ -3,7 +3,7 @@
 // its unit loaded for that device, and the dynamic shared memory limit already raised there.
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/driver_api.hpp"
 #include "format/package_reader.hpp"
 #include "kiln/launch.h"

@@ -6,7 +6,7 @@
 #include "core/device.hpp"
 #include "core/image_choice.hpp"
 #include "core/image_store.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/driver_api.hpp"
 #include "format/package_reader.hpp"
 #include "select/select_image.hpp"

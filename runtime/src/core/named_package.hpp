@@ -10,7 +10,7 @@
 #pragma once
 
 #include "core/package.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 
 #include <memory>
 #include <string>

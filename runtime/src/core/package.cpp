@@ -129,11 +129,11 @@ Status Package::choose(std::uint32_t unit, DeviceQuery& device, const ImageReque
       file = companion;
       return {};
     }
-    if (from_companion.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return from_companion;
+    if (from_companion.error().status != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return from_companion;
   }
   const Status own = choose_image(m_reader, unit, device, m_options.force_target, requester, out);
-  if (own.ok() || own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
-  return fail(own.code, own.message + (companion ? "; and " + from_companion.message : m_companions->missing_hint(arch)));
+  if (own.ok() || own.error().status != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return own;
+  return fail(own.error().status, error_text(own.error()) + (companion ? "; and " + error_text(from_companion.error()) : m_companions->missing_hint(arch)));
 }
 
 Status Package::library_for(driver::DriverApi& driver, std::uint32_t unit, driver::CUdevice device,
@@ -206,9 +206,9 @@ Status Package::get_kernel(std::string_view name, Kernel*& out) {
     g_package_hits.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
-  if (own.code != KILN_STATUS_KERNEL_NOT_FOUND && (own.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE || !canonical)) return own;
+  if (own.error().status != KILN_STATUS_KERNEL_NOT_FOUND && (own.error().status != KILN_STATUS_NO_IMAGE_FOR_DEVICE || !canonical)) return own;
   KILN_TRY(m_own.checked_index());   // the carried sources' tables
-  return m_compiled->get(own.code == KILN_STATUS_KERNEL_NOT_FOUND ? name : std::string_view(canonical), own, out);
+  return m_compiled->get(own.error().status == KILN_STATUS_KERNEL_NOT_FOUND ? name : std::string_view(canonical), own, out);
 }
 
 Status Package::get_global(std::string_view name, driver::CUdeviceptr& pointer, std::size_t& size) {

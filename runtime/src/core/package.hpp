@@ -12,7 +12,7 @@
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
 #include "core/split_companions.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "format/package_reader.hpp"
 #include "platform/shared_mutex.hpp"
 

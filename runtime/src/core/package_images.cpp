@@ -22,7 +22,7 @@ Status Package::select_image(std::uint32_t index, int ordinal, SelectedImage& ou
   driver::CUdevice device = 0;
   if (Status s = device_for_ordinal(*driver, ordinal, device); !s.ok()) {
     const std::string kernel(m_reader.kernel(index).canonical_name);
-    return fail(s.code, m_label + ": kernel '" + kernel + "': " + s.message);
+    return fail(s.error().status, m_label + ": kernel '" + kernel + "': " + error_text(s.error()));
   }
   DeviceQuery query;
   KILN_TRY(DeviceQuery::of(devices(), *driver, device, query));
@@ -68,7 +68,7 @@ Status Package::kernel_coverage(std::size_t index, std::uint32_t arch, int drive
     out = image.kind == format::TargetKind::sass ? Coverage::cubin : Coverage::ptx;
     return {};
   }
-  if (chosen.code != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return chosen;
+  if (chosen.error().status != KILN_STATUS_NO_IMAGE_FOR_DEVICE) return chosen;
   KILN_TRY(m_own.checked_index());   // the carried sources' tables
   const std::uint32_t unit = m_reader.kernel(static_cast<std::uint32_t>(index)).unit;
   out = m_reader.find_carried_unit(unit) ? Coverage::runtime_compile : Coverage::none;

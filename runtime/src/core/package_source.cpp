@@ -17,7 +17,7 @@ namespace {
 
 std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
 
-std::string error_text(int error) { return std::strerror(error); }
+std::string errno_text(int error) { return std::strerror(error); }
 
 }  // namespace
 
@@ -34,10 +34,10 @@ Status PackageSource::read_file(const char* path) {
     const int error = errno;
     if (platform::FileStatus st; platform::status_of(platform::path_of_utf8(path), st) && !st.is_regular && !st.is_directory)
       return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is " + st.kind + ", not a regular file");
-    return fail(KILN_STATUS_IO_ERROR, "cannot open " + in_quotes(m_path) + ": " + error_text(error));
+    return fail(KILN_STATUS_IO_ERROR, "cannot open " + in_quotes(m_path) + ": " + errno_text(error));
   }
   platform::FileStatus info;
-  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
+  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + errno_text(errno));
   // Opening a directory for reading succeeds; only its status tells.
   if (info.is_directory) return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " is a directory, not a package file");
   // A FIFO or a device: refused, never waited on (the open did not wait either: open_for_reading).
@@ -110,17 +110,17 @@ std::string PackageSource::read_index_page(std::uint64_t offset, std::uint64_t s
   const Status read = read_range(offset, size);
   if (read.ok()) return {};
   std::string changed = changed_since_open();   // a short read's likely cause, said plainly
-  return changed.empty() ? read.message : changed;
+  return changed.empty() ? read.error().message : changed;
 }
 
 std::string PackageSource::changed_since_open() const {
   const Status unchanged = check_unchanged();
-  return unchanged.ok() ? std::string() : unchanged.message;
+  return unchanged.ok() ? std::string() : unchanged.error().message;
 }
 
 Status PackageSource::check_unchanged() const {
   platform::FileStatus info;
-  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + error_text(errno));
+  if (!platform::status_of(m_fd, info)) return fail(KILN_STATUS_IO_ERROR, "cannot stat " + in_quotes(m_path) + ": " + errno_text(errno));
   const Identity now{info.device, info.file, info.size, info.mtime_ns};
   if (!(now == m_identity)) {
     return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " has changed since it was opened (" +
@@ -144,7 +144,7 @@ Status PackageSource::read_range(std::uint64_t offset, std::uint64_t size) const
   while (size > 0) {
     const long got = platform::read_at(m_fd, at, static_cast<std::size_t>(size), offset);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return fail(KILN_STATUS_IO_ERROR, "cannot read " + in_quotes(m_path) + ": " + error_text(errno));
+    if (got < 0) return fail(KILN_STATUS_IO_ERROR, "cannot read " + in_quotes(m_path) + ": " + errno_text(errno));
     if (got == 0) {
       return fail(KILN_STATUS_IO_ERROR, in_quotes(m_path) + " ends at byte " + std::to_string(offset) +
                                             ", before the bytes it had when opened; open it again");

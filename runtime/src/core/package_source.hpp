@@ -10,7 +10,7 @@
 // untouched pages of BLOBS cost no memory and no time (docs/runtime.md, "Files changed while open").
 #pragma once
 
-#include "core/status.hpp"
+#include "util/result.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -22,7 +22,7 @@ Status target_of_current_device(std::string& target) {
 
 Status compile_program(const ProgramRequest& request, std::unique_ptr<Package>& out) {
   CompileLibrary* compiler = nullptr;
-  if (Status found = compile_library(compiler); !found.ok()) return fail(found.code, request.name + ": " + found.message);
+  if (Status found = compile_library(compiler); !found.ok()) return fail(found.error().status, request.name + ": " + error_text(found.error()));
   if (!compiler->enabled())
     return fail(KILN_STATUS_NO_COMPILER, request.name + ": run-time compilation is off (KILN_JIT=0)");
   std::string target;

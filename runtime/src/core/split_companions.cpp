@@ -124,10 +124,10 @@ Status SplitCompanions::open_entry(Entry& entry) const {
   auto file = std::make_unique<ImageFile>();
   file->label = entry.path;
   const std::string what = m_main_label + ": its cubins for " + family(entry.major) + ", ";
-  if (Status read = file->source.read_file(entry.path.c_str()); !read.ok()) return fail(read.code, what + read.message);
-  if (Status opened = file->open(m_log); !opened.ok()) return fail(opened.code, what + opened.message);
+  if (Status read = file->source.read_file(entry.path.c_str()); !read.ok()) return fail(read.error().status, what + error_text(read.error()));
+  if (Status opened = file->open(m_log); !opened.ok()) return fail(opened.error().status, what + error_text(opened.error()));
   // Its units are used by index without a kernel's checks: a deferred index is checked whole now.
-  if (Status checked = file->checked_index(); !checked.ok()) return fail(checked.code, what + checked.message);
+  if (Status checked = file->checked_index(); !checked.ok()) return fail(checked.error().status, what + error_text(checked.error()));
   if (const std::string why = mismatch(m_main, file->reader, entry.major, entry.content_id); !why.empty()) {
     return fail(KILN_STATUS_CORRUPT, what + entry.path + ", cannot be used: " + why +
                                          "; install the file that came with " + m_main_label);

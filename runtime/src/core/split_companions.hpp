@@ -8,7 +8,7 @@
 #pragma once
 
 #include "core/image_file.hpp"
-#include "core/status.hpp"
+#include "util/result.hpp"
 #include "driver/driver_api.hpp"
 
 #include <cstdint>

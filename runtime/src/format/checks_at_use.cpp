@@ -17,16 +17,16 @@ using detail::at_record;
 using detail::not_a_string;
 using detail::out_of_range;
 
-ReadError PackageReader::checked(const std::string& problem) const {
+Status PackageReader::checked(const std::string& problem) const {
   if (problem.empty() && m_pages && !m_pages->failed()) return {};   // the usual answer, without a lock
-  if (ReadError pages = page_error()) return pages;
-  if (!problem.empty()) return {ReadErrorCode::corrupt, m_label + ": " + problem};
+  KILN_TRY(page_error());
+  if (!problem.empty()) return refused(KILN_STATUS_CORRUPT, problem);
   return {};
 }
 
-ReadError PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr, {}); }
+Status PackageReader::check_kernel(std::uint32_t i) const { return check_kernel_found(i, nullptr, {}); }
 
-ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const {
+Status PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const {
   if (!m_deferred || kernel_checked(i)) return {};
   if (i < m_kernels.count && m_deferred->all_passed.load(std::memory_order_acquire)) {
     m_deferred->kernel_checked.set(i);   // check_all() has checked it
@@ -35,32 +35,32 @@ ReadError PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint
   if (!m_deferred->tables_passed.load(std::memory_order_acquire)) {
     std::call_once(m_deferred->tables_once, [this] {
       m_deferred->tables = checked(tables_problem());
-      m_deferred->tables_passed.store(!m_deferred->tables, std::memory_order_release);
+      m_deferred->tables_passed.store(m_deferred->tables.ok(), std::memory_order_release);
     });
-    if (m_deferred->tables) return m_deferred->tables;
+    KILN_TRY(m_deferred->tables);
   }
   OwnNames names;
   std::string problem = kernel_problem(i, names);
   std::uint32_t records[2] = {};
   if (problem.empty()) problem = own_names_problem(i, names, hint, asked, records);
-  if (ReadError e = checked(problem)) return e;
+  KILN_TRY(checked(problem));
   // The records its own names find may be handed out for it: check_name needs nothing more.
   for (const std::uint32_t r : records) m_deferred->name_checked.set(r);
   m_deferred->kernel_checked.set(i);
   return {};
 }
 
-ReadError PackageReader::check_name(const NameHit& hit, std::string_view asked) const {
+Status PackageReader::check_name(const NameHit& hit, std::string_view asked) const {
   if (!m_deferred || name_checked(hit.record)) return {};
   if (hit.kernel >= m_kernels.count) {
     return checked(at_record(SectionKind::names, hit.record) + out_of_range("kernel", hit.kernel, m_kernels.count, SectionKind::kernels));
   }
-  if (ReadError e = check_kernel_found(hit.kernel, &hit, asked)) return e;
+  KILN_TRY(check_kernel_found(hit.kernel, &hit, asked));
   // Not one of the kernel's own names (nor checked whole yet): an alias ("block_sum<float, 256u>"),
   // or another kernel's own name that this record leads elsewhere. Only the whole of NAMES and
   // KERNELS tells the two apart, once for every alias.
   if (!name_checked(hit.record) && !m_deferred->all_passed.load(std::memory_order_acquire)) {
-    if (ReadError e = check_all()) return e;
+    KILN_TRY(check_all());
   }
   m_deferred->name_checked.set(hit.record);
   return {};

@@ -60,7 +60,7 @@ std::string PackageReader::tables_problem() const {
   return {};
 }
 
-ReadError PackageReader::check_metadata() const {
+Status PackageReader::check_metadata() const {
   if (!m_deferred) return {};
   std::call_once(m_deferred->metadata_once, [this] {
     const std::optional<std::string> problem = metadata_problem();

@@ -42,18 +42,19 @@ SourceTextView PackageReader::source_text(std::uint32_t i) const {
   return SourceTextView{r.content_hash, static_cast<ImageEncoding>(r.encoding), r.stored_size, r.raw_size};
 }
 
-ReadError PackageReader::read_source_text(std::uint32_t i, std::string& out) const {
-  out.clear();
+Result<std::string> PackageReader::read_source_text(std::uint32_t i) const {
   const auto fail = [&](const std::string& why) {
-    return ReadError{ReadErrorCode::image_corrupt,
-                     m_label + ": carried source text " + std::to_string(i) + " " + why};
+    return refused(KILN_STATUS_IMAGE_CORRUPT, "carried source text " + std::to_string(i) + " " + why);
   };
   if (i >= m_source_texts.count) return fail("does not exist");
   const auto r = record<SourceTextRecord>(m_source_texts, i);
   // Checked at open, or by check_all() before a deferred reader's texts are used.
   if (r.offset > m_text_blobs.size() || r.stored_size > m_text_blobs.size() - r.offset) return fail("lies outside TEXT_BLOBS");
   const std::span<const std::byte> stored = loaded(m_text_blobs.subspan(r.offset, r.stored_size));
-  if (stored.size() != r.stored_size) return fail("cannot be read: " + page_error().message);
+  if (stored.size() != r.stored_size) {
+    const Status pages = page_error();
+    return fail("cannot be read: " + (pages.ok() ? std::string() : pages.error().message));
+  }
   std::vector<std::byte> decoded;
   std::span<const std::byte> raw = stored;
   if (r.encoding == static_cast<std::uint32_t>(ImageEncoding::zstd)) {
@@ -61,8 +62,7 @@ ReadError PackageReader::read_source_text(std::uint32_t i, std::string& out) con
     raw = decoded;
   }
   if (checksum(raw) != r.content_hash) return fail("fails its checksum");
-  out.assign(reinterpret_cast<const char*>(raw.data()), raw.size());
-  return {};
+  return std::string(reinterpret_cast<const char*>(raw.data()), raw.size());
 }
 
 }  // namespace kiln::format

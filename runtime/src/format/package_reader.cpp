@@ -25,9 +25,8 @@ struct Opened {
   IndexPagesView pages;
 };
 
-ReadError error(ReadErrorCode code, std::string message) {
-  return {code, std::move(message)};
-}
+// A failure of open_package; open_with names the file (`where.file`).
+Error error(kiln_status status, std::string message) { return fail(status, std::move(message)); }
 
 std::string version_text(std::uint16_t major, std::uint16_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
@@ -40,17 +39,17 @@ std::string truncated_text(std::size_t have, std::uint64_t need) {
 
 // Magic and version come first: they are the only fields every major version shares, so a newer
 // major is reported as such even if the rest of its header means something else.
-ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHeader& header) {
+Status read_header(std::span<const std::byte> bytes, Opened& opened, FileHeader& header) {
   const std::size_t have = bytes.size();
   if (have == 0) {
-    return error(ReadErrorCode::truncated, "the file is empty");
+    return error(KILN_STATUS_TRUNCATED, "the file is empty");
   }
   if (std::memcmp(bytes.data(), k_magic.data(), std::min(have, k_magic.size())) != 0) {
-    return error(ReadErrorCode::not_a_package, "not a Kiln package (no Kiln magic at its start)");
+    return error(KILN_STATUS_NOT_A_PACKAGE, "not a Kiln package (no Kiln magic at its start)");
   }
   constexpr std::size_t k_version_end = offsetof(FileHeader, header_size);
   if (have < k_version_end) {
-    return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
+    return error(KILN_STATUS_TRUNCATED, truncated_text(have, sizeof(FileHeader)));
   }
   std::uint16_t major = 0;
   std::uint16_t minor = 0;
@@ -59,29 +58,29 @@ ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHead
   if (major != k_version_major) {
     const std::string found = "package format " + version_text(major, minor);
     if (major > k_version_major) {
-      return error(ReadErrorCode::unsupported_version, found + " is newer than this reader (" +
+      return error(KILN_STATUS_UNSUPPORTED_VERSION, found + " is newer than this reader (" +
                                                            std::to_string(k_version_major) +
                                                            ".x); rebuild it or update Kiln");
     }
     // Older majors are the formats of Kiln before its first release, which wrote 2.0: nothing reads
     // them any more. (A new major must say here how files of 2.x are refused.)
-    return error(ReadErrorCode::unsupported_version,
+    return error(KILN_STATUS_UNSUPPORTED_VERSION,
                  found + " predates Kiln's first release (format 2.0): rebuild the package with this Kiln");
   }
   if (have < sizeof(FileHeader)) {
-    return error(ReadErrorCode::truncated, truncated_text(have, sizeof(FileHeader)));
+    return error(KILN_STATUS_TRUNCATED, truncated_text(have, sizeof(FileHeader)));
   }
   header = detail::load_record<FileHeader>(bytes);
   if (checksum(bytes.first(k_header_checksum_span)) != header.header_checksum) {
-    return error(ReadErrorCode::corrupt, "header checksum mismatch");
+    return error(KILN_STATUS_CORRUPT, "header checksum mismatch");
   }
   if (header.header_size < sizeof(FileHeader) || header.file_size < header.header_size) {
-    return error(ReadErrorCode::corrupt, "header size " + std::to_string(header.header_size) +
+    return error(KILN_STATUS_CORRUPT, "header size " + std::to_string(header.header_size) +
                                              " or file size " + std::to_string(header.file_size) +
                                              " is impossible");
   }
   if (have < header.file_size) {
-    return error(ReadErrorCode::truncated, truncated_text(have, header.file_size));
+    return error(KILN_STATUS_TRUNCATED, truncated_text(have, header.file_size));
   }
   // A longer buffer is fine (an embedded copy may be padded); only file_size bytes are the package.
   opened.bytes = bytes.first(static_cast<std::size_t>(header.file_size));
@@ -90,17 +89,17 @@ ReadError read_header(std::span<const std::byte> bytes, Opened& opened, FileHead
   return {};
 }
 
-ReadError read_toc(const FileHeader& header, std::span<const std::byte> bytes) {
+Status read_toc(const FileHeader& header, std::span<const std::byte> bytes) {
   const std::uint64_t toc_size = std::uint64_t{header.section_count} * sizeof(TocEntry);
   if (header.toc_offset < header.header_size || header.toc_offset > header.file_size ||
       toc_size > header.file_size - header.toc_offset) {
-    return error(ReadErrorCode::corrupt, "the TOC lies outside the file");
+    return error(KILN_STATUS_CORRUPT, "the TOC lies outside the file");
   }
   if (header.toc_offset + toc_size != header.file_size) {
-    return error(ReadErrorCode::corrupt, "the TOC does not end the file");
+    return error(KILN_STATUS_CORRUPT, "the TOC does not end the file");
   }
   if (checksum(bytes.subspan(header.toc_offset, toc_size)) != header.toc_checksum) {
-    return error(ReadErrorCode::corrupt, "TOC checksum mismatch");
+    return error(KILN_STATUS_CORRUPT, "TOC checksum mismatch");
   }
   return {};
 }
@@ -109,7 +108,7 @@ ReadError read_toc(const FileHeader& header, std::span<const std::byte> bytes) {
 // zero padding. So every byte of a valid file is covered by some checksum or known to be zero.
 // Deferred (unread_end > 0): the padding before unread_end is covered by the index pages' checksums
 // and checked when its page is read.
-ReadError check_placement(const FileHeader& header, std::span<const std::byte> bytes,
+Status check_placement(const FileHeader& header, std::span<const std::byte> bytes,
                           std::span<const std::byte> toc, std::uint64_t unread_end) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
   extents.reserve(header.section_count);
@@ -117,13 +116,13 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
     const auto entry = detail::load_record<TocEntry>(toc, i);
     const std::string name = detail::section_name(entry.kind) + " section";
     if (entry.offset % k_section_alignment != 0) {
-      return error(ReadErrorCode::corrupt, name + " at offset " + std::to_string(entry.offset) +
+      return error(KILN_STATUS_CORRUPT, name + " at offset " + std::to_string(entry.offset) +
                                                " is not " + std::to_string(k_section_alignment) +
                                                "-byte aligned");
     }
     if (entry.offset < header.header_size || entry.offset > header.toc_offset ||
         entry.size > header.toc_offset - entry.offset) {
-      return error(ReadErrorCode::corrupt, name + " lies outside the space between header and TOC");
+      return error(KILN_STATUS_CORRUPT, name + " lies outside the space between header and TOC");
     }
     extents.emplace_back(entry.offset, entry.size);
   }
@@ -132,11 +131,11 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
   extents.emplace_back(header.toc_offset, 0);
   for (const auto& [offset, size] : extents) {
     if (offset < end) {
-      return error(ReadErrorCode::corrupt, "sections overlap at offset " + std::to_string(offset));
+      return error(KILN_STATUS_CORRUPT, "sections overlap at offset " + std::to_string(offset));
     }
     for (std::uint64_t at = std::max(end, unread_end); at < offset; ++at) {
       if (bytes[at] != std::byte{0}) {
-        return error(ReadErrorCode::corrupt,
+        return error(KILN_STATUS_CORRUPT,
                      "non-zero padding byte at offset " + std::to_string(at));
       }
     }
@@ -147,7 +146,7 @@ ReadError check_placement(const FileHeader& header, std::span<const std::byte> b
 
 // Finds the sections this version knows, checks their checksums (unless verified lazily) and
 // record sizes. Unknown kinds are skipped, but their checksums are checked like any other's.
-ReadError read_sections(const FileHeader& header, std::span<const std::byte> bytes,
+Status read_sections(const FileHeader& header, std::span<const std::byte> bytes,
                         std::span<const std::byte> toc, std::uint64_t unread_end, detail::Tables& tables) {
   std::array<std::optional<std::span<const std::byte>>,
              std::size(detail::k_required_kinds) + std::size(detail::k_optional_kinds) + 1>
@@ -158,27 +157,27 @@ ReadError read_sections(const FileHeader& header, std::span<const std::byte> byt
     const std::string name = detail::section_name(entry.kind);
     const bool unread = entry.offset + entry.size <= unread_end;   // deferred: checked by its pages
     if ((entry.flags & k_section_verify_lazily) == 0 && !unread && checksum(section) != entry.checksum) {
-      return error(ReadErrorCode::corrupt, name + " section checksum mismatch");
+      return error(KILN_STATUS_CORRUPT, name + " section checksum mismatch");
     }
     if (!detail::is_known_kind(entry.kind)) {
       continue;
     }
     if (found[entry.kind]) {
-      return error(ReadErrorCode::corrupt, "two " + name + " sections");
+      return error(KILN_STATUS_CORRUPT, "two " + name + " sections");
     }
     const std::size_t record = detail::record_size(entry.kind);
     if (record != 0 && entry.size % record != 0) {
-      return error(ReadErrorCode::corrupt, name + " section size " + std::to_string(entry.size) +
+      return error(KILN_STATUS_CORRUPT, name + " section size " + std::to_string(entry.size) +
                                                " is not a multiple of " + std::to_string(record));
     }
     if (record != 0 && entry.size / record > UINT32_MAX) {
-      return error(ReadErrorCode::corrupt, name + " section has too many records");
+      return error(KILN_STATUS_CORRUPT, name + " section has too many records");
     }
     found[entry.kind] = section;
   }
   for (const SectionKind kind : detail::k_required_kinds) {
     if (!found[static_cast<std::uint32_t>(kind)]) {
-      return error(ReadErrorCode::corrupt,
+      return error(KILN_STATUS_CORRUPT,
                    "no " + detail::section_name(static_cast<std::uint32_t>(kind)) + " section");
     }
   }
@@ -226,50 +225,46 @@ std::uint64_t blobs_offset(const FileHeader& header, std::span<const std::byte> 
 
 // Deferred: only the header, the TOC and what lies from BLOBS on (INDEX_PAGES) are read; the index
 // before BLOBS is left to its pages.
-ReadError open_package(std::span<const std::byte> bytes, Opened& opened, bool deferred) {
+Status open_package(std::span<const std::byte> bytes, Opened& opened, bool deferred) {
   FileHeader header{};
-  if (ReadError e = read_header(bytes, opened, header)) {
-    return e;
-  }
-  if (ReadError e = read_toc(header, opened.bytes)) {
-    return e;
-  }
+  KILN_TRY(read_header(bytes, opened, header));
+  KILN_TRY(read_toc(header, opened.bytes));
   const auto toc = opened.bytes.subspan(header.toc_offset, header.section_count * sizeof(TocEntry));
   const std::uint64_t unread_end = deferred ? blobs_offset(header, toc) : 0;
-  if (ReadError e = check_placement(header, opened.bytes, toc, unread_end)) {
-    return e;
-  }
-  if (ReadError e = read_sections(header, opened.bytes, toc, unread_end, opened.tables)) {
-    return e;
-  }
+  KILN_TRY(check_placement(header, opened.bytes, toc, unread_end));
+  KILN_TRY(read_sections(header, opened.bytes, toc, unread_end, opened.tables));
   opened.tables.file_size = header.file_size;
   const auto blobs = opened.tables.blobs.data() - opened.bytes.data();
   if (std::string problem = detail::parse_index_pages(opened.tables.index_pages, header.header_size,
                                                       static_cast<std::uint64_t>(blobs), opened.pages);
       !problem.empty()) {
-    return error(ReadErrorCode::corrupt, std::move(problem));
+    return error(KILN_STATUS_CORRUPT, std::move(problem));
   }
   if (deferred) return {};
   if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {
-    return error(ReadErrorCode::corrupt, std::move(problem));
+    return error(KILN_STATUS_CORRUPT, std::move(problem));
   }
   if (std::string problem = detail::check_index_pages(opened.pages, opened.bytes); !problem.empty()) {
-    return error(ReadErrorCode::corrupt, std::move(problem));
+    return error(KILN_STATUS_CORRUPT, std::move(problem));
   }
   return {};
 }
 
 }  // namespace
 
-ReadError PackageReader::open(std::span<const std::byte> bytes, std::string label) {
+Status PackageReader::open(std::span<const std::byte> bytes, std::string label) {
   return open_with(bytes, std::move(label), false);
 }
 
-ReadError PackageReader::open_deferred(std::span<const std::byte> bytes, std::string label) {
+Status PackageReader::open_deferred(std::span<const std::byte> bytes, std::string label) {
   return open_with(bytes, std::move(label), true);
 }
 
-ReadError PackageReader::check_all() const {
+Error PackageReader::refused(kiln_status status, std::string message) const {
+  return fail(status, std::move(message), Location{.file = m_label});
+}
+
+Status PackageReader::check_all() const {
   if (!m_deferred) return {};
   std::call_once(m_deferred->all_once, [this] {
     if (!m_pages || !m_pages->load_all()) {
@@ -277,8 +272,9 @@ ReadError PackageReader::check_all() const {
       return;
     }
     Opened whole;
-    if (ReadError e = open_package(m_bytes, whole, false)) {
-      e.message = m_label + ": " + e.message;
+    if (Status opened = open_package(m_bytes, whole, false); !opened) {
+      Error e = std::move(opened).error();
+      e.where.file = m_label;
       m_deferred->all = std::move(e);
       return;
     }
@@ -287,22 +283,23 @@ ReadError PackageReader::check_all() const {
   return m_deferred->all;
 }
 
-ReadError PackageReader::page_error() const {
-  if (!m_pages) return {ReadErrorCode::corrupt, m_label + ": the index pages were not handed to the reader"};
+Status PackageReader::page_error() const {
+  if (!m_pages) return refused(KILN_STATUS_CORRUPT, "the index pages were not handed to the reader");
   if (!m_pages->failed()) return {};
   switch (m_pages->failure()) {
     case IndexPageLoader::Failure::none: return {};
-    case IndexPageLoader::Failure::io: return {ReadErrorCode::io, m_label + ": " + m_pages->failure_message()};
+    case IndexPageLoader::Failure::io: return refused(KILN_STATUS_IO_ERROR, m_pages->failure_message());
     case IndexPageLoader::Failure::corrupt: break;
   }
-  return {ReadErrorCode::corrupt, m_label + ": " + m_pages->failure_message()};
+  return refused(KILN_STATUS_CORRUPT, m_pages->failure_message());
 }
 
-ReadError PackageReader::open_with(std::span<const std::byte> bytes, std::string label, bool deferred) {
+Status PackageReader::open_with(std::span<const std::byte> bytes, std::string label, bool deferred) {
   *this = PackageReader{};
   Opened opened;
-  if (ReadError e = open_package(bytes, opened, deferred)) {
-    e.message = label + ": " + e.message;
+  if (Status read = open_package(bytes, opened, deferred); !read) {
+    Error e = std::move(read).error();
+    e.where.file = std::move(label);
     return e;
   }
   m_bytes = opened.bytes;

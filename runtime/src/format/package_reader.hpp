@@ -17,6 +17,7 @@
 #include "index_pages.hpp"
 #include "layout.hpp"
 #include "target.hpp"
+#include "util/result.hpp"
 
 #include <atomic>
 #include <cstring>
@@ -33,22 +34,10 @@
 
 namespace kiln::format {
 
-// Why a package was refused. Also the basis of the runtime's status codes: never renumber.
-enum class ReadErrorCode : int {
-  none = 0,
-  not_a_package = 1,        // wrong magic: not a Kiln package at all
-  unsupported_version = 2,  // a major version this reader does not know
-  truncated = 3,            // the buffer ends before the file says it does
-  corrupt = 4,              // a checksum mismatch or an inconsistent index
-  image_corrupt = 5,        // an image's bytes fail their checksum or do not decode
-  io = 6,                   // a deferred index page could not be read (the file changed, an I/O error)
-};
-
-struct ReadError {
-  ReadErrorCode code = ReadErrorCode::none;
-  std::string message;      // names the section, record or image; empty when code == none
-  explicit operator bool() const { return code != ReadErrorCode::none; }
-};
+// Why a package is refused: a Status or Result whose Error has the kiln_status the loader reports
+// (NOT_A_PACKAGE, UNSUPPORTED_VERSION, TRUNCATED, CORRUPT, IMAGE_CORRUPT, or IO_ERROR when a deferred
+// index page cannot be read), the label the reader was opened with as `where.file`, and for an
+// image the target as `where.target`. The message names the section, record or image.
 
 // Views returned by the reader point into the package buffer and live as long as it does.
 struct TargetView {
@@ -160,13 +149,13 @@ private:
 
 class PackageReader {
 public:
-  // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) prefixes
-  // error messages. On failure the reader is left empty.
-  ReadError open(std::span<const std::byte> bytes, std::string label = "package");
+  // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) is every
+  // error's `where.file`. On failure the reader is left empty.
+  Status open(std::span<const std::byte> bytes, std::string label = "package");
   // Checks the header, the TOC and INDEX_PAGES (which the file must have), the only bytes that need
   // be present besides BLOBS; the caller then hands over the loader of the index pages before
   // anything else is asked (use_pages). The tables are checked at first use (the class comment).
-  ReadError open_deferred(std::span<const std::byte> bytes, std::string label = "package");
+  Status open_deferred(std::span<const std::byte> bytes, std::string label = "package");
   // The index pages of a deferred reader: where INDEX_PAGES says they lie, for the loader.
   const IndexPagesView& index_pages() const { return m_index_pages; }
   void use_pages(const IndexPageLoader* pages) { m_pages = pages; }
@@ -175,7 +164,7 @@ public:
   // unit, the unit's images, TARGETS and KERNEL_TARGETS (whole, once: their order decides which
   // image holds a kernel), and that its own names (canonical and lowered) find it in NAMES.
   // Corrupt naming the record, or io when a page cannot be read. Readers opened whole: nothing to check.
-  ReadError check_kernel(std::uint32_t i) const;
+  Status check_kernel(std::uint32_t i) const;
   // Whether check_kernel(i) has passed (always, for a reader opened whole).
   bool kernel_checked(std::uint32_t i) const {
     return !m_deferred || (i < m_kernels.count && m_deferred->kernel_checked.test(i));
@@ -185,7 +174,7 @@ public:
   // either one of that kernel's own names or, for any other name (an alias), the whole index
   // checked (check_all), since only the whole NAMES and KERNELS can show that no other kernel's own
   // name it is. Once per NAMES record.
-  ReadError check_name(const NameHit& hit, std::string_view asked = {}) const;
+  Status check_name(const NameHit& hit, std::string_view asked = {}) const;
   // Whether check_name has passed for NAMES record `record` (always, for a reader opened whole):
   // the test each lookup makes, inline.
   bool name_checked(std::uint32_t record) const {
@@ -193,10 +182,10 @@ public:
   }
   // Deferred readers: METADATA checked whole (its strings, its order), once, before anything reads
   // it (a split package's keys are read at open). Readers opened whole: nothing to check.
-  ReadError check_metadata() const;
+  Status check_metadata() const;
   // Deferred readers: reads every page and checks everything open() checks, once (later calls give
   // the same answer). Readers opened whole: nothing to check.
-  ReadError check_all() const;
+  Status check_all() const;
 
   std::uint16_t version_major() const { return m_major; }
   std::uint16_t version_minor() const { return m_minor; }
@@ -234,8 +223,8 @@ public:
   CarriedEntryView carried_entry(std::uint32_t i) const;
   std::uint32_t source_text_count() const { return m_source_texts.count; }
   SourceTextView source_text(std::uint32_t i) const;
-  // Decodes text `i` into `out` and checks its hash: image_corrupt (naming the text) when it fails.
-  ReadError read_source_text(std::uint32_t i, std::string& out) const;
+  // Decodes text `i` and checks its hash: IMAGE_CORRUPT (naming the text) when it fails.
+  Result<std::string> read_source_text(std::uint32_t i) const;
 
   // Whether the image of kernel `kernel`'s unit for target `target` holds the kernel: always for a
   // kernel in every image (one without KERNEL_TARGETS records), else as KERNEL_TARGETS says.
@@ -259,21 +248,21 @@ public:
 
   // The stored (possibly compressed) bytes of an image, unchecked.
   std::span<const std::byte> stored_image(std::uint32_t image) const;
-  // Checks and decodes an image into `out` (resized to raw_size).
-  ReadError read_image(std::uint32_t image, std::vector<std::byte>& out) const;
+  // Checks and decodes an image (raw_size bytes).
+  Result<std::vector<std::byte>> read_image(std::uint32_t image) const;
   // Checks an image and gives its bytes without copying where it can: a raw image is a view into the
-  // package buffer, a compressed one is decoded into `scratch`. `out` lives as long as both do.
-  ReadError image_bytes(std::uint32_t image, std::vector<std::byte>& scratch, std::span<const std::byte>& out) const;
+  // package buffer, a compressed one is decoded into `scratch`. The view lives as long as both do.
+  Result<std::span<const std::byte>> image_bytes(std::uint32_t image, std::vector<std::byte>& scratch) const;
 
   // Sections present in the file, for inspect/verify, including kinds this reader does not know.
   std::span<const std::byte> toc_bytes() const;
   std::uint32_t section_count() const;
   TocEntry section(std::uint32_t i) const;
   // Verifies every section checksum, including the lazily verified ones (BLOBS).
-  ReadError verify_all_sections() const;
-  // "" when NAME_INDEX has the shape the writer gives it and finds every name of NAMES; else what is
-  // wrong. For `kiln verify`: lookups never depend on it being right.
-  std::string check_name_index() const;
+  Status verify_all_sections() const;
+  // Whether NAME_INDEX has the shape the writer gives it and finds every name of NAMES (CORRUPT
+  // saying what is wrong). For `kiln verify`: lookups never depend on it being right.
+  Status check_name_index() const;
 
 private:
   struct Table {
@@ -283,18 +272,18 @@ private:
   // A deferred reader's state: what it has checked so far.
   struct Deferred {
     std::once_flag all_once;
-    ReadError all;
+    Status all;
     std::atomic<bool> all_passed{false};
     std::once_flag tables_once;   // TARGETS and the order of KERNEL_TARGETS
     std::atomic<bool> tables_passed{false};   // tested first: std::call_once sets thread-local state on each call
-    ReadError tables;
+    Status tables;
     std::once_flag metadata_once;
-    ReadError metadata;
+    Status metadata;
     CheckedBits kernel_checked;
     CheckedBits unit_checked;   // a unit's record and images
     CheckedBits name_checked;   // a NAMES record, by check_name
   };
-  ReadError open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
+  Status open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
   // Whether `bytes` (inside the buffer) may be read: their index pages are loaded.
   bool present(std::span<const std::byte> bytes) const {
     return !m_pages || m_pages->load(static_cast<std::uint64_t>(bytes.data() - m_bytes.data()), bytes.size());
@@ -310,7 +299,7 @@ private:
   std::uint32_t first_unit_source(std::uint32_t unit) const;
   // check_kernel, where `hint` (if any) is what find_name gave for `asked`, maybe one of the
   // kernel's names (then not looked up again).
-  ReadError check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const;
+  Status check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const;
   // A kernel's own names as stored, once kernel_problem has checked them: lowered, canonical.
   using OwnNames = std::string_view[2];
   std::string kernel_problem(std::uint32_t i, OwnNames& names) const;
@@ -322,9 +311,12 @@ private:
   std::string tables_problem() const;
   std::optional<std::string> metadata_problem() const;   // nullopt: too large to check but whole
   // A check's answer: the page failure if one happened (a page that cannot be read gives zeros to
-  // whatever reads it), else corrupt with `problem`, else none.
-  ReadError checked(const std::string& problem) const;
-  ReadError page_error() const;
+  // whatever reads it), else CORRUPT with `problem`, else success.
+  Status checked(const std::string& problem) const;
+  Status page_error() const;
+  // A failure of this package: `where.file` is its label. (failure::Error: the runtime's tests see
+  // kiln/error.hpp's kiln::Error too.)
+  failure::Error refused(kiln_status status, std::string message) const;
 
   std::span<const std::byte> m_bytes;
   std::string m_label;

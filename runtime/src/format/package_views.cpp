@@ -228,11 +228,12 @@ std::optional<NameHit> PackageReader::find_name(std::string_view name) const {
   return NameHit{*found, this->name(*found).kernel};
 }
 
-std::string PackageReader::check_name_index() const {
+Status PackageReader::check_name_index() const {
   if (m_name_index.count < detail::name_index_size(m_names.count) / 2 || m_name_index.count > UINT32_MAX / 2 ||
       (m_name_index.count & (m_name_index.count - 1)) != 0)
-    return m_label + ": NAME_INDEX has " + std::to_string(m_name_index.count) + " slots for " +
-           std::to_string(m_names.count) + " names (a power of two, at least twice as many, is expected)";
+    return refused(KILN_STATUS_CORRUPT, "NAME_INDEX has " + std::to_string(m_name_index.count) + " slots for " +
+                                            std::to_string(m_names.count) +
+                                            " names (a power of two, at least twice as many, is expected)");
   for (std::uint32_t i = 0; i < m_names.count; ++i) {
     const std::string_view wanted = name(i).name;
     const auto named = [&](std::uint32_t k) { return k < m_names.count && name(k).name == wanted; };
@@ -240,8 +241,8 @@ std::string PackageReader::check_name_index() const {
       return present(m_name_index.bytes.subspan(at * sizeof(NameIndexSlot), sizeof(NameIndexSlot)));
     };
     if (detail::probe_name_index(m_name_index.bytes, m_name_index.count, wanted, named, slot_present) != i)
-      return m_label + ": NAME_INDEX does not find the name '" + std::string(wanted.substr(0, 200)) +
-             "' (lookups still find it by searching NAMES)";
+      return refused(KILN_STATUS_CORRUPT, "NAME_INDEX does not find the name '" + std::string(wanted.substr(0, 200)) +
+                                              "' (lookups still find it by searching NAMES)");
   }
   return {};
 }
@@ -261,23 +262,23 @@ std::span<const std::byte> PackageReader::stored_image(std::uint32_t image) cons
   return m_blobs.subspan(r.offset, r.stored_size);
 }
 
-ReadError PackageReader::image_bytes(std::uint32_t image, std::vector<std::byte>& scratch,
-                                     std::span<const std::byte>& out) const {
-  out = {};
+Result<std::span<const std::byte>> PackageReader::image_bytes(std::uint32_t image,
+                                                             std::vector<std::byte>& scratch) const {
   scratch.clear();
   if (image >= m_images.count) {
-    return {ReadErrorCode::corrupt, m_label + ": there is no image " + std::to_string(image) +
-                                        " (the package has " + std::to_string(m_images.count) +
-                                        ")"};
+    return refused(KILN_STATUS_CORRUPT, "there is no image " + std::to_string(image) + " (the package has " +
+                                            std::to_string(m_images.count) + ")");
   }
   const auto r = record<ImageRecord>(m_images, image);
   // Messages are built only on failure: this runs on the first-launch path.
   const auto fail = [&](const std::string& why) {
     scratch.clear();
-    out = {};
-    return ReadError{ReadErrorCode::image_corrupt, m_label + ": image " + std::string(unit(r.unit).source) + " [" +
-                                                       std::string(target(r.target).name) + "] " + why};
+    const std::string_view target_name = target(r.target).name;
+    return kiln::fail(KILN_STATUS_IMAGE_CORRUPT,
+                      "image " + std::string(unit(r.unit).source) + " [" + std::string(target_name) + "] " + why,
+                      Location{.file = m_label, .target = std::string(target_name)});
   };
+  std::span<const std::byte> out;
   const std::span<const std::byte> stored = stored_image(image);
   switch (static_cast<ImageEncoding>(r.encoding)) {
     case ImageEncoding::raw:
@@ -299,14 +300,15 @@ ReadError PackageReader::image_bytes(std::uint32_t image, std::vector<std::byte>
   if (checksum(out) != r.checksum) {
     return fail("fails its checksum");
   }
-  return {};
+  return out;
 }
 
-ReadError PackageReader::read_image(std::uint32_t image, std::vector<std::byte>& out) const {
-  std::span<const std::byte> bytes;
-  ReadError error = image_bytes(image, out, bytes);
-  if (!error && bytes.data() != out.data()) out.assign(bytes.begin(), bytes.end());
-  return error;
+Result<std::vector<std::byte>> PackageReader::read_image(std::uint32_t image) const {
+  std::vector<std::byte> out;
+  Result<std::span<const std::byte>> bytes = image_bytes(image, out);
+  if (!bytes) return std::move(bytes).error();
+  if (bytes->data() != out.data()) out.assign(bytes->begin(), bytes->end());
+  return out;
 }
 
 std::span<const std::byte> PackageReader::toc_bytes() const {
@@ -328,13 +330,12 @@ TocEntry PackageReader::section(std::uint32_t i) const {
   return detail::load_record<TocEntry>(toc_bytes(), i);
 }
 
-ReadError PackageReader::verify_all_sections() const {
+Status PackageReader::verify_all_sections() const {
   if (m_pages && !m_pages->load_all()) return page_error();
   for (std::uint32_t i = 0; i < section_count(); ++i) {
     const TocEntry entry = section(i);
     if (checksum(m_bytes.subspan(entry.offset, entry.size)) != entry.checksum) {
-      return {ReadErrorCode::corrupt,
-              m_label + ": " + detail::section_name(entry.kind) + " section checksum mismatch"};
+      return refused(KILN_STATUS_CORRUPT, detail::section_name(entry.kind) + " section checksum mismatch");
     }
   }
   return {};
