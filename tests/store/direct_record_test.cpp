@@ -134,12 +134,17 @@ TEST_F(DirectRecordTest, TheQueryHoldsEveryInput) {
   q = base;
   q.search_directories.push_back("/opt/other");
   queries.insert(direct_query(q));
-  test::set_variable("KILN_NVRTC", "");
+#if defined(_WIN32)
+  constexpr std::size_t distinct = 7;   // Windows has no empty variable: setting one to "" removes it
+#else
+  constexpr std::size_t distinct = 8;
+  test::set_variable("KILN_NVRTC", "");   // set and empty is not unset
   queries.insert(direct_query(base));
+#endif
   test::set_variable("KILN_NVRTC", "/opt/nvrtc/lib/libnvrtc.so.13");
   queries.insert(direct_query(base));
   test::unset_variable("KILN_NVRTC");
-  EXPECT_EQ(queries.size(), 8u);
+  EXPECT_EQ(queries.size(), distinct);
 }
 
 }  // namespace
