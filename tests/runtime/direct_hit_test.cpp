@@ -241,17 +241,19 @@ TEST_F(DirectHitTest, ARecordAnswersOnlyForTheCompileLibraryThatWroteIt) {
   ASSERT_EQ(same.status, KILN_STATUS_SUCCESS) << same.message;
   EXPECT_FALSE(same.library_loaded) << "the library that wrote the record, unchanged: a direct hit";
 
-  // Another build of it at the same path (a byte appended: it still loads).
-  std::ofstream(copy, std::ios::binary | std::ios::app).put('\0');
-  const Lookup rebuilt = lookup();
-  ASSERT_EQ(rebuilt.status, KILN_STATUS_SUCCESS) << rebuilt.message;
-  EXPECT_TRUE(rebuilt.library_loaded) << "another compile library: it decides, not the old one's record";
-
-  // The library beside libkiln (KILN_JIT_LIBRARY unset) is another query: none of the copy's records answer.
+  // The library beside libkiln (KILN_JIT_LIBRARY unset) is another query: the copy's record, whose
+  // files are all unchanged, does not answer for it.
   test::unset_variable("KILN_JIT_LIBRARY");
   const Lookup beside = lookup();
   ASSERT_EQ(beside.status, KILN_STATUS_SUCCESS) << beside.message;
   EXPECT_TRUE(beside.library_loaded);
+
+  // Another build of the copy at the same path (a byte appended: it still loads).
+  test::set_variable("KILN_JIT_LIBRARY", copy.string());
+  std::ofstream(copy, std::ios::binary | std::ios::app).put('\0');
+  const Lookup rebuilt = lookup();
+  ASSERT_EQ(rebuilt.status, KILN_STATUS_SUCCESS) << rebuilt.message;
+  EXPECT_TRUE(rebuilt.library_loaded) << "another compile library: it decides, not the old one's record";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "store/cache_settings.hpp"
 
+#include "util/switch_words.hpp"
+
 #include "platform/files.hpp"
 #include "platform/text.hpp"
 #include "store/size_spec.hpp"
@@ -19,9 +21,9 @@ Environment process_environment() {
 Result<CacheSettings> cache_settings(const fs::path& directory_option, const Environment& env) {
   CacheSettings settings;
   if (const std::optional<std::string> on = env("KILN_CACHE")) {
-    if (*on == "0" || *on == "false" || *on == "no" || *on == "off") {
+    if (is_off_word(*on)) {
       settings.enabled = false;
-    } else if (!(on->empty() || *on == "1" || *on == "true" || *on == "yes" || *on == "on")) {
+    } else if (!(on->empty() || is_on_word(*on))) {
       return Error{"KILN_CACHE=" + *on + ": not one of 0, false, no, off (cache off) or 1, true, yes, on (cache on)"};
     }
   }

@@ -1,33 +1,13 @@
 #include "compile/lto_link.hpp"
 
 #include "compile/nvrtc_library.hpp"
+#include "nvrtc/compiler_handles.hpp"
 
 #include <cstring>
 
 namespace kiln::compile {
 
 namespace {
-
-// A linker, destroyed through the table that made it.
-class Linker {
-public:
-  Linker(const jit::NvJitLinkApi& link, jit::nvJitLinkHandle handle) : m_link(link), m_handle(handle) {}
-  Linker(const Linker&) = delete;
-  Linker& operator=(const Linker&) = delete;
-  ~Linker() { m_link.destroy(&m_handle); }
-
-private:
-  const jit::NvJitLinkApi& m_link;
-  jit::nvJitLinkHandle m_handle;
-};
-
-std::string linker_log(const jit::NvJitLinkApi& link, jit::nvJitLinkHandle linker) {
-  std::size_t size = 0;
-  if (link.get_error_log_size(linker, &size) != 0 || size <= 1) return {};
-  std::string log(size, '\0');
-  link.get_error_log(linker, log.data());
-  return log.c_str();
-}
 
 std::string link_arch(const format::Target& target) {
   format::Target as_sass = target;
@@ -63,7 +43,7 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
     add_failure(out.log, where, "nvJitLink rejected the link options for " + job.target + " (" + joined + ")");
     return false;
   }
-  const Linker linker(link, raw);
+  const jit::LinkerOwner linker(link, raw);
   jit::nvJitLinkResult result = 0;
   for (const LinkData& input : request.inputs) {
     const int type = input.kind == LinkInput::fatbin ? jit::k_nvjitlink_input_fatbin : jit::k_nvjitlink_input_ltoir;
@@ -74,7 +54,7 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
     if (result == 0) result = link.add_file(raw, jit::k_nvjitlink_input_library, library.c_str());
   if (result == 0) result = link.complete(raw);
   if (result != 0) {
-    add_failure(out.log, where, "linking for " + job.target + " failed:\n" + linker_log(link, raw));
+    add_failure(out.log, where, "linking for " + job.target + " failed:\n" + jit::linker_log(link, raw));
     return false;
   }
   std::size_t size = 0;

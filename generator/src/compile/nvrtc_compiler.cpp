@@ -6,6 +6,7 @@
 #include "compile/name_errors.hpp"
 #include "compile/nvrtc_library.hpp"
 #include "format/target.hpp"
+#include "nvrtc/compiler_handles.hpp"
 #include "nvrtc/time_trace.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -22,19 +23,6 @@
 namespace kiln::compile {
 
 namespace {
-
-// An NVRTC program, destroyed through the table that made it.
-class Program {
-public:
-  Program(const jit::NvrtcApi& nvrtc, jit::nvrtcProgram program) : m_nvrtc(nvrtc), m_program(program) {}
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
-  ~Program() { m_nvrtc.destroy_program(&m_program); }
-
-private:
-  const jit::NvrtcApi& m_nvrtc;
-  jit::nvrtcProgram m_program;
-};
 
 std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<const char*> out;
@@ -59,14 +47,6 @@ std::string strip_pch_messages(const std::string& log, bool& used) {
   }
   // The message is followed by an empty line; a log of nothing else is empty.
   return kept.find_first_not_of("\r\n") == std::string::npos ? std::string() : kept;
-}
-
-std::string program_log(const jit::NvrtcApi& nvrtc, jit::nvrtcProgram program) {
-  std::size_t size = 0;
-  if (nvrtc.get_program_log_size(program, &size) != 0 || size <= 1) return {};
-  std::string log(size, '\0');
-  nvrtc.get_program_log(program, log.data());
-  return log;
 }
 
 std::vector<std::byte> to_bytes(const std::string& text, bool keep_nul) {
@@ -135,14 +115,14 @@ CompileOutput compile_job(const CompileJob& job) {
     out.log = diagnostic(where, "error", "NVRTC could not create a program");
     return out;
   }
-  const Program program(nvrtc, raw);
+  const jit::ProgramOwner program(nvrtc, raw);
   std::vector<std::string> expressions = job.name_expressions;
   for (const std::string& v : job.variables) expressions.push_back("&" + v);
   for (const std::string& e : expressions) nvrtc.add_name_expression(raw, e.c_str());
 
   const std::vector<const char*> argv = c_strings(options);
   const jit::nvrtcResult compiled = nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
-  out.log = rewrite_diagnostics(strip_pch_messages(program_log(nvrtc, raw), out.used_pch), job.display_prefix);
+  out.log = rewrite_diagnostics(strip_pch_messages(jit::program_log(nvrtc, raw), out.used_pch), job.display_prefix);
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 

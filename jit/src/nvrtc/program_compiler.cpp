@@ -1,5 +1,6 @@
 #include "nvrtc/program_compiler.hpp"
 
+#include "nvrtc/compiler_handles.hpp"
 #include "nvrtc/time_trace.hpp"
 
 #include <stdlib.h>
@@ -8,28 +9,11 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <sstream>
 
 namespace kiln::jit {
 
 namespace {
-
-std::string program_log(const NvrtcApi& nvrtc, nvrtcProgram program) {
-  std::size_t size = 0;
-  if (nvrtc.get_program_log_size(program, &size) != 0 || size <= 1) return {};
-  std::string log(size, '\0');
-  nvrtc.get_program_log(program, log.data());
-  return log.c_str();
-}
-
-std::string linker_log(const NvJitLinkApi& link, nvJitLinkHandle handle) {
-  std::size_t size = 0;
-  if (link.get_error_log_size(handle, &size) != 0 || size <= 1) return {};
-  std::string log(size, '\0');
-  link.get_error_log(handle, log.data());
-  return log.c_str();
-}
 
 // A file name for NVRTC's time trace (it writes <name>.json), removed with what NVRTC wrote.
 class TraceFile {
@@ -84,8 +68,7 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
     out.log = input.name + ": error: nvrtcCreateProgram: " + api.nvrtc.error_string(created);
     return out;
   }
-  const auto destroy = [&api](nvrtcProgram* p) { api.nvrtc.destroy_program(p); };
-  std::unique_ptr<nvrtcProgram, decltype(destroy)> program(&raw, destroy);
+  const ProgramOwner program(api.nvrtc, raw);
 
   std::vector<std::string> expressions = input.kernels;
   for (const std::string& v : input.variables) expressions.push_back("&" + v);
@@ -139,8 +122,7 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
     append(out.log, input.name + ": error: nvJitLink refused the link options for " + input.target);
     return out;
   }
-  const auto destroy_linker = [&api](nvJitLinkHandle* h) { api.nvjitlink.destroy(h); };
-  std::unique_ptr<nvJitLinkHandle, decltype(destroy_linker)> linker_owner(&linker, destroy_linker);
+  const LinkerOwner linker_owner(api.nvjitlink, linker);
   if (api.nvjitlink.add_data(linker, k_nvjitlink_input_ltoir, ltoir.data(), ltoir.size(), input.name.c_str()) != 0 ||
       api.nvjitlink.complete(linker) != 0) {
     append(out.log, input.name + ": error: linking for " + input.target + " failed:\n" +

@@ -3,6 +3,7 @@
 #include "rtc/compiled_package.hpp"
 #include "rtc/compiler_access.hpp"
 #include "rtc/run_log.hpp"
+#include "util/switch_words.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,8 +18,7 @@ namespace {
 bool flag_off(const char* name) {
   const char* value = std::getenv(name);
   if (!value) return false;
-  const std::string v = value;
-  return v == "0" || v == "false" || v == "no" || v == "off";
+  return is_off_word(value);
 }
 
 bool flag_on(const char* name) {

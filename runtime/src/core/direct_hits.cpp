@@ -6,6 +6,7 @@
 #include "store/cache_settings.hpp"
 #include "store/entry_reader.hpp"
 #include "util/printable.hpp"
+#include "util/switch_words.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -19,12 +20,10 @@ namespace {
 std::atomic<std::uint64_t> g_hits{0};
 std::atomic<std::uint64_t> g_bytes_read{0};
 
-// KILN_JIT as the compile library reads it (rtc::CompilerSettings): std::getenv, these four words.
+// KILN_JIT as the compile library reads it (rtc::CompilerSettings): std::getenv, an off word.
 bool compiling_off() {
   const char* value = std::getenv("KILN_JIT");
-  if (!value) return false;
-  const std::string_view v = value;
-  return v == "0" || v == "false" || v == "no" || v == "off";
+  return value != nullptr && is_off_word(value);
 }
 
 // The user's cache as the compile library's cache reads it (rtc::CompiledCache::process), once.
