@@ -34,15 +34,26 @@ std::string read_file(const std::string& path) {
 }
 
 // Loads `image`, resolves `lowered_name`, launches and waits: the driver's part of a first launch.
-void load_and_launch(const void* image, const char* lowered_name, Launch& launch) {
+// Each call's time goes to `steps` (a clock read between calls, as TimingDriver reads one in (d)).
+void load_and_launch(const void* image, const char* lowered_name, Launch& launch,
+                     std::vector<std::pair<std::string, double>>& steps) {
+  auto start = Clock::now();
+  const auto step = [&](const char* name) {
+    steps.emplace_back(name, since(start));
+    start = Clock::now();
+  };
   CUlibrary library = nullptr;
   check(cuLibraryLoadData(&library, image, nullptr, nullptr, 0, nullptr, nullptr, 0), "cuLibraryLoadData");
+  step("cuLibraryLoadData");
   CUkernel kernel = nullptr;
   check(cuLibraryGetKernel(&kernel, library, lowered_name), "cuLibraryGetKernel");
+  step("cuLibraryGetKernel");
   check(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), launch.grid(), 1, 1, launch.block(), 1, 1, 0, nullptr,
                        launch.args(), nullptr),
         "cuLaunchKernel");
+  step("cuLaunchKernel");
   synchronize();
+  step("cuCtxSynchronize");
 }
 
 }  // namespace
@@ -75,8 +86,9 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
   Timing timing;
   timing.image = select::describe(candidates[selection.choice->index], selection.choice->rule) + ", " +
                  std::to_string(image.size()) + " bytes";
+  settle_heap();
   const auto start = Clock::now();
-  load_and_launch(image.data(), lowered.c_str(), launch);
+  load_and_launch(image.data(), lowered.c_str(), launch, timing.driver_steps);
   timing.total_ms = since(start);
   return timing;
 }
@@ -89,6 +101,7 @@ Timing run_nvrtc(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
   const char* options[] = {arch.c_str(), includes[0].c_str(), includes[1].c_str(), includes[2].c_str()};
 
   Timing timing;
+  settle_heap();
   const auto start = Clock::now();
   nvrtcProgram program = nullptr;
   check(nvrtcCreateProgram(&program, source.c_str(), spec.source, 0, nullptr, nullptr), "nvrtcCreateProgram");
@@ -109,7 +122,8 @@ Timing run_nvrtc(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
   check(nvrtcGetCUBIN(program, cubin.data()), "nvrtcGetCUBIN");
   nvrtcDestroyProgram(&program);
   timing.compile_ms = since(start);
-  load_and_launch(cubin.data(), lowered_name.c_str(), launch);
+  std::vector<std::pair<std::string, double>> steps;  // not reported: (c) is timed whole
+  load_and_launch(cubin.data(), lowered_name.c_str(), launch, steps);
   timing.total_ms = since(start);
   timing.image = "NVRTC cubin for sm_" + std::to_string(inputs.arch) + ", " + std::to_string(cubin_size) + " bytes";
   return timing;

@@ -30,6 +30,7 @@ Timing run_kiln(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
   kiln_package* package = nullptr;
   check(kiln_package_open_file(inputs.package.c_str(), &package), "kiln_package_open_file");
   Timing timing;
+  settle_heap();
   const auto start = Clock::now();
   kiln_kernel* kernel = nullptr;
   check(kiln_package_get_kernel(package, spec.name, &kernel), "kiln_package_get_kernel");
@@ -57,6 +58,8 @@ Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& laun
   check(core::Package::open_file(inputs.package.c_str(), package), "opening the package");
   // The open binds to the driver (libcuda is loaded): what is asked once per process is asked there.
   timing.open_driver_calls = timing_driver->calls();
+  timing_driver->clear_by_call();
+  settle_heap();
   const auto start = Clock::now();
   core::Kernel* kernel = nullptr;
   check(package->get_kernel(spec.name, kernel), "get_kernel");
@@ -70,6 +73,8 @@ Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& laun
   timing.total_ms = since(start);
   timing.driver_ms = timing_driver->milliseconds() + sync_ms;
   timing.driver_calls = timing_driver->calls() - timing.open_driver_calls + 1;
+  timing.driver_steps = timing_driver->by_call();
+  timing.driver_steps.emplace_back("cuCtxSynchronize", sync_ms);
   package.reset();
   core::set_driver_for_testing(nullptr);
   return timing;

@@ -3,6 +3,7 @@
 #include "driver_check.hpp"
 
 #include <cuda.h>
+#include <malloc.h>
 
 #include <vector>
 
@@ -34,6 +35,8 @@ const KernelSpec& find_kernel_spec(const std::string& name) {
   }
   throw BenchError("unknown kernel '" + name + "' (known: saxpy, block_sum<float, 256>, block_sum<float, 512>)");
 }
+
+void settle_heap() { malloc_trim(0); }
 
 void synchronize() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 

@@ -80,14 +80,21 @@ int main(int argc, char** argv) {
     else throw BenchError("unknown case '" + which + "' (a, b, c or d)");
     const bool ok = launch.check();
 
+    std::string steps = "{";
+    for (const auto& [name, ms] : timing.driver_steps) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.4f", ms);
+      steps += (steps.size() > 1 ? ", " : "") + quoted(name) + ": " + value;
+    }
+    steps += "}";
     std::printf("{\"case\": %s, \"kernel\": %s, \"arch\": %d, \"total_ms\": %.4f, \"init_ms\": %.4f, "
                 "\"context_ms\": %.4f, \"driver_ms\": %.4f, \"driver_calls\": %llu, \"open_driver_calls\": %llu, "
                 "\"compile_ms\": %.4f, "
-                "\"driver_load_ms\": %.4f, \"image\": %s, \"ok\": %s}\n",
+                "\"driver_load_ms\": %.4f, \"driver_steps\": %s, \"image\": %s, \"ok\": %s}\n",
                 quoted(which).c_str(), quoted(spec.name).c_str(), inputs.arch, timing.total_ms, init_ms, context_ms,
                 timing.driver_ms, static_cast<unsigned long long>(timing.driver_calls),
                 static_cast<unsigned long long>(timing.open_driver_calls), timing.compile_ms,
-                timing.driver_load_ms, quoted(timing.image).c_str(), ok ? "true" : "false");
+                timing.driver_load_ms, steps.c_str(), quoted(timing.image).c_str(), ok ? "true" : "false");
     return ok ? 0 : 1;
   } catch (const BenchError& error) {
     std::fprintf(stderr, "runtime_load_bench: %s\n", error.what());

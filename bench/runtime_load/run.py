@@ -111,12 +111,36 @@ def table(results: list[dict], runs: int) -> str:
         for case in ("b", "c"):
             images = sorted({r["image"] for r in results if r["case"] == case and r["kernel"] == kernel})
             rows.append(f"- `{kernel}` ({case}) loads: {'; '.join(images)}")
+    rows += steps_table(results)
     calls = sorted({r["driver_calls"] for r in results if r["case"] == "d"})
     rows.append(f"- (d) driver calls per first launch (the final synchronize included): {calls}")
     at_open = sorted({r.get("open_driver_calls", 0) for r in results if r["case"] == "d"})
     rows.append(f"- (d) driver calls when the package is opened (Kiln binds to the loaded driver: the device "
                 f"count, and a single device's compute capability, asked once per process): {at_open}")
     return "\n".join(rows) + "\n"
+
+
+def steps_table(results: list[dict]) -> list[str]:
+    """The driver's time per call in the floor (b) and in Kiln's path (d), medians: where a/b's gap is
+    not Kiln's own time, it shows in which call the driver works longer for Kiln."""
+    rows = ["", "Time inside each driver call of the first launch, medians in milliseconds ((d) also counts "
+            "what Kiln's path calls that the floor does not):", "",
+            "| kernel | call | (b) floor | (d) Kiln's path | d - b |", "|---|---|---:|---:|---:|"]
+    for kernel in KERNELS:
+        names: list[str] = []
+        for r in results:
+            if r["kernel"] == kernel and r["case"] in ("b", "d"):
+                names += [n for n in r.get("driver_steps", {}) if n not in names]
+        for name in names:
+            floor = [r["driver_steps"].get(name, 0.0) for r in results if r["case"] == "b" and r["kernel"] == kernel]
+            kiln = [r["driver_steps"].get(name, 0.0) for r in results if r["case"] == "d" and r["kernel"] == kernel]
+            if not floor or not kiln:
+                continue
+            b, d = stats(floor)[0], stats(kiln)[0]
+            rows.append(f"| `{kernel}` | {name} | {ms(b)} | {ms(d)} | {d - b:+.3f} |")
+        d_total = stats([r["total_ms"] for r in results if r["case"] == "d" and r["kernel"] == kernel])[0]
+        rows.append(f"| `{kernel}` | (d) whole first launch, the static copy | | {ms(d_total)} | |")
+    return rows
 
 
 def runtime_table(results: list[dict], runs: int) -> str:

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace kiln::bench {
 
@@ -17,6 +20,9 @@ public:
 
   double milliseconds() const { return static_cast<double>(m_nanoseconds.load()) / 1e6; }
   std::uint64_t calls() const { return m_calls.load(); }
+  // Milliseconds inside each driver call by name, in the order first made (the bench is single-threaded).
+  const std::vector<std::pair<std::string, double>>& by_call() const { return m_by_call; }
+  void clear_by_call() { m_by_call.clear(); }
 
   driver::CUresult init() override;
   driver::CUresult driver_get_version(int* version) override;
@@ -51,18 +57,30 @@ public:
 private:
   // Runs one forwarded call and adds its duration.
   template <class Call>
-  auto timed(Call&& call) {
+  auto timed(const char* name, Call&& call) {
     const auto start = std::chrono::steady_clock::now();
     auto result = call();
     const auto elapsed = std::chrono::steady_clock::now() - start;
-    m_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count();
+    const auto nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count();
+    m_nanoseconds += nanoseconds;
     ++m_calls;
+    add(name, static_cast<double>(nanoseconds) / 1e6);
     return result;
+  }
+  void add(const char* name, double milliseconds) {
+    for (auto& [known, total] : m_by_call) {
+      if (known == name) {
+        total += milliseconds;
+        return;
+      }
+    }
+    m_by_call.emplace_back(name, milliseconds);
   }
 
   std::unique_ptr<driver::DriverApi> m_inner;
   std::atomic<std::int64_t> m_nanoseconds{0};
   std::atomic<std::uint64_t> m_calls{0};
+  std::vector<std::pair<std::string, double>> m_by_call;
 };
 
 }  // namespace kiln::bench

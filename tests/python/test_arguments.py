@@ -70,6 +70,32 @@ def test_device_arrays_pass_their_data_pointer():
     assert encode(DeviceArray(0x7F0012345600), 8) == struct.pack("<Q", 0x7F0012345600)
 
 
+class _MemoryPointer:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+def cupy_like_array(pointer, interface_pointer):
+    """A class named as CuPy's ndarray is (cupy._core.core.ndarray), whose MemoryPointer and array
+    interface disagree, to tell which one the packer read."""
+    ndarray = type("ndarray", (), {"__module__": "cupy._core.core"})
+    array = ndarray()
+    array.data = _MemoryPointer(pointer)
+    array.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (interface_pointer, False),
+                                      "version": 3}
+    return array
+
+
+def test_a_cupy_array_passes_the_address_of_its_memory_pointer():
+    assert encode(cupy_like_array(0x7F0000001040, 0xBAD), 8) == struct.pack("<Q", 0x7F0000001040)
+
+
+def test_an_ndarray_of_another_library_passes_its_array_interface():
+    array = cupy_like_array(0xBAD, 0x7F0000002000)
+    type(array).__module__ = "notcupy"
+    assert encode(array, 8) == struct.pack("<Q", 0x7F0000002000)
+
+
 def test_a_device_array_for_a_four_byte_parameter_is_refused():
     with pytest.raises(kiln.ArgumentMismatchError, match=r"argument 0 \(.*DeviceArray\) is 8 bytes but parameter 0 "
                                                          r"takes 4 \(indices from 0\)"):

@@ -1,5 +1,6 @@
-"""Finding and loading libkiln: importing needs neither libkiln nor libcuda; the first call that
-needs libkiln loads it or says every place it looked; wrong libraries are refused."""
+"""Finding and loading libkiln: importing loads libkiln where it can and never libcuda, and works
+without either; where libkiln cannot be loaded, the first call that needs it says every place it
+looked; wrong libraries are refused."""
 
 import os
 import shutil
@@ -45,6 +46,24 @@ def test_import_needs_no_libkiln_and_the_error_names_every_place(tmp_path):
     assert "$KILN_LIBRARY (not set)" in output
     assert "%s (beside the binding): no such file" % (binding / "libkiln.so.0") in output
     assert "libkiln.so.0 through the dynamic loader's search: " in output
+
+
+def test_import_loads_libkiln_and_declares_the_first_launch_functions(tmp_path, runtime_library):
+    copy_binding(tmp_path, with_library=runtime_library)
+    script = """
+import kiln
+from kiln import _abi, _library
+mapped = open("/proc/self/maps").read()
+print("libkiln mapped:", "libkiln" in mapped, "libcuda mapped:", "libcuda" in mapped)
+declared = vars(_library._runtime.lib)
+print("declared:", all(name in declared for name in _abi.FIRST_LAUNCH_FUNCTIONS))
+print("lazy:", "kiln_package_preload" in declared)
+"""
+    result = run_python(script, {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None})
+    assert result.returncode == 0, result.stderr
+    assert "libkiln mapped: True libcuda mapped: False" in result.stdout
+    assert "declared: True" in result.stdout
+    assert "lazy: False" in result.stdout   # the others still get their prototypes when first called
 
 
 def test_an_explicit_library_that_is_missing_is_not_replaced(tmp_path, runtime_library):

@@ -1,9 +1,10 @@
 """Kiln's Python binding: open a Kiln package, pick the image each GPU runs, and launch its
 kernels through libkiln, CuPy or cuda.core, with no compiler at run time.
 
-Pure Python over libkiln's C ABI (ctypes). Importing loads nothing: libkiln is loaded by the first
-call that needs it (see _library for where it looks) and libcuda by the first that needs a GPU,
-so this imports and lists packages on machines with no GPU and no driver. Imports inside the
+Pure Python over libkiln's C ABI (ctypes). Importing loads libkiln (see _library for where it
+looks; where it cannot be loaded, the import still succeeds and the first call that needs it
+raises RuntimeLibraryError) and never libcuda, which the first call that needs a GPU loads, so this
+imports and lists packages on machines with no GPU and no driver. Imports inside the
 binding are relative, so the directory can be vendored into another package (mypkg/_kiln/) with
 its own libkiln.so.0 beside it.
 
@@ -48,3 +49,7 @@ def runtime_version():
 def runtime_library_path():
     """The path of the libkiln file this binding loaded; loads it."""
     return _library.runtime().path
+
+
+# Last, once every module is in place: the load registers the NVIDIA wheels' compilers (_compile).
+_library.preload()

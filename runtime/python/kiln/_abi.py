@@ -102,8 +102,8 @@ _kernel = C.c_void_p
 _size_p = C.POINTER(C.c_size_t)
 
 # name: (result type, argument types). Every function the binding calls. Each gets its prototype when
-# it is first called (_library.Library): resolving and declaring all of them when libkiln is loaded
-# cost more than the calls of a first launch (about 0.25 ms).
+# it is first called (_library.Library), except FIRST_LAUNCH_FUNCTIONS: resolving and declaring all of
+# them when libkiln is loaded cost more than the calls of a first launch (about 0.25 ms).
 FUNCTIONS = {
     "kiln_version": (C.c_uint32, []),
     "kiln_status_string": (C.c_char_p, [_status]),
@@ -148,6 +148,13 @@ OPTIONAL_FUNCTIONS = {
     "kiln_kernel_lowered_name": (400, C.c_char_p, [_kernel]),
 }
 
+
+# The functions on the way from opening a package to a kernel's first launch (through the binding, CuPy
+# or cuda.core): resolved and declared when libkiln is loaded, at import, since each costs 10-15 us
+# the first time (dlsym and ctypes' function object) and a program that opens a package launches.
+FIRST_LAUNCH_FUNCTIONS = ("kiln_package_open_file", "kiln_package_get_kernel", "kiln_kernel_name",
+                          "kiln_kernel_params", "kiln_kernel_launch", "kiln_package_find_kernel",
+                          "kiln_package_select_image")
 
 # What the binding cannot report a failure without: checked when libkiln is loaded, so that a
 # library lacking them is refused there, naming them.

@@ -27,8 +27,17 @@ def _type_name(value):
     return kind.__name__ if kind.__module__ == "builtins" else "%s.%s" % (kind.__module__, kind.__name__)
 
 
+def _cupy_pointer(value):
+    return value.data.ptr   # the address of the array's first element, a view's offset included
+
+
 def _device_pointer(value):
     """The device address an argument stands for, or None if it is not a device buffer."""
+    kind = type(value)
+    # A CuPy array straight from its MemoryPointer: its __cuda_array_interface__ builds a dict each
+    # time (about 10 us on an H200's host), and its data[0] is the same address.
+    if kind.__name__ == "ndarray" and kind.__module__.partition(".")[0] == "cupy":
+        return _cupy_pointer(value)
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
         return int(interface["data"][0])
@@ -156,4 +165,5 @@ def pointer_array(blobs):
 # The buffer type of nearly every launch, and packers of the pointer table for the usual argument
 # counts: made once, with the binding's other C types.
 _BUFFER = ctypes.c_char * _BUFFER_STEP
+_BUFFER()   # ctypes completes an array type at its first instance (about 30 us): here, not in a first launch
 _POINTER_TABLE = {count: struct.Struct("%dP" % count) for count in range(17)}

@@ -9,6 +9,7 @@ from ._errors import InvalidArgumentError
 # an array of one type for all of them (ctypes makes each array type once, in tens of microseconds).
 _PARAM_CAPACITY = 32
 _PARAM_SIZES = ctypes.c_size_t * _PARAM_CAPACITY   # made once, with the binding's other C types
+_PARAM_SIZES()   # ctypes completes an array type at its first instance (about 30 us): here, not in a first launch
 
 
 class Kernel:

@@ -1,5 +1,6 @@
-"""Finds and loads libkiln, once, on first use (never at import, so that importing works where the
-library is absent and the error comes from the first call that needs it).
+"""Finds and loads libkiln, once: when the binding is imported (preload(), as an extension module's
+library is loaded at import), or else on first use. Importing still works where the library is
+absent or unusable: preload() keeps quiet, and the error comes from the first call that needs it.
 
 Where it looks, in order (the library is libkiln.so.0 on Linux, kiln.dll on Windows):
   1. $KILN_LIBRARY, an explicit path (development). When set, nothing else is tried: silently
@@ -195,9 +196,21 @@ def _load():
         raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
                                   % (runtime.path, version_string(version), ", ".join(missing)))
     runtime.lib = Library(library, version, lambda: runtime.path)
+    for name in _abi.FIRST_LAUNCH_FUNCTIONS:
+        getattr(runtime.lib, name)
     from ._compile import register_wheel_compilers   # noqa: PLC0415 (it imports this module)
     register_wheel_compilers(runtime)
     return runtime
+
+
+def preload():
+    """Loads the runtime at import, so that the first package open does not pay for it; a library
+    that cannot be loaded is left to runtime(), which tries again and raises on the call that
+    needs it (a program that only imports the binding never sees the error)."""
+    try:
+        runtime()
+    except RuntimeLibraryError:
+        pass
 
 
 def runtime():
