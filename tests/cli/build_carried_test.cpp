@@ -121,9 +121,9 @@ TEST_F(BuildCarried, VerifyNamesEachUnitAndValueABuildNeverCarries) {
     unit.options.insert(unit.options.end(), {"--create-pch=/tmp/victim", "--pre-include=/etc/hostname", "-O3"});
     unit.link_options.push_back("-time=/tmp/link-time");
   }
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(m_dir.path() / "hostile.kiln", written.bytes);
+  const Result<std::vector<std::byte>> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  write_bytes(m_dir.path() / "hostile.kiln", *written);
   const RunResult r = run_kiln({"verify", "../hostile.kiln"}, m_project);
   EXPECT_EQ(r.exit_code, 1);
   for (const std::string problem :
