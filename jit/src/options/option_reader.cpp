@@ -38,8 +38,8 @@ std::optional<std::string> check_value(const OptionSpec& spec, const std::string
         const std::size_t comma = std::min(value.find(',', start), value.size());
         const std::string piece = value.substr(start, comma - start);
         if (!piece.empty()) {
-          if (const std::string why = ptxas_option_problem(piece); !why.empty())
-            return "passes '" + piece + "' to ptxas, which " + why;
+          if (const Status passed = check_ptxas_option(piece); !passed)
+            return "passes '" + piece + "' to ptxas, which " + passed.error().message;
         }
         start = comma + 1;
       }
