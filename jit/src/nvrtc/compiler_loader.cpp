@@ -4,6 +4,7 @@
 #include "platform/files.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <mutex>
 
@@ -17,16 +18,16 @@ std::vector<std::string> g_directories;
 struct Candidate {
   std::string file;          // a path, or a bare soname for the dynamic loader
   std::string where;         // for messages: "KILN_NVRTC", "$CUDA_PATH", "the dynamic loader's search path"
-  std::string refused;       // why it is not even opened (a relative path from a variable); "" to try it
+  Status usable;             // why it is not even opened (a relative path from a variable), if it is not
 };
 
 // Every place to look for `stem` ("nvrtc"), in order, without repeats.
 std::vector<Candidate> candidates(const SearchSettings& settings, const char* variable, const std::string& stem) {
   std::vector<Candidate> out;
-  const auto add = [&](std::string file, std::string where, std::string refused = {}) {
+  const auto add = [&](std::string file, std::string where, Status usable = {}) {
     for (const Candidate& c : out)
       if (c.file == file) return;
-    out.push_back(Candidate{std::move(file), std::move(where), std::move(refused)});
+    out.push_back(Candidate{std::move(file), std::move(where), std::move(usable)});
   };
   const auto in_directory = [&](const std::string& dir, const std::string& where) {
     for (int major : settings.majors) {
@@ -34,13 +35,13 @@ std::vector<Candidate> candidates(const SearchSettings& settings, const char* va
     }
   };
   if (std::optional<std::string> file = settings.environment(variable); file && !file->empty())
-    add(*file, variable, platform::unrooted_path_problem(variable, *file));
+    add(*file, variable, check_rooted_path(variable, *file));
   for (const std::string& dir : settings.directories) in_directory(dir, "a registered directory");
   for (const char* root_variable : {"CUDA_PATH", "CUDA_HOME"}) {
     std::optional<std::string> root = settings.environment(root_variable);
     if (!root || root->empty()) continue;
-    if (std::string problem = platform::unrooted_path_problem(root_variable, *root); !problem.empty()) {
-      add(*root, std::string("$") + root_variable, std::move(problem));
+    if (Status rooted = check_rooted_path(root_variable, *root); !rooted) {
+      add(*root, std::string("$") + root_variable, std::move(rooted));
       continue;
     }
     for (const char* const* sub = platform::toolkit_library_directories(); *sub; ++sub) {
@@ -82,7 +83,7 @@ private:
 // Opens `c`, a file by path only once its bytes show that it is a library of this machine that
 // exports `entry_point` (none of its code runs otherwise).
 Result<void*> open_library(const Candidate& c, const char* entry_point) {
-  if (!c.refused.empty()) return Error(c.refused);
+  if (!c.usable) return c.usable.error();
   if (platform::names_a_path(c.file)) return image::open_library_exporting(c.file, entry_point);
   Result<void*> library = open_named(c.file);
   if (library) return library;
@@ -190,7 +191,7 @@ SearchedFiles searched_files(const SearchSettings& settings) {
   const auto by_path = [&settings](const char* variable, const std::string& stem) {
     std::vector<std::string> files;
     for (const Candidate& c : candidates(settings, variable, stem))
-      if (c.refused.empty() && platform::names_a_path(c.file)) files.push_back(c.file);
+      if (c.usable.ok() && platform::names_a_path(c.file)) files.push_back(c.file);
     return files;
   };
   return SearchedFiles{by_path("KILN_NVRTC", "nvrtc"), by_path("KILN_NVJITLINK", "nvJitLink")};

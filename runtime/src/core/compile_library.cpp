@@ -4,6 +4,7 @@
 #include "platform/files.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -53,8 +54,8 @@ Status find_compile_library(const char* variable_value, const std::string& loade
   out = nullptr;
   std::string looked;
   if (variable_value && *variable_value) {
-    std::string why = platform::unrooted_path_problem(k_variable, variable_value);
-    Result<CompileLibrary*> opened = why.empty() ? open_file(variable_value) : Error(std::move(why));
+    Status rooted = check_rooted_path(k_variable, variable_value);
+    Result<CompileLibrary*> opened = rooted ? open_file(variable_value) : std::move(rooted).error();
     if (opened) {
       out = *opened;
       return {};

@@ -6,6 +6,7 @@
 #include "image/shared_object.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <cstdlib>
 #include <new>
@@ -160,8 +161,8 @@ struct OpenedDriver {
 // library of this machine that exports cuGetProcAddress_v2 (its constructors never run otherwise).
 OpenedDriver open_override(const std::string& requested) {
   OpenedDriver opened;
-  if (std::string problem = platform::unrooted_path_problem("KILN_LIBCUDA", requested); !problem.empty()) {
-    opened.library.error = std::move(problem);
+  if (const Status rooted = check_rooted_path("KILN_LIBCUDA", requested); !rooted) {
+    opened.library.error = rooted.error().message;
     return opened;
   }
   const auto check = [&opened](std::span<const std::byte> file) {
