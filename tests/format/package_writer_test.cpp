@@ -119,7 +119,8 @@ TEST(PackageWriter, SourcesAndMetadata) {
 
 TEST(PackageWriter, CarriedUnits) {
   const auto carried = [](PackageContents& c) -> PackageCarriedUnit& {
-    c.carried.push_back({"kernels/scale.cu", {"kernels/scale.cu", "__global__ void k() {}"}, {}, {"."}, {}, {}, {}, "13.0"});
+    c.carried.push_back(
+        {"kernels/scale.cu", {"kernels/scale.cu", "__global__ void k() {}"}, {}, {"."}, {}, {}, {}, "13.0"});
     return c.carried.back();
   };
   EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).unit_source = "x.cu"; }),
@@ -130,7 +131,8 @@ TEST(PackageWriter, CarriedUnits) {
             }),
             "carried unit 'kernels/scale.cu' is carried twice");
   EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).source.path = "/etc/scale.cu"; }),
-            "carried unit 'kernels/scale.cu': source path '/etc/scale.cu' is not a relative path without '.' or '..' parts");
+            "carried unit 'kernels/scale.cu': source path '/etc/scale.cu' is not a relative path without '.' or '..' "
+            "parts");
   EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).headers = {{"a.h", "1"}, {"a.h", "2"}}; }),
             "carried unit 'kernels/scale.cu': path 'a.h' is given twice");
   EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).options = {""}; }),

@@ -66,7 +66,8 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
                                                        static_cast<int>(header_texts.size()), header_texts.data(),
                                                        header_names.data());
   if (created != 0) {
-    out.log = diagnostic(place(input.name), "error", std::string("nvrtcCreateProgram: ") + api.nvrtc.error_string(created));
+    out.log =
+        diagnostic(place(input.name), "error", std::string("nvrtcCreateProgram: ") + api.nvrtc.error_string(created));
     return out;
   }
   const ProgramOwner program(api.nvrtc, raw);
