@@ -3,6 +3,7 @@
 #include "remote/layered_store.hpp"
 #include "remote/remote_settings.hpp"
 #include "store/local_store.hpp"
+#include "util/diagnostic.hpp"
 
 namespace kiln::build {
 
@@ -14,9 +15,9 @@ Result<BuildStores> open_build_stores(const store::CacheSettings& cache, const s
   if (!cache.enabled) return stores;   // KILN_CACHE=0: no cache of any kind
   auto directory = std::make_unique<store::LocalStore>(cache.directory, cache.max_size);
   if (const Status writable = directory->check_writable(); !writable)
-    warn("kiln: warning: cannot write the cache directory " + cache.directory.string() + ": " +
-         writable.error().message +
-         (*remote ? "; building with the remote cache alone" : "; building without the cache"));
+    warn(diagnostic(Location{}, "warning",
+                    "cannot write the cache directory " + cache.directory.string() + ": " + writable.error().message +
+                        (*remote ? "; building with the remote cache alone" : "; building without the cache")));
   else
     stores.local = std::move(directory);
   if (!*remote) return stores;

@@ -56,10 +56,11 @@ int run_parsed(std::vector<std::pair<CLI::App*, Command*>>& subcommands) {
     }
   } catch (const std::bad_alloc&) {
     // Not a bug: an input larger than this machine (or its memory limit) allows.
+    // Streamed in pieces, not built as one string: memory has just run out.
     std::cerr << "kiln: error: out of memory: `kiln " << running << "` needs more memory than this process may use\n";
     return k_exit_environment;
   } catch (const std::exception& e) {
-    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    std::cerr << diagnostic(Location{}, "internal error", e.what()) << "\n";
     return k_exit_internal;
   }
   return k_exit_usage;

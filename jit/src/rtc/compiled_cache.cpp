@@ -1,4 +1,5 @@
 #include "rtc/compiled_cache.hpp"
+#include "util/diagnostic.hpp"
 #include "util/printable.hpp"
 
 #include <cstdio>
@@ -63,7 +64,9 @@ store::LocalStore* CompiledCache::disk() {
       }
       why = "cannot write the cache directory " + m_settings.directory.string() + ": " + writable.error().message;
     }
-    std::fprintf(stderr, "kiln: warning: %s; kernels compiled at run time are kept in memory only\n", printable(why).c_str());
+    const std::string warning =
+        diagnostic(Location{}, "warning", why + "; kernels compiled at run time are kept in memory only");
+    std::fprintf(stderr, "%s\n", printable(warning).c_str());
   });
   return m_disk.get();
 }
