@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
     cases.emplace_back(options["--package"], options.count("--kernel") ? options["--kernel"] : "saxpy");
   } else {
     const std::string path = options["--dir"] + "/first_launch_cpu.kiln";
-    if (std::string error = kiln::bench::write_saxpy_like_package(path); !error.empty()) return fail("writing", error.c_str());
+    if (const kiln::Status written = kiln::bench::write_saxpy_like_package(path); !written)
+      return fail("writing", written.error().message.c_str());
     cases.emplace_back(path, "saxpy");
     cases.emplace_back(path, "block_sum<float, 256>");
   }

@@ -73,7 +73,7 @@ format::PackageKernel kernel(std::string canonical, std::string lowered, std::ui
 
 }  // namespace
 
-std::string write_saxpy_like_package(const std::string& path) {
+Status write_saxpy_like_package(const std::string& path) {
   format::PackageContents contents;
   format::PackageUnit saxpy{"kernels/saxpy.cu", {}};
   format::PackageUnit block_sum{"kernels/block_sum.cu", {}};
@@ -97,11 +97,12 @@ std::string write_saxpy_like_package(const std::string& path) {
   contents.metadata = {{"nvrtc.version", "13.0"}};
   format::WriteOptions raw;
   raw.compress = false;  // kiln build's default
-  const format::WriteResult written = format::write_package(contents, raw);
-  if (!written.error.empty()) return written.error;
+  const Result<std::vector<std::byte>> written = format::write_package(contents, raw);
+  if (!written) return written.error();
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
-  return out ? std::string() : "cannot write " + path;
+  out.write(reinterpret_cast<const char*>(written->data()), static_cast<std::streamsize>(written->size()));
+  if (!out) return fail(KILN_STATUS_IO_ERROR, "cannot write " + path);
+  return {};
 }
 
 }  // namespace kiln::bench

@@ -3,11 +3,13 @@
 // with minimal well-formed cubins in place of real code, stored raw as kiln build stores them.
 #pragma once
 
+#include "util/result.hpp"
+
 #include <string>
 
 namespace kiln::bench {
 
-// Writes the package to `path`; returns "" or why not.
-std::string write_saxpy_like_package(const std::string& path);
+// Writes the package to `path`.
+Status write_saxpy_like_package(const std::string& path);
 
 }  // namespace kiln::bench

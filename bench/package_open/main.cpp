@@ -71,13 +71,13 @@ int main(int argc, char** argv) {
   contents.kernels = {{"k", "k", "big.cu", kiln::format::k_kernel_extern_c, {}, {}}};
   kiln::format::WriteOptions raw;
   raw.compress = false;
-  const kiln::format::WriteResult written = kiln::format::write_package(contents, raw);
-  if (!written.error.empty()) {
-    std::fprintf(stderr, "package_open: %s\n", written.error.c_str());
+  const kiln::Result<std::vector<std::byte>> written = kiln::format::write_package(contents, raw);
+  if (!written) {
+    std::fprintf(stderr, "package_open: %s\n", written.error().message.c_str());
     return 1;
   }
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
+      .write(reinterpret_cast<const char*>(written->data()), static_cast<std::streamsize>(written->size()));
 
   std::vector<double> open_ms, image_ms, destroy_ms;
   std::size_t image_size = 0;
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     destroy_ms.push_back(ms_since(start));
   }
   std::printf("%s: %zu bytes, %d runs (medians): open %.3f ms, first image (%zu bytes) %.3f ms, destroy %.3f ms\n",
-              path.c_str(), written.bytes.size(), runs, median(open_ms), image_size, median(image_ms),
+              path.c_str(), written->size(), runs, median(open_ms), image_size, median(image_ms),
               median(destroy_ms));
   return 0;
 }

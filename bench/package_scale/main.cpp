@@ -156,17 +156,17 @@ Figures measure(std::size_t count, int runs, const std::string& dir, bool keep) 
   }
   kiln::format::WriteOptions options;
   options.compress = false;
-  const kiln::format::WriteResult written = kiln::format::write_package(contents, options);
-  if (!written.error.empty()) {
-    std::fprintf(stderr, "package_scale: %s\n", written.error.c_str());
+  const kiln::Result<std::vector<std::byte>> written = kiln::format::write_package(contents, options);
+  if (!written) {
+    std::fprintf(stderr, "package_scale: %s\n", written.error().message.c_str());
     std::exit(1);
   }
   const std::string path = dir + "/package_scale_" + std::to_string(count) + ".kiln";
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
+      .write(reinterpret_cast<const char*>(written->data()), static_cast<std::streamsize>(written->size()));
 
   Figures figures;
-  figures.bytes = written.bytes.size();
+  figures.bytes = written->size();
   std::vector<double> open_ms, lookup_ns, stored_ns, packed_ns, stored_packed_ns;
   std::mt19937 random(7);
   for (int run = 0; run < runs; ++run) {

@@ -121,9 +121,9 @@ TEST_F(BuildCarried, VerifyNamesEachUnitAndValueABuildNeverCarries) {
     unit.options.insert(unit.options.end(), {"--create-pch=/tmp/victim", "--pre-include=/etc/hostname", "-O3"});
     unit.link_options.push_back("-time=/tmp/link-time");
   }
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(m_dir.path() / "hostile.kiln", written.bytes);
+  const Result<std::vector<std::byte>> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  write_bytes(m_dir.path() / "hostile.kiln", *written);
   const RunResult r = run_kiln({"verify", "../hostile.kiln"}, m_project);
   EXPECT_EQ(r.exit_code, 1);
   for (const std::string problem :
@@ -170,8 +170,8 @@ TEST_F(BuildCarried, APreIncludedHeaderIsCarriedAndTheRuntimeCompilesWithIt) {
   rtc::CompiledCache cache(store::CacheSettings{false, {}, 0});
   rtc::RuntimeCompiler compiler(rtc::CompilerSettings{}, cache);
   for (const char* request : {"ops::offset<double>", "ops::scale<double>"}) {
-    const rtc::CompileOutcome outcome = compiler.package_kernel(reader, "carried.kiln", request, "sm_90");
-    EXPECT_EQ(outcome.failure, rtc::Failure::none) << outcome.message;
+    const Result<rtc::Compiled> outcome = compiler.package_kernel(reader, "carried.kiln", request, "sm_90");
+    EXPECT_TRUE(outcome.ok()) << error_text(outcome.error());
   }
 }
 
@@ -201,8 +201,8 @@ TEST_F(BuildCarried, ADefaultDeviceSourceCarriesKilnsJitSafeHeadersAndTheRuntime
   ASSERT_TRUE(reader.open(bytes, "carried.kiln"));
   rtc::CompiledCache cache(store::CacheSettings{false, {}, 0});
   rtc::RuntimeCompiler compiler(rtc::CompilerSettings{}, cache);
-  const rtc::CompileOutcome outcome = compiler.package_kernel(reader, "carried.kiln", "biggest<double>", "sm_90");
-  EXPECT_EQ(outcome.failure, rtc::Failure::none) << outcome.message;
+  const Result<rtc::Compiled> outcome = compiler.package_kernel(reader, "carried.kiln", "biggest<double>", "sm_90");
+  EXPECT_TRUE(outcome.ok()) << error_text(outcome.error());
 }
 
 // kiln/compile.h promises the image a build makes: a run-time compile of a carried unit gets the
@@ -245,9 +245,9 @@ TEST_F(BuildCarried, ARunTimeCompileOfACarriedUnitMakesTheBuildsImageToTheByte) 
   ASSERT_TRUE(reader.open(package, "carried.kiln"));
   rtc::CompiledCache cache(store::CacheSettings{false, {}, 0});
   rtc::RuntimeCompiler compiler(rtc::CompilerSettings{}, cache);
-  const rtc::CompileOutcome outcome = compiler.package_kernel(reader, "carried.kiln", "ops::hidden<float>", "sm_90");
-  ASSERT_EQ(outcome.failure, rtc::Failure::none) << outcome.message;
-  const format::PackageImage compiled = only_image(*outcome.package);
+  const Result<rtc::Compiled> outcome = compiler.package_kernel(reader, "carried.kiln", "ops::hidden<float>", "sm_90");
+  ASSERT_TRUE(outcome.ok()) << error_text(outcome.error());
+  const format::PackageImage compiled = only_image(*outcome->package);
   EXPECT_EQ(compiled.target, "sm_90");
   EXPECT_EQ(compiled.bytes.size(), built.bytes.size());
   EXPECT_TRUE(compiled.bytes == built.bytes) << "the run-time image differs from the build's";

@@ -114,10 +114,10 @@ TEST(InspectBounds, OutputIsLinearInThePackage) {
   contents.units.push_back({source, {{"compute_80", image, 80}}});
   for (int i = 0; i < 1000; ++i)
     contents.kernels.push_back({"k" + std::to_string(i), "k" + std::to_string(i), source, format::k_kernel_extern_c, {}, {}});
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(dir.path() / "long.kiln", written.bytes);
-  const std::size_t bound = (1u << 20) + 16 * written.bytes.size();  // the budget, and room for the layout
+  const Result<std::vector<std::byte>> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  write_bytes(dir.path() / "long.kiln", *written);
+  const std::size_t bound = (1u << 20) + 16 * written->size();  // the budget, and room for the layout
 
   for (const std::vector<std::string>& form : {std::vector<std::string>{}, {"--json"}, {"--device", "sm_80"}}) {
     std::vector<std::string> args = {"inspect", "long.kiln"};
@@ -126,7 +126,7 @@ TEST(InspectBounds, OutputIsLinearInThePackage) {
     const RunResult r = run_kiln(args, dir.path());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_LT(r.out.size(), bound) << "package of " << written.bytes.size() << " bytes";
+    EXPECT_LT(r.out.size(), bound) << "package of " << written->size() << " bytes";
     EXPECT_LT(seconds, 30.0);
     EXPECT_NE(r.out.find("... (65547 bytes)"), std::string::npos);  // shortened, its length said
   }

@@ -34,9 +34,9 @@ std::vector<std::byte> package(const std::vector<std::string>& f64_entries = {"_
                {"f64/_Z5scaleIdEvPT_", "f64/scale<double>", "f64", format::k_kernel_template | format::k_kernel_variant,
                 {}, {}},
                {"ping", "ping", "rdc", format::k_kernel_extern_c, {}, {}}};
-  const format::WriteResult written = format::write_package(c);
-  EXPECT_EQ(written.error, "");
-  return written.bytes;
+  Result<std::vector<std::byte>> written = format::write_package(c);
+  EXPECT_TRUE(written.ok()) << written.error().message;
+  return written ? std::move(written).value() : std::vector<std::byte>();
 }
 
 TEST(InspectUnits, TextShowsEachUnitsSourcesAndTheVariantKernels) {

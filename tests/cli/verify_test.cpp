@@ -104,9 +104,9 @@ TEST(Verify, CubinUnderTheWrongTargetIsCaught) {
     for (std::uint32_t p = 0; p < kernel.param_count; ++p) out.params.push_back(kernel.param(p));
     contents.kernels.push_back(std::move(out));
   }
-  const format::WriteResult forged = format::write_package(contents);
-  ASSERT_TRUE(forged.error.empty()) << forged.error;
-  write_bytes(b->package, forged.bytes);
+  const Result<std::vector<std::byte>> forged = format::write_package(contents);
+  ASSERT_TRUE(forged.ok()) << forged.error().message;
+  write_bytes(b->package, *forged);
 
   const RunResult r = run_kiln({"verify", b->package.string()}, b->dir.path());
   EXPECT_EQ(r.exit_code, 1);
@@ -132,9 +132,9 @@ format::PackageContents ptx_package(const std::string& unit, const std::string& 
 
 // Writes `contents` to `path`.
 void save_package(const fs::path& path, const format::PackageContents& contents) {
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(path, written.bytes);
+  const Result<std::vector<std::byte>> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  write_bytes(path, *written);
 }
 
 // An image that lacks the package's kernels: the first ten are named, the rest counted, so the
@@ -225,9 +225,9 @@ TEST(Verify, ImagesTheDriverCannotReadAreNamed) {
   std::vector<std::byte> ptx(text.size() + 1);
   std::memcpy(ptx.data(), text.data(), text.size());
   contents.units.push_back({"k.cu", {{"sm_80", cubin, 0}, {"compute_80", ptx, 80}}});
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_TRUE(written.error.empty()) << written.error;
-  write_bytes(dir.path() / "text.kiln", written.bytes);
+  const Result<std::vector<std::byte>> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  write_bytes(dir.path() / "text.kiln", *written);
 
   const RunResult r = run_kiln({"verify", "text.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);

@@ -16,10 +16,9 @@ using test::contains;
 using test::ScopedEnv;
 
 bool system_has_libcuda() {
-  std::string error;
-  void* handle = platform::open_system_library(platform::driver_library_name(), error);
-  platform::close_library(handle);
-  return handle != nullptr;
+  const platform::OpenedLibrary opened = platform::open_system_library(platform::driver_library_name());
+  platform::close_library(opened.handle);
+  return opened.handle != nullptr;
 }
 
 // A fake driver's path as the loader reports the file it loaded (Windows: with '\\').

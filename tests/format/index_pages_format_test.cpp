@@ -49,7 +49,7 @@ TEST(IndexPagesFormat, EveryPageSizeTheRuleAllowsIsRead) {
     PackageReader deferred;
     EXPECT_TRUE(deferred.open_deferred(file, "app.kiln")) << size;
     // The bytes are all in memory: filling a page reads nothing, and each page is still checked.
-    const IndexPageLoader pages(deferred.index_pages(), file, [](std::uint64_t, std::uint64_t) { return std::string(); });
+    const IndexPageLoader pages(deferred.index_pages(), file, [](std::uint64_t, std::uint64_t) { return Status(); });
     deferred.use_pages(&pages);
     EXPECT_EQ(text_of(deferred.check_all()), "") << size;
     EXPECT_EQ(pages.pages_read(), header.page_count) << size;

@@ -59,11 +59,11 @@ TEST(KernelTargets, TheWriterRefusesATargetTheUnitHasNoImageFor) {
   PackageContents c = sample_contents();
   for (PackageKernel& k : c.kernels)
     if (k.canonical_name == "scale<float>") k.targets = {"sm_90a"};   // scale.cu: compute_80 and sm_80 only
-  EXPECT_EQ(write_package(c).error,
+  EXPECT_EQ(message_of(write_package(c)),
             "kernel _Z5scaleIfEvPT_S0_i is said to be in the 'sm_90a' image of unit 'kernels/scale.cu', which has none");
   for (PackageKernel& k : c.kernels)
     if (k.canonical_name == "scale<float>") k.targets = {"sm_100"};
-  EXPECT_EQ(write_package(c).error,
+  EXPECT_EQ(message_of(write_package(c)),
             "kernel _Z5scaleIfEvPT_S0_i is said to be in the 'sm_100' image of unit 'kernels/scale.cu', which has none");
 }
 

@@ -180,9 +180,9 @@ PackageContents variant_contents() {
 }
 
 Bytes write_ok(const PackageContents& contents, const WriteOptions& options) {
-  WriteResult result = write_package(contents, options);
-  EXPECT_EQ(result.error, "");
-  return std::move(result.bytes);
+  Result<Bytes> written = write_package(contents, options);
+  EXPECT_EQ(text_of(written), "");
+  return written ? std::move(written).value() : Bytes();
 }
 
 FileHeader header_of(const Bytes& file) {

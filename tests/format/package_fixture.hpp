@@ -77,6 +77,11 @@ template <class Answer>
 std::string text_of(const Answer& answer) {
   return answer.ok() ? std::string() : error_text(answer.error());
 }
+// Its message alone, without the place error_text puts before it ("" when it succeeded).
+template <class Answer>
+std::string message_of(const Answer& answer) {
+  return answer.ok() ? std::string() : answer.error().message;
+}
 
 PackageReader open_ok(const Bytes& file);
 

@@ -13,9 +13,10 @@ namespace {
 std::string refusal(const std::function<void(PackageContents&)>& change) {
   PackageContents c = sample_contents();
   change(c);
-  WriteResult result = write_package(c);
-  EXPECT_TRUE(result.bytes.empty());
-  return result.error;
+  const Result<Bytes> written = write_package(c);
+  EXPECT_FALSE(written.ok());
+  EXPECT_EQ(status_of(written), KILN_STATUS_INVALID_ARGUMENT);
+  return message_of(written);
 }
 
 TEST(PackageWriter, NameClaimedByTwoKernels) {
@@ -24,16 +25,16 @@ TEST(PackageWriter, NameClaimedByTwoKernels) {
   c.units = {{"b.cu", {}}, {"a.cu", {}}};
   c.kernels = {{"_Z5scaleIdEvPd", "scale<double>", "b.cu", k_kernel_template, {}, {"scale"}},
                {"_Z5scaleIfEvPf", "scale<float>", "a.cu", k_kernel_template, {}, {" scale "}}};
-  EXPECT_EQ(write_package(c).error,
+  EXPECT_EQ(message_of(write_package(c)),
             "name 'scale' is claimed by kernels _Z5scaleIfEvPf (a.cu) and _Z5scaleIdEvPd (b.cu)");
   std::swap(c.kernels[0], c.kernels[1]);  // the message does not depend on input order
-  EXPECT_EQ(write_package(c).error,
+  EXPECT_EQ(message_of(write_package(c)),
             "name 'scale' is claimed by kernels _Z5scaleIfEvPf (a.cu) and _Z5scaleIdEvPd (b.cu)");
   // A canonical name counts as a claim too.
   c.kernels[0].names = {"scale<double>"};
   c.kernels[1].names = {};
   EXPECT_EQ(
-      write_package(c).error,
+      message_of(write_package(c)),
       "name 'scale<double>' is claimed by kernels _Z5scaleIfEvPf (a.cu) and _Z5scaleIdEvPd (b.cu)");
 }
 
@@ -114,6 +115,33 @@ TEST(PackageWriter, SourcesAndMetadata) {
               c.metadata.push_back({"options", "-O0"});
             }),
             "metadata key 'options' is given twice with different values");
+}
+
+TEST(PackageWriter, CarriedUnits) {
+  const auto carried = [](PackageContents& c) -> PackageCarriedUnit& {
+    c.carried.push_back(
+        {"kernels/scale.cu", {"kernels/scale.cu", "__global__ void k() {}"}, {}, {"."}, {}, {}, {}, "13.0"});
+    return c.carried.back();
+  };
+  EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).unit_source = "x.cu"; }),
+            "carried unit 'x.cu' is not a unit of the package");
+  EXPECT_EQ(refusal([&](PackageContents& c) {
+              carried(c);
+              carried(c);
+            }),
+            "carried unit 'kernels/scale.cu' is carried twice");
+  EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).source.path = "/etc/scale.cu"; }),
+            "carried unit 'kernels/scale.cu': source path '/etc/scale.cu' is not a relative path without '.' or '..' "
+            "parts");
+  EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).headers = {{"a.h", "1"}, {"a.h", "2"}}; }),
+            "carried unit 'kernels/scale.cu': path 'a.h' is given twice");
+  EXPECT_EQ(refusal([&](PackageContents& c) { carried(c).options = {""}; }),
+            "carried unit 'kernels/scale.cu': an empty option, include directory or kernel name");
+  // What the writer takes: the same unit without the faults.
+  PackageContents c = sample_contents();
+  carried(c);
+  const Bytes file = write_ok(c);
+  EXPECT_EQ(open_ok(file).carried_unit_count(), 1u);
 }
 
 // zstd is used only where it makes an image smaller, and the file stays readable either way.

@@ -43,8 +43,9 @@ TEST(KernelInOtherFile, IsInNoImageOfTheFile) {
 TEST(KernelInOtherFile, TheWriterRefusesItWithTargets) {
   const PackageContents both = with_kernel(elsewhere_contents(), "red::block_sum<float, 256>",
                                            [](PackageKernel& k) { k.targets = {"sm_90a"}; });
-  EXPECT_EQ(write_package(both).error, "kernel _Z9block_sumIfLi256EEvPKT_PS0_i (kernels/saxpy.cu) is said to be in "
-                                       "another file and in images of this one");
+  EXPECT_EQ(message_of(write_package(both)),
+            "kernel _Z9block_sumIfLi256EEvPKT_PS0_i (kernels/saxpy.cu) is said to be in another file and in images of "
+            "this one");
 }
 
 TEST(KernelInOtherFile, TheReaderRefusesTheFlagOnAKernelWithTargetRecords) {

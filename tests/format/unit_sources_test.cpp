@@ -74,7 +74,7 @@ TEST(UnitSources, TheWriterRefusesInconsistentSources) {
   const auto written = [](auto edit) {
     PackageContents c = variant_contents();
     edit(c.units[2], c.units[3]);   // f64, rdc (as given)
-    return write_package(c).error;
+    return message_of(write_package(c));
   };
   EXPECT_EQ(written([](PackageUnit& f64, PackageUnit&) { f64.sources.clear(); }),
             "unit 'f64' is a variant, of one source, but names 0");

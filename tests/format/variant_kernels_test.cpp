@@ -49,7 +49,7 @@ TEST(VariantKernels, TheWriterKeepsTheFlagAndTheSlashTogether) {
   const auto written = [](const std::string& lowered, std::uint32_t flags) {
     PackageContents c = variant_contents();
     c.kernels.push_back({lowered, "extra", "f64", flags, {}, {}});
-    return write_package(c).error;
+    return message_of(write_package(c));
   };
   EXPECT_EQ(written("f64_Z5extrav", k_kernel_variant),
             "kernel f64_Z5extrav (f64) is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");

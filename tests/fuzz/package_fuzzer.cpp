@@ -90,7 +90,7 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
   kiln::format::PackageReader paged;
   if (!paged.open_deferred(file, "fuzz input")) return;
   const kiln::format::IndexPageLoader pages(paged.index_pages(), file,
-                                            [](std::uint64_t, std::uint64_t) { return std::string(); });
+                                            [](std::uint64_t, std::uint64_t) { return kiln::Status(); });
   paged.use_pages(&pages);
   const std::uint32_t kernels = paged.kernel_count();
   for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) {

@@ -138,7 +138,7 @@ void compare_paged_lookups(const std::vector<std::byte>& file) {
     kiln_package_destroy(paged);
     return;
   }
-  const format::IndexPageLoader pages(raw.index_pages(), file, [](std::uint64_t, std::uint64_t) { return std::string(); });
+  const format::IndexPageLoader pages(raw.index_pages(), file, [](std::uint64_t, std::uint64_t) { return Status(); });
   raw.use_pages(&pages);
   for (const std::string& stored : names_of(raw)) {
     const std::string name = stored.c_str();   // as a C caller can ask for it

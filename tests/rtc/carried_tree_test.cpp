@@ -89,7 +89,7 @@ protected:
     std::error_code ignored;
     if (kiln::test::child_role().empty()) fs::remove_all(m_dir, ignored);
   }
-  CompileOutcome compile(const std::vector<std::byte>& bytes) {
+  Result<Compiled> compile(const std::vector<std::byte>& bytes) {
     format::PackageReader reader;
     EXPECT_TRUE(reader.open(bytes, "app.kiln"));
     CompiledCache cache(store::CacheSettings{false, {}, 0});
@@ -113,9 +113,9 @@ TEST_F(CarriedTreeTest, ATextManyPathsNameIsDecodedOnceAndWrittenWithinTheBound)
     Result<std::vector<std::byte>> bytes = read_binary_file(m_dir / "many.kiln");
     reset_peak_memory();
     const long before = peak_memory_kib();
-    const CompileOutcome outcome = compile(*bytes);
+    const Result<Compiled> outcome = compile(*bytes);
     const long grown = peak_memory_kib() - before;
-    std::ofstream(m_dir / "report") << (outcome.failure == Failure::none ? "compiled" : outcome.message) << "\n"
+    std::ofstream(m_dir / "report") << (outcome.ok() ? "compiled" : error_text(outcome.error())) << "\n"
                                     << grown << " " << m_compiler->tree_bytes << "\n";
     kiln::test::exit_child(0);
   }
@@ -154,16 +154,18 @@ TEST_F(CarriedTreeTest, FilesBeyondTheBoundAreRefusedBeforeAnythingIsDecodedWrit
   while (text.size() < (std::size_t{1} << 20)) text += "// the same line\n";
   const std::vector<std::byte> bytes = format::testing::write_ok(many_paths(text, 64));
   ASSERT_LT(bytes.size(), std::size_t{64} << 10);
-  const CompileOutcome outcome = compile(bytes);
-  EXPECT_EQ(outcome.failure, Failure::corrupt);
-  EXPECT_NE(outcome.message.find("app.kiln: cannot compile 'ops::scale<double>' at run time from kernels/op.cu: its "
-                                 "carried files would write " +
-                                 std::to_string(64 * text.size() + many_paths(text, 0).carried[0].source.text.size()) +
-                                 " bytes, more than a run-time compile from a " + std::to_string(bytes.size()) +
-                                 "-byte package may write (" +
-                                 std::to_string(options::max_carried_tree_bytes(bytes.size())) + ")"),
+  const Result<Compiled> outcome = compile(bytes);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().status, KILN_STATUS_CORRUPT);
+  const std::string& message = outcome.error().message;
+  EXPECT_NE(message.find("app.kiln: cannot compile 'ops::scale<double>' at run time from kernels/op.cu: its "
+                         "carried files would write " +
+                         std::to_string(64 * text.size() + many_paths(text, 0).carried[0].source.text.size()) +
+                         " bytes, more than a run-time compile from a " + std::to_string(bytes.size()) +
+                         "-byte package may write (" + std::to_string(options::max_carried_tree_bytes(bytes.size())) +
+                         ")"),
             std::string::npos)
-      << outcome.message;
+      << message;
   EXPECT_EQ(m_compiler->compiles, 0);
   EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
 }

@@ -58,9 +58,9 @@ protected:
     carried.kernel_templates = {"ops::shift"};
     carried.nvrtc_version = "13.0";
     contents.carried = {carried};
-    format::WriteResult written = format::write_package(contents);
-    ASSERT_TRUE(written.error.empty()) << written.error;
-    ASSERT_TRUE(write_file_atomically(m_dir / "carried.kiln", written.bytes));
+    const Result<std::vector<std::byte>> written = format::write_package(contents);
+    ASSERT_TRUE(written.ok()) << written.error().message;
+    ASSERT_TRUE(write_file_atomically(m_dir / "carried.kiln", *written));
   }
   void TearDown() override {
     std::error_code ignored;

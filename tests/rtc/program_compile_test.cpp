@@ -82,25 +82,25 @@ protected:
 TEST_F(ProgramCompileTest, CompilesOnceThenMemoryThenDisk) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
-  CompileOutcome first = compiler.program(request(m_root / "project"), "sm_90");
-  ASSERT_EQ(first.failure, Failure::none) << first.message;
+  Result<Compiled> first = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(first.ok()) << error_text(first.error());
   format::PackageReader reader;
-  ASSERT_TRUE(reader.open(*first.package));
+  ASSERT_TRUE(reader.open(*first->package));
   EXPECT_TRUE(reader.find_kernel("fill<2>"));
   EXPECT_TRUE(reader.find_kernel("fill<3>"));
   EXPECT_TRUE(reader.find_variable("table"));
   EXPECT_EQ(reader.metadata_value("compiled.at"), "run time");
 
-  CompileOutcome again = compiler.program(request(m_root / "project"), "sm_90");
-  ASSERT_EQ(again.failure, Failure::none);
-  EXPECT_EQ(again.source, Source::memory);
+  Result<Compiled> again = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->source, Source::memory);
 
   CompiledCache next_process(on_disk());
   RuntimeCompiler later(CompilerSettings{}, next_process);
-  CompileOutcome from_disk = later.program(request(m_root / "project"), "sm_90");
-  ASSERT_EQ(from_disk.failure, Failure::none);
-  EXPECT_EQ(from_disk.source, Source::disk);
-  EXPECT_EQ(*from_disk.package, *first.package);
+  Result<Compiled> from_disk = later.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(from_disk.ok());
+  EXPECT_EQ(from_disk->source, Source::disk);
+  EXPECT_EQ(*from_disk->package, *first->package);
   EXPECT_EQ(m_compiler->compiles, 1);
   EXPECT_EQ(cache.counters().compiles, 1u);
   EXPECT_EQ(next_process.counters().disk_hits, 1u);
@@ -109,25 +109,25 @@ TEST_F(ProgramCompileTest, CompilesOnceThenMemoryThenDisk) {
 TEST_F(ProgramCompileTest, AChangedHeaderCompilesAgain) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
-  ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
+  ASSERT_TRUE(compiler.program(request(m_root / "project"), "sm_90").ok());
   write(m_root / "project" / "include" / "lib.cuh", "#define N 15\n");
-  CompileOutcome changed = compiler.program(request(m_root / "project"), "sm_90");
-  ASSERT_EQ(changed.failure, Failure::none);
-  EXPECT_EQ(changed.source, Source::produced) << "a stale kernel";
+  Result<Compiled> changed = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(changed->source, Source::produced) << "a stale kernel";
   EXPECT_EQ(m_compiler->compiles, 2);
 }
 
 TEST_F(ProgramCompileTest, ACopyOfTheProjectElsewhereHits) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
-  ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
+  ASSERT_TRUE(compiler.program(request(m_root / "project"), "sm_90").ok());
   fs::create_directories(m_root / "moved");
   fs::copy(m_root / "project", m_root / "moved" / "project", fs::copy_options::recursive);
   CompiledCache next_process(on_disk());
   RuntimeCompiler later(CompilerSettings{}, next_process);
-  CompileOutcome moved = later.program(request(m_root / "moved" / "project"), "sm_90");
-  ASSERT_EQ(moved.failure, Failure::none);
-  EXPECT_EQ(moved.source, Source::disk);
+  Result<Compiled> moved = later.program(request(m_root / "moved" / "project"), "sm_90");
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved->source, Source::disk);
   EXPECT_EQ(m_compiler->compiles, 1);
 }
 
@@ -137,7 +137,7 @@ TEST_F(ProgramCompileTest, AHeaderRecordThatDoesNotDecodeIsAMissAndIsReplaced) {
   {
     CompiledCache cache(on_disk());
     RuntimeCompiler compiler(CompilerSettings{}, cache);
-    ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
+    ASSERT_TRUE(compiler.program(request(m_root / "project"), "sm_90").ok());
   }
   const std::string request_key = program_request_key(request(m_root / "project"), "sm_90", CompilerIdentity{"13.0", "13.0"});
   store::LocalStore store(m_root / "cache", 0);
@@ -145,20 +145,20 @@ TEST_F(ProgramCompileTest, AHeaderRecordThatDoesNotDecodeIsAMissAndIsReplaced) {
   store.put(request_key, bytes_of("kiln-headers 2\nnot a record\n"));
 
   CompiledCache second(on_disk());
-  CompileOutcome recompiled = RuntimeCompiler(CompilerSettings{}, second).program(request(m_root / "project"), "sm_90");
-  ASSERT_EQ(recompiled.failure, Failure::none) << recompiled.message;
-  EXPECT_EQ(recompiled.source, Source::produced);
+  Result<Compiled> recompiled = RuntimeCompiler(CompilerSettings{}, second).program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(recompiled.ok()) << error_text(recompiled.error());
+  EXPECT_EQ(recompiled->source, Source::produced);
   EXPECT_EQ(m_compiler->compiles, 2);
   CompiledCache third(on_disk());
-  EXPECT_EQ(RuntimeCompiler(CompilerSettings{}, third).program(request(m_root / "project"), "sm_90").source,
+  EXPECT_EQ(RuntimeCompiler(CompilerSettings{}, third).program(request(m_root / "project"), "sm_90").value().source,
             Source::disk) << "the record was replaced";
 }
 
 TEST_F(ProgramCompileTest, AnotherTargetIsAnotherCompile) {
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
-  ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_90").failure, Failure::none);
-  ASSERT_EQ(compiler.program(request(m_root / "project"), "sm_80").failure, Failure::none);
+  ASSERT_TRUE(compiler.program(request(m_root / "project"), "sm_90").ok());
+  ASSERT_TRUE(compiler.program(request(m_root / "project"), "sm_80").ok());
   EXPECT_EQ(m_compiler->compiles, 2);
 }
 
@@ -167,11 +167,15 @@ TEST_F(ProgramCompileTest, ACompileErrorCarriesTheLogAndIsNotCached) {
   RuntimeCompiler compiler(CompilerSettings{}, cache);
   ProgramRequest broken = request(m_root / "project");
   broken.source = "#error stop\n";
-  CompileOutcome failed = compiler.program(broken, "sm_90");
-  EXPECT_EQ(failed.failure, Failure::compile_failed);
-  EXPECT_NE(failed.message.find("prog.cu: compiling for sm_90 at run time failed"), std::string::npos) << failed.message;
-  EXPECT_NE(failed.message.find("#error directive: stop"), std::string::npos) << failed.message;
-  EXPECT_EQ(compiler.program(broken, "sm_90").failure, Failure::compile_failed);
+  Result<Compiled> failed = compiler.program(broken, "sm_90");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().status, KILN_STATUS_COMPILE_FAILED);
+  const std::string text = error_text(failed.error());   // as the loader reports it
+  EXPECT_NE(text.find("prog.cu: compiling for sm_90 at run time failed"), std::string::npos) << text;
+  EXPECT_NE(failed.error().log.find("#error directive: stop"), std::string::npos) << text;   // NVRTC's log
+  Result<Compiled> again = compiler.program(broken, "sm_90");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().status, KILN_STATUS_COMPILE_FAILED);
   EXPECT_EQ(m_compiler->compiles, 2);
   EXPECT_EQ(cache.counters().compile_failures, 2u);
 }
@@ -180,10 +184,12 @@ TEST_F(ProgramCompileTest, NoCompilerSaysWhy) {
   set_compiler_for_testing(nullptr, "no usable NVRTC and nvJitLink; looked at: ...");
   CompiledCache cache(on_disk());
   RuntimeCompiler compiler(CompilerSettings{}, cache);
-  CompileOutcome outcome = compiler.program(request(m_root / "project"), "sm_90");
-  EXPECT_EQ(outcome.failure, Failure::no_compiler);
-  EXPECT_NE(outcome.message.find("prog.cu: cannot compile at run time: no usable NVRTC and nvJitLink; looked at: ..."),
-            std::string::npos) << outcome.message;
+  Result<Compiled> outcome = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().status, KILN_STATUS_NO_COMPILER);
+  EXPECT_NE(outcome.error().message.find(
+                "prog.cu: cannot compile at run time: no usable NVRTC and nvJitLink; looked at: ..."),
+            std::string::npos) << outcome.error().message;
 }
 
 }  // namespace

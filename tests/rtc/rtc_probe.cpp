@@ -26,19 +26,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot open %s\n", argv[1]);
     return 1;
   }
-  const kiln::rtc::CompileOutcome outcome =
+  const kiln::Result<kiln::rtc::Compiled> outcome =
       kiln::rtc::RuntimeCompiler::process().package_kernel(reader, argv[1], argv[2], argv[3]);
-  if (outcome.failure != kiln::rtc::Failure::none) {
-    std::fprintf(stderr, "%s\n", outcome.message.c_str());
+  if (!outcome) {
+    std::fprintf(stderr, "%s\n", kiln::error_text(outcome.error()).c_str());
     return 1;
   }
   kiln::format::PackageReader compiled;
-  if (!compiled.open(*outcome.package, "compiled") || !compiled.find_kernel(outcome.expression)) {
-    std::fprintf(stderr, "the compiled package lacks %s\n", outcome.expression.c_str());
+  if (!compiled.open(*outcome->package, "compiled") || !compiled.find_kernel(outcome->expression)) {
+    std::fprintf(stderr, "the compiled package lacks %s\n", outcome->expression.c_str());
     return 1;
   }
-  const char* source = outcome.source == kiln::rtc::Source::produced ? "produced"
-                       : outcome.source == kiln::rtc::Source::disk   ? "disk"
+  const char* source = outcome->source == kiln::rtc::Source::produced ? "produced"
+                       : outcome->source == kiln::rtc::Source::disk   ? "disk"
                                                                      : "memory";
   if (argc == 5) {
     std::ifstream maps("/proc/self/maps");

@@ -75,10 +75,10 @@ using Entry = core::CompileLibrary* (*)(const char*);
 
 // The entry point of the build's compile library, opened by path as any library.
 Entry build_entry_point() {
-  std::string error;
-  void* handle = platform::open_library(KILN_TEST_JIT_LIBRARY, error);
-  EXPECT_NE(handle, nullptr) << error;
-  return handle ? reinterpret_cast<Entry>(platform::library_symbol(handle, "kiln_jit_compile_library")) : nullptr;
+  const platform::OpenedLibrary opened = platform::open_library(KILN_TEST_JIT_LIBRARY);
+  EXPECT_NE(opened.handle, nullptr) << opened.error;
+  return opened.handle ? reinterpret_cast<Entry>(platform::library_symbol(opened.handle, "kiln_jit_compile_library"))
+                       : nullptr;
 }
 
 TEST(CompileLibrary, TheLibraryBesideTheLoaderIsFoundAndServesThisInterface) {

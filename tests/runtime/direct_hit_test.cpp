@@ -94,10 +94,10 @@ protected:
     carried.kernel_templates = {"probe"};
     carried.nvrtc_version = "13.0";
     contents.carried = {carried};
-    const format::WriteResult written = format::write_package(contents);
-    ASSERT_TRUE(written.error.empty()) << written.error;
+    const Result<std::vector<std::byte>> written = format::write_package(contents);
+    ASSERT_TRUE(written.ok()) << written.error().message;
     std::ofstream(m_dir / "carried.kiln", std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(written.bytes.data()), static_cast<std::streamsize>(written.bytes.size()));
+        .write(reinterpret_cast<const char*>(written->data()), static_cast<std::streamsize>(written->size()));
   }
 
   // The child's part: `probe` from the package, through the cache in the test's directory.

@@ -34,7 +34,7 @@ protected:
     if (const std::string why = use_toolkit_compilers(); !why.empty()) GTEST_SKIP() << why;
   }
   // Built for sm_80 only, so a 9.0 device has no image: its cubin does not run across majors.
-  static Bytes carried_package() {
+  static Bytes carried_package(const std::string& nvrtc_version = "13.0") {
     PackageSpec spec;
     spec.units = {UnitSpec{"kernels/scale.cu", {"sm_80"}}};
     spec.kernels = {KernelSpec("ops::scale<float>", "kernels/scale.cu").with_lowered("_ZN3ops5scaleIfEEvPT_S1_i")};
@@ -46,7 +46,7 @@ protected:
     carried.include_dirs = {"include"};
     carried.options = {"-DFACTOR=3", "--std=c++17"};   // as a build spells them
     carried.kernel_templates = {"ops::scale"};
-    carried.nvrtc_version = "13.0";
+    carried.nvrtc_version = nvrtc_version;
     spec.carried = {carried};
     return build_package(spec);
   }
@@ -120,6 +120,17 @@ TEST_F(FallbackTest, AHeaderTheBuildNeverReadIsNamed) {
   const std::string message = error_of([&] { package.kernel("ops::scale<float>"); }, KILN_STATUS_COMPILE_FAILED);
   EXPECT_NE(message.find("cannot open source file \"blackwell.cuh\""), std::string::npos) << message;
   EXPECT_NE(message.find("this instantiation includes one the build never read"), std::string::npos) << message;
+}
+
+// A carried unit is compiled by an NVRTC of the major its build used: with none to be had, the miss
+// is still told first, then why nothing can compile the kernel.
+TEST_F(FallbackTest, NoNvrtcOfTheBuildsMajorIsNoCompilerAfterTheMiss) {
+  kiln::Package package = open(carried_package("99.0"));
+  const std::string message = error_of([&] { package.kernel("ops::scale<double>"); }, KILN_STATUS_NO_COMPILER);
+  EXPECT_EQ(message.find("no kernel 'ops::scale<double>' in app.kiln"), 0u) << message;
+  EXPECT_NE(message.find("; cannot compile 'ops::scale<double>' at run time: no usable NVRTC and nvJitLink"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("cannot read options written for NVRTC 99"), std::string::npos) << message;
 }
 
 TEST_F(FallbackTest, APackageWithoutCarriedSourcesSaysNothingMore) {

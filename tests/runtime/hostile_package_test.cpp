@@ -25,7 +25,7 @@ Bytes package_with_image(Bytes image, const char* target = "sm_90") {
   contents.kernels.push_back(kernel);
   format::WriteOptions options;
   options.compress = false;
-  return format::write_package(contents, options).bytes;
+  return format::write_package(contents, options).value();
 }
 
 long max_rss_kib() { return kiln::test::peak_memory_kib(); }
@@ -103,7 +103,7 @@ TEST_F(RuntimeTest, NearestNamesCostIsBoundedOnALargeTable) {
   }
   format::WriteOptions options;
   options.compress = false;
-  const Bytes file = format::write_package(contents, options).bytes;
+  const Bytes file = format::write_package(contents, options).value();
   kiln::Package package = open(file);
   const auto start = std::chrono::steady_clock::now();
   error_of([&] { package.kernel(stem + "x"); }, KILN_STATUS_KERNEL_NOT_FOUND);

@@ -114,10 +114,10 @@ TEST_F(RuntimeTest, PtxWithoutItsNulIsACorruptImage) {
   kernel.lowered_name = kernel.canonical_name = "k";
   kernel.unit_source = "ops.cu";
   contents.kernels.push_back(kernel);
-  const format::WriteResult written = format::write_package(contents);
-  ASSERT_EQ(written.error, "");
+  const Result<Bytes> written = format::write_package(contents);
+  ASSERT_TRUE(written.ok()) << written.error().message;
 
-  kiln::Package package = open(written.bytes);
+  kiln::Package package = open(*written);
   const std::string message = error_of([&] { package.image("k"); }, KILN_STATUS_IMAGE_CORRUPT);
   EXPECT_EQ(message, "app.kiln: image ops.cu [compute_80] is PTX without its terminating NUL byte");
   error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IMAGE_CORRUPT);

@@ -44,7 +44,7 @@ TEST_F(IndexPages, OpeningReadsNoPageAndALookupReadsOnlyThoseItTouches) {
   EXPECT_LT(after_one, page_count);
   EXPECT_EQ(package.find_kernel(tile_name(1234)), k1234);
   EXPECT_EQ(pages->pages_read(), after_one) << "a page is read once";
-  EXPECT_EQ(pages->failure(), format::IndexPageLoader::Failure::none);
+  EXPECT_EQ(format::testing::status_of(pages->failure()), KILN_STATUS_SUCCESS);
 }
 
 TEST_F(IndexPages, FindsWhatAPackageReadWholeFinds) {
@@ -147,7 +147,7 @@ TEST_F(IndexPages, APageThatFailsItsChecksumIsCorruptWhenFirstRead) {
   const std::string message = error_of([&] { package.targets(); }, KILN_STATUS_CORRUPT);   // checks the whole index
   EXPECT_EQ(message.rfind(m_path.string() + ": INDEX_PAGES page ", 0), 0u) << message;
   EXPECT_NE(message.find(") checksum mismatch"), std::string::npos) << message;
-  EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::corrupt);
+  EXPECT_EQ(format::testing::status_of(pages_of(package)->failure()), KILN_STATUS_CORRUPT);
 }
 
 TEST_F(IndexPages, AFileChangedAfterOpenIsAnErrorAtTheFirstPageReadNotACrash) {
@@ -156,7 +156,7 @@ TEST_F(IndexPages, AFileChangedAfterOpenIsAnErrorAtTheFirstPageReadNotACrash) {
   std::filesystem::resize_file(m_path, 100);
   const std::string message = error_of([&] { package.find_kernel(tile_name(10)); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
-  EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
+  EXPECT_EQ(format::testing::status_of(pages_of(package)->failure()), KILN_STATUS_IO_ERROR);
 }
 
 // Pages are read without asking the file's status first; a page whose bytes changed fails its
@@ -172,7 +172,7 @@ TEST_F(IndexPages, AFileRewrittenInPlaceAfterOpenIsAnErrorNamingTheChangeNotCorr
   std::filesystem::last_write_time(m_path, written + std::chrono::hours(1));   // whatever the clock's grain
   const std::string message = error_of([&] { package.find_kernel(tile_name(10)); }, KILN_STATUS_IO_ERROR);
   EXPECT_NE(message.find(m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
-  EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::io);
+  EXPECT_EQ(format::testing::status_of(pages_of(package)->failure()), KILN_STATUS_IO_ERROR);
 }
 
 TEST_F(IndexPages, SmallIndexesAreReadWholeLargeOnesByPages) {
@@ -204,7 +204,7 @@ TEST_F(IndexPages, FilesWithOtherPageSizesAreReadByPagesAndFindTheSameKernels) {
     EXPECT_LE(pages_of(package)->pages_read(), view.page_count);
     for (std::uint32_t i = 0; i < k_paged_kernels; i += 37) EXPECT_EQ(package.find_kernel(tile_name(i)), whole.find_kernel(tile_name(i))) << size;
     EXPECT_EQ(package.targets(), whole.targets()) << size;   // the whole index, checked
-    EXPECT_EQ(pages_of(package)->failure(), format::IndexPageLoader::Failure::none) << size;
+    EXPECT_EQ(format::testing::status_of(pages_of(package)->failure()), KILN_STATUS_SUCCESS) << size;
   }
 }
 

@@ -156,9 +156,9 @@ TEST_F(NamedPackage, ADamagedFileIsReportedNotSkipped) {
 class Probe {
 public:
   explicit Probe(const fs::path& library) {
-    std::string error;
-    m_handle = platform::open_library(platform::utf8_of(library), error);
-    if (!m_handle) throw std::runtime_error("cannot load " + library.string() + ": " + error);
+    platform::OpenedLibrary opened = platform::open_library(platform::utf8_of(library));
+    if (!opened.handle) throw std::runtime_error("cannot load " + library.string() + ": " + opened.error);
+    m_handle = opened.handle;
   }
   ~Probe() { platform::close_library(m_handle); }
   Probe(const Probe&) = delete;

@@ -87,7 +87,8 @@ TEST_F(UserPaths, TheCacheKeepsEntriesThere) {
   const std::vector<std::byte> value(1000, std::byte{7});
   store::LocalStore(m_dir / "cache", 0).put(key, value);
   EXPECT_EQ(store::LocalStore(m_dir / "cache", 0).get(key), value);
-  EXPECT_EQ(store::LocalStore(m_dir / "cache", 0).unwritable_reason(), "");
+  const Status writable = store::LocalStore(m_dir / "cache", 0).check_writable();
+  EXPECT_TRUE(writable.ok()) << writable.error().message;
 }
 
 }  // namespace

@@ -80,9 +80,9 @@ Bytes build_package(const PackageSpec& spec) {
   contents.carried = spec.carried;
   format::WriteOptions options;
   options.compress = spec.compressible;  // test cubins are mostly zeros: zstd would take even small ones
-  format::WriteResult written = format::write_package(contents, options);
-  EXPECT_EQ(written.error, "");
-  return std::move(written.bytes);
+  Result<Bytes> written = format::write_package(contents, options);
+  EXPECT_TRUE(written.ok()) << written.error().message;
+  return written ? std::move(written).value() : Bytes();
 }
 
 Bytes single_kernel_package(const std::vector<std::string>& targets, std::uint32_t ptx_version) {

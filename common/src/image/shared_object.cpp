@@ -27,14 +27,14 @@ constexpr std::uint16_t k_this_machine =
     0;
 #endif
 
-std::string type_problem(std::uint16_t type) {
+Status check_type(std::uint16_t type) {
   const std::string number = " (ELF type " + std::to_string(type) + ")";
   switch (type) {
   case k_et_dyn: return {};
-  case k_et_exec: return "it is an executable" + number + ", not a shared library";
-  case k_et_rel: return "it is a relocatable object" + number + ", not a shared library";
-  case k_et_core: return "it is a core dump" + number + ", not a shared library";
-  default: return "it is not a shared library" + number;
+  case k_et_exec: return Error("it is an executable" + number + ", not a shared library");
+  case k_et_rel: return Error("it is a relocatable object" + number + ", not a shared library");
+  case k_et_core: return Error("it is a core dump" + number + ", not a shared library");
+  default: return Error("it is not a shared library" + number);
   }
 }
 
@@ -44,58 +44,58 @@ SharedObjectCheck check_shared_object(Bytes file, std::string_view entry_point) 
   SharedObjectCheck check;
   const auto byte_at = [&](std::size_t i) { return i < file.size() ? std::to_integer<std::uint8_t>(file[i]) : 0; };
   if (file.size() < 16 || byte_at(0) != 0x7f || byte_at(1) != 'E' || byte_at(2) != 'L' || byte_at(3) != 'F') {
-    check.problem = "it is not an ELF file";
+    check.loadable = Error("it is not an ELF file");
     return check;
   }
   // ElfFile reads 64-bit little-endian files, which is what this process is on every system Kiln runs on.
   static_assert(sizeof(void*) == 8 && std::endian::native == std::endian::little);
   if (byte_at(4) != 2) {
-    check.problem = "it is built for another machine (a " + std::string(byte_at(4) == 1 ? "32" : "unknown") +
-                    "-bit ELF file; this process is 64-bit)";
+    check.loadable = Error("it is built for another machine (a " + std::string(byte_at(4) == 1 ? "32" : "unknown") +
+                           "-bit ELF file; this process is 64-bit)");
     return check;
   }
   if (byte_at(5) != 1) {
-    check.problem = "it is built for another machine (a big-endian ELF file)";
+    check.loadable = Error("it is built for another machine (a big-endian ELF file)");
     return check;
   }
   Result<ElfFile> elf = ElfFile::parse(file);
   if (!elf) {
-    check.problem = "it is not a well-formed ELF file: " + elf.error().message;
+    check.loadable = Error("it is not a well-formed ELF file: " + elf.error().message);
     return check;
   }
-  if (std::string problem = type_problem(elf->header().type); !problem.empty()) {
-    check.problem = std::move(problem);
-    return check;
-  }
+  if (check.loadable = check_type(elf->header().type); !check.loadable) return check;
   if (elf->header().machine != k_this_machine) {
-    check.problem = "it is built for another machine (ELF machine " + std::to_string(elf->header().machine) +
-                    "; this one is " + std::to_string(k_this_machine) + ")";
+    check.loadable = Error("it is built for another machine (ELF machine " + std::to_string(elf->header().machine) +
+                           "; this one is " + std::to_string(k_this_machine) + ")");
     return check;
   }
   Result<std::vector<ElfSymbol>> symbols = elf->symbols(k_sht_dynsym);
   if (!symbols) {
-    check.problem = "its dynamic symbol table cannot be read: " + symbols.error().message;
+    check.loadable = Error("its dynamic symbol table cannot be read: " + symbols.error().message);
     return check;
   }
   for (const ElfSymbol& symbol : *symbols) {
     const bool exported = symbol.binding == k_stb_global || symbol.binding == k_stb_weak;
     if (symbol.name == entry_point && exported && symbol.section != 0) return check;
   }
-  check.problem = "it does not export " + std::string(entry_point);
+  check.loadable = Error("it does not export " + std::string(entry_point));
   check.lacks_entry_point = true;
   return check;
 }
 
-void* open_library_exporting(const std::string& path, const char* entry_point, std::string& why) {
+std::string loading_refusal(const SharedObjectCheck& check) {
+  return check.loadable ? std::string() : check.loadable.error().message;
+}
+
+Result<void*> open_library_exporting(const std::string& path, const char* entry_point) {
   platform::FileStatus status;
-  if (!platform::status_of(platform::path_of_utf8(path), status)) {
-    why = "not found";
-    return nullptr;
-  }
+  if (!platform::status_of(platform::path_of_utf8(path), status)) return Error("not found");
   const auto check = [entry_point](std::span<const std::byte> bytes) {
-    return check_shared_object(bytes, entry_point).problem;
+    return loading_refusal(check_shared_object(bytes, entry_point));
   };
-  return platform::open_checked_library(path, check, why);
+  platform::OpenedLibrary opened = platform::open_checked_library(path, check);
+  if (!opened.handle) return Error(std::move(opened.error));
+  return opened.handle;
 }
 
 }  // namespace kiln::image

@@ -23,23 +23,30 @@ const char* const* toolkit_library_directories();
 // Whether `file` names a file by path (has a directory part), not a name for the system's search.
 bool names_a_path(const std::string& file);
 
+// A library opened, or why not. (Not a kiln::Result: platform/ includes nothing of Kiln's; the
+// callers above it make `error` one.)
+struct OpenedLibrary {
+  void* handle = nullptr;   // null when it was not opened
+  std::string error;        // then why: the system's message, or why the file was refused
+};
+
 // A library by path, or by name through the system's search (Linux: the dynamic loader's path;
-// Windows: the application's directory, System32, PATH). Null with `error` set to the system's
-// message when it fails.
-void* open_library(const std::string& file, std::string& error);
+// Windows: the application's directory, System32, PATH); the system's message when it fails.
+OpenedLibrary open_library(const std::string& file);
 
 // Loading a library runs its constructors, so a file given by path is checked first, without running
 // any of its code: `check` gets the file's bytes (mapped read-only) and returns "" or why the file
-// must not be loaded (image/shared_object.hpp). POSIX: the file must be a regular file that passes
-// `check`, then open_library. Windows: open_library; LoadLibraryExW refuses a file that is not a DLL
-// for this machine itself, and `check` (ELF) is not called.
+// must not be loaded (image/shared_object.hpp; a string, not a kiln::Status, for the reason above).
+// POSIX: the file must be a regular file that passes `check`, then open_library. Windows:
+// open_library; LoadLibraryExW refuses a file that is not a DLL for this machine itself, and `check`
+// (ELF) is not called.
 using LibraryFileCheck = std::function<std::string(std::span<const std::byte> file)>;
-void* open_checked_library(const std::string& path, const LibraryFileCheck& check, std::string& error);
+OpenedLibrary open_checked_library(const std::string& path, const LibraryFileCheck& check);
 
 // A library of the operating system, by name, from the system's own place only where it has one
 // (Windows: System32, never the application's directory or PATH; Linux: the dynamic loader's
-// search, where the driver lives). Null with `error` set when it fails.
-void* open_system_library(const std::string& name, std::string& error);
+// search, where the driver lives).
+OpenedLibrary open_system_library(const std::string& name);
 
 // Whether the process has this library loaded already (by the name or path it was loaded with).
 bool library_loaded(const std::string& file);

@@ -24,12 +24,6 @@ char path_list_separator();
 // name libraries to load and directories to write. Windows has no setuid (_wgetenv).
 const char* environment(const char* name);
 
-// "" when `value`, the value of the variable `variable` that names a library or a directory to load
-// one from (KILN_LIBCUDA, KILN_NVRTC, KILN_NVJITLINK, CUDA_PATH, CUDA_HOME), is rooted ("/usr/lib",
-// "C:\CUDA", "\\server\share"); else why it is refused: a relative one would load whatever lies
-// at that path under the working directory (platform/path_variables.cpp).
-std::string unrooted_path_problem(const char* variable, std::string_view value);
-
 #if defined(_WIN32)
 std::wstring wide_of(std::string_view utf8);
 std::string utf8_of_wide(std::wstring_view wide);

@@ -75,11 +75,11 @@ bool older(const Entry& a, const Entry& b) {
 LocalStore::LocalStore(fs::path directory, std::uint64_t max_size)
     : m_directory(std::move(directory)), m_max_size(max_size) {}
 
-std::string LocalStore::unwritable_reason() const {
+Status LocalStore::check_writable() const {
   std::error_code ec;
   fs::create_directories(m_directory / "tmp", ec);
-  if (ec) return ec.message();
-  if (!platform::directory_writable(m_directory / "tmp")) return std::strerror(errno);
+  if (ec) return fail(KILN_STATUS_IO_ERROR, ec.message());
+  if (!platform::directory_writable(m_directory / "tmp")) return fail(KILN_STATUS_IO_ERROR, std::strerror(errno));
   return {};
 }
 

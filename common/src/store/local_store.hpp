@@ -15,6 +15,7 @@
 #pragma once
 
 #include "store/store.hpp"
+#include "util/result.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -39,10 +40,10 @@ public:
   void add_counters(const Counters& counters) override;
 
   const std::filesystem::path& directory() const { return m_directory; }
-  // "" when entries can be written under the directory (creating it if needed), else why not
-  // ("Not a directory", "Permission denied"): a store that cannot be written only misses, and a
-  // build says so once rather than compiling everything again in silence.
-  std::string unwritable_reason() const;
+  // Whether entries can be written under the directory (creating it if needed): IO_ERROR saying
+  // why not ("Not a directory", "Permission denied") otherwise. A store that cannot be written only
+  // misses, and a build says so once rather than compiling everything again in silence.
+  Status check_writable() const;
   std::filesystem::path entry_path(std::string_view key) const;
 
   // The counters and the store's size as recorded (cheap; exact after trim or clear).

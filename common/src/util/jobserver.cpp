@@ -86,17 +86,12 @@ Result<std::unique_ptr<Jobserver>> Jobserver::connect(const JobserverAuth& auth)
   return std::unique_ptr<Jobserver>(new Jobserver(r, auth.write_fd, false));
 }
 
-std::unique_ptr<Jobserver> Jobserver::from_environment(std::string& warning) {
+Result<std::unique_ptr<Jobserver>> Jobserver::from_environment() {
   const char* makeflags = std::getenv("MAKEFLAGS");
-  if (!makeflags) return nullptr;
+  if (!makeflags) return std::unique_ptr<Jobserver>();
   const std::optional<JobserverAuth> auth = parse_makeflags(makeflags);
-  if (!auth) return nullptr;
-  Result<std::unique_ptr<Jobserver>> jobserver = connect(*auth);
-  if (!jobserver) {
-    warning = "kiln: warning: " + jobserver.error().message + "; ignoring the jobserver MAKEFLAGS names";
-    return nullptr;
-  }
-  return std::move(*jobserver);
+  if (!auth) return std::unique_ptr<Jobserver>();
+  return connect(*auth);
 }
 
 Jobserver::~Jobserver() {

@@ -33,9 +33,9 @@ public:
   // inherited description is shared with make, whose reads must stay blocking). The error says why
   // not: the caller warns and runs without a jobserver.
   static Result<std::unique_ptr<Jobserver>> connect(const JobserverAuth& auth);
-  // The jobserver MAKEFLAGS (from the environment) names, if any; a warning when it names one that
-  // cannot be used.
-  static std::unique_ptr<Jobserver> from_environment(std::string& warning);
+  // The jobserver MAKEFLAGS (from the environment) names, null when it names none; connect's error
+  // when it names one that cannot be used (the caller warns and runs without one).
+  static Result<std::unique_ptr<Jobserver>> from_environment();
 
   ~Jobserver();   // gives back every token still held
   Jobserver(const Jobserver&) = delete;

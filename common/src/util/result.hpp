@@ -66,10 +66,17 @@ std::string error_text(const Error& error);
 struct Ok {};
 
 template <typename T>
+class Result;
+template <>
+class Result<Ok>;
+
+template <typename T>
 class [[nodiscard]] Result {
 public:
   Result(T value) : m_state(std::move(value)) {}
   Result(Error error) : m_state(std::move(error)) {}
+  // A failed Status's error, as KILN_TRY passes it on.
+  Result(Result<Ok>&& failed);
 
   bool ok() const { return m_state.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -115,6 +122,18 @@ private:
 
 using Status = Result<Ok>;
 
+template <typename T>
+Result<T>::Result(Result<Ok>&& failed) : m_state(std::in_place_index<1>, std::move(failed).error()) {}
+
+// What KILN_TRY returns for a failed result: a Status as it is, so that passing one on moves a
+// pointer (the loader returns Statuses through many levels, and its size is held), any other
+// Result its Error.
+inline Result<Ok>&& failure_of(Result<Ok>& failed) { return std::move(failed); }
+template <typename T>
+Error&& failure_of(Result<T>& failed) {
+  return std::move(failed).error();
+}
+
 // A failure reported as `status` where it crosses the C ABI. Out of line, like Error's members.
 Error fail(kiln_status status, std::string message);
 Error fail(kiln_status status, std::string message, Location where);
@@ -127,8 +146,8 @@ using namespace failure;
 
 // Propagates a failure: `KILN_TRY(step());` returns step's Error unless it succeeded. Works in any
 // function that returns a Result.
-#define KILN_TRY(expr)                                           \
-  do {                                                           \
-    auto kiln_try_result_ = (expr);                              \
-    if (!kiln_try_result_.ok()) return std::move(kiln_try_result_).error(); \
+#define KILN_TRY(expr)                                                               \
+  do {                                                                               \
+    auto kiln_try_result_ = (expr);                                                  \
+    if (!kiln_try_result_.ok()) return ::kiln::failure::failure_of(kiln_try_result_); \
   } while (false)

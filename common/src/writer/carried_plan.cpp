@@ -19,14 +19,15 @@ std::optional<std::uint32_t> unit_index(const WritePlan& plan, const std::string
 
 }  // namespace
 
-std::string plan_carried(const PackageContents& contents, WritePlan& plan) {
+Status plan_carried(const PackageContents& contents, WritePlan& plan) {
   if (contents.carried.empty()) return {};
   std::map<std::uint64_t, const std::string*> texts;   // by hash: stored once
-  std::string error;
+  Status collided;   // the first two texts with one hash, if any: told once every unit is checked
   const auto text_of = [&](const std::string& text, const std::string& where) -> std::uint64_t {
     const std::uint64_t hash = checksum(std::as_bytes(std::span(text.data(), text.size())));
     auto [it, added] = texts.emplace(hash, &text);
-    if (!added && *it->second != text && error.empty()) error = where + ": two different texts have one hash";
+    if (!added && *it->second != text && collided.ok())
+      collided = refused(where + ": two different texts have one hash");
     return hash;
   };
   std::vector<std::pair<PlannedCarriedUnit, std::vector<std::uint64_t>>> units;   // entries' text hashes
@@ -34,10 +35,11 @@ std::string plan_carried(const PackageContents& contents, WritePlan& plan) {
   for (const PackageCarriedUnit& carried : contents.carried) {
     const std::string where = "carried unit '" + carried.unit_source + "'";
     const std::optional<std::uint32_t> unit = unit_index(plan, carried.unit_source);
-    if (!unit) return where + " is not a unit of the package";
-    if (!seen.insert(*unit).second) return where + " is carried twice";
+    if (!unit) return refused(where + " is not a unit of the package");
+    if (!seen.insert(*unit).second) return refused(where + " is carried twice");
     if (!is_tree_path(carried.source.path))
-      return where + ": source path '" + carried.source.path + "' is not a relative path without '.' or '..' parts";
+      return refused(where + ": source path '" + carried.source.path +
+                     "' is not a relative path without '.' or '..' parts");
     PlannedCarriedUnit planned{*unit, carried.nvrtc_version, {}};
     std::vector<std::uint64_t> hashes;
     planned.entries.push_back({CarriedEntryKind::source, carried.source.path, 0});
@@ -48,9 +50,9 @@ std::string plan_carried(const PackageContents& contents, WritePlan& plan) {
     for (std::size_t i = 0; i < headers.size(); ++i) {
       const std::string& path = headers[i]->path;
       if (!is_tree_path(path))
-        return where + ": header path '" + path + "' is not a relative path without '.' or '..' parts";
+        return refused(where + ": header path '" + path + "' is not a relative path without '.' or '..' parts");
       if ((i > 0 && headers[i - 1]->path == path) || path == carried.source.path)
-        return where + ": path '" + path + "' is given twice";
+        return refused(where + ": path '" + path + "' is given twice");
       planned.entries.push_back({CarriedEntryKind::header, path, 0});
       hashes.push_back(text_of(headers[i]->text, where));
     }
@@ -61,15 +63,16 @@ std::string plan_carried(const PackageContents& contents, WritePlan& plan) {
         {CarriedEntryKind::kernel_template, &carried.kernel_templates}};
     for (const auto& [kind, values] : lists) {
       for (const std::string& value : *values) {
-        if (value.empty()) return where + ": an empty option, include directory or kernel name";
+        if (value.empty()) return refused(where + ": an empty option, include directory or kernel name");
         if (kind == CarriedEntryKind::include_dir && value != "." && !is_tree_path(value))
-          return where + ": include directory '" + value + "' is not '.' or a relative path without '.' or '..' parts";
+          return refused(where + ": include directory '" + value +
+                         "' is not '.' or a relative path without '.' or '..' parts");
         planned.entries.push_back({kind, value, 0});
       }
     }
     units.emplace_back(std::move(planned), std::move(hashes));
   }
-  if (!error.empty()) return error;
+  KILN_TRY(collided);
   for (const auto& [hash, text] : texts) plan.texts.push_back({hash, text});
   for (auto& [planned, hashes] : units) {
     for (std::size_t i = 0; i < hashes.size(); ++i) {

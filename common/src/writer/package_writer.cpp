@@ -38,8 +38,8 @@ public:
     }
     // A NUL inside would end the string early for C callers; the reader refuses such files.
     if (text.find('\0') != std::string_view::npos) {
-      m_error = "the string '" + std::string(text.substr(0, text.find('\0'))) +
-                "\\0...' contains a NUL byte";
+      m_status = detail::refused("the string '" + std::string(text.substr(0, text.find('\0'))) +
+                                 "\\0...' contains a NUL byte");
       return {0, 0};
     }
     if (const auto it = m_offsets.find(std::string(text)); it != m_offsets.end()) {
@@ -47,7 +47,7 @@ public:
     }
     const std::uint64_t end = m_bytes.size() + text.size() + 1;
     if (end > std::numeric_limits<std::uint32_t>::max()) {
-      m_error = "the string table exceeds 4 GiB";
+      m_status = detail::refused("the string table exceeds 4 GiB");
       return {0, 0};
     }
     const auto offset = static_cast<std::uint32_t>(m_bytes.size());
@@ -59,13 +59,14 @@ public:
   }
 
   const Bytes& bytes() const { return m_bytes; }
-  const std::string& error() const { return m_error; }
+  // Whether every string could be interned: a refusal names the last one that could not.
+  const Status& status() const { return m_status; }
 
 private:
   Bytes m_bytes;
   // Owns its keys: callers intern temporaries (target names are built on the fly).
   std::unordered_map<std::string, std::uint32_t> m_offsets;
-  std::string m_error;
+  Status m_status;
 };
 
 // Every section but STRINGS and BLOBS, as record arrays, plus the image bytes.
@@ -257,23 +258,16 @@ Bytes assemble(const StringTable& strings, const Sections& s) {
 
 }  // namespace
 
-WriteResult write_package(const PackageContents& contents, const WriteOptions& options) {
-  WriteResult result;
-  detail::WritePlan plan;
-  if (result.error = detail::plan_package(contents, plan); !result.error.empty()) {
-    return result;
-  }
+Result<std::vector<std::byte>> write_package(const PackageContents& contents, const WriteOptions& options) {
+  Result<detail::WritePlan> plan = detail::plan_package(contents);
+  if (!plan) return std::move(plan).error();
   StringTable strings;
   Sections sections;
-  encode_records(plan, strings, sections);
-  encode_carried(plan, options, strings, sections);
-  if (!strings.error().empty()) {
-    result.error = strings.error();
-    return result;
-  }
-  encode_images(plan, options, sections);
-  result.bytes = assemble(strings, sections);
-  return result;
+  encode_records(*plan, strings, sections);
+  encode_carried(*plan, options, strings, sections);
+  KILN_TRY(strings.status());
+  encode_images(*plan, options, sections);
+  return assemble(strings, sections);
 }
 
 }  // namespace kiln::format

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "format/layout.hpp"
+#include "util/result.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -94,18 +95,14 @@ struct WriteOptions {
   int compression_level = 19;
 };
 
-struct WriteResult {
-  std::vector<std::byte> bytes;
-  std::string error;                     // non-empty: the contents are inconsistent (names what)
-};
-
-// Fails (WriteResult::error) when the contents break an invariant the reader relies on: an unknown
-// target or unit, two images of one unit for one target, one name claimed by two kernels, a lowered
-// name given twice, a variable name given twice, a kernel target its unit has no image for, a
-// variant flag without a "<variant>/<symbol>" lowered name or a '/' without the flag, a unit source
-// that is empty or given twice, a variant of other than one source; a carried unit that names no
-// unit or is carried twice, a carried path that is empty, absolute or has a "." or ".." part, a header path
-// given twice or equal to the source's, a carried string that is empty.
-WriteResult write_package(const PackageContents& contents, const WriteOptions& options = {});
+// The package's bytes. Refuses (INVALID_ARGUMENT, the message naming what) contents that break an
+// invariant the reader relies on: an unknown target or unit, two images of one unit for one target,
+// one name claimed by two kernels, a lowered name given twice, a variable name given twice, a kernel
+// target its unit has no image for, a variant flag without a "<variant>/<symbol>" lowered name or a
+// '/' without the flag, a unit source that is empty or given twice, a variant of other than one
+// source; a carried unit that names no unit or is carried twice, a carried path that is empty,
+// absolute or has a "." or ".." part, a header path given twice or equal to the source's, a carried
+// string that is empty; a string holding a NUL byte.
+Result<std::vector<std::byte>> write_package(const PackageContents& contents, const WriteOptions& options = {});
 
 }  // namespace kiln::format

@@ -8,6 +8,9 @@
 #include <tuple>
 
 namespace kiln::format::detail {
+
+Error refused(std::string message) { return fail(KILN_STATUS_INVALID_ARGUMENT, std::move(message)); }
+
 namespace {
 
 std::string quoted(std::string_view text) {
@@ -35,12 +38,12 @@ std::string pair_text(std::string_view first_name, std::string_view first_unit,
          std::string(second_name) + " (" + std::string(second_unit) + ")";
 }
 
-std::string plan_targets(const PackageContents& contents, WritePlan& plan) {
+Status plan_targets(const PackageContents& contents, WritePlan& plan) {
   for (const std::string& text : contents.targets) {
     const std::optional<Target> target = parse_target(text);
     if (!target) {
-      return quoted(text) +
-             " is not a target (expected sm_XY or compute_XY, optionally with a or f)";
+      return refused(quoted(text) +
+             " is not a target (expected sm_XY or compute_XY, optionally with a or f)");
     }
     plan.targets.push_back(*target);
   }
@@ -49,7 +52,7 @@ std::string plan_targets(const PackageContents& contents, WritePlan& plan) {
   return {};
 }
 
-std::string plan_units(const PackageContents& contents, WritePlan& plan) {
+Status plan_units(const PackageContents& contents, WritePlan& plan) {
   for (const PackageUnit& unit : contents.units) {
     plan.units.push_back(&unit);
   }
@@ -57,7 +60,7 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
             [](const PackageUnit* a, const PackageUnit* b) { return a->source < b->source; });
   for (std::size_t i = 1; i < plan.units.size(); ++i) {
     if (plan.units[i]->source == plan.units[i - 1]->source) {
-      return "unit " + quoted(plan.units[i]->source) + " is given twice";
+      return refused("unit " + quoted(plan.units[i]->source) + " is given twice");
     }
   }
   for (std::uint32_t u = 0; u < plan.units.size(); ++u) {
@@ -68,13 +71,13 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
       const auto it = target ? std::lower_bound(plan.targets.begin(), plan.targets.end(), *target)
                              : plan.targets.end();
       if (it == plan.targets.end() || *it != *target) {
-        return "unit " + quoted(unit.source) + " has an image for target " + quoted(image.target) +
-               ", which is not one of the package's targets";
+        return refused("unit " + quoted(unit.source) + " has an image for target " + quoted(image.target) +
+               ", which is not one of the package's targets");
       }
       if (it->kind == TargetKind::sass && image.ptx_version != 0) {
-        return "unit " + quoted(unit.source) + " has a cubin for " + it->name() +
+        return refused("unit " + quoted(unit.source) + " has a cubin for " + it->name() +
                " with a PTX version (" + std::to_string(image.ptx_version) +
-               "); only PTX images have one";
+               "); only PTX images have one");
       }
       plan.images.push_back({u, static_cast<std::uint32_t>(it - plan.targets.begin()), &image.bytes,
                              image.ptx_version});
@@ -85,8 +88,8 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
     const auto twin = std::adjacent_find(
         mine, plan.images.end(), [](const auto& a, const auto& b) { return a.target == b.target; });
     if (twin != plan.images.end()) {
-      return "unit " + quoted(unit.source) + " has two images for target " +
-             plan.targets[twin->target].name();
+      return refused("unit " + quoted(unit.source) + " has two images for target " +
+             plan.targets[twin->target].name());
     }
   }
   return {};
@@ -94,20 +97,20 @@ std::string plan_units(const PackageContents& contents, WritePlan& plan) {
 
 // A unit's sources: a variant names its one source; a link group's members are listed unless
 // they are just the unit's name, which a unit without records already says.
-std::string plan_unit_sources(WritePlan& plan) {
+Status plan_unit_sources(WritePlan& plan) {
   for (std::uint32_t u = 0; u < plan.units.size(); ++u) {
     const PackageUnit& unit = *plan.units[u];
     std::vector<std::string> sources = unit.sources;
     std::sort(sources.begin(), sources.end());
     const std::string what = "unit " + quoted(unit.source);
     if (unit.variant && sources.size() != 1) {
-      return what + " is a variant, of one source, but names " + std::to_string(sources.size());
+      return refused(what + " is a variant, of one source, but names " + std::to_string(sources.size()));
     }
     if (!sources.empty() && sources.front().empty()) {
-      return what + " names an empty source";
+      return refused(what + " names an empty source");
     }
     if (const auto twin = std::adjacent_find(sources.begin(), sources.end()); twin != sources.end()) {
-      return what + " names source " + quoted(*twin) + " twice";
+      return refused(what + " names source " + quoted(*twin) + " twice");
     }
     if (!unit.variant && (sources.empty() || (sources.size() == 1 && sources.front() == unit.source))) {
       continue;
@@ -120,30 +123,26 @@ std::string plan_unit_sources(WritePlan& plan) {
 
 // The variant flag goes with a "<variant>/<symbol>" lowered name, and only there (a reader takes
 // the symbol after the '/' only when the flag says so).
-std::string check_variant_name(const PackageKernel& kernel) {
+Status check_variant_name(const PackageKernel& kernel) {
   const std::string what = "kernel " + kernel.lowered_name + " (" + kernel.unit_source + ")";
   if ((kernel.flags & k_kernel_variant) == 0) {
-    return kernel.lowered_name.find('/') == std::string::npos
-               ? std::string()
-               : what + " has a '/' in its lowered name but is not flagged as a variant kernel";
+    if (kernel.lowered_name.find('/') == std::string::npos) return {};
+    return refused(what + " has a '/' in its lowered name but is not flagged as a variant kernel");
   }
-  return split_variant_name(kernel.lowered_name)
-             ? std::string()
-             : what + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'";
+  if (split_variant_name(kernel.lowered_name)) return {};
+  return refused(what + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");
 }
 
-std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
+Status plan_kernels(const PackageContents& contents, WritePlan& plan) {
   for (const PackageKernel& kernel : contents.kernels) {
     if (kernel.lowered_name.empty()) {
-      return "a kernel of unit " + quoted(kernel.unit_source) + " has an empty lowered name";
+      return refused("a kernel of unit " + quoted(kernel.unit_source) + " has an empty lowered name");
     }
-    if (std::string problem = check_variant_name(kernel); !problem.empty()) {
-      return problem;
-    }
+    KILN_TRY(check_variant_name(kernel));
     const std::optional<std::uint32_t> unit = find_unit(plan, kernel.unit_source);
     if (!unit) {
-      return "kernel " + kernel.lowered_name + " names unit " + quoted(kernel.unit_source) +
-             ", which is not in the package";
+      return refused("kernel " + kernel.lowered_name + " names unit " + quoted(kernel.unit_source) +
+             ", which is not in the package");
     }
     plan.kernels.push_back({&kernel, *unit, {}});
   }
@@ -155,21 +154,21 @@ std::string plan_kernels(const PackageContents& contents, WritePlan& plan) {
     const PackageKernel& b = *plan.kernels[i].kernel;
     if (a.lowered_name == b.lowered_name) {
       const auto units = std::minmax(a.unit_source, b.unit_source);
-      return "kernel " + a.lowered_name + " is given twice (" + units.first + " and " +
-             units.second + ")";
+      return refused("kernel " + a.lowered_name + " is given twice (" + units.first + " and " +
+             units.second + ")");
     }
   }
   return {};
 }
 
 // Which images hold each kernel that not every image of its unit holds.
-std::string plan_kernel_targets(WritePlan& plan) {
+Status plan_kernel_targets(WritePlan& plan) {
   for (PlannedKernel& planned : plan.kernels) {
     const PackageKernel& kernel = *planned.kernel;
     if ((kernel.flags & k_kernel_in_other_file) != 0) {
       if (!kernel.targets.empty()) {
-        return "kernel " + kernel.lowered_name + " (" + kernel.unit_source +
-               ") is said to be in another file and in images of this one";
+        return refused("kernel " + kernel.lowered_name + " (" + kernel.unit_source +
+               ") is said to be in another file and in images of this one");
       }
       continue;
     }
@@ -185,8 +184,8 @@ std::string plan_kernel_targets(WritePlan& plan) {
                             return image.unit == planned.unit && image.target == index;
                           });
       if (!imaged) {
-        return "kernel " + kernel.lowered_name + " is said to be in the " + quoted(text) + " image of unit " +
-               quoted(kernel.unit_source) + ", which has none";
+        return refused("kernel " + kernel.lowered_name + " is said to be in the " + quoted(text) + " image of unit " +
+               quoted(kernel.unit_source) + ", which has none");
       }
       planned.targets.push_back(index);
     }
@@ -197,7 +196,7 @@ std::string plan_kernel_targets(WritePlan& plan) {
 }
 
 // Every name a kernel answers to: its lowered and canonical names and its aliases, normalized.
-std::string plan_names(WritePlan& plan) {
+Status plan_names(WritePlan& plan) {
   for (std::uint32_t k = 0; k < plan.kernels.size(); ++k) {
     const PackageKernel& kernel = *plan.kernels[k].kernel;
     std::vector<std::string_view> spellings = {kernel.lowered_name, kernel.canonical_name};
@@ -205,7 +204,7 @@ std::string plan_names(WritePlan& plan) {
     for (const std::string_view spelling : spellings) {
       std::string name = normalize_name(spelling);
       if (name.empty()) {
-        return "kernel " + kernel.lowered_name + " (" + kernel.unit_source + ") has an empty name";
+        return refused("kernel " + kernel.lowered_name + " (" + kernel.unit_source + ") has an empty name");
       }
       plan.names.push_back({std::move(name), k});
     }
@@ -222,33 +221,33 @@ std::string plan_names(WritePlan& plan) {
     if (plan.names[i].name == plan.names[i - 1].name) {
       const PackageKernel& a = *plan.kernels[plan.names[i - 1].kernel].kernel;
       const PackageKernel& b = *plan.kernels[plan.names[i].kernel].kernel;
-      return "name " + quoted(plan.names[i].name) + " is claimed by kernels " +
-             pair_text(a.lowered_name, a.unit_source, b.lowered_name, b.unit_source);
+      return refused("name " + quoted(plan.names[i].name) + " is claimed by kernels " +
+             pair_text(a.lowered_name, a.unit_source, b.lowered_name, b.unit_source));
     }
   }
   return {};
 }
 
-std::string plan_variables(const PackageContents& contents, WritePlan& plan) {
+Status plan_variables(const PackageContents& contents, WritePlan& plan) {
   for (const PackageVariable& variable : contents.variables) {
     std::string name = normalize_name(variable.name);
     const std::string what =
         "variable " + quoted(variable.name) + " (" + variable.unit_source + ")";
     if (name.empty()) {
-      return "a variable of unit " + quoted(variable.unit_source) + " has an empty name";
+      return refused("a variable of unit " + quoted(variable.unit_source) + " has an empty name");
     }
     if (variable.lowered_name.empty()) {
-      return what + " has an empty lowered name";
+      return refused(what + " has an empty lowered name");
     }
     if (static_cast<std::uint32_t>(variable.kind) >
         static_cast<std::uint32_t>(VariableKind::managed)) {
-      return what + " has an unknown kind " +
-             std::to_string(static_cast<std::uint32_t>(variable.kind));
+      return refused(what + " has an unknown kind " +
+             std::to_string(static_cast<std::uint32_t>(variable.kind)));
     }
     const std::optional<std::uint32_t> unit = find_unit(plan, variable.unit_source);
     if (!unit) {
-      return "variable " + quoted(variable.name) + " names unit " + quoted(variable.unit_source) +
-             ", which is not in the package";
+      return refused("variable " + quoted(variable.name) + " names unit " + quoted(variable.unit_source) +
+             ", which is not in the package");
     }
     plan.variables.push_back({std::move(name), &variable, *unit});
   }
@@ -258,9 +257,9 @@ std::string plan_variables(const PackageContents& contents, WritePlan& plan) {
     const PlannedVariable& a = plan.variables[i - 1];
     const PlannedVariable& b = plan.variables[i];
     if (a.name == b.name) {
-      return "variable name " + quoted(a.name) + " is given twice: " +
+      return refused("variable name " + quoted(a.name) + " is given twice: " +
              pair_text(a.variable->lowered_name, a.variable->unit_source, b.variable->lowered_name,
-                       b.variable->unit_source);
+                       b.variable->unit_source));
     }
   }
   return {};
@@ -268,11 +267,11 @@ std::string plan_variables(const PackageContents& contents, WritePlan& plan) {
 
 // Sources and metadata may repeat an entry exactly (two units include one header); a key that
 // comes back with a different value is a contradiction.
-std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan& plan) {
+Status plan_sources_and_metadata(const PackageContents& contents, WritePlan& plan) {
   for (const PackageSource& source : contents.sources) {
     if (static_cast<std::uint32_t>(source.role) > static_cast<std::uint32_t>(SourceRole::toolkit_headers)) {
-      return "source " + quoted(source.path) + " has an unknown role " +
-             std::to_string(static_cast<std::uint32_t>(source.role));
+      return refused("source " + quoted(source.path) + " has an unknown role " +
+             std::to_string(static_cast<std::uint32_t>(source.role)));
     }
     plan.sources.push_back(&source);
   }
@@ -286,8 +285,8 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
                      plan.sources.end());
   for (std::size_t i = 1; i < plan.sources.size(); ++i) {
     if (plan.sources[i]->path == plan.sources[i - 1]->path) {
-      return "source " + quoted(plan.sources[i]->path) +
-             " is given twice with different roles or content hashes";
+      return refused("source " + quoted(plan.sources[i]->path) +
+             " is given twice with different roles or content hashes");
     }
   }
   for (const MetadataEntry& entry : contents.metadata) {
@@ -299,8 +298,8 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
                       plan.metadata.end());
   for (std::size_t i = 1; i < plan.metadata.size(); ++i) {
     if (plan.metadata[i]->first == plan.metadata[i - 1]->first) {
-      return "metadata key " + quoted(plan.metadata[i]->first) +
-             " is given twice with different values";
+      return refused("metadata key " + quoted(plan.metadata[i]->first) +
+             " is given twice with different values");
     }
   }
   return {};
@@ -308,19 +307,17 @@ std::string plan_sources_and_metadata(const PackageContents& contents, WritePlan
 
 }  // namespace
 
-std::string plan_package(const PackageContents& contents, WritePlan& plan) {
-  plan = WritePlan{};
-  std::string error;
-  if (!(error = plan_targets(contents, plan)).empty() ||
-      !(error = plan_units(contents, plan)).empty() ||
-      !(error = plan_unit_sources(plan)).empty() ||
-      !(error = plan_kernels(contents, plan)).empty() ||
-      !(error = plan_kernel_targets(plan)).empty() || !(error = plan_names(plan)).empty() ||
-      !(error = plan_variables(contents, plan)).empty() ||
-      !(error = plan_sources_and_metadata(contents, plan)).empty() ||
-      !(error = plan_carried(contents, plan)).empty()) {
-    return error;
-  }
+Result<WritePlan> plan_package(const PackageContents& contents) {
+  WritePlan plan;
+  KILN_TRY(plan_targets(contents, plan));
+  KILN_TRY(plan_units(contents, plan));
+  KILN_TRY(plan_unit_sources(plan));
+  KILN_TRY(plan_kernels(contents, plan));
+  KILN_TRY(plan_kernel_targets(plan));
+  KILN_TRY(plan_names(plan));
+  KILN_TRY(plan_variables(contents, plan));
+  KILN_TRY(plan_sources_and_metadata(contents, plan));
+  KILN_TRY(plan_carried(contents, plan));
   // Records refer to each other by 32-bit index.
   std::uint64_t params = 0;
   std::uint64_t kernel_target_records = 0;
@@ -339,9 +336,9 @@ std::string plan_package(const PackageContents& contents, WritePlan& plan) {
                   return entries;
                 }()});
   if (largest > std::numeric_limits<std::uint32_t>::max()) {
-    return "the package has more than 2^32 - 1 records in one table";
+    return refused("the package has more than 2^32 - 1 records in one table");
   }
-  return {};
+  return plan;
 }
 
 }  // namespace kiln::format::detail

@@ -4,6 +4,7 @@
 
 #include "writer/package_writer.hpp"
 #include "format/target.hpp"
+#include "util/result.hpp"
 
 #include <cstdint>
 #include <string>
@@ -76,11 +77,14 @@ struct WritePlan {
   std::vector<PlannedText> texts;              // sorted by content hash, unique
 };
 
-// Plans contents.carried (carried_plan.cpp), after the units are planned.
-std::string plan_carried(const PackageContents& contents, WritePlan& plan);
+// A refusal of the contents the writer was handed: INVALID_ARGUMENT, the message naming the offending
+// target, unit, kernel or name.
+Error refused(std::string message);
 
-// Checks the invariants package_writer.hpp lists and fills `plan`. Returns "" or a message that
-// names the offending target, unit, kernel or name.
-std::string plan_package(const PackageContents& contents, WritePlan& plan);
+// Plans contents.carried (carried_plan.cpp), after the units are planned.
+Status plan_carried(const PackageContents& contents, WritePlan& plan);
+
+// Checks the invariants package_writer.hpp lists and puts the contents in file order.
+Result<WritePlan> plan_package(const PackageContents& contents);
 
 }  // namespace kiln::format::detail

@@ -3,6 +3,7 @@
 #include "remote/layered_store.hpp"
 #include "remote/remote_settings.hpp"
 #include "store/local_store.hpp"
+#include "util/diagnostic.hpp"
 
 namespace kiln::build {
 
@@ -13,9 +14,10 @@ Result<BuildStores> open_build_stores(const store::CacheSettings& cache, const s
   BuildStores stores{store::make_null_store(), nullptr};
   if (!cache.enabled) return stores;   // KILN_CACHE=0: no cache of any kind
   auto directory = std::make_unique<store::LocalStore>(cache.directory, cache.max_size);
-  if (const std::string why = directory->unwritable_reason(); !why.empty())
-    warn("kiln: warning: cannot write the cache directory " + cache.directory.string() + ": " + why +
-         (*remote ? "; building with the remote cache alone" : "; building without the cache"));
+  if (const Status writable = directory->check_writable(); !writable)
+    warn(diagnostic(Location{}, "warning",
+                    "cannot write the cache directory " + cache.directory.string() + ": " + writable.error().message +
+                        (*remote ? "; building with the remote cache alone" : "; building without the cache")));
   else
     stores.local = std::move(directory);
   if (!*remote) return stores;

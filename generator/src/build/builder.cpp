@@ -347,16 +347,16 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
 
   format::WriteOptions options;
   options.compress = manifest.compress;
-  const format::WriteResult written = format::write_package(assembled->contents, options);
-  if (!written.error.empty()) return stop(BuildFailure::failed, written.error + "; no package written"), false;
-  if (Status s = write_file_atomically(output, written.bytes); !s)
+  const Result<std::vector<std::byte>> written = format::write_package(assembled->contents, options);
+  if (!written) return stop(BuildFailure::failed, then(written.error(), "; no package written")), false;
+  if (Status s = write_file_atomically(output, *written); !s)
     return stop(BuildFailure::environment, s.error()), false;
   if (!depfile.empty()) {
     if (Status s = write_file_atomically(depfile, std::as_bytes(std::span(*deps))); !s)
       return stop(BuildFailure::environment, s.error()), false;
   }
   m_result.kernels = assembled->contents.kernels.size();
-  m_result.bytes = written.bytes.size();
+  m_result.bytes = written->size();
   return true;
 }
 

@@ -47,9 +47,9 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 // Says each distinct log once (a warning repeats for every target); a failed one is followed by a
-// note naming its targets. Returns the closing error, or "" when every compile succeeded.
-std::string report_logs(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs,
-                        BuildEvents& events) {
+// note naming its targets. Fails with the closing error when any compile failed.
+Status report_logs(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs,
+                   BuildEvents& events) {
   std::vector<LogGroup> groups;
   std::vector<std::pair<std::string, std::vector<std::string>>> failed_by_source;
   std::size_t failed = 0;
@@ -77,12 +77,12 @@ std::string report_logs(const plan::BuildPlan& plan, const std::vector<compile::
                  diagnostic(place(group.source), "note",
                             (group.targets.size() == 1 ? "target " : "targets ") + joined(group.targets)));
   }
-  if (failed == 0) return "";
+  if (failed == 0) return {};
   std::string which;
   for (const auto& [source, targets] : failed_by_source)
     which += (which.empty() ? "" : "; ") + source + " for " + joined(targets);
-  return std::to_string(failed) + " of " + std::to_string(plan.jobs.size()) + " compiles failed (" + which +
-         "); no package written";
+  return Error(std::to_string(failed) + " of " + std::to_string(plan.jobs.size()) + " compiles failed (" + which +
+               "); no package written");
 }
 
 }  // namespace
@@ -229,9 +229,8 @@ Result<std::vector<compile::CompileOutput>> compile_plan(plan::BuildPlan& plan, 
     if (v.trials[u] == Trial::rejected || v.trials[u] == Trial::remembered)
       settle_rejection(plan, u, v, outputs, events, verdicts);
 
-  const std::string failure = report_logs(plan, outputs, events);
-  if (failure.empty()) return outputs;
-  return Error{failure};
+  KILN_TRY(report_logs(plan, outputs, events));
+  return outputs;
 }
 
 }  // namespace kiln::build

@@ -153,12 +153,14 @@ private:
 
     PrintedEvents events(verbosity());
     // Lives until the build returns: its destructor gives back any token still held (job_limit.hpp).
-    std::string jobserver_warning;
-    const std::unique_ptr<Jobserver> jobserver = Jobserver::from_environment(jobserver_warning);
-    if (!jobserver_warning.empty()) {
-      warnings.push_back(jobserver_warning);
-      events.warning(jobserver_warning);
+    Result<std::unique_ptr<Jobserver>> named = Jobserver::from_environment();
+    if (!named) {
+      const std::string warning =
+          diagnostic(Location{}, "warning", named.error().message + "; ignoring the jobserver MAKEFLAGS names");
+      warnings.push_back(warning);
+      events.warning(warning);
     }
+    const std::unique_ptr<Jobserver> jobserver = named ? std::move(*named) : nullptr;
     const Result<JobLimit> limit =
         job_limit(m_jobs, std::getenv("KILN_JOBS"), jobserver != nullptr, std::thread::hardware_concurrency());
     if (!limit) return fail(k_exit_usage, limit.error());

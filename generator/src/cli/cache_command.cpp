@@ -10,6 +10,7 @@
 #include "store/cache_settings.hpp"
 #include "store/local_store.hpp"
 #include "store/size_spec.hpp"
+#include "util/diagnostic.hpp"
 #include "util/printable.hpp"
 
 #include <nlohmann/json.hpp>
@@ -69,7 +70,7 @@ public:
                   static_cast<unsigned long long>(cleared.removed.entries), store::format_size(cleared.removed.bytes).c_str());
       if (cleared.failures.empty()) return k_exit_ok;
       std::fflush(stdout);
-      for (const std::string& failure : cleared.failures) std::cerr << "kiln: error: " << failure << "\n";
+      for (const std::string& failure : cleared.failures) std::cerr << diagnostic(Location{}, "error", failure) << "\n";
       const std::size_t n = cleared.failures.size();
       return fail(k_exit_environment, "the cache " + settings->directory.string() + " is not wholly cleared (" +
                                           std::to_string(n) + (n == 1 ? " problem" : " problems") + " above)");
@@ -162,7 +163,7 @@ private:
   }
 
   static int fail(int code, const std::string& message) {
-    std::cerr << "kiln: error: " << message << "\n";
+    std::cerr << diagnostic(Location{}, "error", message) << "\n";
     return code;
   }
 

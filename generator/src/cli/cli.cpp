@@ -3,6 +3,7 @@
 #include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "util/diagnostic.hpp"
 #include "util/suggest.hpp"
 #include "version.hpp"
 
@@ -32,8 +33,8 @@ constexpr CommandEntry k_commands[] = {
 };
 
 // "kiln biuld": CLI11 would say "A subcommand is required"; name the word and the nearest command.
-// Nothing when argv[1] is an option or a command.
-std::string unknown_command(int argc, char** argv) {
+// Passes when argv[1] is an option or a command.
+Status check_command(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return {};
   const std::string_view word = argv[1];
   std::vector<std::string_view> names;
@@ -41,8 +42,8 @@ std::string unknown_command(int argc, char** argv) {
     if (entry.name == word) return {};
     names.push_back(entry.name);
   }
-  return "kiln: error: unknown command '" + std::string(word) + "'" + did_you_mean(word, names) +
-         " (kiln --help lists the commands)";
+  return fail(KILN_STATUS_INVALID_ARGUMENT, "unknown command '" + std::string(word) + "'" + did_you_mean(word, names) +
+                                                " (kiln --help lists the commands)");
 }
 
 int run_parsed(std::vector<std::pair<CLI::App*, Command*>>& subcommands) {
@@ -55,10 +56,11 @@ int run_parsed(std::vector<std::pair<CLI::App*, Command*>>& subcommands) {
     }
   } catch (const std::bad_alloc&) {
     // Not a bug: an input larger than this machine (or its memory limit) allows.
+    // Streamed in pieces, not built as one string: memory has just run out.
     std::cerr << "kiln: error: out of memory: `kiln " << running << "` needs more memory than this process may use\n";
     return k_exit_environment;
   } catch (const std::exception& e) {
-    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    std::cerr << diagnostic(Location{}, "internal error", e.what()) << "\n";
     return k_exit_internal;
   }
   return k_exit_usage;
@@ -88,9 +90,9 @@ int run(int argc, char** argv) {
   // Everything kiln prints from here on is escaped on its way out, the command line's own errors too.
   OutputLines errors(std::cerr);
   OutputLines output(std::cout);
-  if (const std::string unknown = unknown_command(argc, argv); !unknown.empty()) {
+  if (const Status known = check_command(argc, argv); !known) {
     errors.color(use_color(ColorMode::automatic, isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR")));
-    std::cerr << unknown << "\n";
+    std::cerr << diagnostic(known.error()) << "\n";
     return k_exit_usage;
   }
   try {

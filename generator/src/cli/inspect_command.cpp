@@ -6,6 +6,7 @@
 #include "cli/package_file.hpp"
 #include "cli/package_report.hpp"
 #include "cli/split_report.hpp"
+#include "util/diagnostic.hpp"
 
 #include <iostream>
 
@@ -28,14 +29,14 @@ public:
   int run() override {
     Result<std::unique_ptr<PackageFile>> file = open_package_file(m_package);
     if (!file) {
-      std::cerr << "kiln: error: " << file.error().message << "\n";
+      std::cerr << diagnostic(Location{}, "error", file.error().message) << "\n";
       return k_exit_bad_input;
     }
     std::optional<select::DeviceProfile> device;
     if (!m_device.empty()) {
       Result<select::DeviceProfile> parsed = parse_device_spec(m_device, m_integrated, m_driver, (*file)->reader);
       if (!parsed) {
-        std::cerr << "kiln: error: " << parsed.error().message << "\n";
+        std::cerr << diagnostic(Location{}, "error", parsed.error().message) << "\n";
         return k_exit_usage;
       }
       device = *parsed;

@@ -123,12 +123,12 @@ public:
 
   int run() override {
     if (m_files.empty() && m_hosts.empty()) {
-      std::cerr << "kiln: error: scan: give at least one source\n";
+      std::cerr << diagnostic(Location{}, "error", "scan: give at least one source") << "\n";
       return k_exit_usage;
     }
     Result<options::CompilerOptions> translated = options::interpret(m_options);
     if (!translated) {
-      std::cerr << "kiln: error: scan: " << translated.error().message << "\n";
+      std::cerr << diagnostic(Location{}, "error", "scan: " + translated.error().message) << "\n";
       return k_exit_usage;
     }
     m_scan_options = translated->scan;
@@ -145,14 +145,14 @@ public:
     sort_out(m_hosts, ScanInput::Role::host);
     Result<std::vector<ScanResult>> python_results = scan_python_sources(python, m_python);
     if (!python_results) {
-      std::cerr << "kiln: error: " << python_results.error().message << "\n";
+      std::cerr << diagnostic(Location{}, "error", python_results.error().message) << "\n";
       return k_exit_environment;
     }
     std::vector<ScanInput> inputs;
     if (!others.empty()) {
       Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
       if (!toolkit) {
-        std::cerr << "kiln: error: " << toolkit.error().message << "\n";
+        std::cerr << diagnostic(Location{}, "error", toolkit.error().message) << "\n";
         return k_exit_environment;
       }
       for (const auto& [file, role] : others) inputs.push_back(input(file, toolkit->root, role));

@@ -102,25 +102,24 @@ public:
         part.contents.metadata.emplace_back(std::string(format::k_split_contents_key),
                                             format::companion_contents(contents_written));
       }
-      const format::WriteResult written = format::write_package(part.contents, options);
-      std::string error = written.error;
-      if (error.empty() && part.major != 0) {
+      Result<std::vector<std::byte>> written = format::write_package(part.contents, options);
+      if (written && part.major != 0) {
         format::PackageReader reader;
-        if (Status opened = reader.open(written.bytes, path.string()); !opened) {
-          error = error_text(opened.error());
+        if (Status opened = reader.open(*written, path.string()); !opened) {
+          written = std::move(opened).error();
         } else {
           contents_written.push_back(format::CompanionContent{part.major, format::content_id(reader)});
         }
       }
-      if (!error.empty()) {
-        std::cerr << "kiln split: internal error: " << path.string() << ": " << error << "\n";
+      if (!written) {
+        std::cerr << "kiln split: internal error: " << path.string() << ": " << error_text(written.error()) << "\n";
         return k_exit_internal;
       }
-      if (Status s = write_file_atomically(path, written.bytes); !s) {
+      if (Status s = write_file_atomically(path, *written); !s) {
         std::cerr << "kiln split: error: " << s.error().message << "\n";
         return k_exit_environment;
       }
-      std::cout << path.string() << ": " << describe_size(written.bytes.size()) << " ("
+      std::cout << path.string() << ": " << describe_size(written->size()) << " ("
                 << targets_of(part.contents) << ")\n";
       majors_written.insert(part.major);
     }

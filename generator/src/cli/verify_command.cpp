@@ -12,6 +12,7 @@
 #include "format/split_files.hpp"
 #include "image/cubin_reader.hpp"
 #include "ptx/ptx_reader.hpp"
+#include "util/diagnostic.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -163,12 +164,13 @@ private:
   std::vector<std::string> m_problems;
 };
 
-// "app.kiln: error: ops.cu [sm_90]: ...", the format of every other diagnostic; the reader's own
-// messages name the file already ("app.kiln: section ..."), which is not repeated.
+// "app.kiln: error: ops.cu [sm_90]: ...", as every diagnostic is printed (util/diagnostic.hpp). The
+// reader's errors come as their error_text, which names the file already ("app.kiln: section ..."):
+// it is not repeated.
 std::string located_problem(const std::string& package, const std::string& problem) {
   const std::string prefix = package + ": ";
   const std::string rest = problem.starts_with(prefix) ? problem.substr(prefix.size()) : problem;
-  return package + ": error: " + rest;
+  return diagnostic(place(package), "error", rest);
 }
 
 class VerifyCommand final : public Command {
@@ -202,8 +204,10 @@ public:
                                                {"kernels", reader.kernel_count()}})
                 << "\n";
     if (!problems.empty()) {
-      std::cerr << m_package << ": error: " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
-                << " found; the package is not sound\n";
+      std::cerr << diagnostic(place(m_package), "error",
+                              std::to_string(problems.size()) + " problem" + (problems.size() == 1 ? "" : "s") +
+                                  " found; the package is not sound")
+                << "\n";
       return k_exit_failed;
     }
     if (!m_quiet && !m_json)

@@ -3,6 +3,7 @@
 #include "compile/child_process.hpp"
 #include "compile/nvrtc_library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 
 #include <algorithm>
@@ -78,7 +79,7 @@ Result<Toolkit> find_toolkit(const fs::path& explicit_root, const fs::path& fact
     for (const char* variable : {"CUDA_PATH", "CUDA_HOME"}) {
       const char* p = platform::environment(variable);
       if (!p || !*p) continue;
-      if (std::string problem = platform::unrooted_path_problem(variable, p); !problem.empty()) return Error{problem};
+      KILN_TRY(check_rooted_path(variable, p));
       tried.emplace_back(variable, p);
     }
     if (fs::path p = nvcc_on_path_root(); !p.empty()) tried.emplace_back("nvcc on PATH", p);

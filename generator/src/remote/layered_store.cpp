@@ -1,6 +1,7 @@
 #include "remote/layered_store.hpp"
 
 #include "store/entry_format.hpp"
+#include "util/diagnostic.hpp"
 
 #include <unistd.h>
 
@@ -81,8 +82,9 @@ void LayeredStore::refuse(std::string_view key, const char* counter, const std::
   m_missed.emplace(key);
   if (m_warned_entry) return;
   m_warned_entry = true;
-  m_warn("kiln: warning: remote cache " + m_settings.shown_url + ": the entry " + std::string(key) + " " + why +
-         "; compiling instead" + (writes() ? " and replacing it" : ""));
+  m_warn(diagnostic(Location{}, "warning",
+                    "remote cache " + m_settings.shown_url + ": the entry " + std::string(key) + " " + why +
+                        "; compiling instead" + (writes() ? " and replacing it" : "")));
 }
 
 void LayeredStore::put(std::string_view key, std::span<const std::byte> value) {
@@ -134,9 +136,10 @@ void LayeredStore::out_of_budget() {
   std::snprintf(waited, sizeof waited, "%.1f", std::chrono::duration<double>(m_waited).count());
   char budget[32];
   std::snprintf(budget, sizeof budget, "%g", std::chrono::duration<double>(m_settings.budget).count());
-  m_warn("kiln: warning: remote cache " + m_settings.shown_url + ": waited " + waited +
-         " s for the server in this build, its budget (KILN_REMOTE_CACHE_BUDGET=" + budget +
-         "); building without it");
+  m_warn(diagnostic(Location{}, "warning",
+                    "remote cache " + m_settings.shown_url + ": waited " + waited +
+                        " s for the server in this build, its budget (KILN_REMOTE_CACHE_BUDGET=" + budget +
+                        "); building without it"));
 }
 
 void LayeredStore::trouble(const Reply& reply) {
@@ -144,8 +147,9 @@ void LayeredStore::trouble(const Reply& reply) {
   if (reply.kind == Reply::Kind::unreachable) m_unreachable = true;
   if (m_warned_trouble) return;
   m_warned_trouble = true;
-  m_warn("kiln: warning: remote cache: " + reply.message +
-         (m_unreachable ? "; building without it" : "; compiling what it cannot give"));
+  m_warn(diagnostic(Location{}, "warning",
+                    "remote cache: " + reply.message +
+                        (m_unreachable ? "; building without it" : "; compiling what it cannot give")));
 }
 
 void LayeredStore::add_counters(const store::Counters& counters) {

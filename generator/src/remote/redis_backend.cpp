@@ -42,23 +42,26 @@ std::chrono::milliseconds time_left(Clock::time_point deadline) {
 // A status, error or integer line is short; only a bulk string may carry an entry.
 constexpr std::size_t k_max_line = 64 << 10;
 
-// Why an answer that starts with `pending` is not one Kiln takes (GET, SET, AUTH and SELECT answer a
-// string, nil, a status, an error or an integer); "" while it may be.
-std::string refusal(std::string_view pending) {
+// Whether an answer that starts with `pending` may be one Kiln takes (GET, SET, AUTH and SELECT
+// answer a string, nil, a status, an error or an integer); what it is ("an array") when it may not.
+Status check_answer(std::string_view pending) {
   if (pending.empty()) return {};
   const std::size_t end = pending.find("\r\n");
   if (pending.front() == '$') {
-    if (end == std::string_view::npos) return pending.size() > 32 ? "a string length that does not end" : "";
+    if (end == std::string_view::npos) {
+      if (pending.size() > 32) return Error("a string length that does not end");
+      return {};
+    }
     long long length = 0;
     const auto [ptr, ec] = std::from_chars(pending.data() + 1, pending.data() + end, length);
     if (ec != std::errc() || ptr != pending.data() + end) return {};   // hiredis says what is wrong
     if (length > static_cast<long long>(k_max_remote_entry_size))
-      return "a string of " + std::to_string(length) + " bytes, larger than any entry (at most " +
-             store::format_size(k_max_remote_entry_size) + ")";
+      return Error("a string of " + std::to_string(length) + " bytes, larger than any entry (at most " +
+                   store::format_size(k_max_remote_entry_size) + ")");
     return {};
   }
-  if (pending.front() == '*') return "an array";   // its elements would be allocated before anything is checked
-  if (end == std::string_view::npos && pending.size() > k_max_line) return "a line that does not end";
+  if (pending.front() == '*') return Error("an array");   // its elements would be allocated before anything is checked
+  if (end == std::string_view::npos && pending.size() > k_max_line) return Error("a line that does not end");
   return {};
 }
 
@@ -136,9 +139,9 @@ private:
       if (answer) return RedisReply(static_cast<redisReply*>(answer));
       if (!limit_socket(deadline) || redisBufferRead(m_context) != REDIS_OK) return failed(reply, deadline);
       const redisReader& reader = *m_context->reader;
-      if (const std::string why = refusal({reader.buf + reader.pos, reader.len - reader.pos}); !why.empty()) {
+      if (const Status taken = check_answer({reader.buf + reader.pos, reader.len - reader.pos}); !taken) {
         reply.kind = Reply::Kind::failed;
-        reply.message = "the answer is " + why + "; refused (" + m_settings.shown_url + ")";
+        reply.message = "the answer is " + taken.error().message + "; refused (" + m_settings.shown_url + ")";
         return nullptr;
       }
     }

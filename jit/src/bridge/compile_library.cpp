@@ -17,32 +17,21 @@ namespace kiln::jit {
 
 namespace {
 
-core::CompiledPackage compiled_of(rtc::CompileOutcome outcome) {
-  core::CompiledPackage out;
-  out.bytes = std::move(outcome.package);
-  out.expression = std::move(outcome.expression);
-  out.failure = outcome.failure;
-  out.message = std::move(outcome.message);
-  return out;
+Result<core::CompiledPackage> compiled_of(Result<rtc::Compiled> compiled) {
+  if (!compiled) return std::move(compiled).error();
+  return core::CompiledPackage{std::move(compiled->package), std::move(compiled->expression)};
 }
 
-core::CompiledPackage failed(core::CompileFailure failure, std::string message) {
-  core::CompiledPackage out;
-  out.failure = failure;
-  out.message = std::move(message);
-  return out;
-}
-
-// Nothing is thrown to the loader: out of memory is a failure it turns into OUT_OF_MEMORY, and
+// Nothing is thrown to the loader: out of memory is a failure it reports as OUT_OF_MEMORY, and
 // anything else one that names the compile library.
 template <class Compile>
-core::CompiledPackage guarded(Compile&& compile) {
+Result<core::CompiledPackage> guarded(Compile&& compile) {
   try {
     return compile();
   } catch (const std::bad_alloc&) {
-    return failed(core::CompileFailure::out_of_memory, "out of memory while compiling at run time");
+    return fail(KILN_STATUS_OUT_OF_MEMORY, "out of memory while compiling at run time");
   } catch (const std::exception& e) {
-    return failed(core::CompileFailure::no_compiler, std::string("Kiln's compile library failed: ") + e.what());
+    return fail(KILN_STATUS_NO_COMPILER, std::string("Kiln's compile library failed: ") + e.what());
   }
 }
 
@@ -50,29 +39,32 @@ class RuntimeCompileLibrary final : public core::CompileLibrary {
 public:
   bool enabled() const override { return rtc::RuntimeCompiler::process().enabled(); }
 
-  std::string not_carried(std::span<const std::byte> package, std::string_view label,
-                          std::string_view request) override {
+  Status check_declared(std::span<const std::byte> package, std::string_view label,
+                        std::string_view request) override {
     // Without a reader's answer, the compile that follows gives the real one.
     try {
       format::PackageReader reader;
       if (!reader.open(package, std::string(label))) return {};
-      return rtc::RuntimeCompiler::process().not_carried(reader, label, request).value_or("");
+      return rtc::RuntimeCompiler::process().check_declared(reader, label, request);
     } catch (const std::exception&) {
       return {};
     }
   }
 
-  core::CompiledPackage package_kernel(std::span<const std::byte> package, std::string_view label,
-                                       std::string_view request, const std::string& target) override {
-    return guarded([&] {
+  Result<core::CompiledPackage> package_kernel(std::span<const std::byte> package, std::string_view label,
+                                               std::string_view request, const std::string& target) override {
+    return guarded([&]() -> Result<core::CompiledPackage> {
       format::PackageReader reader;
-      if (Status opened = reader.open(package, std::string(label)); !opened)
-        return failed(core::CompileFailure::corrupt, error_text(opened.error()));
+      if (Status opened = reader.open(package, std::string(label)); !opened) {
+        Error refused = std::move(opened).error();
+        refused.status = KILN_STATUS_CORRUPT;   // the loader checked these bytes: they changed on the way
+        return refused;
+      }
       return compiled_of(rtc::RuntimeCompiler::process().package_kernel(reader, label, request, target));
     });
   }
 
-  core::CompiledPackage program(const core::ProgramRequest& request, const std::string& target) override {
+  Result<core::CompiledPackage> program(const core::ProgramRequest& request, const std::string& target) override {
     return guarded([&] { return compiled_of(rtc::RuntimeCompiler::process().program(request, target)); });
   }
 

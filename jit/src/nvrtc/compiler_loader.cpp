@@ -4,6 +4,7 @@
 #include "platform/files.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <mutex>
 
@@ -17,16 +18,16 @@ std::vector<std::string> g_directories;
 struct Candidate {
   std::string file;          // a path, or a bare soname for the dynamic loader
   std::string where;         // for messages: "KILN_NVRTC", "$CUDA_PATH", "the dynamic loader's search path"
-  std::string refused;       // why it is not even opened (a relative path from a variable); "" to try it
+  Status usable;             // why it is not even opened (a relative path from a variable), if it is not
 };
 
 // Every place to look for `stem` ("nvrtc"), in order, without repeats.
 std::vector<Candidate> candidates(const SearchSettings& settings, const char* variable, const std::string& stem) {
   std::vector<Candidate> out;
-  const auto add = [&](std::string file, std::string where, std::string refused = {}) {
+  const auto add = [&](std::string file, std::string where, Status usable = {}) {
     for (const Candidate& c : out)
       if (c.file == file) return;
-    out.push_back(Candidate{std::move(file), std::move(where), std::move(refused)});
+    out.push_back(Candidate{std::move(file), std::move(where), std::move(usable)});
   };
   const auto in_directory = [&](const std::string& dir, const std::string& where) {
     for (int major : settings.majors) {
@@ -34,13 +35,13 @@ std::vector<Candidate> candidates(const SearchSettings& settings, const char* va
     }
   };
   if (std::optional<std::string> file = settings.environment(variable); file && !file->empty())
-    add(*file, variable, platform::unrooted_path_problem(variable, *file));
+    add(*file, variable, check_rooted_path(variable, *file));
   for (const std::string& dir : settings.directories) in_directory(dir, "a registered directory");
   for (const char* root_variable : {"CUDA_PATH", "CUDA_HOME"}) {
     std::optional<std::string> root = settings.environment(root_variable);
     if (!root || root->empty()) continue;
-    if (std::string problem = platform::unrooted_path_problem(root_variable, *root); !problem.empty()) {
-      add(*root, std::string("$") + root_variable, std::move(problem));
+    if (Status rooted = check_rooted_path(root_variable, *root); !rooted) {
+      add(*root, std::string("$") + root_variable, std::move(rooted));
       continue;
     }
     for (const char* const* sub = platform::toolkit_library_directories(); *sub; ++sub) {
@@ -51,64 +52,119 @@ std::vector<Candidate> candidates(const SearchSettings& settings, const char* va
   return out;
 }
 
-// Binds `name`; a symbol the library lacks is added to `missing` ("a, b").
-template <class Function>
-bool bind(void* library, const char* name, Function& out, std::string& missing) {
-  out = reinterpret_cast<Function>(platform::library_symbol(library, name));
-  if (!out) missing += (missing.empty() ? "" : ", ") + std::string(name);
-  return out != nullptr;
+// A library by name, through the system's search.
+Result<void*> open_named(const std::string& name) {
+  platform::OpenedLibrary opened = platform::open_library(name);
+  if (!opened.handle) return Error(std::move(opened.error));
+  return opened.handle;
 }
 
+// The symbols bound from one library, and those it lacks ("a, b").
+class Binder {
+public:
+  explicit Binder(void* library) : m_library(library) {}
+
+  template <class Function>
+  void bind(const char* name, Function& out) {
+    out = reinterpret_cast<Function>(platform::library_symbol(m_library, name));
+    if (!out) m_missing += (m_missing.empty() ? "" : ", ") + std::string(name);
+  }
+  // "lacks a, b" when any was missing.
+  Status status() const {
+    if (m_missing.empty()) return {};
+    return Error("lacks " + m_missing);
+  }
+
+private:
+  void* m_library;
+  std::string m_missing;
+};
+
 // Opens `c`, a file by path only once its bytes show that it is a library of this machine that
-// exports `entry_point` (none of its code runs otherwise); nullptr with `why` set when it cannot be.
-void* open_library(const Candidate& c, const char* entry_point, std::string& why) {
-  if (!c.refused.empty()) {
-    why = c.refused;
-    return nullptr;
-  }
-  const bool is_path = platform::names_a_path(c.file);
-  void* library = is_path ? image::open_library_exporting(c.file, entry_point, why) : platform::open_library(c.file, why);
-  if (!library && !is_path && (why.find("No such file") != std::string::npos || why.find("not found") != std::string::npos)) {
-    why = "not found";
-  }
+// exports `entry_point` (none of its code runs otherwise).
+Result<void*> open_library(const Candidate& c, const char* entry_point) {
+  if (!c.usable) return c.usable.error();
+  if (platform::names_a_path(c.file)) return image::open_library_exporting(c.file, entry_point);
+  Result<void*> library = open_named(c.file);
+  if (library) return library;
+  const std::string& why = library.error().message;
+  if (why.find("No such file") != std::string::npos || why.find("not found") != std::string::npos)
+    return Error("not found");
   return library;
 }
 
 std::string describe(const Candidate& c) { return c.file + " (" + c.where + ")"; }
 
-bool bind_nvrtc(void* library, NvrtcApi& api, std::string& missing) {
-  bind(library, "nvrtcVersion", api.version, missing);
-  bind(library, "nvrtcGetErrorString", api.error_string, missing);
-  bind(library, "nvrtcCreateProgram", api.create_program, missing);
-  bind(library, "nvrtcDestroyProgram", api.destroy_program, missing);
-  bind(library, "nvrtcAddNameExpression", api.add_name_expression, missing);
-  bind(library, "nvrtcCompileProgram", api.compile_program, missing);
-  bind(library, "nvrtcGetProgramLogSize", api.get_program_log_size, missing);
-  bind(library, "nvrtcGetProgramLog", api.get_program_log, missing);
-  bind(library, "nvrtcGetLoweredName", api.get_lowered_name, missing);
-  bind(library, "nvrtcGetLTOIRSize", api.get_ltoir_size, missing);
-  bind(library, "nvrtcGetLTOIR", api.get_ltoir, missing);
-  bind(library, "nvrtcGetPTXSize", api.get_ptx_size, missing);
-  bind(library, "nvrtcGetPTX", api.get_ptx, missing);
-  bind(library, "nvrtcGetNumSupportedArchs", api.get_num_supported_archs, missing);
-  bind(library, "nvrtcGetSupportedArchs", api.get_supported_archs, missing);
-  return missing.empty();
+Status bind_nvrtc(void* library, NvrtcApi& api) {
+  Binder binder(library);
+  binder.bind("nvrtcVersion", api.version);
+  binder.bind("nvrtcGetErrorString", api.error_string);
+  binder.bind("nvrtcCreateProgram", api.create_program);
+  binder.bind("nvrtcDestroyProgram", api.destroy_program);
+  binder.bind("nvrtcAddNameExpression", api.add_name_expression);
+  binder.bind("nvrtcCompileProgram", api.compile_program);
+  binder.bind("nvrtcGetProgramLogSize", api.get_program_log_size);
+  binder.bind("nvrtcGetProgramLog", api.get_program_log);
+  binder.bind("nvrtcGetLoweredName", api.get_lowered_name);
+  binder.bind("nvrtcGetLTOIRSize", api.get_ltoir_size);
+  binder.bind("nvrtcGetLTOIR", api.get_ltoir);
+  binder.bind("nvrtcGetPTXSize", api.get_ptx_size);
+  binder.bind("nvrtcGetPTX", api.get_ptx);
+  binder.bind("nvrtcGetNumSupportedArchs", api.get_num_supported_archs);
+  binder.bind("nvrtcGetSupportedArchs", api.get_supported_archs);
+  return binder.status();
 }
 
-bool bind_nvjitlink(void* library, NvJitLinkApi& api, std::string& missing) {
-  bind(library, "nvJitLinkVersion", api.version, missing);
-  bind(library, "nvJitLinkCreate", api.create, missing);
-  bind(library, "nvJitLinkDestroy", api.destroy, missing);
-  bind(library, "nvJitLinkAddData", api.add_data, missing);
-  bind(library, "nvJitLinkAddFile", api.add_file, missing);
-  bind(library, "nvJitLinkComplete", api.complete, missing);
-  bind(library, "nvJitLinkGetLinkedCubinSize", api.get_linked_cubin_size, missing);
-  bind(library, "nvJitLinkGetLinkedCubin", api.get_linked_cubin, missing);
-  bind(library, "nvJitLinkGetLinkedPtxSize", api.get_linked_ptx_size, missing);
-  bind(library, "nvJitLinkGetLinkedPtx", api.get_linked_ptx, missing);
-  bind(library, "nvJitLinkGetErrorLogSize", api.get_error_log_size, missing);
-  bind(library, "nvJitLinkGetErrorLog", api.get_error_log, missing);
-  return missing.empty();
+Status bind_nvjitlink(void* library, NvJitLinkApi& api) {
+  Binder binder(library);
+  binder.bind("nvJitLinkVersion", api.version);
+  binder.bind("nvJitLinkCreate", api.create);
+  binder.bind("nvJitLinkDestroy", api.destroy);
+  binder.bind("nvJitLinkAddData", api.add_data);
+  binder.bind("nvJitLinkAddFile", api.add_file);
+  binder.bind("nvJitLinkComplete", api.complete);
+  binder.bind("nvJitLinkGetLinkedCubinSize", api.get_linked_cubin_size);
+  binder.bind("nvJitLinkGetLinkedCubin", api.get_linked_cubin);
+  binder.bind("nvJitLinkGetLinkedPtxSize", api.get_linked_ptx_size);
+  binder.bind("nvJitLinkGetLinkedPtx", api.get_linked_ptx);
+  binder.bind("nvJitLinkGetErrorLogSize", api.get_error_log_size);
+  binder.bind("nvJitLinkGetErrorLog", api.get_error_log);
+  return binder.status();
+}
+
+// NVRTC at `c` bound into `api` (its path, version and major filled in), when it reads options
+// written for NVRTC `required_major` (0: any).
+Status use_nvrtc(const Candidate& c, int required_major, CompilerApi& api) {
+  Result<void*> library = open_library(c, "nvrtcVersion");
+  if (!library) return std::move(library).error();
+  KILN_TRY(bind_nvrtc(*library, api.nvrtc));
+  int major = 0, minor = 0;
+  if (api.nvrtc.version(&major, &minor) != 0) return Error("nvrtcVersion failed");
+  if (required_major != 0 && major != required_major) {
+    return Error("NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
+                 " cannot read options written for NVRTC " + std::to_string(required_major) + " (skipped)");
+  }
+  api.nvrtc_path = c.file;
+  api.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
+  api.major = major;
+  return {};
+}
+
+// nvJitLink at `l` bound into `api` (path and version filled in), when it links the LTO-IR of the
+// NVRTC `api` holds.
+Status use_nvjitlink(const Candidate& l, CompilerApi& api) {
+  Result<void*> library = open_library(l, "nvJitLinkVersion");
+  if (!library) return std::move(library).error();
+  KILN_TRY(bind_nvjitlink(*library, api.nvjitlink));
+  unsigned major = 0, minor = 0;
+  if (api.nvjitlink.version(&major, &minor) != 0) return Error("nvJitLinkVersion failed");
+  if (static_cast<int>(major) != api.major) {
+    return Error("nvJitLink " + std::to_string(major) + "." + std::to_string(minor) +
+                 " cannot link the LTO-IR of NVRTC " + api.nvrtc_version + " (skipped)");
+  }
+  api.nvjitlink_path = l.file;
+  api.nvjitlink_version = std::to_string(major) + "." + std::to_string(minor);
+  return {};
 }
 
 }  // namespace
@@ -135,23 +191,22 @@ SearchedFiles searched_files(const SearchSettings& settings) {
   const auto by_path = [&settings](const char* variable, const std::string& stem) {
     std::vector<std::string> files;
     for (const Candidate& c : candidates(settings, variable, stem))
-      if (c.refused.empty() && platform::names_a_path(c.file)) files.push_back(c.file);
+      if (c.usable.ok() && platform::names_a_path(c.file)) files.push_back(c.file);
     return files;
   };
   return SearchedFiles{by_path("KILN_NVRTC", "nvrtc"), by_path("KILN_NVJITLINK", "nvJitLink")};
 }
 
 Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std::string& nvjitlink_file) {
-  std::string why;
-  void* nvrtc = platform::open_library(nvrtc_file, why);
-  if (!nvrtc) return Error{"cannot load " + nvrtc_file + ": " + why};
-  void* nvjitlink = platform::open_library(nvjitlink_file, why);
-  if (!nvjitlink) return Error{"cannot load " + nvjitlink_file + ": " + why};
+  const Result<void*> nvrtc = open_named(nvrtc_file);
+  if (!nvrtc) return Error{"cannot load " + nvrtc_file + ": " + nvrtc.error().message};
+  const Result<void*> nvjitlink = open_named(nvjitlink_file);
+  if (!nvjitlink) return Error{"cannot load " + nvjitlink_file + ": " + nvjitlink.error().message};
   CompilerApi api;
-  if (std::string missing; !bind_nvrtc(nvrtc, api.nvrtc, missing))
-    return Error{"cannot bind " + nvrtc_file + ": it lacks " + missing};
-  if (std::string missing; !bind_nvjitlink(nvjitlink, api.nvjitlink, missing))
-    return Error{"cannot bind " + nvjitlink_file + ": it lacks " + missing};
+  if (Status bound = bind_nvrtc(*nvrtc, api.nvrtc); !bound)
+    return Error{"cannot bind " + nvrtc_file + ": it " + bound.error().message};
+  if (Status bound = bind_nvjitlink(*nvjitlink, api.nvjitlink); !bound)
+    return Error{"cannot bind " + nvjitlink_file + ": it " + bound.error().message};
   api.nvrtc_path = nvrtc_file;
   api.nvjitlink_path = nvjitlink_file;
   // Versions as far as the libraries tell them; what to make of one that does not is the caller's.
@@ -169,40 +224,15 @@ Result<CompilerApi> load_compiler(const SearchSettings& settings, int required_m
   const std::vector<Candidate> linkers = candidates(settings, "KILN_NVJITLINK", "nvJitLink");
   std::vector<std::string> linker_notes;   // reported once, however many NVRTCs were tried with them
   for (const Candidate& c : candidates(settings, "KILN_NVRTC", "nvrtc")) {
-    std::string why;
-    void* library = open_library(c, "nvrtcVersion", why);
     CompilerApi api;
-    int major = 0, minor = 0;
-    if (library && !bind_nvrtc(library, api.nvrtc, why)) why = "lacks " + why;
-    if (library && why.empty() && api.nvrtc.version(&major, &minor) != 0) why = "nvrtcVersion failed";
-    if (why.empty() && required_major != 0 && major != required_major) {
-      why = "NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " cannot read options written for NVRTC " +
-            std::to_string(required_major) + " (skipped)";
-    }
-    if (!why.empty()) {
-      looked.push_back("libnvrtc at " + describe(c) + ": " + why);
+    if (Status usable = use_nvrtc(c, required_major, api); !usable) {
+      looked.push_back("libnvrtc at " + describe(c) + ": " + usable.error().message);
       continue;
     }
-    api.nvrtc_path = c.file;
-    api.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
-    api.major = major;
     for (const Candidate& l : linkers) {
-      std::string linker_why;
-      void* linker = open_library(l, "nvJitLinkVersion", linker_why);
-      unsigned linker_major = 0, linker_minor = 0;
-      if (linker && !bind_nvjitlink(linker, api.nvjitlink, linker_why)) linker_why = "lacks " + linker_why;
-      if (linker && linker_why.empty() && api.nvjitlink.version(&linker_major, &linker_minor) != 0)
-        linker_why = "nvJitLinkVersion failed";
-      if (linker_why.empty() && static_cast<int>(linker_major) != major) {
-        linker_why = "nvJitLink " + std::to_string(linker_major) + "." + std::to_string(linker_minor) +
-                     " cannot link the LTO-IR of NVRTC " + api.nvrtc_version + " (skipped)";
-      }
-      if (linker_why.empty()) {
-        api.nvjitlink_path = l.file;
-        api.nvjitlink_version = std::to_string(linker_major) + "." + std::to_string(linker_minor);
-        return api;
-      }
-      const std::string note = "libnvJitLink at " + describe(l) + ": " + linker_why;
+      const Status usable = use_nvjitlink(l, api);
+      if (usable) return api;
+      const std::string note = "libnvJitLink at " + describe(l) + ": " + usable.error().message;
       bool seen = false;
       for (const std::string& n : linker_notes) seen = seen || n == note;
       if (!seen) linker_notes.push_back(note);

@@ -2,6 +2,7 @@
 
 #include "nvrtc/compiler_handles.hpp"
 #include "nvrtc/time_trace.hpp"
+#include "util/diagnostic.hpp"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,7 +66,8 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
                                                        static_cast<int>(header_texts.size()), header_texts.data(),
                                                        header_names.data());
   if (created != 0) {
-    out.log = input.name + ": error: nvrtcCreateProgram: " + api.nvrtc.error_string(created);
+    out.log =
+        diagnostic(place(input.name), "error", std::string("nvrtcCreateProgram: ") + api.nvrtc.error_string(created));
     return out;
   }
   const ProgramOwner program(api.nvrtc, raw);
@@ -90,14 +92,14 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
   if (input.record_headers && !trace.base().empty())
     if (Result<std::vector<std::string>> headers = headers_in_time_trace(trace.read())) out.headers = std::move(*headers);
   if (compiled != 0) {
-    append(out.log, input.name + ": error: NVRTC: " + api.nvrtc.error_string(compiled));
+    append(out.log, diagnostic(place(input.name), "error", std::string("NVRTC: ") + api.nvrtc.error_string(compiled)));
     return out;
   }
   std::vector<std::string> keep;
   for (std::size_t i = 0; i < expressions.size(); ++i) {
     const char* lowered = nullptr;
     if (api.nvrtc.get_lowered_name(raw, expressions[i].c_str(), &lowered) != 0 || !lowered) {
-      append(out.log, input.name + ": error: NVRTC gives no symbol for '" + expressions[i] + "'");
+      append(out.log, diagnostic(place(input.name), "error", "NVRTC gives no symbol for '" + expressions[i] + "'"));
       return out;
     }
     if (i < input.kernels.size()) {
@@ -119,14 +121,14 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
   for (const std::string& o : link_options) link_argv.push_back(o.c_str());
   nvJitLinkHandle linker = nullptr;
   if (api.nvjitlink.create(&linker, static_cast<std::uint32_t>(link_argv.size()), link_argv.data()) != 0) {
-    append(out.log, input.name + ": error: nvJitLink refused the link options for " + input.target);
+    append(out.log, diagnostic(place(input.name), "error", "nvJitLink refused the link options for " + input.target));
     return out;
   }
   const LinkerOwner linker_owner(api.nvjitlink, linker);
   if (api.nvjitlink.add_data(linker, k_nvjitlink_input_ltoir, ltoir.data(), ltoir.size(), input.name.c_str()) != 0 ||
       api.nvjitlink.complete(linker) != 0) {
-    append(out.log, input.name + ": error: linking for " + input.target + " failed:\n" +
-                        linker_log(api.nvjitlink, linker));
+    append(out.log, diagnostic(place(input.name), "error",
+                               "linking for " + input.target + " failed:\n" + linker_log(api.nvjitlink, linker)));
     return out;
   }
   api.nvjitlink.get_linked_cubin_size(linker, &size);

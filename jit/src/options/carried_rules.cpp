@@ -29,29 +29,35 @@ bool is_qualified_name(std::string_view name) {
   }
 }
 
-std::optional<std::string> option_problem(const CarriedValues& unit, const std::string& option) {
+Error refused_option(std::string message) { return fail(KILN_STATUS_INVALID_ARGUMENT, std::move(message)); }
+
+// Whether `option` is one a build carries for `unit`: INVALID_ARGUMENT naming it otherwise.
+Status check_carried_option(const CarriedValues& unit, const std::string& option) {
   const std::string named = "carried option '" + option + "' ";
   const std::vector<std::string> one{option};
   OptionProblem problem;
   const std::optional<ReadOption> read = read_option(one, 0, problem);
-  if (!read) return named + problem.message;
-  if (read->spec->nvrtc != Nvrtc::passed) return named + "is not one a build gives NVRTC";
+  if (!read) return refused_option(named + problem.message);
+  if (read->spec->nvrtc != Nvrtc::passed) return refused_option(named + "is not one a build gives NVRTC");
   if (const std::string spelled = nvrtc_spelling(*read); spelled != option)
-    return named + "is not spelled as a build spells it ('" + spelled + "')";
+    return refused_option(named + "is not spelled as a build spells it ('" + spelled + "')");
   if (read->spec->scan == Scan::pre_include) {
     if (!format::is_tree_path(read->value))
-      return named + "pre-includes a file outside the carried tree (a build carries a relative path without '.' "
-                     "or '..' parts)";
-    if (!pre_included_file(unit, read->value)) return named + "pre-includes a file the unit does not carry";
+      return refused_option(named +
+                            "pre-includes a file outside the carried tree (a build carries a relative path without '.' "
+                            "or '..' parts)");
+    if (!pre_included_file(unit, read->value))
+      return refused_option(named + "pre-includes a file the unit does not carry");
   }
-  return std::nullopt;
+  return {};
 }
 
 // Whether the table's translation of some option gives nvJitLink exactly `link` ("-ftz=1"): the
 // option is rebuilt from the row whose nvJitLink name it has, read, and translated again.
-std::optional<std::string> link_option_problem(const std::string& link) {
+Status check_carried_link_option(const std::string& link) {
   const std::string named = "carried link option '" + link + "' ";
-  if (!link.starts_with("-") || link.starts_with("--")) return named + "is not one Kiln's option table gives nvJitLink";
+  if (!link.starts_with("-") || link.starts_with("--"))
+    return refused_option(named + "is not one Kiln's option table gives nvJitLink");
   const std::size_t equals = link.find('=');
   const bool valued = equals != std::string::npos;
   const std::string_view name = std::string_view(link).substr(1, valued ? equals - 1 : std::string::npos);
@@ -74,10 +80,10 @@ std::optional<std::string> link_option_problem(const std::string& link) {
       continue;
     }
     const std::vector<std::string> spelled = link_spellings(*read);
-    if (std::find(spelled.begin(), spelled.end(), link) != spelled.end()) return std::nullopt;
+    if (std::find(spelled.begin(), spelled.end(), link) != spelled.end()) return {};
   }
-  if (!refusal.empty()) return named + refusal;
-  return named + "is not one Kiln's option table gives nvJitLink";
+  if (!refusal.empty()) return refused_option(named + refusal);
+  return refused_option(named + "is not one Kiln's option table gives nvJitLink");
 }
 
 }  // namespace
@@ -146,9 +152,10 @@ std::vector<std::string> carried_problems(const CarriedValues& unit, std::uint64
                          "' is not '.' or a relative path without '.' or '..' parts");
   }
   for (const std::string& option : unit.options)
-    if (std::optional<std::string> problem = option_problem(unit, option)) problems.push_back(*problem);
+    if (const Status carried = check_carried_option(unit, option); !carried)
+      problems.push_back(carried.error().message);
   for (const std::string& link : unit.link_options)
-    if (std::optional<std::string> problem = link_option_problem(link)) problems.push_back(*problem);
+    if (const Status carried = check_carried_link_option(link); !carried) problems.push_back(carried.error().message);
   for (const std::string& name : unit.kernel_names) {
     if (!is_qualified_name(name))
       problems.push_back("carried kernel name '" + name + "' is not a qualified C++ name (NVRTC compiles the name "

@@ -10,42 +10,47 @@ bool is_integer(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-std::optional<std::string> check_value(const OptionSpec& spec, const std::string& value) {
+Error refused_value(std::string message) { return fail(KILN_STATUS_INVALID_ARGUMENT, std::move(message)); }
+
+// Whether `value` is one `spec` takes: INVALID_ARGUMENT completing "option '<it>' ..." otherwise.
+Status check_value(const OptionSpec& spec, const std::string& value) {
   switch (spec.values) {
-    case Values::any: return value.empty() ? std::optional<std::string>("needs a value") : std::nullopt;
+    case Values::any:
+      if (value.empty()) return refused_value("needs a value");
+      return {};
     case Values::boolean:
-      if (value == "true" || value == "false") return std::nullopt;
-      return "takes true or false, not '" + value + "'";
+      if (value == "true" || value == "false") return {};
+      return refused_value("takes true or false, not '" + value + "'");
     case Values::integer:
-      if (!is_integer(value)) return "takes a whole number, not '" + value + "'";
+      if (!is_integer(value)) return refused_value("takes a whole number, not '" + value + "'");
       if (spec.name == "jump-table-density" && std::stoi(value.substr(0, 4)) > 101)
-        return "takes a percentage from 0 to 101, not " + value;
-      return std::nullopt;
+        return refused_value("takes a percentage from 0 to 101, not " + value);
+      return {};
     case Values::on_off:
-      if (value == "on" || value == "off") return std::nullopt;
-      return "takes on or off, not '" + value + "'";
+      if (value == "on" || value == "off") return {};
+      return refused_value("takes on or off, not '" + value + "'");
     case Values::fast_compile_level:
-      if (value == "0" || value == "min" || value == "mid" || value == "max") return std::nullopt;
-      return "takes 0, min, mid or max, not '" + value + "'";
+      if (value == "0" || value == "min" || value == "mid" || value == "max") return {};
+      return refused_value("takes 0, min, mid or max, not '" + value + "'");
     case Values::standard:
       for (const char* known : {"c++03", "c++11", "c++14", "c++17", "c++20"})
-        if (value == known) return std::nullopt;
-      return "takes c++03, c++11, c++14, c++17 or c++20 (NVRTC 13.0's), not '" + value + "'";
+        if (value == known) return {};
+      return refused_value("takes c++03, c++11, c++14, c++17 or c++20 (NVRTC 13.0's), not '" + value + "'");
     case Values::ptxas:
-      if (value.empty()) return "needs a value";
+      if (value.empty()) return refused_value("needs a value");
       // Comma-separated, as nvJitLink gets them one by one (link_spellings).
       for (std::size_t start = 0; start <= value.size();) {
         const std::size_t comma = std::min(value.find(',', start), value.size());
         const std::string piece = value.substr(start, comma - start);
         if (!piece.empty()) {
-          if (const std::string why = ptxas_option_problem(piece); !why.empty())
-            return "passes '" + piece + "' to ptxas, which " + why;
+          if (const Status passed = check_ptxas_option(piece); !passed)
+            return refused_value("passes '" + piece + "' to ptxas, which " + passed.error().message);
         }
         start = comma + 1;
       }
-      return std::nullopt;
+      return {};
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -111,8 +116,8 @@ std::optional<ReadOption> read_option(std::span<const std::string> given, std::s
     return std::nullopt;
   }
   if (w.has_value) {
-    if (std::optional<std::string> bad = check_value(*w.spec, w.value)) {
-      problem.message = *bad;
+    if (const Status taken = check_value(*w.spec, w.value); !taken) {
+      problem.message = taken.error().message;
       return std::nullopt;
     }
   }

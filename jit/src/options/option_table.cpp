@@ -185,11 +185,12 @@ std::span<const OptionSpec> option_table() { return k_table; }
 
 std::span<const PtxasOptionSpec> ptxas_option_table() { return k_ptxas_table; }
 
-std::string ptxas_option_problem(std::string_view piece) {
+Status check_ptxas_option(std::string_view piece) {
+  const auto refused = [](std::string why) { return fail(KILN_STATUS_INVALID_ARGUMENT, std::move(why)); };
   std::string_view body = piece;
   if (body.starts_with("--")) body.remove_prefix(2);
   else if (body.starts_with("-")) body.remove_prefix(1);
-  else return "is not an option (ptxas options start with - or --)";
+  else return refused("is not an option (ptxas options start with - or --)");
   const std::size_t equals = body.find('=');
   std::string_view name = body.substr(0, equals);
   std::string_view value = equals == std::string_view::npos ? std::string_view() : body.substr(equals + 1);
@@ -202,11 +203,14 @@ std::string ptxas_option_problem(std::string_view piece) {
   for (const PtxasOptionSpec& row : k_ptxas_table)
     if (row.name == name || row.short_name == name) spec = &row;
   if (!spec)
-    return "is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
-           "docs/manifest.md lists them)";
-  if (!spec->takes_value) return equals == std::string_view::npos ? std::string() : "takes no value";
-  if (equals == std::string_view::npos) return "takes a value (-" + std::string(name) + "=VALUE)";
-  if (!is_plain_value(value)) return "takes a number or a word, not '" + std::string(value) + "'";
+    return refused("is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
+                   "docs/manifest.md lists them)");
+  if (!spec->takes_value) {
+    if (equals == std::string_view::npos) return {};
+    return refused("takes no value");
+  }
+  if (equals == std::string_view::npos) return refused("takes a value (-" + std::string(name) + "=VALUE)");
+  if (!is_plain_value(value)) return refused("takes a number or a word, not '" + std::string(value) + "'");
   return {};
 }
 

@@ -6,6 +6,8 @@
 // manifest could not.
 #pragma once
 
+#include "util/result.hpp"
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -85,7 +87,8 @@ struct PtxasOptionSpec {
   bool takes_value = false;           // "--opt-level=3", "-O3"
 };
 std::span<const PtxasOptionSpec> ptxas_option_table();
-// Why `piece` ("-v", "--maxrregcount=32", "-O3") is not a ptxas option -Xptxas may pass, or "".
-std::string ptxas_option_problem(std::string_view piece);
+// Whether `piece` ("-v", "--maxrregcount=32", "-O3") is a ptxas option -Xptxas may pass:
+// INVALID_ARGUMENT completing "..., which " otherwise.
+Status check_ptxas_option(std::string_view piece);
 
 }  // namespace kiln::options

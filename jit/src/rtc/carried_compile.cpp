@@ -60,8 +60,9 @@ Result<Bytes> compile_carried(Compiler& compiler, const format::PackageReader& r
       log_text += "\n(the package carries the headers its build read, and this instantiation includes one the "
                   "build never read: build an instantiation that reads it, or list this one in the manifest)";
     }
-    return Error{std::string(label) + ": compiling '" + candidate.expression + "' from " + unit.inputs.program +
-                 " for " + target + " at run time failed:\n" + log_text};
+    return Error(std::string(label) + ": compiling '" + candidate.expression + "' from " + unit.inputs.program +
+                     " for " + target + " at run time failed:",
+                 {}, KILN_STATUS_COMPILE_FAILED, std::move(log_text));
   }
   if (log) log_compile(candidate.expression, unit.inputs.program, target, output.seconds, cache_directory);
   CompiledProgram compiled{unit.unit, target, std::move(output.image), {}, {}, {}};
@@ -82,28 +83,28 @@ std::string declared_list(const std::vector<CarriedUnit>& units) {
   return text;
 }
 
-}  // namespace
-
-std::optional<std::string> RuntimeCompiler::not_carried(const format::PackageReader& reader, std::string_view label,
-                                                        std::string_view request) const {
-  const std::vector<CarriedUnit> units = carried_units(reader, /*declarations_only=*/true);
-  if (!candidates_for(units, request).empty()) return std::nullopt;
-  return "no source " + std::string(label) + " carries declares a kernel '" + std::string(request) +
-         "' to compile at run time (carried: " + declared_list(units) + ")";
+Error not_declared(const std::vector<CarriedUnit>& units, std::string_view label, std::string_view request) {
+  return fail(KILN_STATUS_KERNEL_NOT_FOUND, "no source " + std::string(label) + " carries declares a kernel '" +
+                                                std::string(request) + "' to compile at run time (carried: " +
+                                                declared_list(units) + ")");
 }
 
-CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& reader, std::string_view label,
-                                               std::string_view request, const std::string& target) {
-  CompileOutcome outcome;
+}  // namespace
+
+Status RuntimeCompiler::check_declared(const format::PackageReader& reader, std::string_view label,
+                                       std::string_view request) const {
+  const std::vector<CarriedUnit> units = carried_units(reader, /*declarations_only=*/true);
+  if (!candidates_for(units, request).empty()) return {};
+  return not_declared(units, label, request);
+}
+
+Result<Compiled> RuntimeCompiler::package_kernel(const format::PackageReader& reader, std::string_view label,
+                                                 std::string_view request, const std::string& target) {
   // Which sources may declare it, from their declarations alone; the inputs only of those.
   const std::vector<CarriedUnit> declared = carried_units(reader, /*declarations_only=*/true);
   const std::vector<Candidate> declaring = candidates_for(declared, request);
-  if (declaring.empty()) {
-    outcome.failure = Failure::not_carried;
-    outcome.message = *not_carried(reader, label, request);
-    return outcome;
-  }
-  std::string failures;
+  if (declaring.empty()) return not_declared(declared, label, request);
+  std::vector<Error> failures;   // one per source tried
   for (const Candidate& declaration : declaring) {
     const CarriedUnit unit = carried_unit(reader, declaration.unit->record);
     const Candidate candidate{&unit, declaration.expression};
@@ -111,18 +112,16 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
     const std::vector<std::string> problems =
         options::carried_problems(options::carried_values(reader, unit.record), reader.bytes().size());
     if (!problems.empty()) {
-      outcome.failure = Failure::corrupt;
-      outcome.message = std::string(label) + ": cannot compile '" + candidate.expression + "' at run time from " +
-                        unit.unit + ": " + problems.front() + "; a build of this Kiln carries no such unit";
-      return outcome;
+      return fail(KILN_STATUS_CORRUPT, std::string(label) + ": cannot compile '" + candidate.expression +
+                                           "' at run time from " + unit.unit + ": " + problems.front() +
+                                           "; a build of this Kiln carries no such unit");
     }
     // The key needs the compiler's versions, not the compiler: a hit loads no NVRTC.
     const int major = major_of(candidate.unit->nvrtc_version);
     Result<CompilerIdentity> identity = compiler_identity(major, m_cache);
     if (!identity) {
-      outcome.failure = Failure::no_compiler;
-      outcome.message = "cannot compile '" + candidate.expression + "' at run time: " + identity.error().message;
-      return outcome;
+      return fail(KILN_STATUS_NO_COMPILER,
+                  "cannot compile '" + candidate.expression + "' at run time: " + identity.error().message);
     }
     const std::string key = carried_key(candidate.unit->inputs, candidate.expression, target, *identity);
     Source source = Source::produced;
@@ -137,16 +136,18 @@ CompileOutcome RuntimeCompiler::package_kernel(const format::PackageReader& read
     if (package) {
       if (m_settings.log && source != Source::produced) log_cache_hit(candidate.expression, target, source);
       write_direct_record(m_cache, reader, request, target, key, candidate.expression, *identity);
-      outcome.package = *package;
-      outcome.source = source;
-      outcome.expression = candidate.expression;
-      return outcome;
+      return Compiled{*package, source, candidate.expression};
     }
-    failures += (failures.empty() ? "" : "\n") + error_text(package.error());
+    failures.push_back(std::move(package).error());
   }
-  outcome.failure = Failure::compile_failed;
-  outcome.message = failures;
-  return outcome;
+  // Whatever kept each source from compiling (its log; a compiler that would not load) is a failed compile.
+  if (failures.size() == 1) {
+    failures.front().status = KILN_STATUS_COMPILE_FAILED;
+    return std::move(failures.front());
+  }
+  std::string text;
+  for (const Error& failure : failures) text += (text.empty() ? "" : "\n") + error_text(failure);
+  return fail(KILN_STATUS_COMPILE_FAILED, std::move(text));
 }
 
 }  // namespace kiln::rtc

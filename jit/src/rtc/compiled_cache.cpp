@@ -1,4 +1,5 @@
 #include "rtc/compiled_cache.hpp"
+#include "util/diagnostic.hpp"
 #include "util/printable.hpp"
 
 #include <cstdio>
@@ -56,14 +57,16 @@ store::LocalStore* CompiledCache::disk() {
             "LOCALAPPDATA on Windows) is set";
     } else {
       auto store = std::make_unique<store::LocalStore>(m_settings.directory, m_settings.max_size);
-      const std::string reason = store->unwritable_reason();
-      if (reason.empty()) {
+      const Status writable = store->check_writable();
+      if (writable) {
         m_disk = std::move(store);
         return;
       }
-      why = "cannot write the cache directory " + m_settings.directory.string() + ": " + reason;
+      why = "cannot write the cache directory " + m_settings.directory.string() + ": " + writable.error().message;
     }
-    std::fprintf(stderr, "kiln: warning: %s; kernels compiled at run time are kept in memory only\n", printable(why).c_str());
+    const std::string warning =
+        diagnostic(Location{}, "warning", why + "; kernels compiled at run time are kept in memory only");
+    std::fprintf(stderr, "%s\n", printable(warning).c_str());
   });
   return m_disk.get();
 }

@@ -77,9 +77,9 @@ Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program) 
   // Compression would cost each compile more than it saves a cache of single images.
   format::WriteOptions options;
   options.compress = false;
-  format::WriteResult written = format::write_package(contents, options);
-  if (!written.error.empty()) return Error{program.unit + ": " + written.error};
-  return std::move(written.bytes);
+  Result<std::vector<std::byte>> written = format::write_package(contents, options);
+  if (!written) return fail(written.error().status, program.unit + ": " + written.error().message);
+  return written;
 }
 
 bool is_compiled_package(const std::vector<std::byte>& bytes) {

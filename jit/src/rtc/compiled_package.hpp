@@ -28,7 +28,6 @@ struct CompiledProgram {
 };
 
 // The package bytes; parameters and variable kinds and sizes come from the cubin when Kiln can read it.
-// The package bytes; parameters and variable kinds and sizes come from the cubin when Kiln can read it.
 Result<std::vector<std::byte>> package_compiled(const CompiledProgram& program);
 
 // Whether bytes read back from a cache are a sound package (an entry from a bug or another schema is not).

@@ -66,15 +66,11 @@ RuntimeCompiler& RuntimeCompiler::process() {
   return *compiler;   // never destroyed, as the cache it uses
 }
 
-CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std::string& target) {
-  CompileOutcome outcome;
+Result<Compiled> RuntimeCompiler::program(const ProgramRequest& request, const std::string& target) {
   // The keys need the compiler's versions, not the compiler: a hit loads no NVRTC.
   Result<CompilerIdentity> identity = compiler_identity(0, m_cache);
-  if (!identity) {
-    outcome.failure = Failure::no_compiler;
-    outcome.message = request.name + ": cannot compile at run time: " + identity.error().message;
-    return outcome;
-  }
+  if (!identity)
+    return fail(KILN_STATUS_NO_COMPILER, request.name + ": cannot compile at run time: " + identity.error().message);
   const std::string request_key = program_request_key(request, target, *identity);
   static KeyLocks locks;
   const std::shared_ptr<std::mutex> key_lock = locks.lock_for(request_key);
@@ -89,19 +85,14 @@ CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std
       const std::string entry_key = program_entry_key(request_key, *headers);
       if (std::optional<SharedBytes> package = m_cache.find(entry_key, is_compiled_package, &source)) {
         if (m_settings.log) log_cache_hit(request.name, target, source);
-        outcome.package = *package;
-        outcome.source = source;
-        return outcome;
+        return Compiled{*package, source, {}};
       }
     }
   }
 
   Result<Compiler*> compiler = process_compiler(0);
-  if (!compiler) {
-    outcome.failure = Failure::no_compiler;
-    outcome.message = request.name + ": cannot compile at run time: " + compiler.error().message;
-    return outcome;
-  }
+  if (!compiler)
+    return fail(KILN_STATUS_NO_COMPILER, request.name + ": cannot compile at run time: " + compiler.error().message);
   CompileInput input;
   input.name = request.name;
   input.source = request.source;
@@ -115,9 +106,8 @@ CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std
   CompileOutput output = (*compiler)->compile(input);
   if (!output.ok) {
     ++m_cache.counters().compile_failures;
-    outcome.failure = Failure::compile_failed;
-    outcome.message = request.name + ": compiling for " + target + " at run time failed:\n" + output.log;
-    return outcome;
+    return Error(request.name + ": compiling for " + target + " at run time failed:", {}, KILN_STATUS_COMPILE_FAILED,
+                 std::move(output.log));
   }
   CompiledProgram compiled{request.name, target, std::move(output.image), {}, {}, {}};
   for (std::size_t i = 0; i < request.kernels.size(); ++i)
@@ -127,18 +117,13 @@ CompileOutcome RuntimeCompiler::program(const ProgramRequest& request, const std
   compiled.metadata = {{"compiled.at", "run time"}, {"nvrtc.version", (*compiler)->identity().nvrtc_version},
                        {"nvjitlink.version", (*compiler)->identity().nvjitlink_version}};
   Result<Bytes> package = package_compiled(compiled);
-  if (!package) {
-    outcome.failure = Failure::compile_failed;
-    outcome.message = package.error().message;
-    return outcome;
-  }
+  if (!package) return fail(KILN_STATUS_COMPILE_FAILED, package.error().message);
   const std::vector<HeaderRecord> headers = locate_headers(request, output.headers);
   m_cache.count_compile(package->size());
   if (m_settings.log) log_compile(request.name, request.name, target, output.seconds, m_cache.directory());
   const std::string entry_key = program_entry_key(request_key, headers);
   m_cache.put(request_key, bytes_of(encode_header_records(headers)));
-  outcome.package = m_cache.put(entry_key, std::move(*package));
-  return outcome;
+  return Compiled{m_cache.put(entry_key, std::move(*package)), Source::produced, {}};
 }
 
 }  // namespace kiln::rtc

@@ -8,21 +8,17 @@
 #include "rtc/compile_keys.hpp"
 #include "rtc/compiled_cache.hpp"
 
-#include <optional>
 #include <string>
 #include <string_view>
 
 namespace kiln::rtc {
 
-// Why a run-time compile gave nothing (core/compile_library.hpp): the loader turns each into its status.
-using Failure = core::CompileFailure;
-
-struct CompileOutcome {
-  SharedBytes package;              // the compiled package's bytes, on success
+// What a run-time compile gave. One that gives nothing is an Error with the status the loader reports
+// (core/compile_library.hpp), its message naming the package, kernel, source and target.
+struct Compiled {
+  SharedBytes package;              // the compiled package's bytes
   Source source = Source::produced;
   std::string expression;           // the name expression that was compiled ("mylib::block_sum<double, 512>")
-  Failure failure = Failure::none;
-  std::string message;              // on failure: why, naming the package, kernel, source and target
 };
 
 // Settings read from the environment once per process.
@@ -43,14 +39,13 @@ public:
   // The kernel `request` ("block_sum<double, 512>") compiled for `target` ("sm_90") from a source the
   // package `reader` (labelled `label` in messages) carries: the sources whose kernels or kernel
   // templates match the request's name are tried in the package's order.
-  CompileOutcome package_kernel(const format::PackageReader& reader, std::string_view label, std::string_view request,
-                                const std::string& target);
-  // Why no source `reader` carries can compile `request` (none declares a kernel of its name), or
-  // nothing when one may. Needs neither a driver nor a compiler: a misspelt name is told as such.
-  std::optional<std::string> not_carried(const format::PackageReader& reader, std::string_view label,
-                                         std::string_view request) const;
+  Result<Compiled> package_kernel(const format::PackageReader& reader, std::string_view label, std::string_view request,
+                                  const std::string& target);
+  // Whether a source `reader` carries may compile `request`: KERNEL_NOT_FOUND when none declares a
+  // kernel of its name. Needs neither a driver nor a compiler: a misspelt name is told as such.
+  Status check_declared(const format::PackageReader& reader, std::string_view label, std::string_view request) const;
   // A program from strings, compiled for `target`.
-  CompileOutcome program(const ProgramRequest& request, const std::string& target);
+  Result<Compiled> program(const ProgramRequest& request, const std::string& target);
 
 private:
   CompilerSettings m_settings;

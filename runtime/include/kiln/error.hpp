@@ -20,10 +20,12 @@ private:
   kiln_status m_status;
 };
 
+// The headers throw it as kiln::Error, qualified: Kiln's own tests see its internal kiln::failure::Error
+// too, through a using-directive, and there a plain `Error` would name both.
 namespace detail {
 // Turns a status into an exception carrying the calling thread's last error message.
 inline void check(kiln_status status) {
-  if (status != KILN_STATUS_SUCCESS) throw Error(status, kiln_last_error());
+  if (status != KILN_STATUS_SUCCESS) throw kiln::Error(status, kiln_last_error());
 }
 }  // namespace detail
 

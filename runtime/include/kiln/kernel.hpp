@@ -198,16 +198,16 @@ private:
     detail::check(kiln_kernel_params(m_kernel, &count, param_sizes.data(), nullptr, n));
     if (count == KILN_PARAMS_UNKNOWN) return;
     if (count != n) {
-      throw Error(KILN_STATUS_ARGUMENT_MISMATCH, "kernel '" + std::string(name()) + "' takes " +
-                                                     std::to_string(count) + " arguments, " + std::to_string(n) +
-                                                     " given");
+      throw kiln::Error(KILN_STATUS_ARGUMENT_MISMATCH, "kernel '" + std::string(name()) + "' takes " +
+                                                           std::to_string(count) + " arguments, " + std::to_string(n) +
+                                                           " given");
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (arg_sizes[i] != param_sizes[i]) {
-        throw Error(KILN_STATUS_ARGUMENT_MISMATCH,
-                    "kernel '" + std::string(name()) + "': argument " + std::to_string(i) + " is " +
-                        std::to_string(arg_sizes[i]) + " bytes but parameter " + std::to_string(i) + " takes " +
-                        std::to_string(param_sizes[i]) + " (indices from 0)");
+        throw kiln::Error(KILN_STATUS_ARGUMENT_MISMATCH,
+                          "kernel '" + std::string(name()) + "': argument " + std::to_string(i) + " is " +
+                              std::to_string(arg_sizes[i]) + " bytes but parameter " + std::to_string(i) + " takes " +
+                              std::to_string(param_sizes[i]) + " (indices from 0)");
       }
     }
   }

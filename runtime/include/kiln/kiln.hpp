@@ -200,7 +200,7 @@ private:
   // A string from kiln_package_kernel_name or kiln_package_target for an index in range: NULL only
   // when its record failed its checks.
   const char* text_or_throw(const char* text) const {
-    if (text == nullptr) throw Error(KILN_STATUS_CORRUPT, kiln_package_last_error(m_package));
+    if (text == nullptr) throw kiln::Error(KILN_STATUS_CORRUPT, kiln_package_last_error(m_package));
     return text;
   }
 

@@ -91,8 +91,9 @@ inline std::string name_argument(const char* mangled) {
   const std::size_t open = text.find('<');
   if (status != 0 || open == std::string_view::npos || text.back() != '>' ||
       text.substr(0, open).find("kiln::detail::name_") != 0) {
-    throw Error(KILN_STATUS_INTERNAL_ERROR,
-                "kiln::name_of: cannot demangle " + std::string(mangled) + " (status " + std::to_string(status) + ")");
+    throw kiln::Error(KILN_STATUS_INTERNAL_ERROR,
+                      "kiln::name_of: cannot demangle " + std::string(mangled) + " (status " + std::to_string(status) +
+                          ")");
   }
   std::string_view argument = text.substr(open + 1, text.size() - open - 2);
   if (!argument.empty() && argument.back() == ' ') argument.remove_suffix(1);  // the demangler's "> >"

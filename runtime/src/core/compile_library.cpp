@@ -4,6 +4,7 @@
 #include "platform/files.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -36,18 +37,15 @@ std::vector<std::string> g_directories;   // registered, whether before the libr
 using Entry = CompileLibrary* (*)(const char*);
 
 // The compile library in `file`, opened only once its bytes show a library of this machine that
-// exports the entry point; null with `why` set otherwise.
-CompileLibrary* open_file(const std::string& file, std::string& why) {
-  void* library = image::open_library_exporting(file, k_entry_point, why);
-  if (!library) return nullptr;
-  const auto entry = reinterpret_cast<Entry>(platform::library_symbol(library, k_entry_point));
-  CompileLibrary* compile = entry ? entry(k_compile_interface_id) : nullptr;
-  if (!compile) {
-    why = entry ? "a compile library of another Kiln (this loader needs the one built with it)"
-                : std::string("lacks ") + k_entry_point;
-    platform::close_library(library);
-  }
-  return compile;
+// exports the entry point.
+Result<CompileLibrary*> open_file(const std::string& file) {
+  Result<void*> library = image::open_library_exporting(file, k_entry_point);
+  if (!library) return std::move(library).error();
+  const auto entry = reinterpret_cast<Entry>(platform::library_symbol(*library, k_entry_point));
+  if (CompileLibrary* compile = entry ? entry(k_compile_interface_id) : nullptr) return compile;
+  platform::close_library(*library);
+  return Error(entry ? "a compile library of another Kiln (this loader needs the one built with it)"
+                     : std::string("lacks ") + k_entry_point);
 }
 
 }  // namespace
@@ -56,16 +54,23 @@ Status find_compile_library(const char* variable_value, const std::string& loade
   out = nullptr;
   std::string looked;
   if (variable_value && *variable_value) {
-    std::string why = platform::unrooted_path_problem(k_variable, variable_value);
-    if (why.empty() && (out = open_file(variable_value, why))) return {};
-    looked = std::string(variable_value) + " (" + k_variable + "): " + why;
+    Status rooted = check_rooted_path(k_variable, variable_value);
+    Result<CompileLibrary*> opened = rooted ? open_file(variable_value) : std::move(rooted).error();
+    if (opened) {
+      out = *opened;
+      return {};
+    }
+    looked = std::string(variable_value) + " (" + k_variable + "): " + opened.error().message;
   } else if (loader_file.empty()) {
     looked = std::string(k_file_name) + ": the loader's own file is unknown, so nothing lies beside it";
   } else {
     const std::string file = platform::utf8_of(platform::path_of_utf8(loader_file).parent_path() / k_file_name);
-    std::string why;
-    if ((out = open_file(file, why))) return {};
-    looked = file + " (beside " + loader_file + "): " + why;
+    Result<CompileLibrary*> opened = open_file(file);
+    if (opened) {
+      out = *opened;
+      return {};
+    }
+    looked = file + " (beside " + loader_file + "): " + opened.error().message;
   }
   return fail(KILN_STATUS_NO_COMPILER, std::string("run-time compilation needs Kiln's compile library (") + k_file_name +
                                            ", installed with Kiln::jit, or named by " + k_variable +

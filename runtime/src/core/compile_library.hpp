@@ -23,24 +23,16 @@
 namespace kiln::core {
 
 // Change it with anything declared below: a library built against another text is refused.
-inline constexpr const char* k_compile_interface_id = "kiln-compile-interface-1";
+inline constexpr const char* k_compile_interface_id = "kiln-compile-interface-2";
 
-// Why a compile gave nothing; the loader turns each into its status.
-enum class CompileFailure {
-  none,
-  not_carried,      // the package carries no source that declares the kernel: KERNEL_NOT_FOUND
-  off,              // KILN_JIT=0: KERNEL_NOT_FOUND for a package's kernel, NO_COMPILER for a program
-  no_compiler,      // no usable NVRTC/nvJitLink: NO_COMPILER
-  compile_failed,   // NVRTC's or nvJitLink's log: COMPILE_FAILED
-  corrupt,          // the package carries what a build never does: CORRUPT, before anything is written
-  out_of_memory,    // OUT_OF_MEMORY (nothing is thrown across the libraries' boundary)
-};
-
+// What a compile gave. A compile that gives nothing is an Error whose status the compile library
+// chooses, as the C ABI reports it: KERNEL_NOT_FOUND (no carried source declares the kernel),
+// NO_COMPILER (no usable NVRTC or nvJitLink), COMPILE_FAILED (NVRTC's or nvJitLink's log in
+// Error::log), CORRUPT (the package carries what a build never does; nothing is written),
+// OUT_OF_MEMORY. Nothing is thrown across the libraries' boundary.
 struct CompiledPackage {
-  std::shared_ptr<const std::vector<std::byte>> bytes;   // the compiled package, on success
+  std::shared_ptr<const std::vector<std::byte>> bytes;   // the compiled package
   std::string expression;            // the name expression compiled ("mylib::block_sum<double, 512>")
-  CompileFailure failure = CompileFailure::none;
-  std::string message;               // on failure: why, naming the package, kernel, source and target
 };
 
 // kiln_program as plain data.
@@ -64,16 +56,17 @@ class CompileLibrary {
 public:
   // KILN_JIT: false when run-time compilation is turned off.
   virtual bool enabled() const = 0;
-  // Why no source the package `package` (labelled `label`) carries declares a kernel named `request`,
-  // or "" when one may. Needs neither a driver nor a compiler.
-  virtual std::string not_carried(std::span<const std::byte> package, std::string_view label,
-                                  std::string_view request) = 0;
+  // Whether a source the package `package` (labelled `label`) carries may declare a kernel named
+  // `request`: KERNEL_NOT_FOUND saying what the package carries when none does. Needs neither a
+  // driver nor a compiler.
+  virtual Status check_declared(std::span<const std::byte> package, std::string_view label,
+                                std::string_view request) = 0;
   // The kernel `request` ("block_sum<double, 512>") compiled for `target` ("sm_90") from a source the
   // package carries, through the process's cache.
-  virtual CompiledPackage package_kernel(std::span<const std::byte> package, std::string_view label,
-                                         std::string_view request, const std::string& target) = 0;
+  virtual Result<CompiledPackage> package_kernel(std::span<const std::byte> package, std::string_view label,
+                                                 std::string_view request, const std::string& target) = 0;
   // A program from strings, compiled for `target` through the process's cache.
-  virtual CompiledPackage program(const ProgramRequest& request, const std::string& target) = 0;
+  virtual Result<CompiledPackage> program(const ProgramRequest& request, const std::string& target) = 0;
   // A directory to search for NVRTC and nvJitLink (kiln_compiler_add_search_dir).
   virtual void add_search_directory(const std::string& directory) = 0;
   virtual CompileCounters counters() const = 0;

@@ -30,8 +30,8 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
                                error_text(found.error()) + ")");
   }
   // A name no carried source declares is a plain miss: it needs no driver to say so.
-  if (std::string why = compiler->not_carried(reader.bytes(), m_owner.label(), name); !why.empty()) {
-    return fail(miss.error().status, error_text(miss.error()) + "; " + why);
+  if (Status declared = compiler->check_declared(reader.bytes(), m_owner.label(), name); !declared.ok()) {
+    return fail(miss.error().status, error_text(miss.error()) + "; " + error_text(declared.error()));
   }
   if (!compiler->enabled()) {
     return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() +
@@ -48,22 +48,22 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     out = found->second;
     return {};
   }
-  CompiledPackage outcome = compiler->package_kernel(reader.bytes(), m_owner.label(), name, target);
-  switch (outcome.failure) {
-    case CompileFailure::none: break;
-    case CompileFailure::not_carried: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
-    case CompileFailure::off: return fail(miss.error().status, error_text(miss.error()) + "; " + outcome.message);
-    case CompileFailure::no_compiler: return fail(KILN_STATUS_NO_COMPILER, error_text(miss.error()) + "; " + outcome.message);
-    case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
-    case CompileFailure::corrupt: return fail(KILN_STATUS_CORRUPT, outcome.message);
-    case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);
+  Result<CompiledPackage> compiled = compiler->package_kernel(reader.bytes(), m_owner.label(), name, target);
+  if (!compiled) {
+    // No source declares the kernel, or no compiler can compile it: the miss is still the news, said first.
+    const Error& why = compiled.error();
+    if (why.status == KILN_STATUS_KERNEL_NOT_FOUND)
+      return fail(miss.error().status, error_text(miss.error()) + "; " + error_text(why));
+    if (why.status == KILN_STATUS_NO_COMPILER)
+      return fail(KILN_STATUS_NO_COMPILER, error_text(miss.error()) + "; " + error_text(why));
+    return std::move(compiled).error();
   }
-  const auto compiled = std::make_pair(outcome.expression, target);
-  if (auto found = m_entries.find(compiled); found != m_entries.end()) {   // another spelling of it
+  const auto expression_and_target = std::make_pair(compiled->expression, target);
+  if (auto found = m_entries.find(expression_and_target); found != m_entries.end()) {   // another spelling of it
     out = m_requests[request] = found->second.kernel;
     return {};
   }
-  KILN_TRY(adopt(request, outcome.expression, target, outcome.bytes, out));
+  KILN_TRY(adopt(request, compiled->expression, target, compiled->bytes, out));
   return {};
 }
 

@@ -8,7 +8,7 @@ Status ImageFile::open(bool log) {
     index_pages = std::make_unique<format::IndexPageLoader>(
         reader.index_pages(), source.bytes(),
         [this](std::uint64_t offset, std::uint64_t size) { return source.read_index_page(offset, size); },
-        [this] { return source.changed_since_open(); });
+        [this] { return source.check_unchanged(); });
     reader.use_pages(index_pages.get());
     KILN_TRY(reader.check_metadata());
   }

@@ -103,19 +103,15 @@ IndexReading index_reading() {
   return IndexReading::auto_size;
 }
 
-std::string PackageSource::read_index_page(std::uint64_t offset, std::uint64_t size) const {
+Status PackageSource::read_index_page(std::uint64_t offset, std::uint64_t size) const {
   if (offset < m_index_begin || offset > m_index_end || size > m_index_end - offset) {
-    return "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) + ") are not in the index of " + in_quotes(m_path);
+    return fail(KILN_STATUS_IO_ERROR, "bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                                          ") are not in the index of " + in_quotes(m_path));
   }
-  const Status read = read_range(offset, size);
+  Status read = read_range(offset, size);
   if (read.ok()) return {};
-  std::string changed = changed_since_open();   // a short read's likely cause, said plainly
-  return changed.empty() ? read.error().message : changed;
-}
-
-std::string PackageSource::changed_since_open() const {
-  const Status unchanged = check_unchanged();
-  return unchanged.ok() ? std::string() : unchanged.error().message;
+  Status unchanged = check_unchanged();   // a short read's likely cause, said plainly
+  return unchanged.ok() ? std::move(read) : std::move(unchanged);
 }
 
 Status PackageSource::check_unchanged() const {

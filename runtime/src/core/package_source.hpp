@@ -41,13 +41,14 @@ public:
   Status read_file(const char* path);
   // Whether read_file left the index to be read by pages.
   bool index_deferred() const { return m_index_end != 0; }
-  // Reads file bytes [offset, offset + size) of the deferred index into place: "" or why not (the
-  // file changed since it was opened, an I/O error), naming the file. It does not ask whether the
-  // file changed before reading (a stat per page): the page's checksum finds changed bytes, and then
-  // changed_since_open() names the cause.
-  std::string read_index_page(std::uint64_t offset, std::uint64_t size) const;
-  // "" or why the file is no longer the one opened (its size, time or identity changed), naming it.
-  std::string changed_since_open() const;
+  // Reads file bytes [offset, offset + size) of the deferred index into place: IO_ERROR saying why
+  // not (the file changed since it was opened, an I/O error), naming the file. It does not ask
+  // whether the file changed before reading (a stat per page): the page's checksum finds changed
+  // bytes, and then check_unchanged() names the cause.
+  Status read_index_page(std::uint64_t offset, std::uint64_t size) const;
+  // Whether the file is still the one opened: IO_ERROR naming it when its size, time or identity
+  // changed.
+  Status check_unchanged() const;
   // Makes `range` (a subspan of bytes(): an image's stored bytes) hold the file's bytes: a no-op for
   // memory, else read from the file once. IO_ERROR naming the file when it has changed since open
   // (size, time or identity) or no longer holds the range; a change those do not show is caught by
@@ -62,7 +63,6 @@ public:
 
 private:
   Status read_range(std::uint64_t offset, std::uint64_t size) const;
-  Status check_unchanged() const;
 
   void* m_map = nullptr;  // non-null: released on destruction (platform::reserve_memory)
   std::size_t m_map_size = 0;

@@ -27,15 +27,10 @@ Status compile_program(const ProgramRequest& request, std::unique_ptr<Package>& 
     return fail(KILN_STATUS_NO_COMPILER, request.name + ": run-time compilation is off (KILN_JIT=0)");
   std::string target;
   KILN_TRY(target_of_current_device(target));
-  CompiledPackage outcome = compiler->program(request, target);
-  switch (outcome.failure) {
-    case CompileFailure::none: break;
-    case CompileFailure::compile_failed: return fail(KILN_STATUS_COMPILE_FAILED, outcome.message);
-    case CompileFailure::out_of_memory: return fail(KILN_STATUS_OUT_OF_MEMORY, outcome.message);
-    default: return fail(KILN_STATUS_NO_COMPILER, outcome.message);
-  }
+  Result<CompiledPackage> compiled = compiler->program(request, target);
+  if (!compiled) return std::move(compiled).error();
   const std::string label = request.name + " (compiled at run time for " + target + ")";
-  return Package::open_memory(outcome.bytes->data(), outcome.bytes->size(), /*copy=*/true, label.c_str(), out);
+  return Package::open_memory(compiled->bytes->data(), compiled->bytes->size(), /*copy=*/true, label.c_str(), out);
 }
 
 }  // namespace kiln::core

@@ -13,36 +13,40 @@ namespace {
 
 std::string family(std::uint16_t major) { return "compute capability " + std::to_string(major) + ".x"; }
 
+Error mismatched(std::string why) { return fail(KILN_STATUS_CORRUPT, std::move(why)); }
+
 // Whether a companion is of the split its main file names: the same split id, the tag of its
 // major, the same units, kernels and variables (the indices the loader shares between them), and
-// the content id the main file lists for it.
-std::string mismatch(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major,
-                     const std::string& content_id) {
+// the content id the main file lists for it. CORRUPT saying what differs ("it is not ...") otherwise.
+Status check_companion(const format::PackageReader& main, const format::PackageReader& companion, std::uint16_t major,
+                       const std::string& content_id) {
   const std::string_view id = main.metadata_value(format::k_split_id_key).value_or("");
   const std::string_view its_id = companion.metadata_value(format::k_split_id_key).value_or("");
   if (its_id != id) {
-    return "it is not from the same split (split.id " + (its_id.empty() ? std::string("none") : std::string(its_id)) +
-           ", the main file's " + std::string(id) + ")";
+    return mismatched("it is not from the same split (split.id " +
+                      (its_id.empty() ? std::string("none") : std::string(its_id)) + ", the main file's " +
+                      std::string(id) + ")");
   }
   const std::string tag = format::companion_tag(major);
-  if (companion.metadata_value(format::k_split_file_key).value_or("") != tag) return "it is not the split's " + tag + " file";
+  if (companion.metadata_value(format::k_split_file_key).value_or("") != tag)
+    return mismatched("it is not the split's " + tag + " file");
   if (companion.unit_count() != main.unit_count() || companion.kernel_count() != main.kernel_count() ||
       companion.variable_count() != main.variable_count()) {
-    return "its units, kernels or variables are not the main file's";
+    return mismatched("its units, kernels or variables are not the main file's");
   }
   for (std::uint32_t u = 0; u < main.unit_count(); ++u) {
-    if (companion.unit(u).source != main.unit(u).source) return "its units are not the main file's";
+    if (companion.unit(u).source != main.unit(u).source) return mismatched("its units are not the main file's");
   }
   // A kernel is chosen an image by its index in the companion: the index must name the same kernel.
   for (std::uint32_t k = 0; k < main.kernel_count(); ++k) {
     if (companion.kernel(k).stored_name != main.kernel(k).stored_name ||
         companion.kernel(k).unit != main.kernel(k).unit) {
-      return "its kernels are not the main file's (kernel " + std::to_string(k) + ")";
+      return mismatched("its kernels are not the main file's (kernel " + std::to_string(k) + ")");
     }
   }
   if (const std::string its = format::content_id(companion); its != content_id) {
-    return "its contents are not the ones the main file lists (content id " + its + ", the main file's " + content_id +
-           "): it is from another build of the package";
+    return mismatched("its contents are not the ones the main file lists (content id " + its + ", the main file's " +
+                      content_id + "): it is from another build of the package");
   }
   return {};
 }
@@ -128,9 +132,9 @@ Status SplitCompanions::open_entry(Entry& entry) const {
   if (Status opened = file->open(m_log); !opened.ok()) return fail(opened.error().status, what + error_text(opened.error()));
   // Its units are used by index without a kernel's checks: a deferred index is checked whole now.
   if (Status checked = file->checked_index(); !checked.ok()) return fail(checked.error().status, what + error_text(checked.error()));
-  if (const std::string why = mismatch(m_main, file->reader, entry.major, entry.content_id); !why.empty()) {
-    return fail(KILN_STATUS_CORRUPT, what + entry.path + ", cannot be used: " + why +
-                                         "; install the file that came with " + m_main_label);
+  if (const Status matched = check_companion(m_main, file->reader, entry.major, entry.content_id); !matched.ok()) {
+    return fail(matched.error().status, what + entry.path + ", cannot be used: " + matched.error().message +
+                                            "; install the file that came with " + m_main_label);
   }
   entry.file = std::move(file);
   return {};

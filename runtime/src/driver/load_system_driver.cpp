@@ -6,6 +6,7 @@
 #include "image/shared_object.hpp"
 #include "platform/library.hpp"
 #include "platform/text.hpp"
+#include "util/path_variables.hpp"
 
 #include <cstdlib>
 #include <new>
@@ -150,19 +151,27 @@ std::string requested_library(bool& overridden) {
   return overridden ? from_env : platform::driver_library_name();
 }
 
+// The driver's library opened, or why not.
+struct OpenedDriver {
+  platform::OpenedLibrary library;
+  bool too_old = false;   // a library of this machine that lacks cuGetProcAddress_v2: older than CUDA 12.0
+};
+
 // The override, a file the user named: by absolute path only, and loaded only if its bytes show a
 // library of this machine that exports cuGetProcAddress_v2 (its constructors never run otherwise).
-void* open_override(const std::string& requested, bool& too_old, std::string& error) {
-  if (std::string problem = platform::unrooted_path_problem("KILN_LIBCUDA", requested); !problem.empty()) {
-    error = std::move(problem);
-    return nullptr;
+OpenedDriver open_override(const std::string& requested) {
+  OpenedDriver opened;
+  if (const Status rooted = check_rooted_path("KILN_LIBCUDA", requested); !rooted) {
+    opened.library.error = rooted.error().message;
+    return opened;
   }
-  const auto check = [&too_old](std::span<const std::byte> file) {
-    image::SharedObjectCheck checked = image::check_shared_object(file, "cuGetProcAddress_v2");
-    too_old = checked.lacks_entry_point;
-    return checked.problem;
+  const auto check = [&opened](std::span<const std::byte> file) {
+    const image::SharedObjectCheck checked = image::check_shared_object(file, "cuGetProcAddress_v2");
+    opened.too_old = checked.lacks_entry_point;
+    return image::loading_refusal(checked);
   };
-  return platform::open_checked_library(requested, check, error);
+  opened.library = platform::open_checked_library(requested, check);
+  return opened;
 }
 
 DriverLoad load_or_throw() {
@@ -170,14 +179,13 @@ DriverLoad load_or_throw() {
   const std::string requested = requested_library(overridden);
 
   // The override is a file the user named; the driver itself comes from the system's own place only.
-  std::string error;
-  bool too_old = false;
-  LibraryHandle library(overridden ? open_override(requested, too_old, error)
-                                   : platform::open_system_library(requested, error));
-  if (!library && too_old) return load(DriverLoadFailure::too_old, older_than_12_message(requested));
+  const OpenedDriver opened =
+      overridden ? open_override(requested) : OpenedDriver{platform::open_system_library(requested), false};
+  LibraryHandle library(opened.library.handle);
+  if (!library && opened.too_old) return load(DriverLoadFailure::too_old, older_than_12_message(requested));
   if (!library) {
     return load(DriverLoadFailure::no_library, "no NVIDIA driver: " + requested + " cannot be opened" +
-                                                   (overridden ? " (KILN_LIBCUDA)" : "") + ": " + error);
+                                                   (overridden ? " (KILN_LIBCUDA)" : "") + ": " + opened.library.error);
   }
   const std::string path = platform::library_file(library.get(), requested);
 

@@ -8,11 +8,10 @@
 #include "string_index.hpp"
 #include "table_check.hpp"
 
-#include <string>
-
 namespace kiln::format::detail {
 
-// "" or a message naming the section and record ("CARRIED_ENTRIES record 4: text 9 is out of range").
-std::string check_carried(const Tables& tables, const StringIndex& strings);
+// CORRUPT naming the section and record ("CARRIED_ENTRIES record 4: text 9 is out of range") when a
+// rule is broken.
+Status check_carried(const Tables& tables, const StringIndex& strings);
 
 }  // namespace kiln::format::detail

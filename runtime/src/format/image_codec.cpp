@@ -15,28 +15,26 @@ struct DCtxDeleter {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-std::string fail(std::vector<std::byte>& out, std::string why) {
+Error refused(std::vector<std::byte>& out, std::string why) {
   out.clear();
-  return why;
+  return fail(KILN_STATUS_IMAGE_CORRUPT, std::move(why));
 }
 
 }  // namespace
 
-std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size,
-                            std::vector<std::byte>& out) {
+Status zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size, std::vector<std::byte>& out) {
   out.clear();
   // The frame header states the content size; refusing a mismatch here costs no allocation.
   const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR) {
-    return fail(out, "not a zstd frame");
+    return refused(out, "not a zstd frame");
   }
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != raw_size) {
-    return fail(out, "its zstd frame holds " + std::to_string(declared) + " bytes, not " +
-                         std::to_string(raw_size));
+    return refused(out, "its zstd frame holds " + std::to_string(declared) + " bytes, not " + std::to_string(raw_size));
   }
   if (raw_size > k_max_image_size) {
-    return fail(out, "its size " + std::to_string(raw_size) + " exceeds the limit of " +
-                         std::to_string(k_max_image_size) + " bytes");
+    return refused(out, "its size " + std::to_string(raw_size) + " exceeds the limit of " +
+                            std::to_string(k_max_image_size) + " bytes");
   }
   const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
   if (!dctx) {
@@ -53,24 +51,23 @@ std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw
     const std::size_t before_out = sink.pos;
     const std::size_t ret = ZSTD_decompressStream(dctx.get(), &sink, &in);
     if (ZSTD_isError(ret)) {
-      return fail(out, std::string("zstd: ") + ZSTD_getErrorName(ret));
+      return refused(out, std::string("zstd: ") + ZSTD_getErrorName(ret));
     }
     if (ret == 0) {
       break;  // the frame is complete and its content checksum matched
     }
     if (sink.pos == sink.size) {
-      return fail(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
+      return refused(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
     }
     if (in.pos == in.size || (in.pos == before_in && sink.pos == before_out)) {
-      return fail(out, "its zstd frame is incomplete");
+      return refused(out, "its zstd frame is incomplete");
     }
   }
   if (in.pos != in.size) {
-    return fail(out, "it has bytes after its zstd frame");
+    return refused(out, "it has bytes after its zstd frame");
   }
   if (sink.pos != raw_size) {
-    return fail(out, "it decodes to " + std::to_string(sink.pos) + " bytes, not " +
-                         std::to_string(raw_size));
+    return refused(out, "it decodes to " + std::to_string(sink.pos) + " bytes, not " + std::to_string(raw_size));
   }
   out.resize(sink.pos);
   return {};

@@ -3,6 +3,8 @@
 // in layout.hpp.
 #pragma once
 
+#include "util/result.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -12,11 +14,10 @@
 namespace kiln::format::detail {
 
 // Decodes `stored`, which must be exactly one zstd frame decoding to exactly `raw_size` bytes, into
-// `out`. Returns an empty string on success, else why not (out is then cleared). Decodes into one
-// buffer of raw_size + 1 bytes, allocated once: raw_size is at most k_max_image_size here, and the
-// reader has bounded it by the package's size at open (limits.hpp). Throws std::bad_alloc when
-// memory runs out (the runtime turns it into KILN_STATUS_OUT_OF_MEMORY).
-std::string zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size,
-                            std::vector<std::byte>& out);
+// `out`; else IMAGE_CORRUPT saying why not (out is then cleared). Decodes into one buffer of
+// raw_size + 1 bytes, allocated once: raw_size is at most k_max_image_size here, and the reader has
+// bounded it by the package's size at open (limits.hpp). Throws std::bad_alloc when memory runs out
+// (the runtime turns it into KILN_STATUS_OUT_OF_MEMORY).
+Status zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size, std::vector<std::byte>& out);
 
 }  // namespace kiln::format::detail

@@ -2,6 +2,7 @@
 
 #include "checksum.hpp"
 #include "record_io.hpp"
+#include "table_check.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -35,36 +36,36 @@ std::vector<std::byte> encode_index_pages(std::span<const std::byte> file, std::
   return out;
 }
 
-std::string parse_index_pages(std::span<const std::byte> section, std::uint64_t header_size,
-                              std::uint64_t blobs_offset, IndexPagesView& out) {
+Status parse_index_pages(std::span<const std::byte> section, std::uint64_t header_size, std::uint64_t blobs_offset,
+                         IndexPagesView& out) {
   if (section.size() < sizeof(IndexPagesHeader)) {
-    return "INDEX_PAGES section is " + std::to_string(section.size()) + " bytes, shorter than its header";
+    return corrupt("INDEX_PAGES section is " + std::to_string(section.size()) + " bytes, shorter than its header");
   }
   const auto header = load_record<IndexPagesHeader>(section);
   if (!std::has_single_bit(header.page_size) || header.page_size < k_index_page_min ||
       header.page_size > k_index_page_max) {
-    return "INDEX_PAGES page size " + std::to_string(header.page_size) + " is not a power of two from " +
-           std::to_string(k_index_page_min) + " to " + std::to_string(k_index_page_max);
+    return corrupt("INDEX_PAGES page size " + std::to_string(header.page_size) + " is not a power of two from " +
+                   std::to_string(k_index_page_min) + " to " + std::to_string(k_index_page_max));
   }
   if (header.begin != header_size || header.end != blobs_offset) {
-    return "INDEX_PAGES covers bytes [" + std::to_string(header.begin) + ", " + std::to_string(header.end) +
-           "), not the index [" + std::to_string(header_size) + ", " + std::to_string(blobs_offset) + ")";
+    return corrupt("INDEX_PAGES covers bytes [" + std::to_string(header.begin) + ", " + std::to_string(header.end) +
+                   "), not the index [" + std::to_string(header_size) + ", " + std::to_string(blobs_offset) + ")");
   }
   const std::uint64_t pages = (header.end - header.begin + header.page_size - 1) / header.page_size;
   if (header.page_count != pages || section.size() != sizeof header + pages * sizeof(std::uint64_t)) {
-    return "INDEX_PAGES holds " + std::to_string(header.page_count) + " pages in " + std::to_string(section.size()) +
-           " bytes; the index needs " + std::to_string(pages);
+    return corrupt("INDEX_PAGES holds " + std::to_string(header.page_count) + " pages in " +
+                   std::to_string(section.size()) + " bytes; the index needs " + std::to_string(pages));
   }
   out = IndexPagesView{header.page_size, header.page_count, header.begin, header.end, section.subspan(sizeof header)};
   return {};
 }
 
-std::string page_mismatch(const IndexPagesView& pages, std::uint32_t page) {
-  return "INDEX_PAGES page " + std::to_string(page) + " (bytes [" + std::to_string(pages.page_begin(page)) + ", " +
-         std::to_string(pages.page_end(page)) + ")) checksum mismatch";
+Status page_mismatch(const IndexPagesView& pages, std::uint32_t page) {
+  return corrupt("INDEX_PAGES page " + std::to_string(page) + " (bytes [" + std::to_string(pages.page_begin(page)) +
+                 ", " + std::to_string(pages.page_end(page)) + ")) checksum mismatch");
 }
 
-std::string check_index_pages(const IndexPagesView& pages, std::span<const std::byte> file) {
+Status check_index_pages(const IndexPagesView& pages, std::span<const std::byte> file) {
   for (std::uint32_t page = 0; page < pages.page_count; ++page) {
     const std::uint64_t first = pages.page_begin(page);
     if (format::checksum(file.subspan(first, pages.page_end(page) - first)) != pages.checksum(page)) {
@@ -90,17 +91,16 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
   if (state != k_unread) return state == k_read;
   const std::uint64_t first = m_pages.page_begin(page);
   const std::uint64_t size = m_pages.page_end(page) - first;
-  std::string why = m_fill(first, size);
-  Failure failure = why.empty() ? Failure::none : Failure::io;
-  if (failure == Failure::none && checksum(m_file.subspan(first, size)) != m_pages.checksum(page)) {
-    std::string changed = m_changed ? m_changed() : std::string();
-    failure = changed.empty() ? Failure::corrupt : Failure::io;
-    why = changed.empty() ? detail::page_mismatch(m_pages, page) : std::move(changed);
+  Status read = m_fill(first, size);
+  if (read && checksum(m_file.subspan(first, size)) != m_pages.checksum(page)) {
+    // Bytes that differ from those written: the file changed (IO_ERROR, its own words), or the
+    // package is damaged.
+    Status unchanged = m_changed ? m_changed() : Status();
+    read = unchanged ? detail::page_mismatch(m_pages, page) : std::move(unchanged);
   }
-  if (failure != Failure::none) {
-    if (m_failure == Failure::none) {
-      m_failure = failure;
-      m_message = std::move(why);
+  if (!read) {
+    if (m_failure.ok()) {
+      m_failure = std::move(read);
       m_failed.store(true, std::memory_order_release);
     }
     m_state[page].store(k_failed, std::memory_order_release);
@@ -113,14 +113,9 @@ bool IndexPageLoader::load_page(std::uint32_t page) const {
   return true;
 }
 
-IndexPageLoader::Failure IndexPageLoader::failure() const {
+Status IndexPageLoader::failure() const {
   std::lock_guard lock(m_mutex);
   return m_failure;
-}
-
-std::string IndexPageLoader::failure_message() const {
-  std::lock_guard lock(m_mutex);
-  return m_message;
 }
 
 }  // namespace kiln::format

@@ -58,7 +58,8 @@ Result<std::string> PackageReader::read_source_text(std::uint32_t i) const {
   std::vector<std::byte> decoded;
   std::span<const std::byte> raw = stored;
   if (r.encoding == static_cast<std::uint32_t>(ImageEncoding::zstd)) {
-    if (std::string why = detail::zstd_decompress(stored, r.raw_size, decoded); !why.empty()) return fail(why);
+    if (Status decoded_whole = detail::zstd_decompress(stored, r.raw_size, decoded); !decoded_whole)
+      return fail(decoded_whole.error().message);
     raw = decoded;
   }
   if (checksum(raw) != r.content_hash) return fail("fails its checksum");

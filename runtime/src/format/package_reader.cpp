@@ -235,19 +235,11 @@ Status open_package(std::span<const std::byte> bytes, Opened& opened, bool defer
   KILN_TRY(read_sections(header, opened.bytes, toc, unread_end, opened.tables));
   opened.tables.file_size = header.file_size;
   const auto blobs = opened.tables.blobs.data() - opened.bytes.data();
-  if (std::string problem = detail::parse_index_pages(opened.tables.index_pages, header.header_size,
-                                                      static_cast<std::uint64_t>(blobs), opened.pages);
-      !problem.empty()) {
-    return error(KILN_STATUS_CORRUPT, std::move(problem));
-  }
+  KILN_TRY(detail::parse_index_pages(opened.tables.index_pages, header.header_size, static_cast<std::uint64_t>(blobs),
+                                     opened.pages));
   if (deferred) return {};
-  if (std::string problem = detail::check_tables(opened.tables); !problem.empty()) {
-    return error(KILN_STATUS_CORRUPT, std::move(problem));
-  }
-  if (std::string problem = detail::check_index_pages(opened.pages, opened.bytes); !problem.empty()) {
-    return error(KILN_STATUS_CORRUPT, std::move(problem));
-  }
-  return {};
+  KILN_TRY(detail::check_tables(opened.tables));
+  return detail::check_index_pages(opened.pages, opened.bytes);
 }
 
 }  // namespace
@@ -286,12 +278,11 @@ Status PackageReader::check_all() const {
 Status PackageReader::page_error() const {
   if (!m_pages) return refused(KILN_STATUS_CORRUPT, "the index pages were not handed to the reader");
   if (!m_pages->failed()) return {};
-  switch (m_pages->failure()) {
-    case IndexPageLoader::Failure::none: return {};
-    case IndexPageLoader::Failure::io: return refused(KILN_STATUS_IO_ERROR, m_pages->failure_message());
-    case IndexPageLoader::Failure::corrupt: break;
-  }
-  return refused(KILN_STATUS_CORRUPT, m_pages->failure_message());
+  Status failure = m_pages->failure();
+  if (failure) return {};
+  Error e = std::move(failure).error();
+  e.where.file = m_label;
+  return e;
 }
 
 Status PackageReader::open_with(std::span<const std::byte> bytes, std::string label, bool deferred) {

@@ -300,19 +300,19 @@ private:
   // check_kernel, where `hint` (if any) is what find_name gave for `asked`, maybe one of the
   // kernel's names (then not looked up again).
   Status check_kernel_found(std::uint32_t i, const NameHit* hint, std::string_view asked) const;
-  // A kernel's own names as stored, once kernel_problem has checked them: lowered, canonical.
+  // A kernel's own names as stored, once check_kernel_records has checked them: lowered, canonical.
   using OwnNames = std::string_view[2];
-  std::string kernel_problem(std::uint32_t i, OwnNames& names) const;
-  std::string unit_problem(std::uint32_t unit) const;
-  // "" when kernel i's own names find it; `records` gets the NAMES records they find.
-  std::string own_names_problem(std::uint32_t i, const OwnNames& names, const NameHit* hint, std::string_view asked,
-                                std::uint32_t (&records)[2]) const;
+  Status check_kernel_records(std::uint32_t i, OwnNames& names) const;
+  Status check_unit_records(std::uint32_t unit) const;
+  // Whether kernel i's own names find it; `records` gets the NAMES records they find.
+  Status check_own_names(std::uint32_t i, const OwnNames& names, const NameHit* hint, std::string_view asked,
+                         std::uint32_t (&records)[2]) const;
   // TARGETS and KERNEL_TARGETS' order, and METADATA, checked whole (checks_at_use_tables.cpp).
-  std::string tables_problem() const;
-  std::optional<std::string> metadata_problem() const;   // nullopt: too large to check but whole
+  Status check_small_tables() const;
+  std::optional<Status> check_metadata_records() const;   // nullopt: too large to check but whole
   // A check's answer: the page failure if one happened (a page that cannot be read gives zeros to
-  // whatever reads it), else CORRUPT with `problem`, else success.
-  Status checked(const std::string& problem) const;
+  // whatever reads it), else `found` (CORRUPT) naming this package, else success.
+  Status checked(Status found) const;
   Status page_error() const;
   // A failure of this package: `where.file` is its label. (failure::Error: the runtime's tests see
   // kiln/error.hpp's kiln::Error too.)

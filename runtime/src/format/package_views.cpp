@@ -289,8 +289,8 @@ Result<std::span<const std::byte>> PackageReader::image_bytes(std::uint32_t imag
       out = stored;
       break;
     case ImageEncoding::zstd:
-      if (std::string why = detail::zstd_decompress(stored, r.raw_size, scratch); !why.empty()) {
-        return fail("does not decode: " + why);
+      if (Status decoded = detail::zstd_decompress(stored, r.raw_size, scratch); !decoded) {
+        return fail("does not decode: " + decoded.error().message);
       }
       out = scratch;
       break;

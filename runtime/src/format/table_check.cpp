@@ -19,25 +19,25 @@ namespace kiln::format::detail {
 namespace {
 
 // Walks the tables in dependency order; each check_* returns false after recording the first
-// problem, so run() stops there and the message names the exact record.
+// failure, so run() stops there and the message names the exact record.
 class Checker {
 public:
   Checker(const Tables& tables, const StringIndex& strings) : m_t(tables), m_index(strings) {}
 
-  std::string run() {
+  Status run() {
     if (m_t.strings.empty() || m_t.strings[0] != std::byte{0}) {
-      return "STRINGS section does not start with a NUL byte";
+      return corrupt("STRINGS section does not start with a NUL byte");
     }
     if (check_targets() && check_images() && check_units() && check_kernels() && check_kernel_targets() &&
         check_names() && check_variables() && check_sources() && check_metadata()) {
       return {};
     }
-    return m_error;
+    return std::move(m_failure);
   }
 
 private:
   bool fail(SectionKind kind, std::uint32_t i, const std::string& what) {
-    m_error = at_record(kind, i) + what;
+    m_failure = corrupt(at_record(kind, i) + what);
     return false;
   }
 
@@ -352,10 +352,12 @@ private:
 
   const Tables& m_t;
   const StringIndex& m_index;
-  std::string m_error;
+  Status m_failure;
 };
 
 }  // namespace
+
+Status corrupt(std::string message) { return fail(KILN_STATUS_CORRUPT, std::move(message)); }
 
 std::string at_record(SectionKind kind, std::uint32_t i) {
   return section_name(static_cast<std::uint32_t>(kind)) + " record " + std::to_string(i) + ": ";
@@ -383,12 +385,12 @@ std::string_view string_at(std::span<const std::byte> strings, StrRef ref) {
   return {reinterpret_cast<const char*>(strings.data()) + ref.offset, ref.length};
 }
 
-std::string check_tables(const Tables& tables) {
+Status check_tables(const Tables& tables) {
   const StringIndex index(tables.strings);
-  std::string problem = Checker(tables, index).run();
-  if (problem.empty()) problem = check_unit_sources(tables, index);
-  if (problem.empty()) problem = check_carried(tables, index);
-  return problem.empty() ? check_invariants(tables) : problem;
+  KILN_TRY(Checker(tables, index).run());
+  KILN_TRY(check_unit_sources(tables, index));
+  KILN_TRY(check_carried(tables, index));
+  return check_invariants(tables);
 }
 
 }  // namespace kiln::format::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "layout.hpp"
+#include "util/result.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +31,11 @@ struct Tables {
   std::uint64_t file_size = 0;  // FileHeader.file_size: bounds the images' decoded sizes
 };
 
+// A fault of the file's tables, as every check reports it: CORRUPT, `message` naming the section
+// and record; the reader puts the file in where.file. A Status, made out of line: the checks return
+// it as it is, and the loader's size is held (core/CMakeLists.txt).
+Status corrupt(std::string message);
+
 // The words of every check, open()'s and a deferred reader's at first use (checks_at_use.cpp), so
 // that a file gets the same message whichever reader finds its fault.
 std::string at_record(SectionKind kind, std::uint32_t i);   // "KERNELS record 3: "
@@ -45,8 +51,9 @@ std::string out_of_order(const char* key);
 std::string_view string_at(std::span<const std::byte> strings, StrRef ref);
 
 // Checks every StrRef, every index into another table, the grouping of IMAGES and the order of
-// every sorted table, then the invariants of table_invariants.hpp. O(n log n) in the index size. Returns "" or a message naming the section and record ("KERNELS record 3:
-// unit 7 is out of range (2 units)").
-std::string check_tables(const Tables& tables);
+// every sorted table, then the invariants of table_invariants.hpp. O(n log n) in the index size.
+// CORRUPT naming the section and record ("KERNELS record 3: unit 7 is out of range (2 units)") when
+// a rule is broken.
+Status check_tables(const Tables& tables);
 
 }  // namespace kiln::format::detail

@@ -11,11 +11,11 @@
 #include <vector>
 
 namespace kiln::format::detail {
-std::string raw_size_problem(std::uint64_t raw_size, std::uint64_t file_size) {
+Status check_raw_size(std::uint64_t raw_size, std::uint64_t file_size) {
   const std::uint64_t ceiling = max_image_size(file_size);
   if (raw_size <= ceiling) return {};
-  return "raw size " + std::to_string(raw_size) + " exceeds the limit of " + std::to_string(ceiling) + " bytes (" +
-         std::to_string(k_max_image_ratio) + " times the package's size, at most 2 GiB)";
+  return corrupt("raw size " + std::to_string(raw_size) + " exceeds the limit of " + std::to_string(ceiling) +
+                 " bytes (" + std::to_string(k_max_image_ratio) + " times the package's size, at most 2 GiB)");
 }
 
 namespace {
@@ -24,20 +24,20 @@ namespace {
 // k_max_image_ratio times the package (what bounds a reader that decodes every image: verify, a
 // preload, a fuzzer), and no two images share stored bytes (the
 // index lies in other sections, which the reader has already kept apart from BLOBS).
-std::string check_images(const Tables& t) {
+Status check_images(const Tables& t) {
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> spans;  // offset, end, image
   spans.reserve(t.images.count);
   std::uint64_t total = 0;
   for (std::uint32_t i = 0; i < t.images.count; ++i) {
     const auto r = load_record<ImageRecord>(t.images.bytes, i);
-    if (std::string problem = raw_size_problem(r.raw_size, t.file_size); !problem.empty()) {
-      return at_record(SectionKind::images, i) + problem;
+    if (Status sized = check_raw_size(r.raw_size, t.file_size); !sized) {
+      return corrupt(at_record(SectionKind::images, i) + sized.error().message);
     }
     total += r.raw_size;  // no overflow: each term is at most 2 GiB and there are fewer than 2^32
     if (total > max_total_image_size(t.file_size)) {
-      return at_record(SectionKind::images, i) + "the images' raw sizes add up to more than " +
-             std::to_string(max_total_image_size(t.file_size)) + " bytes (" + std::to_string(k_max_image_ratio) +
-             " times the package's size)";
+      return corrupt(at_record(SectionKind::images, i) + "the images' raw sizes add up to more than " +
+                     std::to_string(max_total_image_size(t.file_size)) + " bytes (" +
+                     std::to_string(k_max_image_ratio) + " times the package's size)");
     }
     if (r.stored_size != 0) spans.emplace_back(r.offset, r.offset + r.stored_size, i);
   }
@@ -46,9 +46,9 @@ std::string check_images(const Tables& t) {
     const auto& [offset, end, image] = spans[i];
     const auto& [previous_offset, previous_end, previous] = spans[i - 1];
     if (offset < previous_end) {
-      return at_record(SectionKind::images, image) + "bytes [" + std::to_string(offset) + ", +" +
-             std::to_string(end - offset) + ") overlap image " + std::to_string(previous) + "'s [" +
-             std::to_string(previous_offset) + ", +" + std::to_string(previous_end - previous_offset) + ")";
+      return corrupt(at_record(SectionKind::images, image) + "bytes [" + std::to_string(offset) + ", +" +
+                     std::to_string(end - offset) + ") overlap image " + std::to_string(previous) + "'s [" +
+                     std::to_string(previous_offset) + ", +" + std::to_string(previous_end - previous_offset) + ")");
     }
   }
   return {};
@@ -80,7 +80,7 @@ std::optional<NameRecord> find_name(const Tables& t, std::string_view name) {
 // The spec's "every kernel's normalized lowered name and canonical name are in NAMES": a kernel
 // that its own names do not find could never be asked for. Lowered and canonical names are keys
 // that share no bytes (check_tables), so normalizing them all is linear in STRINGS.
-std::string check_names(const Tables& t) {
+Status check_names(const Tables& t) {
   for (std::uint32_t i = 0; i < t.kernels.count; ++i) {
     const auto k = load_record<KernelRecord>(t.kernels.bytes, i);
     for (const auto& [field, ref] : {std::pair{"lowered name", k.lowered_name}, std::pair{"canonical name", k.canonical_name}}) {
@@ -89,7 +89,7 @@ std::string check_names(const Tables& t) {
       const std::string_view name = is_normalized(stored) ? stored : std::string_view(normalized = normalize_name(stored));
       const std::optional<NameRecord> found = find_name(t, name);
       if (!found || found->kernel != i) {
-        return own_name_problem(i, field, name, found ? std::optional(found->kernel) : std::nullopt);
+        return corrupt(own_name_problem(i, field, name, found ? std::optional(found->kernel) : std::nullopt));
       }
     }
   }
@@ -104,9 +104,9 @@ std::string own_name_problem(std::uint32_t kernel, const char* field, std::strin
          (found ? "' belongs to kernel " + std::to_string(*found) + " in NAMES" : "' is not in NAMES");
 }
 
-std::string check_invariants(const Tables& tables) {
-  std::string problem = check_images(tables);
-  return problem.empty() ? check_names(tables) : problem;
+Status check_invariants(const Tables& tables) {
+  KILN_TRY(check_images(tables));
+  return check_names(tables);
 }
 
 }  // namespace kiln::format::detail

@@ -34,8 +34,8 @@ class Ranker {
 public:
   explicit Ranker(std::span<const std::byte> strings) : m_strings(strings) {}
 
-  // "" or the problem: two distinct references that end at the same NUL.
-  std::string rank(std::vector<Source>& sources) const {
+  // Ranks `sources`: CORRUPT when two distinct references end at the same NUL.
+  Status rank(std::vector<Source>& sources) const {
     std::sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) {
       return std::tie(a.ref.offset, a.ref.length, a.first_record) < std::tie(b.ref.offset, b.ref.length, b.first_record);
     });
@@ -49,7 +49,8 @@ public:
     for (std::size_t i = 1; i < order.size(); ++i) {
       if (StringIndex::end_of(order[i]->ref) == StringIndex::end_of(order[i - 1]->ref)) {
         const auto [first, second] = std::minmax(order[i]->first_record, order[i - 1]->first_record);
-        return record(second) + "source shares its bytes in STRINGS with record " + std::to_string(first) + "'s";
+        return corrupt(record(second) + "source shares its bytes in STRINGS with record " + std::to_string(first) +
+                       "'s");
       }
     }
     std::stable_sort(order.begin(), order.end(), [&](const Source* a, const Source* b) { return text(a) < text(b); });
@@ -73,55 +74,53 @@ private:
 };
 
 // The rules on each unit's run of records (the table is sorted by unit by now).
-std::string check_unit(const Tables& t, std::uint32_t first, std::uint32_t end) {
+Status check_unit(const Tables& t, std::uint32_t first, std::uint32_t end) {
   const auto head = load_record<UnitSourceRecord>(t.unit_sources.bytes, first);
   for (std::uint32_t i = first + 1; i < end; ++i) {
     const auto r = load_record<UnitSourceRecord>(t.unit_sources.bytes, i);
     if (r.role != head.role) {
-      return record(i) + "role " + std::to_string(r.role) + " differs from record " + std::to_string(first) +
-             "'s (" + std::to_string(head.role) + "), of the same unit " + std::to_string(r.unit);
+      return corrupt(record(i) + "role " + std::to_string(r.role) + " differs from record " + std::to_string(first) +
+                     "'s (" + std::to_string(head.role) + "), of the same unit " + std::to_string(r.unit));
     }
   }
   if (head.role == static_cast<std::uint32_t>(UnitSourceRole::variant_of) && end - first > 1) {
-    return record(first + 1) + "unit " + std::to_string(head.unit) + " is a variant, of one source, but has " +
-           std::to_string(end - first) + " records";
+    return corrupt(record(first + 1) + "unit " + std::to_string(head.unit) + " is a variant, of one source, but has " +
+                   std::to_string(end - first) + " records");
   }
   const auto unit = load_record<UnitRecord>(t.units.bytes, head.unit);
   if (head.role == static_cast<std::uint32_t>(UnitSourceRole::link_member) && end - first == 1 &&
       string_at(t.strings, head.source) == string_at(t.strings, unit.source)) {
-    return record(first) + "the only source of unit " + std::to_string(head.unit) +
-           " is its own name (a unit of one source file has no records)";
+    return corrupt(record(first) + "the only source of unit " + std::to_string(head.unit) +
+                   " is its own name (a unit of one source file has no records)");
   }
   return {};
 }
 
 }  // namespace
 
-std::string check_unit_sources(const Tables& t, const StringIndex& strings) {
+Status check_unit_sources(const Tables& t, const StringIndex& strings) {
   const RecordTable& table = t.unit_sources;
   std::vector<Source> sources;
   sources.reserve(table.count);
   for (std::uint32_t i = 0; i < table.count; ++i) {
     const auto r = load_record<UnitSourceRecord>(table.bytes, i);
     if (r.unit >= t.units.count) {
-      return record(i) + "unit " + std::to_string(r.unit) + " is out of range (" + std::to_string(t.units.count) +
-             " UNITS records)";
+      return corrupt(record(i) + "unit " + std::to_string(r.unit) + " is out of range (" +
+                     std::to_string(t.units.count) + " UNITS records)");
     }
     if (r.role > static_cast<std::uint32_t>(UnitSourceRole::variant_of)) {
-      return record(i) + "unknown role " + std::to_string(r.role);
+      return corrupt(record(i) + "unknown role " + std::to_string(r.role));
     }
     if (!strings.valid(r.source)) {
-      return record(i) + "source (offset " + std::to_string(r.source.offset) + ", length " +
-             std::to_string(r.source.length) + ") is not a NUL-terminated string inside STRINGS";
+      return corrupt(record(i) + "source (offset " + std::to_string(r.source.offset) + ", length " +
+                     std::to_string(r.source.length) + ") is not a NUL-terminated string inside STRINGS");
     }
     if (r.source.length == 0) {
-      return record(i) + "source is empty";
+      return corrupt(record(i) + "source is empty");
     }
     sources.push_back({r.source, i});
   }
-  if (std::string problem = Ranker(t.strings).rank(sources); !problem.empty()) {
-    return problem;
-  }
+  KILN_TRY(Ranker(t.strings).rank(sources));
   std::uint32_t first = 0;
   for (std::uint32_t i = 0; i < table.count; ++i) {
     const auto r = load_record<UnitSourceRecord>(table.bytes, i);
@@ -129,15 +128,16 @@ std::string check_unit_sources(const Tables& t, const StringIndex& strings) {
       const auto previous = load_record<UnitSourceRecord>(table.bytes, i - 1);
       const auto key = std::pair(r.unit, Ranker::rank_of(sources, r.source));
       if (std::pair(previous.unit, Ranker::rank_of(sources, previous.source)) >= key) {
-        return record(i) + "out of order or a duplicate (the table is sorted by unit, then source)";
+        return corrupt(record(i) + "out of order or a duplicate (the table is sorted by unit, then source)");
       }
       if (previous.unit != r.unit) {
-        if (std::string problem = check_unit(t, first, i); !problem.empty()) return problem;
+        KILN_TRY(check_unit(t, first, i));
         first = i;
       }
     }
   }
-  return table.count == 0 ? std::string() : check_unit(t, first, table.count);
+  if (table.count == 0) return {};
+  return check_unit(t, first, table.count);
 }
 
 }  // namespace kiln::format::detail

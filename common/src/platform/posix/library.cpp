@@ -32,22 +32,19 @@ const char* const* toolkit_library_directories() {
 
 bool names_a_path(const std::string& file) { return file.find('/') != std::string::npos; }
 
-void* open_library(const std::string& file, std::string& error) {
-  void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
+OpenedLibrary open_library(const std::string& file) {
+  OpenedLibrary opened{dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL), {}};
+  if (!opened.handle) {
     const char* text = dlerror();
-    error = text ? text : "dlopen failed";
+    opened.error = text ? text : "dlopen failed";
   }
-  return library;
+  return opened;
 }
 
-void* open_checked_library(const std::string& path, const LibraryFileCheck& check, std::string& error) {
+OpenedLibrary open_checked_library(const std::string& path, const LibraryFileCheck& check) {
   // O_NONBLOCK: a FIFO by that name is refused below instead of waiting for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    error = std::strerror(errno);
-    return nullptr;
-  }
+  if (fd < 0) return {nullptr, std::strerror(errno)};
   struct stat status {};
   std::string problem;
   void* bytes = MAP_FAILED;
@@ -66,14 +63,11 @@ void* open_checked_library(const std::string& path, const LibraryFileCheck& chec
     problem = check(std::span<const std::byte>(static_cast<const std::byte*>(bytes), static_cast<std::size_t>(status.st_size)));
     ::munmap(bytes, static_cast<std::size_t>(status.st_size));
   }
-  if (!problem.empty()) {
-    error = "not loaded: " + problem;
-    return nullptr;
-  }
-  return open_library(path, error);
+  if (!problem.empty()) return {nullptr, "not loaded: " + problem};
+  return open_library(path);
 }
 
-void* open_system_library(const std::string& name, std::string& error) { return open_library(name, error); }
+OpenedLibrary open_system_library(const std::string& name) { return open_library(name); }
 
 bool library_loaded(const std::string& file) {
   void* handle = dlopen(file.c_str(), RTLD_LAZY | RTLD_NOLOAD);

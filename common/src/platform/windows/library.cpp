@@ -21,27 +21,27 @@ const char* const* toolkit_library_directories() {
 
 bool names_a_path(const std::string& file) { return file.find_first_of("\\/:") != std::string::npos; }
 
-void* open_library(const std::string& file, std::string& error) {
+OpenedLibrary open_library(const std::string& file) {
   const std::wstring wide = wide_of(file);
   // A library given by path finds its own dependencies beside it, as the toolkit's DLLs expect.
   const DWORD flags = names_a_path(file) ? LOAD_WITH_ALTERED_SEARCH_PATH : 0;
   HMODULE library = LoadLibraryExW(wide.c_str(), nullptr, flags);
-  if (!library) error = system_message(GetLastError());
-  return reinterpret_cast<void*>(library);
+  if (!library) return {nullptr, system_message(GetLastError())};
+  return {reinterpret_cast<void*>(library), {}};
 }
 
-void* open_checked_library(const std::string& path, const LibraryFileCheck&, std::string& error) {
+OpenedLibrary open_checked_library(const std::string& path, const LibraryFileCheck&) {
   // LoadLibraryExW maps a DLL's file and refuses one that is not a PE image for this machine before
   // DllMain runs (ERROR_BAD_EXE_FORMAT); a DLL that only lacks the entry point Kiln binds does run
   // its DllMain, as reading its export table here would avoid, at the cost of a PE reader.
-  return open_library(path, error);
+  return open_library(path);
 }
 
-void* open_system_library(const std::string& name, std::string& error) {
+OpenedLibrary open_system_library(const std::string& name) {
   // System32 only: a DLL of the same name in the application's directory or on PATH is never taken.
   HMODULE library = LoadLibraryExW(wide_of(name).c_str(), nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
-  if (!library) error = system_message(GetLastError()) + " (looked in System32 only)";
-  return reinterpret_cast<void*>(library);
+  if (!library) return {nullptr, system_message(GetLastError()) + " (looked in System32 only)"};
+  return {reinterpret_cast<void*>(library), {}};
 }
 
 bool library_loaded(const std::string& file) {
