@@ -35,8 +35,8 @@ pid_t start_kiln(const std::vector<std::string>& args, const fs::path& cwd) {
   _exit(127);
 }
 
-// Every process below `root`, from /proc.
-std::set<pid_t> descendants(pid_t root) {
+// Each running process by its parent, from /proc.
+std::multimap<pid_t, pid_t> processes_by_parent() {
   std::multimap<pid_t, pid_t> children;
   for (const fs::directory_entry& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
@@ -49,6 +49,12 @@ std::set<pid_t> descendants(pid_t root) {
     std::sscanf(line.c_str() + line.rfind(')') + 1, " %c %d", &state, &parent);
     children.emplace(parent, std::stoi(name));
   }
+  return children;
+}
+
+// Every process below `root`.
+std::set<pid_t> descendants(pid_t root) {
+  const std::multimap<pid_t, pid_t> children = processes_by_parent();
   std::set<pid_t> found;
   std::vector<pid_t> todo{root};
   while (!todo.empty()) {
@@ -57,6 +63,14 @@ std::set<pid_t> descendants(pid_t root) {
     for (auto [it, end] = children.equal_range(p); it != end; ++it)
       if (found.insert(it->second).second) todo.push_back(it->second);
   }
+  return found;
+}
+
+// The processes whose parent is `root`.
+std::set<pid_t> children(pid_t root) {
+  const std::multimap<pid_t, pid_t> all = processes_by_parent();
+  std::set<pid_t> found;
+  for (auto [it, end] = all.equal_range(root); it != end; ++it) found.insert(it->second);
   return found;
 }
 
@@ -113,6 +127,27 @@ TEST(BuildInterrupt, InterruptedBuildLeavesNothing) { interrupt_at(SIGINT, std::
 
 TEST(BuildInterrupt, KilledBuildLeavesNothingAfterTheNextBuild) {
   for (const int ms : {150, 500, 1000, 2000}) interrupt_at(SIGKILL, std::chrono::milliseconds(ms));
+}
+
+// kiln's own children (the speculation, the scan's and the compiles' workers) are killed and reaped by
+// its handler before it removes the scratch directory they write into, so none is left for init to
+// reap: the speculation, which died only by its parent-death signal, went on writing into the
+// scratch directory and the scan cache after the build had cleaned up.
+TEST(BuildInterrupt, AnInterruptedBuildReapsItsChildrenBeforeItEnds) {
+  for (const int ms : {100, 300, 700}) {
+    SCOPED_TRACE("SIGINT after " + std::to_string(ms) + " ms");
+    ScratchDir dir;
+    const fs::path p = dir.copy_project("basic");
+    const pid_t pid = start_kiln({"build", "-o", "out.kiln", "-j", "4", "--scan-cache", "out.kiln.scan-cache"}, p);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    const std::set<pid_t> own = children(pid);
+    kill(pid, SIGINT);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    for (const pid_t child : own) {
+      EXPECT_FALSE(fs::exists("/proc/" + std::to_string(child))) << "child " << child << " outlived kiln";
+    }
+  }
 }
 
 // A concurrent build's scratch directory is live: it must survive another build of the same output.

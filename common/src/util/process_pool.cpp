@@ -37,6 +37,9 @@ pid_t start(std::size_t index, const fs::path& result, const std::function<std::
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = getpid();
+  // The cleanup's signals are held until the child is registered, so the handler cannot run between
+  // the fork and the registration and miss it.
+  cleanup::HeldSignals held;
   const pid_t pid = fork();
   if (pid != 0) {
     if (pid > 0) cleanup::add_child(pid);
@@ -46,6 +49,7 @@ pid_t start(std::size_t index, const fs::path& result, const std::function<std::
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
   cleanup::forget_after_fork();
+  held.release();
   // Work, write the result, and leave without running the parent's exit handlers.
   const std::vector<std::byte> bytes = work(index);
   _exit(write_result(result, bytes) ? 0 : 1);
@@ -118,11 +122,13 @@ void run_in_processes(std::size_t count, const ProcessPoolSettings& settings,
       if (errno == EINTR) continue;
       break;
     }
+    // Any child reaped here is gone from the cleanup's list, one of the pool's or another (the build's
+    // speculation): the handler must never signal a pid the system may have given to someone else.
+    cleanup::remove_child(pid);
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     const std::size_t index = it->second;
     running.erase(it);
-    cleanup::remove_child(pid);
     give_back();
     ++done;
     finished(index, collect(status, result_path(settings, index)));

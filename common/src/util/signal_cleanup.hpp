@@ -30,9 +30,27 @@ private:
   int m_slot;
 };
 
-// A child process to kill with SIGKILL, and wait for, before the paths are removed.
+// A child process to kill with SIGKILL, and wait for, before the paths are removed. Whoever reaps a
+// child removes it at once, so the handler never signals a pid the system may have given to another.
 void add_child(pid_t pid);
 void remove_child(pid_t pid);
+
+// Holds SIGINT, SIGTERM and SIGHUP (the handler's signals) blocked while it lives, so that a child
+// forked under it is registered with add_child before the handler can run; one that arrives meanwhile
+// is handled when this ends. The forked child calls release() to take its signals back.
+class HeldSignals {
+public:
+  HeldSignals();
+  ~HeldSignals();
+  HeldSignals(const HeldSignals&) = delete;
+  HeldSignals& operator=(const HeldSignals&) = delete;
+  // Restores the mask from before: in a forked child, before it works or execs.
+  void release();
+
+private:
+  alignas(8) unsigned char m_previous[128];   // the previous sigset_t (POSIX); unused on Windows
+  bool m_held = false;
+};
 
 // Jobserver tokens (util/jobserver.hpp) this process holds, written back to `fd` once the workers
 // are dead, so a make that goes on after kiln is killed keeps its job slots. Called again whenever

@@ -4,6 +4,7 @@
 #include "plan/build_plan.hpp"
 #include "plan/text_discovery.hpp"
 #include "store/local_store.hpp"
+#include "util/signal_cleanup.hpp"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -110,11 +111,19 @@ std::unique_ptr<Speculation> Speculation::start(const manifest::Manifest& manife
   if ((off && std::strcmp(off, "0") == 0) || !fs::create_directories(directory, ec))
     return std::unique_ptr<Speculation>(new Speculation(directory, settings.context, -1));
   const pid_t parent = getpid();
+  // Registered as the build's other workers are, with the cleanup's signals held until it is: an
+  // interrupted build kills it and waits for it before removing the scratch directory, which it
+  // writes into. Its parent-death signal alone came too late: it went on writing there, and into the
+  // scan cache, after the build had cleaned up.
+  cleanup::HeldSignals held;
   const pid_t pid = fork();
+  if (pid > 0) cleanup::add_child(pid);
   if (pid == 0) {
     // The build's own child: it goes when the build goes, whatever ends it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
+    cleanup::forget_after_fork();
+    held.release();
     compile::CompileCache cache(*settings.cache, settings.context);
     Speculation self(directory, settings.context, -1);
     const std::vector<compile::CompileJob> jobs = speculative_jobs(manifest, toolkit, settings, directory, cache);
@@ -130,6 +139,7 @@ Speculation::~Speculation() {
   int status = 0;
   while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
   }
+  cleanup::remove_child(m_pid);
 }
 
 void Speculation::finish() {
@@ -137,6 +147,7 @@ void Speculation::finish() {
   int status = 0;
   while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
   }
+  cleanup::remove_child(m_pid);
   m_pid = -1;
 }
 

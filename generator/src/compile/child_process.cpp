@@ -85,6 +85,9 @@ pid_t spawn(char* const* argv, char* const* envp, const char* directory, int out
     _exit(127);
   }
   const int fork_error = errno;
+  // Registered while every signal is still blocked, so the cleanup handler cannot run between the
+  // fork and the registration and leave this child running (RegisteredChild unregisters it).
+  if (pid > 0 && exec_error == 0) cleanup::add_child(pid);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) return -fork_error;
   if (exec_error != 0) {
@@ -94,9 +97,10 @@ pid_t spawn(char* const* argv, char* const* envp, const char* directory, int out
   return pid;
 }
 
-// Registered for SIGINT/SIGTERM cleanup while it runs (signal_cleanup.hpp).
+// The child spawn() registered for SIGINT/SIGTERM cleanup (signal_cleanup.hpp), unregistered once
+// it has been reaped.
 struct RegisteredChild {
-  explicit RegisteredChild(pid_t pid) : m_pid(pid) { cleanup::add_child(pid); }
+  explicit RegisteredChild(pid_t pid) : m_pid(pid) {}
   ~RegisteredChild() { cleanup::remove_child(m_pid); }
   pid_t m_pid;
 };

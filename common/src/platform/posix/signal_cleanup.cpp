@@ -120,6 +120,22 @@ ScopedPath::~ScopedPath() {
   g_paths[m_slot].state.store(k_free);
 }
 
+HeldSignals::HeldSignals() {
+  static_assert(sizeof(sigset_t) <= 128, "HeldSignals keeps a sigset_t in 128 bytes");
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled, s);
+  m_held = pthread_sigmask(SIG_BLOCK, &handled, reinterpret_cast<sigset_t*>(m_previous)) == 0;
+}
+
+HeldSignals::~HeldSignals() { release(); }
+
+void HeldSignals::release() {
+  if (!m_held) return;
+  m_held = false;
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(m_previous), nullptr);
+}
+
 void add_child(pid_t pid) {
   for (std::atomic<pid_t>& child : g_children) {
     pid_t expected = 0;

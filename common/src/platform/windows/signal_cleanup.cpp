@@ -62,6 +62,10 @@ ScopedPath::~ScopedPath() {
   g_paths[m_slot].state.store(k_free);
 }
 
+HeldSignals::HeldSignals() : m_previous{} {}
+HeldSignals::~HeldSignals() = default;
+void HeldSignals::release() {}
+
 void add_child(pid_t) {}
 void remove_child(pid_t) {}
 void hold_tokens(int, const char*, int) {}
