@@ -35,9 +35,11 @@ private:
 void add_child(pid_t pid);
 void remove_child(pid_t pid);
 
-// Holds SIGINT, SIGTERM and SIGHUP (the handler's signals) blocked while it lives, so that a child
-// forked under it is registered with add_child before the handler can run; one that arrives meanwhile
-// is handled when this ends. The forked child calls release() to take its signals back.
+// Holds SIGINT, SIGTERM and SIGHUP (the handler's signals) blocked in the calling thread while it
+// lives, so that the handler cannot run in this thread between forking a child and registering it
+// with add_child; one that arrives meanwhile is handled when this ends. (Another thread that leaves
+// them unblocked may still take the signal in that window.) The forked child calls release() to take
+// its signals back.
 class HeldSignals {
 public:
   HeldSignals();
