@@ -32,6 +32,10 @@ struct FileStatus {
 // that has no writer returns at once (POSIX: O_NONBLOCK, which reads of regular files ignore), so a
 // caller can refuse what is not a regular file (status_of) instead of hanging.
 int open_for_reading(const std::filesystem::path& path);
+// The same for a UTF-8 path as a program hands it over (kiln_package_open_file): on POSIX the bytes
+// go to open() as they are, without building a std::filesystem::path, whose code a fresh process
+// would otherwise page in on its first package open.
+int open_utf8_for_reading(const char* utf8);
 // Opened for reading only when it is a regular file: a FIFO, socket or device is refused without
 // blocking (a FIFO's open and read would wait for a writer; /dev/zero never ends). Without
 // `follow_link`, so is a final symbolic link on POSIX (where a file Kiln publishes by rename stands, a

@@ -28,7 +28,7 @@ PackageSource::~PackageSource() {
 
 Status PackageSource::read_file(const char* path) {
   m_path = path;
-  m_fd = platform::open_for_reading(platform::path_of_utf8(path));
+  m_fd = platform::open_utf8_for_reading(path);
   if (m_fd < 0) {
     // A socket does not open at all (ENXIO): say what it is, as for a FIFO that does.
     const int error = errno;

@@ -41,6 +41,8 @@ int open_for_reading(const std::filesystem::path& path) {
   return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
+int open_utf8_for_reading(const char* utf8) { return ::open(utf8, O_RDONLY | O_CLOEXEC | O_NONBLOCK); }
+
 int open_regular_for_reading(const std::filesystem::path& path, bool follow_link) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow_link ? 0 : O_NOFOLLOW));
   if (fd < 0) return -1;

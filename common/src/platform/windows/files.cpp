@@ -81,6 +81,8 @@ int open_for_reading(const std::filesystem::path& path) {
   return open_shared(path, GENERIC_READ, OPEN_EXISTING, _O_RDONLY);
 }
 
+int open_utf8_for_reading(const char* utf8) { return open_for_reading(path_of_utf8(utf8)); }
+
 int open_regular_for_reading(const std::filesystem::path& path, bool /*follow_link: links need privileges here*/) {
   const int fd = open_for_reading(path);
   if (fd < 0) return -1;
