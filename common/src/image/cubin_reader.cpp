@@ -11,11 +11,9 @@
 namespace kiln::image {
 namespace {
 
-constexpr std::uint16_t k_em_cuda = 190;
 constexpr std::uint8_t k_osabi_cuda_v1 = 0x33;   // CUDA 12 and older
 constexpr std::uint8_t k_osabi_cuda_v2 = 0x41;   // CUDA 13
 constexpr std::uint8_t k_abi_version_v2 = 8;
-constexpr std::uint8_t k_sto_cuda_entry = 0x10;
 constexpr std::uint8_t k_sto_cuda_managed = 0x04;  // measured on __managed__ variables, both ELF types
 // nvcc -rdc objects type their variables STT_LOPROC (13) rather than STT_OBJECT.
 constexpr std::uint8_t k_stt_cuda_object = 13;

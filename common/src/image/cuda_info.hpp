@@ -31,6 +31,12 @@ inline constexpr std::uint8_t k_eiattr_kparam_info = 0x17;       // SVAL 12: siz
 inline constexpr std::uint8_t k_eiattr_cbank_param_size = 0x19;  // HVAL: parameter block size
 inline constexpr std::uint8_t k_eiattr_kparam_info_v2 = 0x45;    // SVAL 12: size = u16 at +8
 inline constexpr std::uint8_t k_eiattr_regcount = 0x2f;          // .nv.info SVAL 8: u32 symbol, u32 registers
+inline constexpr std::uint8_t k_eiattr_frame_size = 0x11;        // .nv.info SVAL 8: u32 symbol, u32 bytes
+inline constexpr std::uint8_t k_eiattr_min_stack_size = 0x12;    // .nv.info SVAL 8: u32 symbol, u32 bytes
+inline constexpr std::uint8_t k_eiattr_max_threads = 0x05;       // SVAL 12: u32 x, y, z (.maxntid)
+inline constexpr std::uint8_t k_eiattr_reqntid = 0x10;           // SVAL 12: u32 x, y, z (.reqntid)
+inline constexpr std::uint8_t k_sto_cuda_entry = 0x10;           // st_other of a kernel's symbol
+inline constexpr std::uint16_t k_em_cuda = 190;                  // e_machine of a CUDA ELF
 inline constexpr std::uint8_t k_compat_arch_specific = 0x09;     // .nv.compat BVAL: 1 for an 'a' target
 
 Result<std::vector<CudaAttribute>> parse_attributes(Bytes section);

@@ -26,6 +26,7 @@ constexpr CommandEntry k_commands[] = {
     {"build", "Compile the kernels a kiln.toml lists into one package file", &make_build_command},
     {"merge", "Combine the parts of a sharded build (kiln build --shard I/N) into its package", &make_merge_command},
     {"inspect", "Show what a package holds, and which image a device would load", &make_inspect_command},
+    {"extract", "Write the cubin or PTX that holds a kernel, for cuobjdump, nvdisasm or ptxas", &make_extract_command},
     {"verify", "Check every checksum, cubin header and kernel symbol of a package", &make_verify_command},
     {"split", "Split a package into its index and PTX, and one file of cubins per GPU architecture", &make_split_command},
     {"scan", "List the kernels, instantiations and runtime requests clang finds in CUDA sources", &make_scan_command},

@@ -24,6 +24,7 @@ struct CommandEntry {
 std::unique_ptr<Command> make_build_command();
 std::unique_ptr<Command> make_merge_command();
 std::unique_ptr<Command> make_inspect_command();
+std::unique_ptr<Command> make_extract_command();
 std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_split_command();
 std::unique_ptr<Command> make_scan_command();

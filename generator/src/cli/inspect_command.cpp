@@ -1,10 +1,12 @@
-// kiln inspect: what a package holds, as tables or JSON; with --device, the image each kernel loads.
+// kiln inspect: what a package holds, as tables or JSON, with what each kernel of a cubin uses (registers,
+// memory, thread limit); with --device, the image each kernel loads.
 #include "cli/color.hpp"
 #include "cli/command.hpp"
 #include "cli/device_spec.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/package_file.hpp"
 #include "cli/package_report.hpp"
+#include "cli/resource_report.hpp"
 #include "cli/split_report.hpp"
 #include "util/diagnostic.hpp"
 
@@ -43,6 +45,7 @@ public:
     }
     nlohmann::json report = package_report((*file)->reader, m_package, (*file)->bytes.size(), device);
     if (device) add_companion_loads(report, *device);
+    add_kernel_resources((*file)->reader, report);
     if (m_json)
       std::cout << printed_json(report) << "\n";
     else

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::cli {
 
@@ -17,5 +18,9 @@ nlohmann::json package_report(const format::PackageReader& reader, const std::st
 
 // Renders the report as aligned text tables.
 std::string render_report(const nlohmann::json& report);
+
+// Rows as columns padded to their widest cell (up to 120 bytes: a longer one does not widen its
+// column); the last column is not padded. Each line starts with `indent`.
+std::string text_table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ");
 
 }  // namespace kiln::cli

@@ -1,5 +1,6 @@
 // The text form of `kiln inspect`: the JSON report laid out as tables for a person.
 #include "cli/package_report.hpp"
+#include "cli/resource_report.hpp"
 
 #include "format/names.hpp"
 
@@ -24,8 +25,9 @@ std::string human_size(std::uint64_t bytes) {
 // width (output quadratic in the package); its own row is just not aligned.
 constexpr std::size_t k_max_column_width = 120;
 
-// Columns padded to their widest cell (up to k_max_column_width); the last column is not padded.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "  ") {
+}  // namespace
+
+std::string text_table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -42,6 +44,8 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
   }
   return out;
 }
+
+namespace {
 
 std::string params_text(const json& params) {
   if (params.is_null()) return "params unknown";
@@ -130,7 +134,7 @@ std::string render_report(const json& r) {
     }
     out += fmt::format("  {}{}: {} images, {} stored ({} decoded)\n", unit["source"].get<std::string>(),
                        unit_origin(unit), unit["images"].size(), human_size(stored), human_size(raw));
-    out += table(rows, "    ");
+    out += text_table(rows, "    ");
     if (unit.contains("carried")) out += carried_text(unit["carried"]);
   }
   if (r.contains("carried_texts") && r["carried_texts"]["count"].get<std::uint64_t>() > 0) {
@@ -169,7 +173,7 @@ std::string render_report(const json& r) {
     if (k.value("in_other_file", false)) only = "another file of the split";
     held.push_back(only);
   }
-  const std::string kernel_table = table(rows);
+  const std::string kernel_table = text_table(rows);
   std::size_t line_start = 0;
   for (std::size_t i = 0; i < aliases.size(); ++i) {
     const std::size_t line_end = kernel_table.find('\n', line_start) + 1;
@@ -178,6 +182,7 @@ std::string render_report(const json& r) {
     if (!held[i].empty()) out += "      only in: " + held[i] + "\n";
     line_start = line_end;
   }
+  out += render_kernel_resources(r);
 
   if (!r["variables"].empty()) {
     out += fmt::format("\nvariables ({})\n", r["variables"].size());
@@ -185,14 +190,14 @@ std::string render_report(const json& r) {
     for (const json& v : r["variables"])
       rows.push_back({v["name"].get<std::string>(), v["kind"].get<std::string>(),
                       human_size(v["size"].get<std::uint64_t>()), v["unit"].get<std::string>()});
-    out += table(rows);
+    out += text_table(rows);
   }
 
   out += fmt::format("\nsources ({})\n", r["sources"].size());
   rows.clear();
   for (const json& s : r["sources"])
     rows.push_back({s["path"].get<std::string>(), s["role"].get<std::string>(), s["hash"].get<std::string>()});
-  out += table(rows);
+  out += text_table(rows);
   return out;
 }
 
