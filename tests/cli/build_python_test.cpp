@@ -64,6 +64,38 @@ TEST_F(BuildPython, NonConstantAndUnknownNamesAreWarningsAtTheirLines) {
             std::string::npos) << r.err;
 }
 
+// CuPy's idiom (a wrapper calling the cupy.RawKernel it holds as self.kernel(grid, block, args)) is no
+// request and no warning, and `# kiln: ignore` silences a name the scan cannot read, so --strict
+// passes on a package that uses both; a request the package cannot satisfy still fails it, at its line.
+TEST_F(BuildPython, StrictPassesOnCupyCodeAndFailsOnARequestNoKernelSatisfies) {
+  const std::string ops =
+      "import kiln\n"
+      "_package = kiln.open('python.kiln')\n"
+      "\n"
+      "class _cupy_scale_wrapper(object):\n"
+      "    def __init__(self, grid, block, kernel):\n"
+      "        self.grid, self.block, self.kernel = grid, block, kernel\n"
+      "\n"
+      "    def __call__(self, data, factor):\n"
+      "        self.kernel(self.grid, self.block, (data, factor, data.shape[0]))\n"
+      "\n"
+      "def kernels(dtype):\n"
+      "    return (_package.kernel('scale<float, 4>'), _package.cuda_core_kernel('fill<int>', 0),\n"
+      "            _package.cupy_kernel(f'scale<{dtype}, 4>'))  # kiln: ignore (listed in INSTANTIATE)\n";
+  write_text(m_project / "pkg/ops.py", ops);
+  const RunResult passes = build({"--strict"});
+  EXPECT_EQ(passes.exit_code, 0) << passes.err;
+  EXPECT_EQ(passes.err.find("ops.py"), std::string::npos) << passes.err;
+  EXPECT_EQ(package_names(), (Names{"scale<float, 4>", "fill<int>", "saxpy"}));
+
+  write_text(m_project / "pkg/ops.py", ops + "\ndef missing():\n    return _package.image('no_such_kernel', arch=80)\n");
+  const RunResult fails = build({"--strict"});
+  EXPECT_NE(fails.exit_code, 0) << fails.err;
+  EXPECT_NE(fails.err.find("pkg/ops.py:16:27: error: the runtime request for kernel 'no_such_kernel' names no "
+                           "kernel of the kernel sources"),
+            std::string::npos) << fails.err;
+}
+
 TEST_F(BuildPython, TheDepfileListsThePythonSources) {
   ASSERT_EQ(build().exit_code, 0);
   const std::string depfile = read_text(m_dir.path() / "python.kiln.d");

@@ -83,6 +83,28 @@ expect_targets(every "" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES al
 expect_targets(follows_cmake "sm_86;sm_90;compute_90"
                "set(CMAKE_CUDA_ARCHITECTURES 86-real 90)\nkiln_add_cache(follows_cmake SOURCES kernel.cu)")
 expect_targets(targets_win "sm_75" "set(CMAKE_CUDA_ARCHITECTURES 90)\nkiln_add_cache(targets_win SOURCES kernel.cu TARGETS sm_75)")
+# docs/python.md's wheel snippet: `all` only where the build sets no CMAKE_CUDA_ARCHITECTURES (pip
+# wheel -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 is a -D on CMake's command line, as here).
+foreach(defined "" 90)
+  set(name python_md_architectures${defined})
+  write_project(${WORK}/${name} "if(NOT CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES all)
+endif()
+kiln_add_cache(${name} SOURCES kernel.cu ARCHITECTURES \${CMAKE_CUDA_ARCHITECTURES})")
+  set(define_architectures "")
+  if(defined)
+    set(define_architectures -DCMAKE_CUDA_ARCHITECTURES=${defined})
+  endif()
+  kiln_expect_configure(${WORK}/${name} OK -DCMAKE_PREFIX_PATH=${PREFIX} ${define_architectures})
+  include(${WORK}/${name}/build/kiln/${name}/inputs.cmake)
+  set(expected "")   # every target (the generator's default)
+  if(defined)
+    set(expected "sm_90;compute_90")
+  endif()
+  if(NOT KILN_TARGETS STREQUAL "${expected}")
+    message(FATAL_ERROR "${name}: targets '${KILN_TARGETS}', expected '${expected}'")
+  endif()
+endforeach()
 # The build names the call that asked for the package (ninja shows it with a failure).
 configure(call_site OK "\nkiln_add_cache(call_site SOURCES kernel.cu TARGETS sm_80)")
 file(READ ${WORK}/call_site/build/build.ninja ninja_file)

@@ -121,3 +121,26 @@ def test_the_with_block_closes(package_path):
 
 def test_repr_names_the_package(package):
     assert repr(package) == "<kiln.Package %s (7 kernels)>" % package.label
+
+
+# docs/python.md: open reads the index and keeps the file open; images are read from it when first
+# needed. So the path may go after the open (as importlib.resources.as_file's temporary copy does)...
+def test_images_are_read_from_the_open_file_after_its_path_is_gone(package_path, package_bytes, tmp_path):
+    copy = tmp_path / "copy.kiln"
+    copy.write_bytes(package_bytes)
+    with kiln.open(copy) as package:
+        os.remove(copy)
+        assert package.image("saxpy", arch=90).data == kiln.Package.from_bytes(package_bytes).image("saxpy",
+                                                                                                    arch=90).data
+
+
+# ... and the images are not read at open: a file overwritten in place afterwards is a PackageError
+# naming it, never the new file's bytes under the old index.
+def test_a_file_overwritten_after_open_is_a_package_error(package_bytes, tmp_path):
+    copy = tmp_path / "copy.kiln"
+    copy.write_bytes(package_bytes)
+    with kiln.open(copy) as package:
+        with open(copy, "r+b") as file:
+            file.truncate(len(package_bytes) // 2)
+        with pytest.raises(kiln.PackageError, match=re.escape(str(copy)) + ".* has changed since it was opened"):
+            package.image("saxpy", arch=90)

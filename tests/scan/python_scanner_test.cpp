@@ -81,6 +81,28 @@ TEST_F(PythonScan, NamesThatAreNotConstantsAreWarningsAtTheArgument) {
       << describe(r[0]);
 }
 
+// shapes.py: CuPy's self.kernel(grid, block, args) idiom and other calls the binding's methods cannot
+// take are neither requests nor warnings; calls of the binding's shape are, unless `# kiln: ignore`
+// is on one of their lines.
+TEST_F(PythonScan, CallsTheBindingCannotTakeAreNeitherRequestsNorWarnings) {
+  const std::vector<ScanResult> r = scan_with_python({fixture("shapes.py")});
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_TRUE(r[0].ok()) << describe(r[0]);
+  EXPECT_EQ(requests(r[0]), (Requests{{k_kernel, "reduce::scale<double>", 35, 24},
+                                      {k_kernel, "reduce::block_sum<int, 128>", 36, 35},
+                                      {k_kernel, "reduce::block_sum<float, 256>", 37, 27},
+                                      {k_kernel, "plain", 38, 32}}));
+  EXPECT_EQ(located_warnings(r[0]),
+            (std::vector<std::string>{
+                "shapes.py:39:25: the kernel name in this request to the Kiln runtime (.kernel()) is not a constant "
+                "string (it is the attribute 'chosen'): the scan cannot tell which kernel it asks for",
+                "shapes.py:40:30: the kernel name in this request to the Kiln runtime (.cupy_kernel()) is not a "
+                "constant string (it is unpacked arguments (*args)): the scan cannot tell which kernel it asks for",
+                "shapes.py:46:79: the kernel name in this request to the Kiln runtime (.kernel()) is not a constant "
+                "string (it is an f-string with placeholders): the scan cannot tell which kernel it asks for"}))
+      << describe(r[0]);
+}
+
 TEST_F(PythonScan, ASyntaxErrorIsAnErrorWithFileAndLineAndNothingElse) {
   const std::vector<ScanResult> r = scan_with_python({fixture("syntax_error.py"), fixture("requests.py")});
   ASSERT_EQ(r.size(), 2u);

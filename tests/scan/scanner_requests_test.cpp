@@ -39,6 +39,25 @@ TEST(ScanRequests, CppHostSourceThroughKilnHpp) {
   EXPECT_TRUE(r.has_host_code);
 }
 
+TEST(ScanRequests, EveryApiThatTakesAKernelNameIsARequest) {
+  const ScanResult r = scan_fixture("requests_every_api.cpp", ScanInput::Role::host);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  // Package::image, image_for_arch, find_kernel, coverage; kiln_package_select_image,
+  // kiln_package_select_image_for_arch, kiln_package_find_kernel. kiln.hpp's own calls of the C API
+  // (coverage() calls find_kernel()) pass names through and are not requests.
+  EXPECT_EQ(requests(r), (Requests{{k_kernel, "reduce::scale<double>"},
+                                   {k_kernel, "reduce::block_sum<float, 256>"},
+                                   {k_kernel, "plain"},
+                                   {k_kernel, "reduce::scale<float>"},
+                                   {k_kernel, "reduce::scale<int>"},
+                                   {k_kernel, "reduce::scale<char>"},
+                                   {k_kernel, "reduce::scale<short>"}}));
+  ASSERT_EQ(r.diagnostics.size(), 1u) << describe(r);
+  EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::warning);
+  EXPECT_EQ(r.diagnostics[0].location.line, 18);
+  EXPECT_EQ(r.diagnostics[0].location.column, 35);
+}
+
 TEST(ScanRequests, CHostSourceThroughKilnH) {
   const ScanResult r = scan_fixture("requests_c.c", ScanInput::Role::host);
   ASSERT_TRUE(r.ok()) << describe(r);

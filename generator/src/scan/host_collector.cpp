@@ -81,11 +81,11 @@ public:
     const llvm::StringRef name = id->getName();
     std::optional<RuntimeRequest::What> what;
     unsigned argument = 0;
-    if (llvm::isa<clang::CXXMemberCallExpr>(e) && (name == "kernel" || name == "global") &&
+    if (llvm::isa<clang::CXXMemberCallExpr>(e) && (is_kernel_member(name) || name == "global") &&
         callee->getQualifiedNameAsString() == "kiln::Package::" + name.str()) {
-      what = name == "kernel" ? RuntimeRequest::What::kernel : RuntimeRequest::What::variable;
-    } else if ((name == "kiln_package_get_kernel" || name == "kiln_package_get_global") && callee->isExternC()) {
-      what = name == "kiln_package_get_kernel" ? RuntimeRequest::What::kernel : RuntimeRequest::What::variable;
+      what = name == "global" ? RuntimeRequest::What::variable : RuntimeRequest::What::kernel;
+    } else if ((is_kernel_function(name) || name == "kiln_package_get_global") && callee->isExternC()) {
+      what = name == "kiln_package_get_global" ? RuntimeRequest::What::variable : RuntimeRequest::What::kernel;
       argument = 1;
     }
     if (!what || e->getNumArgs() <= argument || inside_kiln()) return true;
@@ -105,6 +105,17 @@ public:
   }
 
 private:
+  // Every call of the runtime's API that takes a kernel name asks for that kernel: loading it, its
+  // image for another loader, its index or how it runs on an architecture (kiln.hpp, kiln.h).
+  static bool is_kernel_member(llvm::StringRef name) {
+    return name == "kernel" || name == "image" || name == "image_for_arch" || name == "find_kernel" ||
+           name == "coverage";
+  }
+  static bool is_kernel_function(llvm::StringRef name) {
+    return name == "kiln_package_get_kernel" || name == "kiln_package_select_image" ||
+           name == "kiln_package_select_image_for_arch" || name == "kiln_package_find_kernel";
+  }
+
   // A launch from device code (dynamic parallelism) is no sign of host code.
   bool in_host_function() const {
     return m_functions.empty() || (!m_functions.back()->hasAttr<clang::CUDADeviceAttr>() &&

@@ -2,10 +2,15 @@
 #
 #     pkg.kernel("scale<float, 4>")   pkg.image(name="k")   self.pkg.cupy_kernel("a" "b")
 #
-# A request is a method call (any `<expr>.method(...)`) named kernel, image, cupy_kernel or
-# cuda_core_kernel (a kernel), or global_address (a variable), whose name argument, the first positional
-# one or `name=`, is a constant string. Python's own parser reads the files, so comments, strings and
-# docstrings that merely contain `.kernel("x")` never count.
+# A request is a method call (any `<expr>.method(...)`) named kernel, image, cupy_kernel,
+# cuda_core_kernel or coverage (a kernel), or global_address (a variable), whose name argument, the
+# first positional one or `name=`, is a constant string. Python's own parser reads the files, so
+# comments, strings and docstrings that merely contain `.kernel("x")` never count.
+#
+# The object before the dot is unknown, so a call counts only where it has the shape of the binding's
+# method (SHAPES): CuPy's `self.kernel(grid, block, args)` passes more positional arguments than
+# Package.kernel takes and is no call to Kiln, so it is neither a request nor a warning. A call with
+# `# kiln: ignore` in a comment on one of its lines is skipped whatever it holds.
 #
 # kiln embeds this file (generator/src/scan/CMakeLists.txt) and runs it as
 # `python -I -c <this file> FILE...`. It prints one line,
@@ -21,8 +26,21 @@
 import sys
 
 MARKER = "KILN-PYTHON-SCAN "
-KERNEL_METHODS = ("kernel", "image", "cupy_kernel", "cuda_core_kernel")
+
+# The binding's methods that take a name (runtime/python/kiln/_package.py), each as
+# (parameters it takes by position, in order; parameters it takes by keyword only; how many of the
+# positional ones a call must give). tests/python/test_scan_shapes.py checks them against the
+# binding's signatures, so the two cannot drift apart.
+SHAPES = {
+    "kernel": (("name",), (), 1),
+    "image": (("name", "device"), ("arch", "driver_version"), 1),
+    "cupy_kernel": (("name",), (), 1),
+    "cuda_core_kernel": (("name", "device"), (), 1),
+    "coverage": (("name", "arch", "driver_version"), (), 2),
+    "global_address": (("name",), (), 1),
+}
 VARIABLE_METHODS = ("global_address",)
+IGNORE_COMMENT = r"\bkiln:\s*ignore\b"
 
 
 def emit(result):
@@ -56,8 +74,6 @@ def describe(node):
         return "the attribute '" + node.attr + "'"
     if isinstance(node, ast.Starred):
         return "unpacked arguments (*args)"
-    if isinstance(node, ast.Constant):
-        return "a constant of type " + type(node.value).__name__
     return "an expression"
 
 
@@ -84,6 +100,54 @@ def name_argument(call):
     return None, None
 
 
+def has_binding_shape(call, shape):
+    """Whether the binding's method could accept this call's arguments: no more positional ones than
+    it takes, no keyword it lacks, none given twice, and the required ones all there. Unpacked
+    arguments (*args, **kwargs) may hold anything, so they are taken to fit."""
+    import ast
+    positional, keyword_only, required = shape
+    explicit = [a for a in call.args if not isinstance(a, ast.Starred)]
+    unpacked = len(explicit) != len(call.args) or any(k.arg is None for k in call.keywords)
+    if len(explicit) > len(positional):
+        return False
+    given = set(positional[:len(explicit)])
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        if keyword.arg in given or (keyword.arg not in positional and keyword.arg not in keyword_only):
+            return False
+        given.add(keyword.arg)
+    return unpacked or all(name in given for name in positional[:required])
+
+
+def cannot_be_a_name(node):
+    """Whether the name argument is a literal that is no string (a number, None, bytes, a tuple, a
+    list, a lambda...): the binding refuses it (TypeError), so the call is to something else."""
+    import ast
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, str)
+    return isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp, ast.Lambda))
+
+
+def ignored_lines(data):
+    """The lines with a `# kiln: ignore` comment. The tokenizer tells comments from strings; it runs
+    only on files that hold the text at all."""
+    import io
+    import re
+    import tokenize
+    if b"kiln:" not in data:
+        return set()
+    lines = set()
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type == tokenize.COMMENT and re.search(IGNORE_COMMENT, token.string):
+                lines.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError, ValueError):   # ast parsed it; keep what was read
+        pass
+    return lines
+
+
 def scan_file(path):
     import ast
     import warnings
@@ -106,17 +170,20 @@ def scan_file(path):
         found["errors"].append({"kind": "parse", "line": 0, "column": 0,
                                 "message": str(error) or type(error).__name__})
         return found
+    ignored = ignored_lines(data)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         method = node.func.attr
-        if method not in KERNEL_METHODS and method not in VARIABLE_METHODS:
+        if method not in SHAPES or not has_binding_shape(node, SHAPES[method]):
             continue
         argument, what_it_is = name_argument(node)
-        if argument is None:
+        if argument is None or cannot_be_a_name(argument):
+            continue
+        if ignored and any(line in ignored for line in range(node.lineno, node.end_lineno + 1)):
             continue
         place = {"line": argument.lineno, "column": argument.col_offset + 1, "method": method,
-                 "what": "kernel" if method in KERNEL_METHODS else "variable"}
+                 "what": "variable" if method in VARIABLE_METHODS else "kernel"}
         try:
             text = constant_text(argument)
         except RecursionError:           # "a" + "b" + ... thousands deep

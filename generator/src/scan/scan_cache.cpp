@@ -39,7 +39,8 @@ namespace {
 
 constexpr std::string_view k_magic = "kiln-scan-cache 2";
 // Bump when the scanner finds something different in the same input, so old entries miss.
-constexpr std::string_view k_scanner_version = "kiln-scan 3";   // 2: nvcc extras, tolerated errors; 3: symbol forms
+constexpr std::string_view k_scanner_version = "kiln-scan 4";   // 2: nvcc extras, tolerated errors; 3: symbol forms;
+                                                                // 4: every API that takes a kernel name is a request
 
 std::string_view as_text(const std::vector<std::byte>& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};

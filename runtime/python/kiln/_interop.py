@@ -9,7 +9,7 @@ device. cuda.core takes the bytes directly."""
 
 import os
 
-from ._errors import MissingModuleError
+from ._errors import STATUS, DriverError, MissingModuleError
 from ._image import device_ordinal
 
 
@@ -38,6 +38,16 @@ def _import_cuda_core():
                              "imported here (%s)" % "; ".join(errors))
 
 
+def _failure(package, name, method, step, error):
+    """Kiln's error for a failure of CuPy or cuda.core: where the loader could not reach the driver or
+    a device, the runtime's own probe (selecting the image for the current device) raises the
+    NoDriverError or NoDeviceError that says why; otherwise a DriverError naming the kernel, the step
+    and the loader's message (the loader's exception is its __cause__)."""
+    package.image(name)
+    return DriverError("Package.%s(%r): %s failed: %s: %s" % (method, name, step, type(error).__name__, error),
+                       STATUS["DRIVER_ERROR"])
+
+
 def _cached(package, key, make):
     with package._lock:
         kernel = package._interop.get(key)
@@ -62,9 +72,18 @@ def _load_with_cupy(cupy, image):
 def cupy_kernel(package, name):
     cupy = _import_cupy()
     index = package._find(name)
-    device = cupy.cuda.runtime.getDevice()
-    return _cached(package, ("cupy", index, device),
-                   lambda: _load_with_cupy(cupy, package.image(name, device=device)))
+    try:
+        device = cupy.cuda.runtime.getDevice()
+    except RuntimeError as error:   # CuPy's CUDARuntimeError: no driver, no device, a driver too old
+        raise _failure(package, name, "cupy_kernel", "CuPy's cupy.cuda.runtime.getDevice()", error) from error
+
+    def make():
+        image = package.image(name, device=device)   # raises Kiln's errors itself
+        try:
+            return _load_with_cupy(cupy, image)
+        except RuntimeError as error:   # CuPy's CUDADriverError from loading the module
+            raise _failure(package, name, "cupy_kernel", "CuPy loading the %s image" % image.target, error) from error
+    return _cached(package, ("cupy", index, device), make)
 
 
 def _object_code(core, image):
@@ -78,9 +97,19 @@ def _object_code(core, image):
 def cuda_core_kernel(package, name, device=None):
     core = _import_cuda_core()
     index = package._find(name)
-    ordinal = core.Device().device_id if device is None else device_ordinal(device)
+    if device is None:
+        try:
+            ordinal = core.Device().device_id
+        except Exception as error:   # cuda.core's CUDAError, or cuda.bindings failing to load libcuda
+            raise _failure(package, name, "cuda_core_kernel", "cuda.core's Device()", error) from error
+    else:
+        ordinal = device_ordinal(device)
 
     def make():
-        image = package.image(name, device=ordinal)
-        return _object_code(core, image).get_kernel(image.lowered_name)
+        image = package.image(name, device=ordinal)   # raises Kiln's errors itself
+        try:
+            return _object_code(core, image).get_kernel(image.lowered_name)
+        except Exception as error:
+            raise _failure(package, name, "cuda_core_kernel", "cuda.core loading the %s image" % image.target,
+                           error) from error
     return _cached(package, ("cuda.core", index, ordinal), make)

@@ -4,13 +4,14 @@ import ctypes
 import os
 import threading
 
-from . import _abi, _interop, _library
+from . import _abi, _interop, _library, _stale
 from ._errors import STATUS, InvalidArgumentError
 from ._image import Image, KernelInfo, checked_driver_version, compute_capability, device_ordinal
 from ._kernel import Kernel
 
 
 _KERNEL_NOT_FOUND = STATUS["KERNEL_NOT_FOUND"]
+_NOT_FOUND = (_KERNEL_NOT_FOUND, STATUS["VARIABLE_NOT_FOUND"])
 
 
 def _name_bytes(name):
@@ -34,6 +35,7 @@ class Package:
         self._lock = threading.Lock()
         self._kernels = {}   # kiln_kernel address -> Kernel
         self._interop = {}   # (loader, kernel index, device) -> the loader's kernel
+        self._path = None    # the file opened, for the stale-package hint (Package.open)
 
     @classmethod
     def open(cls, path):
@@ -46,7 +48,9 @@ class Package:
             raise InvalidArgumentError("a package path holds no NUL character: %r" % (path,))
         handle = ctypes.c_void_p()
         runtime.check(runtime.lib.kiln_package_open_file(encoded, ctypes.byref(handle)))
-        return cls(handle.value, runtime, os.fsdecode(path))
+        package = cls(handle.value, runtime, os.fsdecode(path))
+        package._path = package.label
+        return package
 
     @classmethod
     def from_bytes(cls, data, label=None):
@@ -58,6 +62,18 @@ class Package:
         runtime.check(runtime.lib.kiln_package_open_memory(data, len(data), _abi.KILN_OPEN_COPY, encoded_label,
                                                            ctypes.byref(handle)))
         return cls(handle.value, runtime, "<memory>" if label is None else str(label))
+
+    def _check_name(self, status, name):
+        """Raises the error of a call about kernel or variable `name` that failed; a missing one
+        says so where the package is stale (_stale: an editable install)."""
+        if status == 0:
+            return
+        error = self._runtime.error(status, self._handle)
+        if status in _NOT_FOUND:
+            hint = _stale.stale_hint(self._path, name)
+            if hint:
+                error.args = (str(error) + hint,)
+        raise error
 
     def _live(self):
         handle = self._handle
@@ -136,7 +152,7 @@ class Package:
         status = runtime.lib.kiln_package_find_kernel(handle, _name_bytes(name), ctypes.byref(index))
         if status == _KERNEL_NOT_FOUND and not raise_missing:
             return None
-        runtime.check(status, handle)
+        self._check_name(status, name)
         return index.value
 
     # ---- Images for other loaders ----
@@ -162,7 +178,7 @@ class Package:
                                            "driver's own version is used)")
             status = runtime.lib.kiln_package_select_image(handle, _name_bytes(name), device_ordinal(device),
                                                            ctypes.byref(out))
-        runtime.check(status, handle)
+        self._check_name(status, name)
         return Image.from_struct(out)
 
     def coverage(self, name, arch, driver_version=0):
@@ -185,7 +201,7 @@ class Package:
         runtime, handle = self._live()
         out = ctypes.c_void_p()
         # An unknown name fails here with the nearest names, before the driver is needed.
-        runtime.check(runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out)), handle)
+        self._check_name(runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out)), name)
         with self._lock:
             kernel = self._kernels.get(out.value)
             if kernel is None:
@@ -209,8 +225,8 @@ class Package:
         in the current context."""
         runtime, handle = self._live()
         pointer, size = ctypes.c_uint64(), ctypes.c_size_t()
-        runtime.check(runtime.lib.kiln_package_get_global(handle, _name_bytes(name), ctypes.byref(pointer),
-                                                          ctypes.byref(size)), handle)
+        self._check_name(runtime.lib.kiln_package_get_global(handle, _name_bytes(name), ctypes.byref(pointer),
+                                                             ctypes.byref(size)), name)
         return pointer.value, size.value
 
     def preload(self):
