@@ -70,8 +70,12 @@ fi
 # The Python build tools, from PyPI. CMake finds this interpreter for the Python tests and the wheel.
 venv="$root/.venv"
 # pip 23.1 added `pip wheel -C`, the short --config-settings that docs/python.md uses.
+# cuobjdump and nvdisasm (NVIDIA's wheels; the toolkit image lacks them): the tests of `kiln inspect`
+# and `kiln extract` check Kiln's reading of cubins against them (tests/cli/cuda_tools.hpp).
 python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10 wheel>=0.40"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel" 2>/dev/null; then
+python_tools="$python_tools nvidia-cuda-cuobjdump>=13,<14 nvidia-cuda-nvdisasm>=13,<14"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel" 2>/dev/null ||
+   ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools

@@ -2,6 +2,7 @@
 // --target, --device or as the only one; each way it can fail names the kernel and the target.
 #include "format/package_reader.hpp"
 #include "image/cubin_reader.hpp"
+#include "cuda_tools.hpp"
 #include "kiln_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -68,13 +69,6 @@ protected:
 
 ScratchDir* Extract::s_dir = nullptr;
 
-// A tool of the toolkit beside nvcc, or the one KILN_TEST_<NAME> names; empty when there is none.
-fs::path toolkit_tool(const std::string& name, const char* variable) {
-  if (const char* named = std::getenv(variable); named && *named) return named;
-  const fs::path beside_nvcc = fs::path(KILN_NVCC).parent_path() / name;
-  return fs::exists(beside_nvcc) ? beside_nvcc : fs::path();
-}
-
 TEST_F(Extract, TargetWritesThatCubin) {
   const RunResult r = extract({"scale<float>", "--target", "sm_80", "-o", "scale.cubin"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -89,8 +83,8 @@ TEST_F(Extract, TargetWritesThatCubin) {
 
 TEST_F(Extract, TheToolkitReadsTheCubin) {
   ASSERT_EQ(extract({"fill", "--target", "sm_90", "-o", "fill.cubin"}).exit_code, 0);
-  const fs::path cuobjdump = toolkit_tool("cuobjdump", "KILN_TEST_CUOBJDUMP");
-  const fs::path nvdisasm = toolkit_tool("nvdisasm", "KILN_TEST_NVDISASM");
+  const fs::path cuobjdump = cuda_tool("cuobjdump", "KILN_TEST_CUOBJDUMP");
+  const fs::path nvdisasm = cuda_tool("nvdisasm", "KILN_TEST_NVDISASM");
   if (cuobjdump.empty() && nvdisasm.empty()) GTEST_SKIP() << "neither cuobjdump nor nvdisasm beside " << KILN_NVCC;
   for (const fs::path& tool : {cuobjdump, nvdisasm}) {
     if (tool.empty()) continue;

@@ -2,6 +2,7 @@
 // kernel in each cubin, read from the cubin's own records and checked against cuobjdump's reading.
 #include "format/package_reader.hpp"
 #include "image/elf_file.hpp"
+#include "cuda_tools.hpp"
 #include "kiln_runner.hpp"
 #include "writer/package_writer.hpp"
 
@@ -120,16 +121,10 @@ TEST_F(InspectResources, TextHasATablePerTarget) {
   EXPECT_TRUE(std::regex_search(section, std::regex("\n    plain +[0-9]+ +0 +0 +0 +[0-9]+ +-\n"))) << section;
 }
 
-// cuobjdump, where the toolkit has it (or KILN_TEST_CUOBJDUMP names it), must read the same numbers.
-fs::path cuobjdump() {
-  if (const char* named = std::getenv("KILN_TEST_CUOBJDUMP"); named && *named) return named;
-  const fs::path beside_nvcc = fs::path(KILN_NVCC).parent_path() / "cuobjdump";
-  return fs::exists(beside_nvcc) ? beside_nvcc : fs::path();
-}
-
 TEST_F(InspectResources, AgreesWithCuobjdump) {
-  const fs::path tool = cuobjdump();
-  if (tool.empty()) GTEST_SKIP() << "no cuobjdump beside " << KILN_NVCC << " (set KILN_TEST_CUOBJDUMP)";
+  // cuobjdump, where there is one (cuda_tools.hpp), must read the same numbers.
+  const fs::path tool = cuda_tool("cuobjdump", "KILN_TEST_CUOBJDUMP");
+  if (tool.empty()) GTEST_SKIP() << "no cuobjdump beside " << KILN_NVCC << " or in .venv (set KILN_TEST_CUOBJDUMP)";
   const auto all = resources();
   for (const char* target : {"sm_80", "sm_90"}) {
     const fs::path cubin = s_dir->path() / (std::string(target) + ".cubin");
