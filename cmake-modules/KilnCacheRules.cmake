@@ -76,8 +76,8 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
                           "set(KILN_SOURCE_${index}_VARIANTS [==[${variants}]==])\n")
     # Its own KILN_OPTIONS and KILN_DEFINES, and the check of its other properties
     # (KilnSourceProperties.cmake).
-    _kiln_check_source_properties(${name} ${source} ${variants})
-    _kiln_source_unit_settings(content ${index} ${source})
+    _kiln_check_source_properties(${name} "${source}" ${variants})
+    _kiln_source_unit_settings(content ${index} "${source}")
     foreach(variant IN LISTS variants)
       if(NOT variant MATCHES "^[A-Za-z_][A-Za-z0-9_.-]*$")
         message(FATAL_ERROR "${fn}: variant '${variant}' of source '${source}' (cache '${name}') is not a name: a "

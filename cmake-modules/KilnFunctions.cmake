@@ -21,6 +21,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake)
 
 # A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
 # mean 'sm_90'?)", or "".
@@ -218,6 +219,8 @@ function(kiln_add_cache name)
       OPTIONS ${arg_OPTIONS} ${manifest_flags} KERNELS_PER_IMAGE ${arg_KERNELS_PER_IMAGE})
     list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
+  # What the installed generator refuses fails now, at this call (KilnGeneratorCheck.cmake).
+  _kiln_check_with_generator(${name} TARGETS ${targets} OPTIONS ${arg_OPTIONS} SOURCES ${arg_SOURCES})
 
   # Shown by the build tool with the command, so a failure names the call that asked for it.
   _kiln_call_site(call_site kiln_add_cache ${name})

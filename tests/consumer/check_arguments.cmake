@@ -64,6 +64,22 @@ configure(misspelt_in_options "${fn} unknown keyword 'ARCHITECTURE' for cache 'c
           "kiln_add_cache(c SOURCES kernel.cu OPTIONS -lineinfo -D NAME ARCHITECTURE 80)")
 configure(keyword_like_values OK
           "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 DEFINES STRICT_MODE OPTIONS -D TARGET -D OPTION_X)")
+# Targets and options the installed generator refuses fail at configure time (kiln check), at the
+# call: an architecture NVRTC does not support, an option Kiln does not know or sets itself, one in
+# a source's KILN_OPTIONS; a value with a generator expression is left to the build.
+configure(unsupported_architecture "${fn} TARGETS or OPTIONS of cache 'c': target 'sm_52' is not supported by NVRTC [0-9.]+ \\(it supports [0-9 ]+\\).*CMakeLists.txt:4 \\(kiln_add_cache\\)"
+          "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 80-real 52)")
+configure(architecture_999 "${fn} TARGETS or OPTIONS of cache 'c': target 'sm_999' is not supported by NVRTC"
+          "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 999-real)")
+configure(unknown_option "${fn} TARGETS or OPTIONS of cache 'c': option '-O3' is not an option NVRTC [0-9.]+ documents"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS -lineinfo -O3)")
+configure(refused_option "${fn} TARGETS or OPTIONS of cache 'c': option '-arch=sm_80' is set by Kiln for each target"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS -arch=sm_80)")
+configure(source_option "${fn} KILN_OPTIONS of source 'kernel.cu' \\(cache 'c'\\): option '--use-fast-math' is not an option"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_OPTIONS --use-fast-math)
+kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
+configure(option_expression_left OK
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS $<$<CONFIG:Debug>:-O3>)")
 configure(unknown_argument "${fn} unknown argument\\(s\\) 'kernel.cu' for cache 'c'"
           "kiln_add_cache(c kernel.cu)")
 configure(source_missing "${fn} SOURCES file 'missing.cu' of cache 'c' does not exist"
