@@ -80,6 +80,16 @@ configure(source_option "${fn} KILN_OPTIONS of source 'kernel.cu' \\(cache 'c'\\
 kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure(option_expression_left OK
           "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS $<$<CONFIG:Debug>:-O3>)")
+# kiln check itself: every refused target on a line of its own, exit 2; a value given as the next
+# string (-maxrregcount 64) and a supported target pass, exit 0.
+execute_process(COMMAND ${PREFIX}/bin/kiln check --targets sm80,sm_52,sm_80 --option=-O3
+                RESULT_VARIABLE result ERROR_VARIABLE errors)
+kiln_expect("${result}" MATCHES "^2$" "kiln check's exit code for refused targets")
+kiln_expect("${errors}" MATCHES "option '-O3' [^\n]*\n[^\n]*unknown target 'sm80'\n[^\n]*target 'sm_52' is not supported"
+            "kiln check's errors")
+execute_process(COMMAND ${PREFIX}/bin/kiln check --targets sm_80,compute_80 --option=-maxrregcount --option=64
+                RESULT_VARIABLE result ERROR_VARIABLE errors)
+kiln_expect("${result}: ${errors}" MATCHES "^0: $" "kiln check of a supported target and a two-string option")
 configure(unknown_argument "${fn} unknown argument\\(s\\) 'kernel.cu' for cache 'c'"
           "kiln_add_cache(c kernel.cu)")
 configure(source_missing "${fn} SOURCES file 'missing.cu' of cache 'c' does not exist"
