@@ -1,6 +1,7 @@
 # The build rules behind kiln_add_cache() (KilnFunctions.cmake): the manifest it generates from its
 # arguments, and the object library that links an EMBEDded package into a binary.
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20...3.25)
 
@@ -73,6 +74,10 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
     endif()
     string(APPEND content "set(KILN_SOURCE_${index}_LINK_GROUP [==[${link_group}]==])\n"
                           "set(KILN_SOURCE_${index}_VARIANTS [==[${variants}]==])\n")
+    # Its own KILN_OPTIONS and KILN_DEFINES, and the check of its other properties
+    # (KilnSourceProperties.cmake).
+    _kiln_check_source_properties(${name} "${source}" ${variants})
+    _kiln_source_unit_settings(content ${index} "${source}")
     foreach(variant IN LISTS variants)
       if(NOT variant MATCHES "^[A-Za-z_][A-Za-z0-9_.-]*$")
         message(FATAL_ERROR "${fn}: variant '${variant}' of source '${source}' (cache '${name}') is not a name: a "

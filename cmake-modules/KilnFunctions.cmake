@@ -20,6 +20,8 @@ cmake_policy(VERSION 3.20...3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake)
 
 # A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
 # mean 'sm_90'?)", or "".
@@ -44,23 +46,11 @@ function(kiln_add_cache name)
                   INCLUDE_DIRECTORIES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one_value}" "${multi_value}")
   set(fn "kiln_add_cache()")
-  # A misspelt keyword (INSTANTIATES) after a list keyword is taken as one of that list's values, and
-  # the values after it too; before any keyword it is unparsed. A value that reads like a keyword
-  # (capitals, close to one) is named with the keyword it most likely meant. DEFINES and OPTIONS
-  # hold capitals of their own (FAST, N=4).
-  foreach(keyword IN LISTS multi_value)
-    if(keyword STREQUAL "DEFINES" OR keyword STREQUAL "OPTIONS")
-      continue()
-    endif()
-    foreach(word IN LISTS arg_${keyword})
-      if(word MATCHES "^[A-Z_]+$")
-        _kiln_did_you_mean(suggestion "${word}" ${options} ${one_value} ${multi_value})
-        if(suggestion)
-          message(FATAL_ERROR "${fn}: unknown keyword '${word}' for cache '${name}'${suggestion}")
-        endif()
-      endif()
-    endforeach()
-  endforeach()
+  # A misspelt keyword (INSTANTIATES, DEFINITIONS) after a list keyword is taken as one of that list's
+  # values, and the values after it too; before any keyword it is unparsed. A value that reads like a
+  # keyword is refused with the keyword it most likely meant (_kiln_misspelt_keyword: capitals, close
+  # to one). In OPTIONS, a value right after an option without '=' may be that option's (-D NAME).
+  _kiln_check_misspelt_keywords(${name} "${multi_value}" "${options};${one_value};${multi_value}")
   if(arg_UNPARSED_ARGUMENTS)
     # Before any keyword: name the first word that reads like a keyword, with the one it most likely meant.
     foreach(word IN LISTS arg_UNPARSED_ARGUMENTS)
@@ -229,6 +219,8 @@ function(kiln_add_cache name)
       OPTIONS ${arg_OPTIONS} ${manifest_flags} KERNELS_PER_IMAGE ${arg_KERNELS_PER_IMAGE})
     list(APPEND generator_args --root ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
+  # What the installed generator refuses fails now, at this call (KilnGeneratorCheck.cmake).
+  _kiln_check_with_generator(${name} TARGETS ${targets} OPTIONS ${arg_OPTIONS} SOURCES ${arg_SOURCES})
 
   # Shown by the build tool with the command, so a failure names the call that asked for it.
   _kiln_call_site(call_site kiln_add_cache ${name})

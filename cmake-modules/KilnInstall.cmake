@@ -87,6 +87,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake C
 install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnFunctions.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
               ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake

@@ -19,6 +19,20 @@ function(configure name expect code)
   kiln_expect_configure(${WORK}/${name} "${expect}" -DCMAKE_PREFIX_PATH=${PREFIX})
 endfunction()
 
+# Configures `code`, which must succeed with a warning matching `regex` (newlines and runs of spaces
+# read as one space).
+function(configure_warns name regex code)
+  write_project(${WORK}/${name} "${code}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/${name} -B ${WORK}/${name}/build -G Ninja
+                          -DCMAKE_PREFIX_PATH=${PREFIX}
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${name}: configuring failed:\n${output}")
+  endif()
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  kiln_expect("${flat}" MATCHES "${regex}" "${name}")
+endfunction()
+
 # Configures `code`, which makes the cache `name`, and checks the targets it chose.
 function(expect_targets name expected code)
   configure(${name} OK "${code}")
@@ -39,6 +53,43 @@ configure(unknown_keyword "${fn} unknown keyword 'SOURCE' for cache 'c' \\(did y
           "kiln_add_cache(c SOURCE kernel.cu)")
 configure(misspelt_keyword "${fn} unknown keyword 'INSTANTIATES' for cache 'c' \\(did you mean 'INSTANTIATE'\\?\\)"
           "kiln_add_cache(c SOURCES kernel.cu INSTANTIATES k<int>)")
+# A misspelt keyword anywhere in the call (issue 33): after INCLUDE_DIRECTORIES (five letters in common
+# with DEFINES), in DEFINES and in OPTIONS; words that only look like keywords pass: a macro in DEFINES
+# not close to one (STRICT_MODE), a value after an option without '=' (-D TARGET).
+configure(definitions_after_list "${fn} unknown keyword 'DEFINITIONS' for cache 'c' \\(did you mean 'DEFINES'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu INCLUDE_DIRECTORIES include DEFINITIONS FOO=1)")
+configure(misspelt_in_defines "${fn} unknown keyword 'TARGET' for cache 'c' \\(did you mean 'TARGETS'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu DEFINES FOO TARGET sm_80)")
+configure(misspelt_in_options "${fn} unknown keyword 'ARCHITECTURE' for cache 'c' \\(did you mean 'ARCHITECTURES'\\?\\)"
+          "kiln_add_cache(c SOURCES kernel.cu OPTIONS -lineinfo -D NAME ARCHITECTURE 80)")
+configure(keyword_like_values OK
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 DEFINES STRICT_MODE OPTIONS -D TARGET -D OPTION_X)")
+# Targets and options the installed generator refuses fail at configure time (kiln check), at the
+# call: an architecture NVRTC does not support, an option Kiln does not know or sets itself, one in
+# a source's KILN_OPTIONS; a value with a generator expression is left to the build.
+configure(unsupported_architecture "${fn} TARGETS or OPTIONS of cache 'c': target 'sm_52' is not supported by NVRTC [0-9.]+ \\(it supports [0-9 ]+\\).*CMakeLists.txt:4 \\(kiln_add_cache\\)"
+          "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 80-real 52)")
+configure(architecture_999 "${fn} TARGETS or OPTIONS of cache 'c': target 'sm_999' is not supported by NVRTC"
+          "kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES 999-real)")
+configure(unknown_option "${fn} TARGETS or OPTIONS of cache 'c': option '-O3' is not an option NVRTC [0-9.]+ documents"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS -lineinfo -O3)")
+configure(refused_option "${fn} TARGETS or OPTIONS of cache 'c': option '-arch=sm_80' is set by Kiln for each target"
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS -arch=sm_80)")
+configure(source_option "${fn} KILN_OPTIONS of source 'kernel.cu' \\(cache 'c'\\): option '--use-fast-math' is not an option"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_OPTIONS --use-fast-math)
+kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
+configure(option_expression_left OK
+          "kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80 OPTIONS $<$<CONFIG:Debug>:-O3>)")
+# kiln check itself: every refused target on a line of its own, exit 2; a value given as the next
+# string (-maxrregcount 64) and a supported target pass, exit 0.
+execute_process(COMMAND ${PREFIX}/bin/kiln check --targets sm80,sm_52,sm_80 --option=-O3
+                RESULT_VARIABLE result ERROR_VARIABLE errors)
+kiln_expect("${result}" MATCHES "^2$" "kiln check's exit code for refused targets")
+kiln_expect("${errors}" MATCHES "option '-O3' [^\n]*\n[^\n]*unknown target 'sm80'\n[^\n]*target 'sm_52' is not supported"
+            "kiln check's errors")
+execute_process(COMMAND ${PREFIX}/bin/kiln check --targets sm_80,compute_80 --option=-maxrregcount --option=64
+                RESULT_VARIABLE result ERROR_VARIABLE errors)
+kiln_expect("${result}: ${errors}" MATCHES "^0: $" "kiln check of a supported target and a two-string option")
 configure(unknown_argument "${fn} unknown argument\\(s\\) 'kernel.cu' for cache 'c'"
           "kiln_add_cache(c kernel.cu)")
 configure(source_missing "${fn} SOURCES file 'missing.cu' of cache 'c' does not exist"
@@ -185,12 +236,28 @@ endif()
 # builds them: one unit "rdc", and units f32 and f64 whose kernels carry their names.
 configure(relocatable_with_manifest "${fn} RELOCATABLE cannot be combined with MANIFEST"
           "kiln_add_cache(c MANIFEST kernel.cu RELOCATABLE)")
+# Per-source settings (issue 33): an unknown KILN_* source property (also a variant's, for a variant
+# the source does not have) is an error naming the nearest; KILN_INCLUDE_DIRECTORIES is refused until
+# the manifest has per-source include_dirs; CMake's compile properties on a kernel source warn.
+configure(unknown_source_property "${fn} source 'kernel.cu' of cache 'c' has the source property 'KILN_OPTION', which kiln_add_cache does not know \\(did you mean 'KILN_OPTIONS'\\?\\)"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_OPTION -lineinfo)
+kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
+configure(unknown_variant_property "${fn} source 'templates.cu' of cache 'c' has the source property 'KILN_VARIANT_f33_DEFINES', which kiln_add_cache does not know \\(did you mean 'KILN_VARIANT_f32_DEFINES'\\?\\)"
+          "set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS f32 KILN_VARIANT_f33_DEFINES X)
+kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
+configure(source_include_directories "${fn} source 'kernel.cu' of cache 'c' has KILN_INCLUDE_DIRECTORIES, which Kiln does not support yet"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_INCLUDE_DIRECTORIES include)
+kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
+configure_warns(cmake_compile_options "${fn} source 'kernel.cu' of cache 'c' has the source property COMPILE_OPTIONS, which the package's build does not read .* use KILN_OPTIONS.*source property COMPILE_DEFINITIONS, .* use KILN_DEFINES"
+          "set_source_files_properties(kernel.cu PROPERTIES COMPILE_OPTIONS -lineinfo COMPILE_DEFINITIONS X)
+kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure(variant_and_group "${fn} source 'templates.cu' of cache 'c' has both KILN_LINK_GROUP and KILN_VARIANTS"
           "set_source_files_properties(templates.cu PROPERTIES KILN_LINK_GROUP g KILN_VARIANTS v)
 kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
 write_project(${WORK}/linking "kiln_add_cache(grouped SOURCES kernel.cu RELOCATABLE TARGETS sm_80
   INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
 set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS \"f32;f64\"
+  KILN_DEFINES SOURCE_WIDE KILN_OPTIONS \"$<1:-maxrregcount=64>;$<$<CONFIG:Debug>:-G>\"
   KILN_VARIANT_f32_INSTANTIATE \"fill<float>\" KILN_VARIANT_f64_INSTANTIATE \"fill<double>\"
   KILN_VARIANT_f64_DEFINES WIDE)
 kiln_add_cache(variants SOURCES templates.cu TARGETS sm_80)")
@@ -199,8 +266,9 @@ kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/linking/build)
 file(READ ${WORK}/linking/build/kiln/grouped/kiln.toml manifest)
 kiln_expect("${manifest}" MATCHES "options = \\[\"-rdc=true\"\\]" "RELOCATABLE's manifest")
 file(READ ${WORK}/linking/build/kiln/variants/kiln.toml manifest)
-kiln_expect("${manifest}" MATCHES "variant = \"f32\"\ninstantiate = \\[\"fill<float>\"\\]" "the f32 variant")
-kiln_expect("${manifest}" MATCHES "variant = \"f64\"\ndefines = \\[\"WIDE\"\\]\ninstantiate = \\[\"fill<double>\"\\]"
+# The source's KILN_DEFINES and KILN_OPTIONS (generator expressions evaluated) in each variant, first.
+kiln_expect("${manifest}" MATCHES "variant = \"f32\"\ndefines = \\[\"SOURCE_WIDE\"\\]\noptions = \\[\"-maxrregcount=64\"\\]\ninstantiate = \\[\"fill<float>\"\\]" "the f32 variant")
+kiln_expect("${manifest}" MATCHES "variant = \"f64\"\ndefines = \\[\"SOURCE_WIDE\", \"WIDE\"\\]\noptions = \\[\"-maxrregcount=64\"\\]\ninstantiate = \\[\"fill<double>\"\\]"
             "the f64 variant")
 kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/linking/build/grouped.kiln)
 kiln_expect("${report}" MATCHES "units \\(1\\)\n  rdc" "RELOCATABLE: one link group")
@@ -213,7 +281,8 @@ kiln_expect("${report}" MATCHES "f64/fill<double>" "the f64 variant's kernel")
 # carry what they say.
 configure(carry_with_manifest "${fn} CARRY_SOURCES cannot be combined with MANIFEST"
           "kiln_add_cache(c MANIFEST kernel.cu CARRY_SOURCES)")
-write_project(${WORK}/carrying "set_source_files_properties(templates.cu PROPERTIES KILN_CARRY_SOURCES OFF)
+write_project(${WORK}/carrying "set_source_files_properties(templates.cu PROPERTIES KILN_CARRY_SOURCES OFF
+  KILN_DEFINES ONLY_TEMPLATES KILN_OPTIONS -lineinfo)
 kiln_add_cache(every SOURCES kernel.cu templates.cu TARGETS sm_80 CARRY_SOURCES
   INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
 set_source_files_properties(kernel.cu PROPERTIES KILN_CARRY_SOURCES ON)
@@ -222,7 +291,12 @@ kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/carrying -B ${WORK}/carrying/build 
 kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/carrying/build)
 file(READ ${WORK}/carrying/build/kiln/every/kiln.toml manifest)
 kiln_expect("${manifest}" MATCHES "carry_sources = true\n" "CARRY_SOURCES's manifest")
-kiln_expect("${manifest}" MATCHES "path = \"templates.cu\"\ncarry_sources = false\n" "KILN_CARRY_SOURCES OFF")
+kiln_expect("${manifest}" MATCHES "path = \"templates.cu\"\ndefines = \\[\"ONLY_TEMPLATES\"\\]\noptions = \\[\"-lineinfo\"\\]\ncarry_sources = false\n"
+            "KILN_CARRY_SOURCES OFF, KILN_DEFINES and KILN_OPTIONS")
+kiln_expect("${manifest}" NOT_MATCHES "path = \"kernel.cu\"\n(defines|options)" "kernel.cu: templates.cu's settings")
+string(FIND "${manifest}" "[[source]]" first_source)
+string(SUBSTRING "${manifest}" 0 ${first_source} top_level)
+kiln_expect("${top_level}" NOT_MATCHES "ONLY_TEMPLATES|-lineinfo" "the top level: templates.cu's settings")
 kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/carrying/build/every.kiln)
 kiln_expect("${report}" MATCHES "kernel.cu: 1 images[^\n]*\n[^\n]*\n    carries its sources" "CARRY_SOURCES: kernel.cu is carried")
 kiln_expect("${report}" MATCHES "templates.cu: 1 images[^\n]*\n[^\n]*\n  carried texts" "KILN_CARRY_SOURCES OFF: templates.cu is not")

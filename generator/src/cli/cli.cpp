@@ -30,6 +30,7 @@ constexpr CommandEntry k_commands[] = {
     {"verify", "Check every checksum, cubin header and kernel symbol of a package", &make_verify_command},
     {"split", "Split a package into its index and PTX, and one file of cubins per GPU architecture", &make_split_command},
     {"scan", "List the kernels, instantiations and runtime requests clang finds in CUDA sources", &make_scan_command},
+    {"check", "Check targets and compile options as kiln build would, without building (for kiln_add_cache)", &make_check_command},
     {"cache", "Show, clear or trim the compile and scan cache; make keys that sign remote entries", &make_cache_command},
 };
 

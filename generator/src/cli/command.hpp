@@ -29,5 +29,6 @@ std::unique_ptr<Command> make_verify_command();
 std::unique_ptr<Command> make_split_command();
 std::unique_ptr<Command> make_scan_command();
 std::unique_ptr<Command> make_cache_command();
+std::unique_ptr<Command> make_check_command();
 
 }  // namespace kiln::cli
