@@ -141,7 +141,8 @@ function(kiln_add_cache name)
   endforeach()
 
   # Targets: TARGETS, else ARCHITECTURES, else (without a manifest of its own) CMAKE_CUDA_ARCHITECTURES,
-  # else nothing: the manifest's or the generator's default.
+  # else, without a manifest, nvcc's default architecture as CMake would build it (said once, at the
+  # call); with a manifest, its own targets or the generator's default.
   set(targets "")
   if(arg_TARGETS)
     foreach(target IN LISTS arg_TARGETS)
@@ -157,6 +158,11 @@ function(kiln_add_cache name)
     _kiln_targets_from_architectures(targets ARCHITECTURES ${arg_ARCHITECTURES})
   elseif(NOT arg_MANIFEST AND DEFINED CMAKE_CUDA_ARCHITECTURES AND CMAKE_CUDA_ARCHITECTURES)
     _kiln_targets_from_architectures(targets CMAKE_CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})
+  elseif(NOT arg_MANIFEST)
+    _kiln_default_targets(targets)
+    string(REPLACE ";" " " target_text "${targets}")
+    message(STATUS "Kiln: cache ${name} builds ${target_text}, nvcc's default, as no ARCHITECTURES, TARGETS or "
+                   "CMAKE_CUDA_ARCHITECTURES is set (set one: native for this machine's GPUs, all for every GPU)")
   endif()
   list(REMOVE_DUPLICATES targets)
 

@@ -128,9 +128,15 @@ configure(major_version "compatible with requested version \"1.0\""
 
 expect_targets(real_virtual "sm_80;compute_86;sm_90a;sm_100;compute_100"
                "kiln_add_cache(real_virtual SOURCES kernel.cu ARCHITECTURES 80-real 86-virtual 90a-real 100)")
-expect_targets(all_major "sm_80;sm_90;sm_100;sm_110;sm_120;compute_75"
+# all, all-major and nothing set mean what they mean to CMake and nvcc (KilnArchitectures.cmake).
+expect_targets(all_major "sm_75;sm_80;sm_90;sm_100;sm_110;sm_120;compute_120"
                "kiln_add_cache(all_major SOURCES kernel.cu ARCHITECTURES all-major)")
-expect_targets(every "" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES all)")
+set(every_architecture "sm_75;sm_80;sm_86;sm_87;sm_88;sm_89;sm_90;sm_100;sm_103;sm_110;sm_120;sm_121;compute_120")
+expect_targets(every "${every_architecture}" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES all)")
+expect_targets(nothing_set "sm_75;compute_75" "kiln_add_cache(nothing_set SOURCES kernel.cu)")
+configure_warns(nothing_set_says_so
+                "Kiln: cache c builds sm_75 compute_75, nvcc's default, as no ARCHITECTURES, TARGETS or CMAKE_CUDA_ARCHITECTURES is set"
+                "kiln_add_cache(c SOURCES kernel.cu)")
 expect_targets(follows_cmake "sm_86;sm_90;compute_90"
                "set(CMAKE_CUDA_ARCHITECTURES 86-real 90)\nkiln_add_cache(follows_cmake SOURCES kernel.cu)")
 expect_targets(targets_win "sm_75" "set(CMAKE_CUDA_ARCHITECTURES 90)\nkiln_add_cache(targets_win SOURCES kernel.cu TARGETS sm_75)")
@@ -148,7 +154,7 @@ kiln_add_cache(${name} SOURCES kernel.cu ARCHITECTURES \${CMAKE_CUDA_ARCHITECTUR
   endif()
   kiln_expect_configure(${WORK}/${name} OK -DCMAKE_PREFIX_PATH=${PREFIX} ${define_architectures})
   include(${WORK}/${name}/build/kiln/${name}/inputs.cmake)
-  set(expected "")   # every target (the generator's default)
+  set(expected "${every_architecture}")
   if(defined)
     set(expected "sm_90;compute_90")
   endif()
