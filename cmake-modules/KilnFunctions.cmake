@@ -244,6 +244,12 @@ function(kiln_add_cache name)
       message(AUTHOR_WARNING "${fn}: JOB_POOL is for the Ninja generators; ${CMAKE_GENERATOR} ignores it "
                              "(its jobserver, make -jN, bounds the kiln builds' compiles)")
     endif()
+  elseif(CMAKE_GENERATOR MATCHES "Ninja")
+    # Ninja's -j counts a kiln build as one job, though it runs a compile per core: without a pool,
+    # N packages building at once would run N compiles per core. Every cache without a JOB_POOL of
+    # its own shares the pool kiln_packages (KILN_PARALLEL_PACKAGES builds at once, 1 by default).
+    set(job_pool JOB_POOL kiln_packages)
+    _kiln_define_packages_pool_later()
   endif()
   # Make before 4.4 lends its jobserver only to the recipes it takes for recursive makes, those naming
   # $(MAKE): this one names it (in a variable kiln ignores), so that kiln build takes its compiles from
@@ -321,6 +327,35 @@ function(kiln_add_cache name)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
                                                KILN_EMBED ${embed} KILN_SPLIT ${split})
   endforeach()
+endfunction()
+
+# Defines the Ninja pool kiln_packages, once, when the top directory is done, unless the project
+# defined it itself: KILN_PARALLEL_PACKAGES deep (1 by default), read then, so it may be set after
+# the calls.
+function(_kiln_define_packages_pool_later)
+  get_property(scheduled GLOBAL PROPERTY _KILN_PACKAGES_POOL_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY _KILN_PACKAGES_POOL_SCHEDULED TRUE)
+    cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _kiln_define_packages_pool)
+  endif()
+endfunction()
+
+function(_kiln_define_packages_pool)
+  get_property(pools GLOBAL PROPERTY JOB_POOLS)
+  foreach(entry IN LISTS pools)
+    if(entry MATCHES "^kiln_packages=")
+      return()
+    endif()
+  endforeach()
+  set(depth 1)
+  if(DEFINED KILN_PARALLEL_PACKAGES)
+    if(NOT KILN_PARALLEL_PACKAGES MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "kiln_add_cache(): KILN_PARALLEL_PACKAGES is '${KILN_PARALLEL_PACKAGES}'; it is how many "
+                          "kiln builds Ninja runs at once, a whole number from 1")
+    endif()
+    set(depth ${KILN_PARALLEL_PACKAGES})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY JOB_POOLS kiln_packages=${depth})
 endfunction()
 
 # Fails unless the JOB_POOLS global property defines `pool` (kiln_add_cache's JOB_POOL).

@@ -10,13 +10,16 @@ set(build ${WORK}/project/build)
 kiln_expect_configure(${WORK}/project OK -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX}
                       -DCMAKE_ASM_COMPILER=${C})
 
-# The kiln edge of `file` is in the pool, and that of `embedded` is not.
+# The kiln edge of `file` is in its pool, and that of `embedded`, which names none, in the pool every
+# such cache shares: one kiln build at a time, each running a compile per core.
 file(READ ${build}/build.ninja ninja)
 string(REGEX MATCH "\nbuild [^\n]*file\\.kiln[ :][^\n]*CUSTOM_COMMAND[^\n]*\n( [^\n]*\n)*" file_edge "${ninja}")
 kiln_expect("${file_edge}" MATCHES "\n  pool = kiln_pool\n" "the kiln build of 'file'")
 string(REGEX MATCH "\nbuild [^\n]*embedded\\.kiln[ :][^\n]*CUSTOM_COMMAND[^\n]*\n( [^\n]*\n)*" embedded_edge "${ninja}")
 kiln_expect("${embedded_edge}" MATCHES "Building Kiln package embedded" "the kiln build of 'embedded'")
-kiln_expect("${embedded_edge}" NOT_MATCHES "pool = " "the kiln build of 'embedded'")
+kiln_expect("${embedded_edge}" MATCHES "\n  pool = kiln_packages\n" "the kiln build of 'embedded'")
+file(READ ${build}/CMakeFiles/rules.ninja rules)
+kiln_expect("${rules}" MATCHES "\npool kiln_packages\n  depth = 1\n" "the pools in rules.ninja")
 
 # Nothing is built yet: what would building app's object file run? Not the package.
 kiln_run(plan ${CMAKE_COMMAND} -E chdir ${build} ninja -n CMakeFiles/app.dir/main.cpp.o)
@@ -48,7 +51,13 @@ kiln_expect_configure(${WORK}/undefined_pool
 file(COPY ${CMAKE_CURRENT_LIST_DIR}/jobs/ DESTINATION ${WORK}/later_pool)
 file(WRITE ${WORK}/later_pool/CMakeLists.txt "${undefined}set_property(GLOBAL APPEND PROPERTY JOB_POOLS kiln_pool=2)\n")
 kiln_expect_configure(${WORK}/later_pool OK -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX}
-                      -DCMAKE_ASM_COMPILER=${C})
+                      -DCMAKE_ASM_COMPILER=${C} -DKILN_PARALLEL_PACKAGES=3)
+# KILN_PARALLEL_PACKAGES deepens the shared pool; a value that is not a count fails the configure.
+file(READ ${WORK}/later_pool/build/CMakeFiles/rules.ninja rules)
+kiln_expect("${rules}" MATCHES "\npool kiln_packages\n  depth = 3\n" "the pools with KILN_PARALLEL_PACKAGES=3")
+kiln_expect_configure(${WORK}/later_pool "KILN_PARALLEL_PACKAGES is 'many'; it is how many kiln builds Ninja runs at once"
+                      -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_ASM_COMPILER=${C}
+                      -DKILN_PARALLEL_PACKAGES=many)
 
 # Unix Makefiles: JOB_POOL is ignored with a warning, and the kiln builds take their compiles from
 # `make -jN`'s jobserver, which make < 4.4 lends only to recipes naming $(MAKE): no kiln build may say
