@@ -19,6 +19,7 @@ cmake_policy(VERSION 3.20...3.25)
 
 include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
 
 # A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
@@ -323,6 +324,9 @@ function(kiln_add_cache name)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
                                                KILN_EMBED ${embed} KILN_SPLIT ${split})
   endforeach()
+  if(NOT arg_EMBED)
+    _kiln_place_package_later(${name})   # a copy beside every module that links it
+  endif()
 endfunction()
 
 # Fails unless the JOB_POOLS global property defines `pool` (kiln_add_cache's JOB_POOL).
