@@ -308,7 +308,9 @@ function(kiln_add_cache name)
     target_link_libraries(${name} INTERFACE Kiln::runtime)
   endif()
   if(link_stamp)
-    set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${link_stamp})
+    # The build tree's only: an installed export of <name> (a library that links it PUBLIC) names no
+    # file of this build (install(EXPORT) refuses one).
+    set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS $<BUILD_INTERFACE:${link_stamp}>)
   else()
     add_dependencies(${name} ${name}_package)
   endif()

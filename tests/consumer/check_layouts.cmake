@@ -3,7 +3,10 @@
 # CMAKE_LIBRARY_OUTPUT_DIRECTORY (layouts/). Each finds it when run from the build tree (from another
 # working directory) and by ctest; a no-op build runs nothing; a changed package reaches every copy
 # without relinking. With Ninja, and with Unix Makefiles where make is found.
-#   cmake -DWORK=... -DPREFIX=... -DCXX=... [-DMAKE=...] -P check_layouts.cmake
+# Then (Ninja) the project's shared library that links the cache PUBLIC is installed and exported,
+# and downstream/ builds a program against the export and runs it; and docs/cmake.md's first
+# example, as written there (for one architecture), is built, installed, moved and run.
+#   cmake -DWORK=... -DPREFIX=... -DCXX=... -DDOCS=<docs/cmake.md> [-DMAKE=...] -P check_layouts.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
 
@@ -50,6 +53,62 @@ function(kiln_check_layouts dir generator)
 endfunction()
 
 kiln_check_layouts(${WORK}/ninja Ninja)
+
+# The export: installed, it names no file of the build tree (the link stamp stays there), and a
+# downstream program links layouts::shapes, gets Kiln's headers through it, and has it open the
+# package installed beside it.
+kiln_run(output ${CMAKE_COMMAND} --install ${WORK}/ninja/build --prefix ${WORK}/layouts-prefix)
+file(GLOB exported ${WORK}/layouts-prefix/lib*/cmake/layouts/layoutsTargets*.cmake)
+foreach(file IN LISTS exported)
+  file(READ ${file} content)
+  kiln_expect("${content}" NOT_MATCHES "link-stamp|${WORK}/ninja" "the installed export ${file}")
+endforeach()
+kiln_expect("${exported}" MATCHES "layoutsTargets.cmake" "the installed export")
+kiln_run(output ${CMAKE_COMMAND} -S ${WORK}/ninja/downstream -B ${WORK}/downstream-build -G Ninja
+                "-DCMAKE_PREFIX_PATH=${WORK}/layouts-prefix\;${PREFIX}" -DCMAKE_CXX_COMPILER=${CXX})
+kiln_run(output ${CMAKE_COMMAND} --build ${WORK}/downstream-build)
+kiln_run(output ${CMAKE_COMMAND} -E chdir ${WORK} ${WORK}/downstream-build/use_shapes)
+kiln_expect("${output}" MATCHES "plugin opened k: 2 kernel" "the downstream program")
+
+# docs/cmake.md's first example: its CMake code and main.cpp as the page has them, a kernel to
+# match, one architecture. Installed, then moved, it starts (libkiln.so.0 found) and opens its package.
+file(READ ${DOCS} page)
+string(REGEX MATCH "```cmake\n([^`]*)```" ignored "${page}")
+set(cmake_code "${CMAKE_MATCH_1}")
+string(REGEX MATCH "```cpp\n([^`]*)```" ignored "${page}")
+set(main_cpp "${CMAKE_MATCH_1}")
+kiln_expect("${cmake_code}" MATCHES "ARCHITECTURES 80-real 90-real 90-virtual" "docs/cmake.md's first example")
+string(REPLACE "ARCHITECTURES 80-real 90-real 90-virtual" "ARCHITECTURES 80-real" cmake_code "${cmake_code}")
+set(example ${WORK}/first-example)
+file(WRITE ${example}/CMakeLists.txt "${cmake_code}")
+file(WRITE ${example}/main.cpp "${main_cpp}")
+file(WRITE ${example}/kernels/ops.cu [=[
+template <typename T, int Block>
+__global__ void block_sum(const T* in, T* out, int n) {
+  __shared__ T partial[Block];
+  const int i = blockIdx.x * Block + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (int half = Block / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+]=])
+kiln_run(output ${CMAKE_COMMAND} -S ${example} -B ${example}/build -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX}
+                -DCMAKE_CXX_COMPILER=${CXX})
+kiln_run(output ${CMAKE_COMMAND} --build ${example}/build)
+kiln_run(output ${CMAKE_COMMAND} --install ${example}/build --prefix ${WORK}/example-stage)
+file(RENAME ${WORK}/example-stage ${WORK}/example-prefix)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK}/example-prefix/bin/app
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+# It opens the package, then asks for a kernel, which needs the NVIDIA driver: without one (a build
+# machine) the program ends there, having started and found its package.
+kiln_expect("${output}" NOT_MATCHES "libkiln|no package" "the installed first example")
+if(NOT result EQUAL 0)
+  kiln_expect("${output}" MATCHES "no NVIDIA driver: libcuda.so.1 cannot be opened" "the installed first example")
+endif()
 if(MAKE)
   kiln_check_layouts(${WORK}/makefiles "Unix Makefiles")
 endif()
