@@ -179,6 +179,10 @@ function(kiln_add_cache name)
   else()
     set(output ${CMAKE_CURRENT_BINARY_DIR}/${name}.kiln)  # beside the programs built here
   endif()
+  # Ninja makes the directories of a rule's outputs; Makefile generators do not, and kiln needs its
+  # output's directory to exist (OUTPUT split/kernels.kiln).
+  get_filename_component(output_dir "${output}" DIRECTORY)
+  file(MAKE_DIRECTORY "${output_dir}")
 
   _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
                      "${arg_SOURCES}")

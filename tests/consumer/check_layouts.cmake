@@ -1,6 +1,7 @@
 # consumer_layouts: a package is copied beside every module that links its cache, wherever that is
 # built: programs in CMAKE_RUNTIME_OUTPUT_DIRECTORY, a program in a subdirectory, a MODULE library in
-# CMAKE_LIBRARY_OUTPUT_DIRECTORY (layouts/). Each finds it when run from the build tree (from another
+# CMAKE_LIBRARY_OUTPUT_DIRECTORY (layouts/), and a SPLIT package under another file name (OUTPUT),
+# copied as <name>.kiln with its companions. Each finds it when run from the build tree (from another
 # working directory) and by ctest; a no-op build runs nothing; a changed package reaches every copy
 # without relinking. With Ninja, and with Unix Makefiles where make is found.
 # Then (Ninja) the project's shared library that links the cache PUBLIC is installed and exported,
@@ -19,7 +20,7 @@ function(kiln_check_layouts dir generator)
   kiln_run(output ${CMAKE_COMMAND} -S ${dir} -B ${build} -G ${generator} -DCMAKE_PREFIX_PATH=${PREFIX}
                   -DCMAKE_CXX_COMPILER=${CXX})
   kiln_run(output ${CMAKE_COMMAND} --build ${build})
-  foreach(copy bin/k.kiln tools/k.kiln plugins/k.kiln)
+  foreach(copy bin/k.kiln tools/k.kiln plugins/k.kiln bin/s.kiln bin/s.cc8.kiln)
     if(NOT EXISTS ${build}/${copy})
       message(FATAL_ERROR "${generator}: no package copy ${build}/${copy}")
     endif()
