@@ -163,7 +163,7 @@ function(_kiln_place_package stamp_var cache target)
   add_custom_command(
     OUTPUT ${stamp}
     COMMAND ${CMAKE_COMMAND} -DPACKAGE=${file} -DNAME=${name} -DSPLIT=${split}
-            -DDESTINATION_FILE=${work_dir}/${target}.directory -P ${_KILN_PLACE_PACKAGE_SCRIPT}
+            -DDESTINATION_FILE=${work_dir}/${target}.directory -DFOR=${target} -P ${_KILN_PLACE_PACKAGE_SCRIPT}
     COMMAND ${stamp_command}
     DEPENDS ${file} ${work_dir}/${target}.directory ${_KILN_PLACE_PACKAGE_SCRIPT}
     COMMENT "Copying Kiln package ${name} beside ${target}"

@@ -2,7 +2,7 @@
 # package, its companions as <NAME>.cc<major>.kiln), each only if it differs from the copy there.
 # KilnPackagePlacement.cmake's rules run it at build time:
 #   cmake -DPACKAGE=<file> -DNAME=<name> -DSPLIT=TRUE|FALSE -DDESTINATION_FILE=<file naming the directory>
-#         -P KilnPlacePackage.cmake
+#         -DFOR=<target> -P KilnPlacePackage.cmake
 # The directory comes in a file written by file(GENERATE) ($<TARGET_FILE_DIR:...>), known only at
 # generate time.
 file(READ "${DESTINATION_FILE}" destination)
@@ -24,7 +24,8 @@ foreach(copy IN LISTS copies)
   if(NOT from STREQUAL to)
     execute_process(COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${from}" "${to}" RESULT_VARIABLE result)
     if(NOT result EQUAL 0)
-      message(FATAL_ERROR "could not copy the Kiln package ${from} to ${to}")
+      message(FATAL_ERROR "could not copy the Kiln package ${from} to ${to}, beside the target ${FOR} that links "
+                          "the cache ${NAME}")
     endif()
   endif()
 endforeach()

@@ -7,6 +7,7 @@
 # Then (Ninja) the project's shared library that links the cache PUBLIC is installed and exported,
 # and downstream/ builds a program against the export and runs it; and docs/cmake.md's first
 # example, as written there (for one architecture), is built, installed, moved and run.
+# Last, a copy that fails says which.
 #   cmake -DWORK=... -DPREFIX=... -DCXX=... -DDOCS=<docs/cmake.md> [-DMAKE=...] -P check_layouts.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
@@ -113,3 +114,13 @@ endif()
 if(MAKE)
   kiln_check_layouts(${WORK}/makefiles "Unix Makefiles")
 endif()
+
+# A copy that fails names the package, the place and the target it was for.
+file(WRITE ${WORK}/destination "${WORK}/nowhere")
+execute_process(COMMAND ${CMAKE_COMMAND} -DPACKAGE=${WORK}/missing.kiln -DNAME=k -DSPLIT=FALSE
+                        -DDESTINATION_FILE=${WORK}/destination -DFOR=top -P ${PREFIX}/lib/cmake/Kiln/KilnPlacePackage.cmake
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+string(REGEX REPLACE "[ \n]+" " " output "${output}")
+kiln_expect("${result}" NOT_MATCHES "^0$" "a copy of a missing package")
+kiln_expect("${output}" MATCHES "could not copy the Kiln package ${WORK}/missing.kiln to ${WORK}/nowhere/k.kiln, beside the target top that links the cache k"
+            "a copy of a missing package")
