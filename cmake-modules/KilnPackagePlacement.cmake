@@ -11,8 +11,6 @@
 # the copy wait for the target whose link waits for the copy.
 include_guard(GLOBAL)
 
-set(_KILN_PLACE_PACKAGE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/KilnPlacePackage.cmake)
-
 # Records cache <name> (a package file) for placement, and schedules the placement once.
 function(_kiln_place_package_later name)
   set_property(GLOBAL APPEND PROPERTY _KILN_PLACED_CACHES ${name})
@@ -148,6 +146,9 @@ function(_kiln_place_package stamp_var cache target)
     set(${stamp_var} "" PARENT_SCOPE)
     return()
   endif()
+  # Found from this function's file: the deferred call runs in the top directory's scope, which lacks
+  # the variables of a Kiln added with add_subdirectory.
+  set(script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/KilnPlacePackage.cmake)
   get_target_property(cache_dir ${cache}_package BINARY_DIR)
   set(work_dir ${cache_dir}/kiln/${cache}/placed)
   set(stamp ${work_dir}/${target}.stamp)
@@ -163,9 +164,9 @@ function(_kiln_place_package stamp_var cache target)
   add_custom_command(
     OUTPUT ${stamp}
     COMMAND ${CMAKE_COMMAND} -DPACKAGE=${file} -DNAME=${name} -DSPLIT=${split}
-            -DDESTINATION_FILE=${work_dir}/${target}.directory -DFOR=${target} -P ${_KILN_PLACE_PACKAGE_SCRIPT}
+            -DDESTINATION_FILE=${work_dir}/${target}.directory -DFOR=${target} -P ${script}
     COMMAND ${stamp_command}
-    DEPENDS ${file} ${work_dir}/${target}.directory ${_KILN_PLACE_PACKAGE_SCRIPT}
+    DEPENDS ${file} ${work_dir}/${target}.directory ${script}
     COMMENT "Copying Kiln package ${name} beside ${target}"
     VERBATIM)
   set(${stamp_var} ${stamp} PARENT_SCOPE)

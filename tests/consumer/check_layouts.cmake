@@ -7,8 +7,11 @@
 # Then (Ninja) the project's shared library that links the cache PUBLIC is installed and exported,
 # and downstream/ builds a program against the export and runs it; and docs/cmake.md's first
 # example, as written there (for one architecture), is built, installed, moved and run.
-# Last, a copy that fails says which.
-#   cmake -DWORK=... -DPREFIX=... -DCXX=... -DDOCS=<docs/cmake.md> [-DMAKE=...] -P check_layouts.cmake
+# With Kiln's source tree added by add_subdirectory, the copies' rules are made the same way
+# (configured only: building the generator again is consumer_subdirectory's). Last, a copy that
+# fails says which.
+#   cmake -DWORK=... -DPREFIX=... -DCXX=... -DDOCS=<docs/cmake.md> -DKILN_SOURCE_DIR=... [-DMAKE=...]
+#         -P check_layouts.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
 
@@ -114,6 +117,19 @@ endif()
 if(MAKE)
   kiln_check_layouts(${WORK}/makefiles "Unix Makefiles")
 endif()
+
+# Kiln's source tree in the project: each copy's rule runs the script from that tree.
+file(COPY ${CMAKE_CURRENT_LIST_DIR}/layouts/ DESTINATION ${WORK}/in-tree/layouts)
+file(WRITE ${WORK}/in-tree/CMakeLists.txt "cmake_minimum_required(VERSION 3.21)\n"
+                                          "project(in_tree LANGUAGES CXX)\n"
+                                          "add_subdirectory([[${KILN_SOURCE_DIR}]] kiln)\n"
+                                          "add_subdirectory(layouts)\n")
+kiln_run(output ${CMAKE_COMMAND} -S ${WORK}/in-tree -B ${WORK}/in-tree/build -G Ninja -DCMAKE_BUILD_TYPE=None
+                -DKILN_INSTALL=OFF -DCMAKE_CXX_COMPILER=${CXX})
+file(READ ${WORK}/in-tree/build/build.ninja ninja)
+string(REGEX MATCHALL "-DFOR=[a-z_]+ -P ${KILN_SOURCE_DIR}/cmake-modules/KilnPlacePackage\\.cmake" rules "${ninja}")
+list(LENGTH rules count)
+kiln_expect("${count}" MATCHES "^4$" "the copies' rules with Kiln's source tree added (k beside top, tool and plugin; s beside top):\n${rules}")
 
 # A copy that fails names the package, the place and the target it was for.
 file(WRITE ${WORK}/destination "${WORK}/nowhere")
