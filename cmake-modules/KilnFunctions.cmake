@@ -19,6 +19,7 @@ cmake_policy(VERSION 3.20...3.25)
 
 include(${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake)
@@ -174,6 +175,10 @@ function(kiln_add_cache name)
   else()
     set(output ${CMAKE_CURRENT_BINARY_DIR}/${name}.kiln)  # beside the programs built here
   endif()
+  # Ninja makes the directories of a rule's outputs; Makefile generators do not, and kiln needs its
+  # output's directory to exist (OUTPUT split/kernels.kiln).
+  get_filename_component(output_dir "${output}" DIRECTORY)
+  file(MAKE_DIRECTORY "${output_dir}")
 
   _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
                      "${arg_SOURCES}")
@@ -311,7 +316,9 @@ function(kiln_add_cache name)
     target_link_libraries(${name} INTERFACE Kiln::runtime)
   endif()
   if(link_stamp)
-    set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS ${link_stamp})
+    # The build tree's only: an installed export of <name> (a library that links it PUBLIC) names no
+    # file of this build (install(EXPORT) refuses one).
+    set_property(TARGET ${name} APPEND PROPERTY INTERFACE_LINK_DEPENDS $<BUILD_INTERFACE:${link_stamp}>)
   else()
     add_dependencies(${name} ${name}_package)
   endif()
@@ -327,6 +334,9 @@ function(kiln_add_cache name)
     set_target_properties(${target} PROPERTIES KILN_PACKAGE_NAME ${name} KILN_PACKAGE_FILE ${output}
                                                KILN_EMBED ${embed} KILN_SPLIT ${split})
   endforeach()
+  if(NOT arg_EMBED)
+    _kiln_place_package_later(${name})   # a copy beside every module that links it
+  endif()
 endfunction()
 
 # Defines the Ninja pool kiln_packages, once, when the top directory is done, unless the project

@@ -13,7 +13,9 @@
 #   lib/cmake/Kiln/KilnConfig.cmake, KilnConfigVersion.cmake (SameMajorVersion), KilnTargets*.cmake,
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
-#   share/kiln/python/kiln/*.py            the Python binding (KILN_PYTHON_BINDING_DIR in KilnConfig.cmake)
+#   share/kiln/python/kiln/*.py            the Python binding (KILN_PYTHON_BINDING_DIR in KilnConfig.cmake),
+#                                          and installed-library-dir: the way from there to lib/
+#   share/doc/kiln/*.md                    the documentation (docs/), which messages name
 #
 # Nothing installed names an absolute path inside the prefix: the CMake files find the targets
 # relative to themselves, kiln.pc relative to ${pcfiledir}, and libkiln.so needs no RUNPATH (it
@@ -63,6 +65,21 @@ install(FILES ${kiln_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kil
 # (kiln_install_python_runtime() puts a copy beside the binding in a wheel).
 install(DIRECTORY ${KILN_PYTHON_BINDING_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/python/kiln
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+# Beside it, where the library is relative to it (the binding reads it: runtime/python/kiln/_library.py),
+# so that the installed binding loads <prefix>/<libdir>/libkiln.so.0, wherever the tree is moved.
+# Not a .py file: kiln_install_python_runtime() copies the binding's .py files into wheels, which
+# carry their own library beside it.
+# (Windows: kiln.dll is installed as a RUNTIME file, into bin/.)
+set(kiln_library_dir ${CMAKE_INSTALL_LIBDIR})
+if(WIN32)
+  set(kiln_library_dir ${CMAKE_INSTALL_BINDIR})
+endif()
+file(RELATIVE_PATH kiln_binding_to_libdir /prefix/${CMAKE_INSTALL_DATADIR}/kiln/python/kiln /prefix/${kiln_library_dir})
+if(IS_ABSOLUTE "${CMAKE_INSTALL_DATADIR}" OR IS_ABSOLUTE "${kiln_library_dir}")
+  get_filename_component(kiln_binding_to_libdir "${kiln_library_dir}" ABSOLUTE BASE_DIR "${CMAKE_INSTALL_PREFIX}")
+endif()
+file(WRITE ${PROJECT_BINARY_DIR}/installed-library-dir "${kiln_binding_to_libdir}\n")
+install(FILES ${PROJECT_BINARY_DIR}/installed-library-dir DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/python/kiln)
 
 set(KILN_GENERATOR_CUDA_ROOT "")
 set(KILN_PC_GENERATOR "")
@@ -89,9 +106,15 @@ install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnC
               ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnPlacePackage.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
               ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake
         DESTINATION ${KILN_INSTALL_CMAKEDIR})
+
+# The documentation, which messages point to (share/doc/kiln/manifest.md for the options Kiln
+# takes): a user of an installed Kiln has no source tree. The pages link each other relatively.
+file(GLOB kiln_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${kiln_docs} DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/kiln)
 
 # ${pcfiledir} is <prefix>/<libdir>/pkgconfig: the way back up depends on how deep libdir is.
 file(RELATIVE_PATH KILN_PC_PREFIX_FROM_PCFILEDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)

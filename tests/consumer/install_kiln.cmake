@@ -11,7 +11,8 @@ set(expected bin/kiln include/kiln/kiln.h include/kiln/launch.h include/kiln/com
     include/kiln/kernel.hpp include/kiln/name_of.hpp include/kiln/program.hpp lib/libkiln.so lib/libkiln.so.0
     lib/libkiln_static.a lib/libkiln_jit.so lib/libkiln_jit.so.0 lib/libkiln_jit_static.a
     lib/cmake/Kiln/KilnConfig.cmake lib/cmake/Kiln/KilnConfigVersion.cmake lib/cmake/Kiln/KilnTargets.cmake
-    lib/cmake/Kiln/KilnFunctions.cmake lib/pkgconfig/kiln.pc)
+    lib/cmake/Kiln/KilnFunctions.cmake lib/cmake/Kiln/KilnPackagePlacement.cmake lib/cmake/Kiln/KilnPlacePackage.cmake
+    lib/pkgconfig/kiln.pc share/doc/kiln/manifest.md share/doc/kiln/cmake.md share/kiln/python/kiln/installed-library-dir)
 foreach(file IN LISTS expected)
   if(NOT EXISTS ${PREFIX}/${file})
     message(FATAL_ERROR "the install has no ${file}")

@@ -126,7 +126,7 @@ TEST(CarriedRules, ALinkOptionMustBeOneTheTablesTranslationGives) {
   EXPECT_EQ(problems_with({}, {"-Xptxas=--options-file=/etc/hostname"}),
             Strings{"carried link option '-Xptxas=--options-file=/etc/hostname' passes '--options-file=/etc/hostname' "
                     "to ptxas, which is not a ptxas option Kiln passes on (none that reads or writes a file or sets "
-                    "what Kiln sets; docs/manifest.md lists them)"});
+                    "what Kiln sets; Kiln's manifest.md, share/doc/kiln/ in its install, lists them)"});
 }
 
 TEST(CarriedRules, PathsIncludeDirectoriesAndKernelNamesAreRefusedAsVerifyRefusesThem) {

@@ -103,7 +103,8 @@ TEST(CompilerOptions, MalformedOptionsAreNamed) {
             "option '-maxrregcount' needs a value (--maxrregcount=VALUE, or the value as the next string)");
   EXPECT_EQ(problem_of({"-lineinfo=yes"}), "option '-lineinfo=yes' takes no value");
   EXPECT_EQ(problem_of({"-O3"}), "option '-O3' is not an option NVRTC 13.0 documents (nor one of nvcc's "
-                                 "--extended-lambda and --expt-relaxed-constexpr); docs/manifest.md lists what Kiln takes");
+                                 "--extended-lambda and --expt-relaxed-constexpr); Kiln's manifest.md "
+                                 "(share/doc/kiln/ in its install) lists what Kiln takes");
   EXPECT_EQ(problem_of({"maxrregcount=4"}), "option 'maxrregcount=4' is not an option (options start with - or --)");
   EXPECT_NE(problem_of({"--"}).find("is not an option NVRTC 13.0 documents"), std::string::npos);
   EXPECT_NE(problem_of({"-"}).find("is not an option NVRTC 13.0 documents"), std::string::npos);
@@ -124,7 +125,7 @@ TEST(CompilerOptions, PtxasGetsItsOwnOptionsButNoneThatNamesAFileOrSetsWhatKilnS
   EXPECT_EQ(problem_of({"-Xptxas=-v,--options-file=/etc/hostname"}),
             "option '-Xptxas=-v,--options-file=/etc/hostname' passes '--options-file=/etc/hostname' to ptxas, which "
             "is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
-            "docs/manifest.md lists them)");
+            "Kiln's manifest.md, share/doc/kiln/ in its install, lists them)");
   for (const std::string piece : {"-optf=x", "--output-file=x", "-o=x", "--input-as-string=x", "-arch=sm_90",
                                    "--compile-only", "--entry=k", "-knob", "v"}) {
     EXPECT_NE(problem_of({"-Xptxas=" + piece}).find("passes '" + piece + "' to ptxas"), std::string::npos) << piece;

@@ -1,5 +1,6 @@
 """Checks the Python binding as `cmake --install` lays it out: share/kiln/python/kiln holds the .py
-files (and nothing else), and, imported from there, it works with the prefix's libkiln.
+files and installed-library-dir (and nothing else), and, imported from there with neither
+KILN_LIBRARY nor LD_LIBRARY_PATH set, it finds and loads the prefix's lib/libkiln.so.0.
 
     python check_installed_binding.py PREFIX       (ctest: python_installed_binding)
 """
@@ -21,13 +22,15 @@ def main(prefix):
     installed = os.path.join(prefix, "share", "kiln", "python", "kiln")
     if not os.path.isdir(installed):
         fail("the install has no %s" % installed)
-    expected = sorted(name for name in os.listdir(SOURCE) if name.endswith(".py"))
+    expected = sorted([name for name in os.listdir(SOURCE) if name.endswith(".py")] + ["installed-library-dir"])
     found = sorted(os.listdir(installed))
     if found != expected:
-        fail("%s holds %s; expected the binding's .py files %s" % (installed, found, expected))
+        fail("%s holds %s; expected the binding's .py files and installed-library-dir %s" % (installed, found, expected))
     library = os.path.join(prefix, "lib", "libkiln.so.0")
     code = ("import kiln; print(kiln.__file__); print(kiln.runtime_version()); print(kiln.runtime_library_path())")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(installed), KILN_LIBRARY=library, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(installed), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("KILN_LIBRARY", None)
+    env.pop("LD_LIBRARY_PATH", None)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     if result.returncode != 0:
         fail("importing the installed binding failed:\n" + result.stdout + result.stderr)

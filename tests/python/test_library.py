@@ -92,6 +92,30 @@ def test_a_copy_found_by_the_loader_is_named_by_its_full_path(tmp_path, runtime_
     assert "version %s from %s\n" % (os.environ["KILN_TEST_VERSION"], mapped) in output
 
 
+def installed_binding(prefix):
+    """The binding as `cmake --install` lays it out under prefix: share/kiln/python/kiln, with the
+    file naming the install's library directory."""
+    site = prefix / "share" / "kiln" / "python"
+    binding = copy_binding(site)
+    (binding / "installed-library-dir").write_text("../../../../lib\n")
+    return site
+
+
+def test_the_installed_binding_loads_the_library_of_its_install(tmp_path, runtime_library):
+    site = installed_binding(tmp_path)
+    (tmp_path / "lib").mkdir()
+    shutil.copy(runtime_library, tmp_path / "lib" / "libkiln.so.0")
+    output = probe(site)
+    assert "version %s from %s\n" % (os.environ["KILN_TEST_VERSION"], tmp_path / "lib" / "libkiln.so.0") in output
+
+
+def test_an_installed_binding_without_its_library_names_where_it_looked(tmp_path):
+    site = installed_binding(tmp_path)
+    output = probe(site)
+    assert "%s (the install's library directory): no such file" % (tmp_path / "lib" / "libkiln.so.0") in output
+    assert "libkiln.so.0 through the dynamic loader's search: " in output
+
+
 def test_a_damaged_copy_beside_the_binding_is_reported(tmp_path):
     binding = copy_binding(tmp_path)
     (binding / "libkiln.so.0").write_bytes(b"not a library")

@@ -85,7 +85,8 @@ std::optional<ReadOption> read_option(std::span<const std::string> given, std::s
     w.spec = find_option(name);
     if (!w.spec) {
       problem.message = "is not an option NVRTC 13.0 documents (nor one of nvcc's --extended-lambda and "
-                        "--expt-relaxed-constexpr); docs/manifest.md lists what Kiln takes";
+                        "--expt-relaxed-constexpr); Kiln's manifest.md (share/doc/kiln/ in its install) lists "
+                        "what Kiln takes";
       return std::nullopt;
     }
     if (equals != std::string_view::npos) {

@@ -204,7 +204,7 @@ Status check_ptxas_option(std::string_view piece) {
     if (row.name == name || row.short_name == name) spec = &row;
   if (!spec)
     return refused("is not a ptxas option Kiln passes on (none that reads or writes a file or sets what Kiln sets; "
-                   "docs/manifest.md lists them)");
+                   "Kiln's manifest.md, share/doc/kiln/ in its install, lists them)");
   if (!spec->takes_value) {
     if (equals == std::string_view::npos) return {};
     return refused("takes no value");

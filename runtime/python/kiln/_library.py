@@ -8,7 +8,11 @@ Where it looks, in order (the library is libkiln.so.0 on Linux, kiln.dll on Wind
   2. The library in this binding's own directory: the copy a wheel vendors beside the binding.
      If that file exists it is the one used, and a failure to load it is reported, not skipped (as
      kiln_package_open_named reports a damaged package instead of looking further).
-  3. The library through the system's search (Linux: LD_LIBRARY_PATH, ld.so.cache, ...; Windows:
+  3. The install's library directory, for the binding as `cmake --install` lays it out
+     (<prefix>/share/kiln/python/kiln): the file INSTALLED_LIBRARY_DIR beside the binding names
+     that directory relative to it (../../../../lib); the install writes it, wheels never carry it.
+     A library there is used, and a failure to load it reported, as for the copy beside the binding.
+  4. The library through the system's search (Linux: LD_LIBRARY_PATH, ld.so.cache, ...; Windows:
      the program's directory, System32 and directories added with os.add_dll_directory).
 Each copy is loaded by its full path (on Linux with RTLD_LOCAL), so two wheels that vendor their
 own copies get one library each and never share or clash.
@@ -35,6 +39,8 @@ def system_search(platform=sys.platform):
 
 
 LIBRARY_FILE = library_file()
+# Beside the installed binding: the install's library directory, relative to the binding's.
+INSTALLED_LIBRARY_DIR = "installed-library-dir"
 # The runtime versions this binding works with: the same major version (what CMake's
 # SameMajorVersion accepts), and no older than the first runtime with the image API.
 BINDING_MAJOR = 0
@@ -167,6 +173,17 @@ def _candidate(environ=os.environ, binding_dir=None, platform=sys.platform, exis
     if exists(beside):
         return beside, beside + " (beside the binding)", passed
     passed.append(beside + " (beside the binding): no such file")
+    try:
+        with open(join(binding_dir, INSTALLED_LIBRARY_DIR), encoding="utf-8") as file:
+            relative = file.read().strip()
+    except OSError:
+        relative = None
+    if relative:
+        normpath = ntpath.normpath if platform == "win32" else posixpath.normpath
+        installed = normpath(join(binding_dir, relative, name))
+        if exists(installed):
+            return installed, installed + " (the install's library directory)", passed
+        passed.append(installed + " (the install's library directory): no such file")
     return name, "%s through %s" % (name, system_search(platform)), passed
 
 
