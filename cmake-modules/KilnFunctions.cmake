@@ -207,6 +207,11 @@ function(kiln_add_cache name)
   if(arg_STRICT)
     list(APPEND generator_args --strict)   # what the scan cannot see fails the build
   endif()
+  # Read when the call is made, as KILN_CACHE_DIR: every scan and compile, with its options and
+  # whether the cache answered it, in the build's output (kiln build -v).
+  if(KILN_VERBOSE)
+    list(APPEND generator_args -v)
+  endif()
   if(arg_MANIFEST)
     get_filename_component(manifest "${arg_MANIFEST}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     if(NOT EXISTS ${manifest})

@@ -128,6 +128,21 @@ configure(major_version "compatible with requested version \"1.0\""
 
 expect_targets(real_virtual "sm_80;compute_86;sm_90a;sm_100;compute_100"
                "kiln_add_cache(real_virtual SOURCES kernel.cu ARCHITECTURES 80-real 86-virtual 90a-real 100)")
+# KILN_VERBOSE=ON reaches the kiln build inside the step as -v; without it there is no -v.
+foreach(verbose ON OFF)
+  configure(verbose_${verbose} OK "set(KILN_VERBOSE ${verbose})\nkiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
+  file(READ ${WORK}/verbose_${verbose}/build/build.ninja ninja)
+  string(REGEX MATCH "[^\n]* build [^\n]*kiln[.]toml [^\n]*" kiln_command "${ninja}")
+  if(NOT kiln_command)
+    message(FATAL_ERROR "verbose_${verbose}: no kiln build command in build.ninja")
+  endif()
+  if(verbose)
+    kiln_expect("${kiln_command}" MATCHES " -v( |$)" "verbose_${verbose}")
+  else()
+    kiln_expect("${kiln_command}" NOT_MATCHES " -v( |$)" "verbose_${verbose}")
+  endif()
+endforeach()
+
 # all, all-major and nothing set mean what they mean to CMake and nvcc (KilnArchitectures.cmake).
 expect_targets(all_major "sm_75;sm_80;sm_90;sm_100;sm_110;sm_120;compute_120"
                "kiln_add_cache(all_major SOURCES kernel.cu ARCHITECTURES all-major)")
