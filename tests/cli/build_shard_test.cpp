@@ -67,8 +67,8 @@ TEST_F(BuildShard, LinkGroupsAndVariantsMergeToo) { check_merge_matches_the_whol
 
 TEST_F(BuildShard, AShardCompilesOnlyItsJobsAndWritesNoPackage) {
   const fs::path project = m_dir.copy_project("basic");
-  // Jobs 1-3 of 6 (units in name order): kernels/more.cu for its three targets; the shard scans that
-  // source alone.
+  // Shards are balanced by source size: shard 1 gets the larger unit, kernels/more.cu (795 bytes
+  // against kernels/ops.cu's 542), for its three targets; the shard scans that source alone.
   const RunResult first = build(project, {"--shard", "1/2"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(says(first, "compile: 0 cached, 3 compiled")) << first.err;
@@ -95,8 +95,8 @@ TEST_F(BuildShard, AShardCompilesOnlyItsJobsAndWritesNoPackage) {
   EXPECT_EQ(read_bytes(project / "one.kiln"), read_bytes(project / "basic.kiln"));
 }
 
-// basic's shard 1 of 2 builds kernels/more.cu, shard 2 kernels/ops.cu; src/app.cpp asks for a kernel
-// of each. A shard cannot tell the other's kernel from none: the merge, which scans every source, can.
+// basic's shard 1 of 2 builds kernels/more.cu, shard 2 kernels/ops.cu (by size, above); src/app.cpp
+// asks for a kernel of each. A shard cannot tell the other's kernel from none: the merge, which scans every source, can.
 TEST_F(BuildShard, RequestsForAnotherShardsKernelsAreLeftToTheMerge) {
   const fs::path project = m_dir.copy_project("basic");
   const std::string manifest = read_text(project / "kiln.toml");
