@@ -1,6 +1,8 @@
 // kiln build --shard I/N and kiln merge: parts merged in any order write the bytes the unsharded build
 // writes (basic: 2 units x 3 targets; carried: carried sources and an nvcc unit; linking: link groups
-// and variants); a shard compiles only its jobs and scans only their sources; what a merge refuses: a missing, repeated or foreign
+// and variants); a shard compiles only its jobs and scans only their sources; a request for another
+// shard's kernel passes a shard's --strict, and the merge reports (with --strict: fails on) a request
+// no shard answers; what a merge refuses: a missing, repeated or foreign
 // part, parts of other shard counts, of another manifest or source, a header changed since, a damaged
 // part, a file that is no part; bad --shard values.
 #include "kiln_runner.hpp"
@@ -19,9 +21,11 @@ protected:
     args.insert(args.end(), extra.begin(), extra.end());
     return run_kiln(args, project, {"KILN_CACHE_DIR=" + (m_dir.path() / cache).string()});
   }
-  RunResult merge(const fs::path& project, const std::vector<std::string>& parts, const std::string& output = "merged.kiln") {
+  RunResult merge(const fs::path& project, const std::vector<std::string>& parts, const std::string& output = "merged.kiln",
+                  const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args{"merge", "-o", output};
     args.insert(args.end(), parts.begin(), parts.end());
+    args.insert(args.end(), extra.begin(), extra.end());
     return run_kiln(args, project, {"KILN_CACHE_DIR=" + (m_dir.path() / "merge-cache").string()});
   }
   // Builds shard i of n of `project` with a cache of its own (a machine of its own), to part<i>of<n>.
@@ -63,8 +67,8 @@ TEST_F(BuildShard, LinkGroupsAndVariantsMergeToo) { check_merge_matches_the_whol
 
 TEST_F(BuildShard, AShardCompilesOnlyItsJobsAndWritesNoPackage) {
   const fs::path project = m_dir.copy_project("basic");
-  // Jobs 1-3 of 6 (units in name order): kernels/more.cu for its three targets; the shard scans that
-  // source alone.
+  // Shards are balanced by source size: shard 1 gets the larger unit, kernels/more.cu (795 bytes
+  // against kernels/ops.cu's 542), for its three targets; the shard scans that source alone.
   const RunResult first = build(project, {"--shard", "1/2"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(says(first, "compile: 0 cached, 3 compiled")) << first.err;
@@ -89,6 +93,54 @@ TEST_F(BuildShard, AShardCompilesOnlyItsJobsAndWritesNoPackage) {
   const std::string only = shard(project, 1, 1);
   ASSERT_EQ(merge(project, {only}, "one.kiln").exit_code, 0);
   EXPECT_EQ(read_bytes(project / "one.kiln"), read_bytes(project / "basic.kiln"));
+}
+
+// basic's shard 1 of 2 builds kernels/more.cu, shard 2 kernels/ops.cu (by size, above); src/app.cpp
+// asks for a kernel of each. A shard cannot tell the other's kernel from none: the merge, which scans every source, can.
+TEST_F(BuildShard, RequestsForAnotherShardsKernelsAreLeftToTheMerge) {
+  const fs::path project = m_dir.copy_project("basic");
+  const std::string manifest = read_text(project / "kiln.toml");
+  const std::string include_dirs = "include_dirs = [\"include\"]\n";
+  ASSERT_NE(manifest.find(include_dirs), std::string::npos);
+  write_text(project / "kiln.toml", std::string(manifest).replace(manifest.find(include_dirs), include_dirs.size(),
+                                                                  include_dirs + "host_sources = [\"src/app.cpp\"]\n"));
+  const std::string app = "#include <kiln/kiln.hpp>\n\nvoid run(const kiln::Package& p) {\n  p.kernel(\"launch_all\");\n"
+                          "  p.kernel(\"add_one\");\n";
+  write_text(project / "src/app.cpp", app + "}\n");
+  // Each shard passes --strict, saying once what it left to the merge.
+  const auto both_shards = [&](int requests_left) {
+    std::vector<std::string> parts;
+    for (int i = 1; i <= 2; ++i) {
+      parts.push_back("part" + std::to_string(i) + "of2");
+      const RunResult r = build(project, {"--shard", std::to_string(i) + "/2", "--strict", "-o", parts.back()});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_FALSE(says(r, "names no kernel")) << r.err;
+      EXPECT_TRUE(says(r, std::to_string(requests_left) + " runtime request" + (requests_left == 1 ? " names" : "s name") +
+                              " nothing this shard scans, perhaps another shard's units: kiln merge checks " +
+                              (requests_left == 1 ? "it" : "them")))
+          << r.err;
+    }
+    return parts;
+  };
+  std::vector<std::string> parts = both_shards(1);
+  const RunResult merged = merge(project, parts, "merged.kiln", {"--strict"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_FALSE(says(merged, "warning")) << merged.err;
+
+  // A request no shard's unit answers: each shard still passes, the merge names it, and fails with --strict.
+  write_text(project / "src/app.cpp", app + "  p.kernel(\"no_such_kernel\");\n}\n");
+  parts = both_shards(2);
+  const std::string named =
+      "src/app.cpp:6:12: error: the runtime request for kernel 'no_such_kernel' names no kernel of the kernel sources";
+  const RunResult strict = merge(project, parts, "strict.kiln", {"--strict"});
+  EXPECT_EQ(strict.exit_code, k_failed) << strict.err;
+  EXPECT_TRUE(says(strict, named)) << strict.err;
+  EXPECT_FALSE(fs::exists(project / "strict.kiln"));
+  const RunResult warned = merge(project, parts, "warned.kiln");
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_TRUE(says(warned, "src/app.cpp:6:12: warning: the runtime request for kernel 'no_such_kernel' names no kernel"))
+      << warned.err;
+  EXPECT_TRUE(says(warned, "not in it: 'no_such_kernel' (src/app.cpp:6:12)")) << warned.err;
 }
 
 TEST_F(BuildShard, BadShardValuesAreUsageErrors) {

@@ -108,6 +108,22 @@ TEST_F(DiscoveryTest, WarnsAboutUninstantiatedTemplatesAndUnknownRequests) {
   EXPECT_EQ(warnings(d)[1].rfind("p/a.cu:9:1: warning: kernel template 'unused' is never instantiated", 0), 0u) << warnings(d)[1];
 }
 
+TEST_F(DiscoveryTest, AShardLeavesRequestsForUnscannedSourcesToTheMerge) {
+  // Shard of a.cu alone: b.cu is another shard's, not scanned. 'missing<int>' might be one of its
+  // kernels, and the variable 'ops::flag' is one of its: no findings, two requests left to the merge;
+  // a.cu's own answers are unchanged.
+  m_kernels[1] = ScannedFile{"b.cu", {}};
+  m_kernels[1].another_shards = true;
+  const Discovery d = discover_all();
+  ASSERT_EQ(warnings(d).size(), 1u) << ::testing::PrintToString(warnings(d));
+  EXPECT_EQ(warnings(d)[0].rfind("p/a.cu:9:1: warning: kernel template 'unused' is never instantiated", 0), 0u);
+  EXPECT_EQ(d.left_to_the_merge, 2u);
+  EXPECT_EQ(expressions(d.sources.at("a.cu").kernels).front(), "block_sum<float, 256>");
+  // Every source scanned (the merge, an unsharded build): the request is a finding again.
+  m_kernels[1].another_shards = false;
+  EXPECT_EQ(discover_all().left_to_the_merge, 0u);
+}
+
 TEST_F(DiscoveryTest, PythonRequestsAreHostRequestsLikeAnyOther) {
   // scan_phase.cpp lists Python sources among the host sources; a.cu resolved its request.
   ScanResult& ops = m_hosts.emplace_back(ScannedFile{"pkg/ops.py", {}}).result;

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 namespace kiln::shard {
@@ -62,31 +67,82 @@ TEST(MergeCheck, ThePlanHereMustBeTheParts) {
             std::string::npos);
 }
 
-TEST(ShardPlan, EachShardGetsARunOfJobsByUnitAndTarget) {
+compile::CompileJob job_of(const std::string& unit, const std::string& target) {
+  compile::CompileJob job;
+  job.unit = unit;
+  job.source = unit;
+  job.target = target;
+  return job;
+}
+
+// The expected cost of each unit's jobs, by unit name.
+JobCost costs(std::map<std::string, std::uint64_t> per_unit) {
+  return [per_unit = std::move(per_unit)](const compile::CompileJob& job) { return per_unit.at(job.unit); };
+}
+
+std::map<std::uint64_t, std::uint64_t> loads(const ShardOf& shards, const JobCost& cost, const plan::BuildPlan& plan) {
+  std::map<std::uint64_t, std::uint64_t> load;
+  for (const compile::CompileJob& job : plan.jobs) load[shards.at({job.unit, job.target})] += cost(job);
+  return load;
+}
+
+TEST(ShardPlan, ShardsAreBalancedByCostNotByCount) {
+  // The trial's shape: one heavy unit first in name order, then light ones. Cut by count, shard 1
+  // got the heavy unit and 4 light ones (60 against 20); by cost, each shard gets 40.
   plan::BuildPlan plan;
-  for (const char* unit : {"a.cu", "b.cu", "f32"})
-    for (const char* target : {"sm_80", "sm_90"}) {
-      compile::CompileJob job;
-      job.unit = unit;
-      job.source = "a.cu";   // variants share a source: the unit tells them apart
-      job.target = target;
-      plan.jobs.push_back(job);
-    }
-  const ShardOf shards = assign_shards(plan, 4);
-  ASSERT_EQ(shards.size(), 6u);
+  std::map<std::string, std::uint64_t> per_unit{{"a_heavy.cu", 40}};
+  plan.jobs.push_back(job_of("a_heavy.cu", "sm_80"));
+  for (int i = 1; i <= 8; ++i) {
+    const std::string unit = "light" + std::to_string(i) + ".cu";
+    per_unit[unit] = 5;
+    plan.jobs.push_back(job_of(unit, "sm_80"));
+  }
+  const JobCost cost = costs(per_unit);
+  const ShardOf shards = assign_shards(plan, 2, cost);
+  ASSERT_EQ(shards.size(), 9u);
+  EXPECT_EQ(shards.at({"a_heavy.cu", "sm_80"}), 1u);
+  EXPECT_EQ(loads(shards, cost, plan), (std::map<std::uint64_t, std::uint64_t>{{1, 40}, {2, 40}}));
+  // Every machine computes the same assignment, whatever order the plan lists the jobs in.
+  std::reverse(plan.jobs.begin(), plan.jobs.end());
+  EXPECT_EQ(assign_shards(plan, 2, cost), shards);
+}
+
+TEST(ShardPlan, AUnitsTargetsStayTogetherUnlessThatLeavesAShardFarBehind) {
+  plan::BuildPlan plan;
+  for (const char* unit : {"a.cu", "b.cu", "c.cu"})
+    for (const char* target : {"sm_80", "sm_90"}) plan.jobs.push_back(job_of(unit, target));
+  // Equal costs: units whole, largest first, ties by name onto the lowest least loaded shard.
+  ShardOf shards = assign_shards(plan, 2, costs({{"a.cu", 1}, {"b.cu", 1}, {"c.cu", 1}}));
   EXPECT_EQ(shards.at({"a.cu", "sm_80"}), 1u);
   EXPECT_EQ(shards.at({"a.cu", "sm_90"}), 1u);
   EXPECT_EQ(shards.at({"b.cu", "sm_80"}), 2u);
-  EXPECT_EQ(shards.at({"b.cu", "sm_90"}), 3u);
-  EXPECT_EQ(shards.at({"f32", "sm_80"}), 3u);
-  EXPECT_EQ(shards.at({"f32", "sm_90"}), 4u);
-  // As many shards as jobs: one each; fewer: runs that differ in length by one at most.
-  std::map<std::uint64_t, int> sizes;
-  for (const auto& [job, shard] : assign_shards(plan, 6)) ++sizes[shard];
-  EXPECT_EQ(sizes.size(), 6u);
-  sizes.clear();
-  for (const auto& [job, shard] : assign_shards(plan, 4)) ++sizes[shard];
-  for (const auto& [shard, size] : sizes) EXPECT_TRUE(size == 1 || size == 2) << shard;
+  EXPECT_EQ(shards.at({"b.cu", "sm_90"}), 2u);
+  EXPECT_EQ(shards.at({"c.cu", "sm_80"}), 1u);
+  // One unit costs more than the rest together: its targets go to different shards.
+  const JobCost heavy = costs({{"a.cu", 100}, {"b.cu", 1}, {"c.cu", 1}});
+  shards = assign_shards(plan, 2, heavy);
+  EXPECT_NE(shards.at({"a.cu", "sm_80"}), shards.at({"a.cu", "sm_90"}));
+  EXPECT_EQ(loads(shards, heavy, plan), (std::map<std::uint64_t, std::uint64_t>{{1, 102}, {2, 102}}));
+  // More shards than jobs: each job a shard of its own, some shards empty.
+  EXPECT_EQ(assign_shards(plan, 8, heavy).size(), 6u);
+}
+
+TEST(ShardPlan, TheEstimateIsTheSourcesSizePlusACostPerCompile) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kiln-shard-cost-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, size] : std::vector<std::pair<std::string, std::size_t>>{{"a.cu", 1000}, {"b.cu", 300}})
+    std::ofstream(dir / name) << std::string(size, 'x');
+  compile::CompileJob a = job_of("a.cu", "sm_80");
+  a.root = dir;
+  EXPECT_EQ(estimated_cost(a), k_job_overhead + 1000);
+  compile::CompileJob group = job_of("group", "sm_80");
+  group.members = {a, a};
+  group.members[1].source = "b.cu";
+  EXPECT_EQ(estimated_cost(group), k_job_overhead + 1300) << "a link group: its members' sources";
+  compile::CompileJob gone = job_of("gone.cu", "sm_80");
+  gone.root = dir;
+  EXPECT_EQ(estimated_cost(gone), k_job_overhead) << "an unreadable source: the cost of a compile";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ShardPlan, ParsesIofN) {

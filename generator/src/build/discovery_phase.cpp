@@ -73,7 +73,10 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
     };
   ScanPhaseOutput scans = run_scan_phase(manifest, toolkit, settings.extra, scan);
   events.steps_done();
-  for (plan::ScannedFile& file : scans.kernel_sources) file.left_to_the_image = unread.count(file.path) != 0;
+  for (plan::ScannedFile& file : scans.kernel_sources) {
+    file.left_to_the_image = unread.count(file.path) != 0;
+    file.another_shards = file.another_shards && !file.left_to_the_image;   // skipped as nvcc's, not a shard's
+  }
   if (scans.environment_error) {
     found.failure = BuildFailure::environment;
     found.error = std::move(*scans.environment_error);
@@ -98,6 +101,10 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   found.asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.scan.display_prefix);
   found.discovery = plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                                    {settings.scan.display_prefix, toolkit.root, root});
+  if (found.discovery.left_to_the_merge)
+    events.detail(counted(found.discovery.left_to_the_merge, "runtime request names", "runtime requests name") +
+                  " nothing this shard scans, perhaps another shard's units: kiln merge checks " +
+                  (found.discovery.left_to_the_merge == 1 ? "it" : "them"));
   std::vector<plan::Finding> findings = std::move(scans.findings);
   findings.insert(findings.end(), found.discovery.findings.begin(), found.discovery.findings.end());
   for (const plan::Finding& finding : findings) {

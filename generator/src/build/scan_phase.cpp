@@ -266,9 +266,12 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   const scan::ScanCache cache(*settings.store);
   std::vector<ScanResult> results(inputs.size());
   std::vector<std::size_t> misses;
+  std::vector<bool> skipped(inputs.size(), false);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i < kernel_count && settings.scans_kernel_source && !settings.scans_kernel_source(inputs[i].file.generic_string()))
-      continue;   // another shard's: nothing found here
+    if (i < kernel_count && settings.scans_kernel_source && !settings.scans_kernel_source(inputs[i].file.generic_string())) {
+      skipped[i] = true;   // another shard's: nothing found here
+      continue;
+    }
     if (std::optional<ScanResult> hit = cache.lookup(inputs[i])) {
       results[i] = std::move(*hit);
       ++out.cached;
@@ -293,6 +296,7 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
 
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     plan::ScannedFile file{inputs[i].file.generic_string(), std::move(results[i])};
+    file.another_shards = skipped[i];
     report(file, i < kernel_count ? FileKind::kernel_source : FileKind::host_source, settings.display_prefix, out);
     (i < kernel_count ? out.kernel_sources : out.host_sources).push_back(std::move(file));
   }

@@ -190,6 +190,10 @@ private:
         return std::nullopt;
       });
     }
+    if (!unit && another_shards_unscanned()) {
+      ++m_out.left_to_the_merge;
+      return;
+    }
     if (!unit) {
       warn(request.location, "the runtime request for kernel '" + request.name +
                                  "' names no kernel of the kernel sources" + unscanned_note() +
@@ -230,6 +234,10 @@ private:
         if (name_key(v.qualified_name) == key) return v.location.file;
       return std::nullopt;
     });
+    if (!unit && another_shards_unscanned()) {
+      ++m_out.left_to_the_merge;
+      return;
+    }
     if (!unit) {
       warn(request.location, "the runtime request for variable '" + request.name +
                                  "' names no variable of the kernel sources" + unscanned_note() +
@@ -242,6 +250,12 @@ private:
     PlannedName name = variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location);
     name.written = written_if_different(request.name, name.expression);
     m_out.sources[unit->path].variables.push_back(std::move(name));
+  }
+
+  // A shard scans only its units' kernel sources: what the others define, the merge knows.
+  bool another_shards_unscanned() const {
+    return std::any_of(m_kernel_sources.begin(), m_kernel_sources.end(),
+                       [](const ScannedFile& file) { return file.another_shards; });
   }
 
   // Where a kernel source could not be scanned, a request may name one of its kernels all the same.

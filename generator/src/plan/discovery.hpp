@@ -21,6 +21,9 @@ struct ScannedFile {
   scan::ScanResult result;     // a failed scan holds its errors and nothing else
   // Not parsed: nvcc's image alone says what it holds (plan/text_discovery.hpp).
   bool left_to_the_image = false;
+  // Not scanned: a kernel source of another shard's units only (kiln build --shard I/N). A request
+  // that names none of the scanned sources' kernels may name one of its: the merge checks it.
+  bool another_shards = false;
 };
 
 struct DiscoverySettings {

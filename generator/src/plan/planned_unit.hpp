@@ -102,6 +102,10 @@ struct SourceDiscovery {
 struct Discovery {
   std::map<std::string, SourceDiscovery> sources;   // by source path as in the manifest
   std::vector<Finding> findings;                    // requests that name nothing, templates never instantiated
+  // Requests that name nothing of the sources scanned while another shard's were not (ScannedFile::
+  // another_shards): not findings of the shard, for a unit it does not build may define them; the
+  // merge, which scans every source, reports those that name nothing.
+  std::size_t left_to_the_merge = 0;
 };
 
 }  // namespace kiln::plan

@@ -1,9 +1,12 @@
 // Which jobs a shard compiles, and what tells a merge that parts belong together.
 //
-// Job i of the T jobs of the plan (unit-major, then target) belongs to shard floor(i * N / T) + 1: a
-// run of T/N jobs (give or take one), so that each shard gets every target of its units, and scans
-// only those (a unit at the edge of a run is in two shards). A unit the second round moves from NVRTC
-// to nvcc keeps its jobs' shards (the same unit and target).
+// Shards are balanced by each job's expected cost (estimated_cost: its source's size plus a fixed
+// cost per compile), computed from the tree alone, so that every shard, and the merge, computes the
+// same assignment without talking: a unit's jobs are placed together (the unit's shard alone scans
+// its source), largest first onto the least loaded shard, ties by unit name. Where that leaves the
+// largest shard more than a tenth above what placing each unit costing more than a shard's share
+// (total / N) target by target would, those units are placed by target. A unit the second round
+// moves from NVRTC to nvcc keeps its jobs' shards (the same unit and target, the same files).
 #pragma once
 
 #include "compile/compile_key.hpp"
@@ -11,6 +14,7 @@
 #include "util/result.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -25,9 +29,17 @@ struct ShardSpec {
 // "2/4" -> {2, 4}; an error names what is wrong ("--shard 5/4: I must be from 1 to N").
 Result<ShardSpec> parse_shard(const std::string& text);
 
+// What a compile of `job` is expected to cost, in bytes of source: the bytes of its source (of every
+// member's, for a link group) plus k_job_overhead, what starting a compile and reading the toolkit's
+// headers costs. Compile times grow with the source a compile reads; the estimate needs no scan and
+// no cache, so every machine makes the same one.
+inline constexpr std::uint64_t k_job_overhead = 16 * 1024;
+std::uint64_t estimated_cost(const compile::CompileJob& job);
+
 // Each job's shard by its unit and target: {unit name (a source, variant or link group), target} -> 1..count.
 using ShardOf = std::map<std::pair<std::string, std::string>, std::uint64_t>;
-ShardOf assign_shards(const plan::BuildPlan& plan, std::uint64_t count);
+using JobCost = std::function<std::uint64_t(const compile::CompileJob&)>;
+ShardOf assign_shards(const plan::BuildPlan& plan, std::uint64_t count, const JobCost& cost = estimated_cost);
 
 // The XXH3-128 of every job's compile key in plan order: the same for the same manifest, sources,
 // options, targets and toolchain, wherever the tree is. Headers are checked entry by entry later.
