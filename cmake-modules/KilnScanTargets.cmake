@@ -40,7 +40,7 @@ function(_kiln_scan_targets name work_dir scan_targets args_var depends_var)
   set(record ${work_dir}/scan-targets.cmake)
   string(CONCAT content
        "# SCAN_TARGETS of kiln_add_cache(${name}) as the build system was generated: the files kiln build scans\n"
-       "# (--host-source) and the C++ standard it parses them at (--host-std). Nothing reads it; a change\n"
+       "# (--host-source) and the C++ standard it parses them at (--host-std). Kiln reads none of it; a change\n"
        "# rebuilds the package.\nset(KILN_SCAN_SOURCES [==[\n${record_files}]==])\n"
        "set(KILN_SCAN_STANDARD [==[${standard}]==])\n")
   file(GENERATE OUTPUT ${record} CONTENT "${content}")
