@@ -23,6 +23,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnScanTargets.cmake)
 
 # A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
 # mean 'sm_90'?)", or "".
@@ -180,8 +181,8 @@ function(kiln_add_cache name)
   get_filename_component(output_dir "${output}" DIRECTORY)
   file(MAKE_DIRECTORY "${output_dir}")
 
-  _kiln_host_sources(host_sources scan_include_dirs scan_defines "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}"
-                     "${arg_SOURCES}")
+  _kiln_host_sources(host_sources scan_include_dirs scan_defines scan_args scan_depends ${name} ${work_dir}
+                     "${arg_HOST_SOURCES}" "${arg_SCAN_TARGETS}" "${arg_SOURCES}")
   # The user's compile and scan cache (KILN_CACHE_DIR, else ~/.cache/kiln), as ccache works under
   # CMake: a `kiln build` of the same sources by hand, or another build tree, reuses what this one
   # compiled. The CMake variable KILN_CACHE_DIR, if set, names another.
@@ -194,6 +195,7 @@ function(kiln_add_cache name)
   foreach(file IN LISTS host_sources)
     list(APPEND generator_args --host-source ${file})
   endforeach()
+  list(APPEND generator_args ${scan_args})   # generator expressions: lists, COMMAND_EXPAND_LISTS below
   _kiln_python_sources(python_sources python "${arg_PYTHON_SOURCES}")
   foreach(file IN LISTS python_sources)
     list(APPEND generator_args --python-source ${file})
@@ -289,10 +291,11 @@ function(kiln_add_cache name)
     BYPRODUCTS ${companions}
     COMMAND ${kiln_command} build ${manifest} ${generator_args}
     ${split_command}
-    DEPENDS Kiln::kiln ${inputs} ${host_sources} ${python_sources}
+    DEPENDS Kiln::kiln ${inputs} ${host_sources} ${scan_depends} ${python_sources}
     DEPFILE ${output}.d
     COMMENT "Building Kiln package ${name} (kiln_add_cache at ${call_site})"
     ${job_pool}
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   # Only what reads the package waits for it: the link of a program that links <name> and, with EMBED,
   # the object that .incbin's it (OBJECT_DEPENDS). A target-level dependency would make Ninja hold back
@@ -394,30 +397,30 @@ function(_kiln_check_job_pool name pool call_site)
 endfunction()
 
 # Host code the generator scans for the kernels and variables it asks the runtime for (kiln build
-# --host-source): the files in HOST_SOURCES, and the C, C++ and CUDA sources of each target in
-# SCAN_TARGETS as it is now. The scanner parses host sources with the manifest's include directories
-# and defines, so the targets' own (generator expressions, evaluated at generate time, transitive
-# usage requirements included) are added to those; kernel sources are scanned anyway and left out.
-function(_kiln_host_sources files_var include_dirs_var defines_var host_sources scan_targets kernel_sources)
+# --host-source): the files in HOST_SOURCES (`files_var`), and each target's in SCAN_TARGETS, read when
+# the build system is generated (KilnScanTargets.cmake: `scan_args_var` for kiln build's command line,
+# with the targets' C++ standard, and `scan_depends_var`). The scanner parses host sources with the
+# manifest's include directories and defines, so the targets' own (generator expressions, evaluated at
+# generate time, transitive usage requirements included) are added to those; kernel sources are
+# scanned anyway and left out.
+function(_kiln_host_sources files_var include_dirs_var defines_var scan_args_var scan_depends_var name work_dir
+                            host_sources scan_targets kernel_sources)
   set(fn "kiln_add_cache()")
   _kiln_given_files(files HOST_SOURCES "${host_sources}")
   set(include_dirs "")
   set(defines "")
+  set(scan_args "")
+  set(scan_depends "")
   foreach(target IN LISTS scan_targets)
     if(NOT TARGET ${target})
       message(FATAL_ERROR "${fn}: SCAN_TARGETS entry '${target}' is not a target (create it first)")
     endif()
-    get_target_property(sources ${target} SOURCES)
-    get_target_property(source_dir ${target} SOURCE_DIR)
-    foreach(source IN LISTS sources)
-      if(source MATCHES "\\.(c|cc|cpp|cxx|c\\+\\+|cu)$" AND NOT source MATCHES "\\$<")
-        get_filename_component(path "${source}" ABSOLUTE BASE_DIR ${source_dir})
-        list(APPEND files ${path})
-      endif()
-    endforeach()
     list(APPEND include_dirs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
     list(APPEND defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   endforeach()
+  if(scan_targets)
+    _kiln_scan_targets(${name} ${work_dir} "${scan_targets}" scan_args scan_depends)
+  endif()
   foreach(source IN LISTS kernel_sources)
     get_filename_component(path "${source}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     list(REMOVE_ITEM files ${path})
@@ -426,6 +429,8 @@ function(_kiln_host_sources files_var include_dirs_var defines_var host_sources 
   set(${files_var} "${files}" PARENT_SCOPE)
   set(${include_dirs_var} "${include_dirs}" PARENT_SCOPE)
   set(${defines_var} "${defines}" PARENT_SCOPE)
+  set(${scan_args_var} "${scan_args}" PARENT_SCOPE)
+  set(${scan_depends_var} "${scan_depends}" PARENT_SCOPE)
 endfunction()
 
 # The absolute paths of the files given to kiln_add_cache()'s <keyword> (relative to the current

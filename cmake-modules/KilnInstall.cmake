@@ -108,7 +108,7 @@ install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnC
               ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnPlacePackage.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
-              ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnScanTargets.cmake
         DESTINATION ${KILN_INSTALL_CMAKEDIR})
 
 # The documentation, which messages point to (share/doc/kiln/manifest.md for the options Kiln

@@ -195,6 +195,29 @@ TEST_F(BuildScan, HostSourcesCanComeFromTheCommandLine) {
   EXPECT_TRUE(reader.find_kernel("block_sum<float, 256u>"));
 }
 
+// A C++20 host file (its build's standard, not the kernels') parses only at --host-std c++20
+// (kiln_add_cache's SCAN_TARGETS passes the target's); without it, its request is lost with a warning.
+TEST_F(BuildScan, HostSourcesParseAtTheStandardGiven) {
+  write_text(m_project / "kiln.toml", "targets = [\"sm_80\"]\n[[source]]\npath = \"kernels/device.cu\"\n");
+  write_text(m_project / "src/modern.cpp",
+             "#include <kiln/kiln.hpp>\n#include <span>\ntemplate <class T> concept wide = sizeof(T) == 8;\n"
+             "kiln::Kernel get(const kiln::Package& p, std::span<const float>) {\n"
+             "  return p.kernel(\"block_sum<float, 256u>\");\n}\n");
+  const RunResult at_17 = build({"--host-source", "src/modern.cpp"});
+  ASSERT_EQ(at_17.exit_code, 0) << at_17.err;
+  EXPECT_NE(at_17.err.find("modern.cpp: warning: the scan cannot read this host source"), std::string::npos) << at_17.err;
+  const RunResult at_20 = build({"--host-source", "src/modern.cpp", "--host-std", "c++20"});
+  ASSERT_EQ(at_20.exit_code, 0) << at_20.err;
+  EXPECT_EQ(at_20.err.find("cannot read"), std::string::npos) << at_20.err;
+  const std::vector<std::byte> bytes = read_bytes(m_dir.path() / "scan.kiln");
+  format::PackageReader reader;
+  ASSERT_TRUE(reader.open(bytes));
+  EXPECT_TRUE(reader.find_kernel("block_sum<float, 256u>"));
+  const RunResult unknown = build({"--host-source", "src/modern.cpp", "--host-std", "c++21"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("--host-std"), std::string::npos) << unknown.err;
+}
+
 TEST_F(BuildScan, ManifestInstantiationsAddToThoseFound) {
   write_text(m_project / "kiln.toml", "targets = [\"sm_80\"]\nhost_sources = [\"src/app.cpp\"]\n"
                                       "[[source]]\npath = \"kernels/device.cu\"\ninstantiate = [\"block_sum<double, 128>\"]\n"

@@ -215,7 +215,10 @@ endif()
 
 # Host code decides which instantiation of a kernel template is built: host.cpp asks for fill<int>.
 # It parses only with its target's include directory and definition, which SCAN_TARGETS passes on
-# (HOST_SOURCES takes them from INCLUDE_DIRECTORIES and DEFINES).
+# (HOST_SOURCES takes them from INCLUDE_DIRECTORIES and DEFINES). SCAN_TARGETS reads the target when
+# the build system is generated (issue 33): later.cpp, added after the call and C++20 like the
+# cxx_std_20 asked after it, is scanned at c++20 and asks for fill<double>. A STRICT cache whose
+# target asks for a kernel no source defines fails, naming the file and line.
 write_project(${WORK}/scanning "enable_language(CXX)
 add_executable(app host.cpp)
 target_include_directories(app PRIVATE hostinc)
@@ -224,15 +227,36 @@ target_link_libraries(app PRIVATE Kiln::runtime)
 kiln_add_cache(by_target SOURCES templates.cu SCAN_TARGETS app TARGETS sm_80)
 kiln_add_cache(by_file SOURCES templates.cu HOST_SOURCES host.cpp INCLUDE_DIRECTORIES hostinc DEFINES HOST_DEFINE
                TARGETS sm_80)
-kiln_add_cache(by_python SOURCES templates.cu PYTHON_SOURCES ops.py TARGETS sm_80)")
+kiln_add_cache(by_python SOURCES templates.cu PYTHON_SOURCES ops.py TARGETS sm_80)
+target_sources(app PRIVATE later.cpp)
+target_compile_features(app PRIVATE cxx_std_20)
+add_library(unsatisfied OBJECT unsatisfied.cpp)
+target_link_libraries(unsatisfied PRIVATE Kiln::runtime)
+kiln_add_cache(unsatisfied_strict SOURCES templates.cu SCAN_TARGETS unsatisfied TARGETS sm_80 STRICT)")
 set(build ${WORK}/scanning/build)
 kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/scanning -B ${build} -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX}
          -DCMAKE_CXX_COMPILER=${CXX} -DPython3_EXECUTABLE=${PYTHON})
 kiln_run(ignored ${CMAKE_COMMAND} --build ${build} --target by_target_package by_file_package by_python_package)
-foreach(cache by_target by_file)
-  kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/${cache}.kiln)
-  kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<int> " "${cache}: the kernel host code asks for")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/by_file.kiln)
+kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<int> " "by_file: the kernel host code asks for")
+kiln_run(report ${PREFIX}/bin/kiln inspect --json ${build}/by_target.kiln)
+string(JSON count LENGTH "${report}" kernels)
+set(kernels "")
+math(EXPR last "${count} - 1")
+foreach(index RANGE ${last})
+  string(JSON kernel GET "${report}" kernels ${index} name)
+  list(APPEND kernels "${kernel}")
 endforeach()
+list(SORT kernels)
+kiln_expect("${kernels}" MATCHES "^fill<double>;fill<int>$" "by_target: the kernels host.cpp and the later, C++20 later.cpp ask for")
+include(${build}/kiln/by_target/scan-targets.cmake)
+kiln_expect("${KILN_SCAN_STANDARD}: ${KILN_SCAN_SOURCES}" MATCHES "^20: .*/scanning/later.cpp"
+            "by_target: the record of what SCAN_TARGETS scans")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} --target unsatisfied_strict_package
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+kiln_expect("${result}" NOT_MATCHES "^0$" "STRICT with a request no kernel source can satisfy: the build")
+kiln_expect("${output}" MATCHES "unsatisfied\\.cpp:5:[0-9]+: [^\n]*'no_such_kernel<int>'"
+            "STRICT with a request no kernel source can satisfy: the error")
 # Python code decides too (ops.py asks for fill<float>), read by the interpreter CMake knows.
 kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/by_python.kiln)
 kiln_expect("${report}" MATCHES "kernels \\(1\\)\n  fill<float> " "by_python: the kernel Python code asks for")

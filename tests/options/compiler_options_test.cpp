@@ -137,6 +137,7 @@ TEST(CompilerOptions, PtxasGetsItsOwnOptionsButNoneThatNamesAFileOrSetsWhatKilnS
 
 TEST(CompilerOptions, HostSourcesAreScannedAtAStandardKilnsHeaderCanUse) {
   EXPECT_EQ(host_standard(""), "c++17");
+  EXPECT_EQ(host_standard("c++98"), "c++17");   // CMake's CXX_STANDARD 98 (kiln build --host-std)
   EXPECT_EQ(host_standard("c++11"), "c++17");
   EXPECT_EQ(host_standard("c++14"), "c++17");
   EXPECT_EQ(host_standard("c++20"), "c++20");

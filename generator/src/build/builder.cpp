@@ -257,6 +257,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   scan.display_prefix = prefix;
   scan.build_dir = build_dir;
   scan.python = m_request.python;
+  scan.host_standard = m_request.host_standard;
   scan.publish = stores.remote != nullptr;
   if (shard) scan.scans_kernel_source = [&](const std::string& s) { return shard_sources.count(s) != 0; };
   discovery_settings.extra = {m_request.host_sources, m_request.python_sources};

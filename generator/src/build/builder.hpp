@@ -34,6 +34,7 @@ struct BuildRequest {
   std::filesystem::path build_dir;             // what <build> names; empty: the output's directory
   std::filesystem::path cuda_root;             // empty: the toolkit found as compile/toolkit.hpp says
   std::vector<std::filesystem::path> host_sources;     // to scan for requests, beside the manifest's
+  std::string host_standard;                   // the -std host sources are parsed at; empty: the kernels'
   std::vector<std::filesystem::path> python_sources;
   std::string python;                          // the interpreter for Python sources; empty: the default
   std::filesystem::path cache_dir;             // empty: as store/cache_settings.hpp finds it

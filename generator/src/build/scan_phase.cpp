@@ -30,10 +30,12 @@ using scan::ScanInput;
 using scan::ScanResult;
 
 // A kernel source is scanned with what changes the language in its compile options (options/): -D,
-// -U, -std, -include, -default-device. A host source, with the manifest's macros, at a standard its
-// C++ can use (options::host_standard), and Kiln's own headers.
+// -U, -std, -include, -default-device. A host source, with the manifest's macros, at the standard its
+// own build gives it (--host-std), else the kernels', raised to one its C++ can use
+// (options::host_standard), and Kiln's own headers.
 ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEntry* source, const fs::path& file,
-                    const compile::Toolkit& toolkit, const fs::path& build_dir, ScanInput::Role role) {
+                    const compile::Toolkit& toolkit, const ScanPhaseSettings& settings, ScanInput::Role role) {
+  const fs::path& build_dir = settings.build_dir;
   ScanInput in;
   in.file = file;
   in.directory = fs::absolute(manifest.root).lexically_normal();
@@ -65,7 +67,8 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
   in.cuda_root = toolkit.root;
   in.role = role;
   if (role == ScanInput::Role::host) {
-    in.language_standard = options::host_standard(top ? top->scan.standard : "");
+    const std::string kernels = top ? top->scan.standard : "";
+    in.language_standard = options::host_standard(settings.host_standard.empty() ? kernels : settings.host_standard);
     in.include_dirs.push_back(in.kiln_include_dir.string());
   }
   return in;
@@ -254,13 +257,13 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
   // A source listed as several variants is scanned once, with its first entry's macros and options.
   for (const manifest::SourceEntry& source : manifest.sources)
     if (seen.insert(source.path).second)
-      inputs.push_back(input_for(manifest, &source, source.path, toolkit, settings.build_dir, ScanInput::Role::kernels));
+      inputs.push_back(input_for(manifest, &source, source.path, toolkit, settings, ScanInput::Role::kernels));
   const std::size_t kernel_count = inputs.size();
   std::vector<fs::path> hosts(manifest.host_sources.begin(), manifest.host_sources.end());
   for (const fs::path& given : extra.host) hosts.push_back(relative_to_root(given, root));
   for (const fs::path& host : hosts)
     if (seen.insert(host).second)
-      inputs.push_back(input_for(manifest, nullptr, host, toolkit, settings.build_dir, ScanInput::Role::host));
+      inputs.push_back(input_for(manifest, nullptr, host, toolkit, settings, ScanInput::Role::host));
 
   // Lookups are cheap (hashing files) and happen here; only misses are parsed, in parallel.
   const scan::ScanCache cache(*settings.store);

@@ -31,6 +31,7 @@ struct ScanPhaseSettings {
   std::string display_prefix;                 // how the manifest directory looks from the user's cwd
   std::filesystem::path build_dir;            // <build> in include directories (util/named_roots.hpp)
   std::string python;                         // --python: the interpreter for Python sources, if given
+  std::string host_standard;                  // --host-std: host sources' -std; empty: the kernels'
   // Kernel sources (as the manifest names them) to scan; the others count as scanned with nothing
   // found. Unset: all. A shard scans the sources of its own units only (shard/shard_plan.hpp).
   std::function<bool(const std::string&)> scans_kernel_source;

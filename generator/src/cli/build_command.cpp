@@ -96,6 +96,10 @@ public:
                    "A host source to scan for runtime requests, besides the manifest's host_sources (repeatable)")
         ->check(CLI::ExistingFile)
         ->allow_extra_args(false);
+    app.add_option("--host-std", m_host_standard,
+                   "The C++ standard host sources are parsed at, as their own build compiles them (default: the "
+                   "kernels' -std); raised to c++17, which <kiln/kiln.hpp> needs")
+        ->check(CLI::IsMember({"c++98", "c++03", "c++11", "c++14", "c++17", "c++20", "c++23", "c++26"}));
     app.add_option("--python-source", m_python_sources,
                    "A Python source to scan for runtime requests, besides the manifest's python_sources (repeatable)")
         ->check(CLI::ExistingFile)
@@ -146,6 +150,7 @@ private:
     request.build_dir = m_build_dir;
     request.cuda_root = m_cuda_root;
     request.host_sources = m_host_sources;
+    request.host_standard = m_host_standard;
     request.python_sources = m_python_sources;
     request.python = m_python;
     request.cache_dir = m_cache_dir;
@@ -218,6 +223,7 @@ private:
   fs::path m_build_dir;
   std::vector<std::string> m_targets;
   std::vector<fs::path> m_host_sources;
+  std::string m_host_standard;
   std::vector<fs::path> m_python_sources;
   std::string m_python;
   fs::path m_cache_dir;

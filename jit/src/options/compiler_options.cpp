@@ -46,7 +46,7 @@ Result<CompilerOptions> interpret(std::span<const std::string> given) {
 }
 
 std::string host_standard(const std::string& kernel_standard) {
-  for (const char* older : {"c++03", "c++11", "c++14"})
+  for (const char* older : {"c++98", "c++03", "c++11", "c++14"})
     if (kernel_standard == older) return "c++17";
   return kernel_standard.empty() ? "c++17" : kernel_standard;
 }
