@@ -41,6 +41,35 @@ TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNo
   EXPECT_EQ(r.err.find(line), r.err.rfind(line)) << r.err;
 }
 
+// A typo fails the scan (clang) and the compile alike: the compiler's error is the one report, not a
+// warning that the scan cannot read the source before it (docs/cli.md, "Diagnostics").
+TEST(BuildErrors, ATypoInAKernelIsReportedOnceByItsCompiler) {
+  ScratchDir dir;
+  write_errors_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n  x[0] = undefned_name;\n}\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/kernels/k.cu:2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: identifier \"undefned_name\" is undefined"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("the scan cannot read"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("undeclared identifier"), std::string::npos) << "clang's error said too:\n" << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// Another source that the scan cannot read but that compiles keeps its warning.
+TEST(BuildErrors, AnUnreadableSourceThatCompilesKeepsItsWarningBesideAnotherSourcesError) {
+  ScratchDir dir;
+  const fs::path p = dir.path() / "p";
+  write_text(p / "kiln.toml", "targets = [\"sm_80\"]\n[[source]]\npath = \"a.cu\"\n[[source]]\npath = \"b.cu\"\n");
+  write_text(p / "a.cu", "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n"
+                         "extern \"C\" __global__ void a(int* x) { x[0] = 1; }\n");
+  write_text(p / "b.cu", "extern \"C\" __global__ void b(int* x) { x[0] = nope; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/a.cu: warning: the scan cannot read this source"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("p/b.cu: warning: the scan cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("p/b.cu:1"), std::string::npos) << r.err;
+}
+
 TEST(BuildErrors, FailedBuildLeavesThePreviousPackageAndNoTemporaryFiles) {
   ScratchDir dir;
   const fs::path p = write_errors_project(dir, "", k_good_source);

@@ -84,13 +84,20 @@ public:
   void step(std::size_t done, std::size_t total, const std::string& what) override { m_inner.step(done, total, what); }
   void compiled(std::size_t done, std::size_t total, const compile::CompileJob& job, const compile::CompileOutput& out,
                 bool retried) override {
+    if (!out.ok && !retried) {
+      m_failed_sources.insert(job.source);
+      for (const compile::CompileJob& member : job.members) m_failed_sources.insert(member.source);
+    }
     m_inner.compiled(done, total, job, out, retried);
   }
   void steps_done() override { m_inner.steps_done(); }
+  // The sources (as the manifest names them) of the compiles that failed for good.
+  const std::set<std::string>& failed_sources() const { return m_failed_sources; }
 
 private:
   BuildEvents& m_inner;
   std::vector<std::string>& m_warnings;
+  std::set<std::string> m_failed_sources;
 };
 
 // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
@@ -140,6 +147,13 @@ private:
   bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
                          const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
   bool write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const std::string& prefix);
+  // Says the warnings of the kernel sources the scan could not read, except for a source whose compile
+  // failed: its compiler's errors are the one report of what is wrong there (a typo fails both).
+  void say_unreadable_sources() {
+    for (const SourceFinding& unreadable : m_found.unreadable_kernel_sources)
+      if (!m_events.failed_sources().count(unreadable.source)) m_events.warning(plan::render(unreadable.finding, false));
+    m_found.unreadable_kernel_sources.clear();
+  }
 
   const BuildRequest& m_request;
   BuildResult& m_result;
@@ -266,7 +280,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   if (m_found.failure != BuildFailure::none) return stop(m_found.failure, m_found.error), false;
 
   Result<plan::BuildPlan> planned = plan::make_plan(manifest, toolkit, plan_settings, m_found.discovery);
-  if (!planned) return stop(BuildFailure::bad_input, planned.error()), false;
+  if (!planned) return say_unreadable_sources(), stop(BuildFailure::bad_input, planned.error()), false;
   plan::BuildPlan& plan = m_result.plan = std::move(*planned);
   for (const std::string& line : plan::describe_parts(plan.units)) m_events.detail(line);
 
@@ -295,6 +309,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
+  say_unreadable_sources();
   m_result.cached = counts.hits;
   m_result.compiled = counts.misses;
   m_result.compiled_early = speculation ? speculation->taken() : 0;

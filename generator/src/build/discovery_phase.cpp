@@ -99,6 +99,10 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   found.discovery = plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                                    {settings.scan.display_prefix, toolkit.root, root});
   std::vector<plan::Finding> findings = std::move(scans.findings);
+  // --strict stops on them here, with the others; else they wait for the compiles (builder.cpp).
+  for (SourceFinding& unreadable : scans.unreadable_kernel_sources)
+    if (settings.strict) findings.push_back(std::move(unreadable.finding));
+    else found.unreadable_kernel_sources.push_back(std::move(unreadable));
   findings.insert(findings.end(), found.discovery.findings.begin(), found.discovery.findings.end());
   for (const plan::Finding& finding : findings) {
     if (settings.strict) events.error(plan::render(finding, true));
