@@ -74,10 +74,11 @@ std::vector<plan::Finding> empty_source_warnings(const plan::BuildPlan& plan, co
 // Passes every event on, and keeps the warnings for the result.
 class RecordedEvents final : public BuildEvents {
 public:
-  RecordedEvents(BuildEvents& inner, std::vector<std::string>& warnings) : m_inner(inner), m_warnings(warnings) {}
-  void warning(const std::string& text) override {
-    m_warnings.push_back(text);
-    m_inner.warning(text);
+  RecordedEvents(BuildEvents& inner, BuildResult& result) : m_inner(inner), m_result(result) {}
+  void warning(WarningSource source, const std::string& text) override {
+    m_result.warnings.push_back(text);
+    m_result.warning_sources.push_back(source);
+    m_inner.warning(source, text);
   }
   void error(const std::string& text) override { m_inner.error(text); }
   void detail(const std::string& text) override { m_inner.detail(text); }
@@ -96,7 +97,7 @@ public:
 
 private:
   BuildEvents& m_inner;
-  std::vector<std::string>& m_warnings;
+  BuildResult& m_result;
   std::set<std::string> m_failed_sources;
 };
 
@@ -127,7 +128,7 @@ bool any_host_code(const manifest::Manifest& manifest) {
 class BuildRun {
 public:
   BuildRun(const BuildRequest& request, BuildEvents& events, BuildResult& result)
-      : m_request(request), m_result(result), m_events(events, result.warnings) {}
+      : m_request(request), m_result(result), m_events(events, result) {}
 
   void run();
 
@@ -151,7 +152,8 @@ private:
   // failed: its compiler's errors are the one report of what is wrong there (a typo fails both).
   void say_unreadable_sources() {
     for (const SourceFinding& unreadable : m_found.unreadable_kernel_sources)
-      if (!m_events.failed_sources().count(unreadable.source)) m_events.warning(plan::render(unreadable.finding, false));
+      if (!m_events.failed_sources().count(unreadable.source))
+        m_events.warning(WarningSource::scan, plan::render(unreadable.finding, false));
     m_found.unreadable_kernel_sources.clear();
   }
 
@@ -201,7 +203,7 @@ void BuildRun::run() {
   Result<ScratchDir> scratch = ScratchDir::create(output);
   if (!scratch) return stop(BuildFailure::environment, scratch.error());
   Result<BuildStores> stores = open_build_stores(*cache, store::process_environment(),
-                                                 [this](const std::string& text) { m_events.warning(text); });
+                                                 [this](const std::string& text) { m_events.warning(WarningSource::cache, text); });
   if (!stores) return stop(BuildFailure::usage, stores.error());
   if (!compile_and_write(*manifest, *toolkit, *stores, scratch->path(), prefix, build_start)) return;
   m_result.total_seconds = seconds_since(m_start);
@@ -341,13 +343,14 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
   // Host and Python sources are inputs too: a new request there changes the package.
   assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
-  for (const plan::Finding& warning : assembled->warnings) m_events.warning(plan::render(warning, false));
+  for (const plan::Finding& warning : assembled->warnings)
+    m_events.warning(WarningSource::kiln, plan::render(warning, false));
   for (const plan::Finding& warning : empty_source_warnings(plan, assembled->contents, prefix))
-    m_events.warning(plan::render(warning, false));
+    m_events.warning(WarningSource::kiln, plan::render(warning, false));
   // Fewer kernels than asked for is said once, whatever dropped them; strict refuses the package.
   if (Status answered = answers_every_name(m_found.asked, assembled->contents); !answered) {
     if (m_request.strict) return stop(BuildFailure::failed, then(answered.error(), " (--strict); no package written")), false;
-    m_events.warning(diagnostic(answered.error(), "warning"));
+    m_events.warning(WarningSource::scan, diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
   if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)

@@ -106,7 +106,7 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   findings.insert(findings.end(), found.discovery.findings.begin(), found.discovery.findings.end());
   for (const plan::Finding& finding : findings) {
     if (settings.strict) events.error(plan::render(finding, true));
-    else events.warning(plan::render(finding, false));
+    else events.warning(WarningSource::scan, plan::render(finding, false));
   }
   if (settings.strict && !findings.empty()) {
     found.failure = BuildFailure::failed;
