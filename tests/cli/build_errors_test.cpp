@@ -33,7 +33,8 @@ TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNo
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, k_failed);
   // NVRTC prints no column; its caret under the echoed line gives it.
-  EXPECT_NE(r.err.find("p/kernels/k.cu:3:10: error: identifier \"undefined_name\" is undefined"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/k.cu:3:10: error: identifier \"undefined_name\" is undefined"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("no package written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
   EXPECT_FALSE(fs::exists(dir.path() / "out.kiln.d"));
@@ -49,7 +50,8 @@ TEST(BuildErrors, ATypoInAKernelIsReportedOnceByItsCompiler) {
   write_errors_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n  x[0] = undefned_name;\n}\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, k_failed);
-  EXPECT_NE(r.err.find("p/kernels/k.cu:2:10: error: identifier \"undefned_name\" is undefined"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("p/kernels/k.cu:2:10: error: identifier \"undefned_name\" is undefined"), std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find("the scan cannot read"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("undeclared identifier"), std::string::npos) << "clang's error said too:\n" << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;

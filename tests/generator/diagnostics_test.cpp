@@ -80,6 +80,9 @@ TEST_F(CaretColumns, NoCaretOrNoFileGivesNoColumn) {
   EXPECT_EQ(rewrite_diagnostics("gone.cu(3): error: e\n  x;\n  ^\n", "", m_root), "gone.cu:3: error: e\n  x;\n  ^");
   EXPECT_EQ(rewrite_diagnostics("k.cu(3): error: e\n    x[0] = undefned_name;\n    ^\n", ""),
             "k.cu:3: error: e\n    x[0] = undefned_name;\n    ^");
+  // A line past any file's end, or past what a number holds, is read as no line: nothing throws.
+  EXPECT_EQ(rewrite_diagnostics("k.cu(99999999999): error: e\n  x;\n  ^\n", "", m_root),
+            "k.cu:99999999999: error: e\n  x;\n  ^");
 }
 
 // The one printer: the place from Location, never from the message.

@@ -203,7 +203,9 @@ void BuildRun::run() {
   Result<ScratchDir> scratch = ScratchDir::create(output);
   if (!scratch) return stop(BuildFailure::environment, scratch.error());
   Result<BuildStores> stores = open_build_stores(*cache, store::process_environment(),
-                                                 [this](const std::string& text) { m_events.warning(WarningSource::cache, text); });
+                                                 [this](const std::string& text) {
+                                                   m_events.warning(WarningSource::cache, text);
+                                                 });
   if (!stores) return stop(BuildFailure::usage, stores.error());
   if (!compile_and_write(*manifest, *toolkit, *stores, scratch->path(), prefix, build_start)) return;
   m_result.total_seconds = seconds_since(m_start);

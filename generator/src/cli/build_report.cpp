@@ -27,9 +27,12 @@ std::string warning_count_line(const std::string& output, const std::vector<buil
   using build::WarningSource;
   const auto count = [&](WarningSource source) { return std::count(sources.begin(), sources.end(), source); };
   std::string parts;
-  for (const auto& [source, whose] : {std::pair{WarningSource::scan, "the scan"}, {WarningSource::compiler, "the compiler"},
-                                      {WarningSource::cache, "the cache"}, {WarningSource::kiln, "Kiln"}})
-    if (const auto n = count(source); n > 0) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " from " + whose;
+  for (const auto& [source, whose] : {std::pair{WarningSource::scan, "the scan"},
+                                      {WarningSource::compiler, "the compiler"},
+                                      {WarningSource::cache, "the cache"},
+                                      {WarningSource::kiln, "Kiln"}})
+    if (const auto n = count(source); n > 0)
+      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " from " + whose;
   return "kiln: " + output + ": " + std::to_string(sources.size()) + (sources.size() == 1 ? " warning" : " warnings") +
          " (above): " + parts +
          (count(WarningSource::scan) > 0 ? "; with --strict (KILN_STRICT=1) the scan's findings fail the build" : "");

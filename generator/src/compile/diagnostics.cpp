@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <regex>
 #include <vector>
 
@@ -113,13 +114,17 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
+// The files a log names, each read once (a header's warnings may be many).
+using ReadFiles = std::map<std::string, std::optional<std::string>>;
+
 // Line `number` of `file` (from `root` if relative); nothing if it cannot be read.
-std::optional<std::string> source_line(const std::string& file, int number, const std::filesystem::path& root) {
+std::optional<std::string> source_line(const std::string& file, int number, const std::filesystem::path& root,
+                                       ReadFiles& read) {
   if (root.empty() || file.empty() || file.front() == '<') return std::nullopt;
-  const std::filesystem::path path = file.front() == '/' ? std::filesystem::path(file) : root / file;
-  const std::optional<std::string> text = read_text_file(path);
-  if (!text) return std::nullopt;
-  const std::vector<std::string_view> lines = lines_of(*text);
+  auto [text, fresh] = read.try_emplace(file);
+  if (fresh) text->second = read_text_file(file.front() == '/' ? std::filesystem::path(file) : root / file);
+  if (!text->second) return std::nullopt;
+  const std::vector<std::string_view> lines = lines_of(*text->second);
   if (number < 1 || static_cast<std::size_t>(number) > lines.size()) return std::nullopt;
   std::string_view line = lines[static_cast<std::size_t>(number) - 1];
   if (line.ends_with('\r')) line.remove_suffix(1);
@@ -128,13 +133,15 @@ std::optional<std::string> source_line(const std::string& file, int number, cons
 
 }  // namespace
 
-std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix, const std::filesystem::path& root) {
+std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix,
+                                const std::filesystem::path& root) {
   // "path(12): error: ..." / "path(12): warning #177-D: ..." / "catastrophic error"
-  static const std::regex location(R"re(^([^\s(][^(]*)\((\d+)\): ((?:catastrophic )?error|warning|remark)(.*)$)re");
+  static const std::regex location(R"re(^([^\s(][^(]*)\((\d+)\): ((?:catastrophic )?error|warning|remark)([\s\S]*)$)re");
   static const std::regex caret_line(R"re(^\s*\^\s*$)re");
   // "1 error detected in the compilation of "kernels/a.cu"."
   static const std::regex closing(R"re(in the compilation of "([^"]+)")re");
   const std::vector<std::string_view> lines = lines_of(log);
+  ReadFiles read;
   std::string text;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string line(lines[i]);
@@ -147,7 +154,7 @@ std::string rewrite_diagnostics(std::string_view log, std::string_view display_p
     int column = 0;
     if (i + 2 < lines.size() && std::regex_match(std::string(lines[i + 2]), caret_line)) {
       const std::size_t caret = lines[i + 2].find('^');
-      if (const std::optional<std::string> original = source_line(m[1].str(), std::stoi(m[2].str()), root))
+      if (const std::optional<std::string> original = source_line(m[1].str(), number(m[2].str()), root, read))
         column = caret_column(lines[i + 1], caret, *original);
     }
     text += display(m[1].str(), display_prefix) + ":" + m[2].str() + (column ? ":" + std::to_string(column) : "") +
