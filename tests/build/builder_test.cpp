@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 // Everything the builder says, in order, as "<kind>: <text>".
 class RecordingEvents final : public build::BuildEvents {
 public:
-  void warning(const std::string& text) override { said.push_back("warning: " + text); }
+  void warning(build::WarningSource, const std::string& text) override { said.push_back("warning: " + text); }
   void error(const std::string& text) override { said.push_back("error: " + text); }
   void detail(const std::string& text) override { said.push_back("detail: " + text); }
   void step(std::size_t, std::size_t, const std::string& what) override { said.push_back("step: " + what); }

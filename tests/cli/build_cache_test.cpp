@@ -52,6 +52,9 @@ TEST_F(BuildCache, ASecondBuildHitsEveryImageAndWritesTheSameBytes) {
   ASSERT_EQ(warm.exit_code, 0) << warm.err;
   EXPECT_TRUE(says(warm, "compile: 6 cached, 0 compiled")) << warm.err;
   EXPECT_TRUE(says(warm, "scan: 2 cached, 0 scanned")) << warm.err;
+  // -v marks each step the cache answered (docs/cli.md, "Cache"); none of the cold build's was.
+  EXPECT_TRUE(says(warm, "sm_90a kernels/ops.cu (cached)\n")) << warm.err;
+  EXPECT_FALSE(says(cold, "(cached)")) << cold.err;
   EXPECT_EQ(read_bytes(m_project / "basic.kiln"), first);
   EXPECT_EQ(read_text(m_project / "basic.kiln.d"), depfile) << "headers of cached images are inputs too";
   EXPECT_FALSE(fs::exists(m_project / "basic.kiln.scan-cache")) << "no cache beside the output";

@@ -32,13 +32,44 @@ TEST(BuildErrors, CompileErrorShowsPathAndLineFromTheCurrentDirectoryAndWritesNo
                                             "  x[0] = undefined_name;\n#endif\n}\n");
   const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   EXPECT_EQ(r.exit_code, k_failed);
-  EXPECT_NE(r.err.find("p/kernels/k.cu:3: error: identifier \"undefined_name\" is undefined"), std::string::npos) << r.err;
+  // NVRTC prints no column; its caret under the echoed line gives it.
+  EXPECT_NE(r.err.find("p/kernels/k.cu:3:10: error: identifier \"undefined_name\" is undefined"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("no package written"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.path() / "out.kiln"));
   EXPECT_FALSE(fs::exists(dir.path() / "out.kiln.d"));
   // The same message is shown once, not once per target.
-  const std::string line = "p/kernels/k.cu:3: error";
+  const std::string line = "p/kernels/k.cu:3:10: error";
   EXPECT_EQ(r.err.find(line), r.err.rfind(line)) << r.err;
+}
+
+// A typo fails the scan (clang) and the compile alike: the compiler's error is the one report, not a
+// warning that the scan cannot read the source before it (docs/cli.md, "Diagnostics").
+TEST(BuildErrors, ATypoInAKernelIsReportedOnceByItsCompiler) {
+  ScratchDir dir;
+  write_errors_project(dir, "", "extern \"C\" __global__ void k(int* x) {\n  x[0] = undefned_name;\n}\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/kernels/k.cu:2:10: error: identifier \"undefned_name\" is undefined"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("the scan cannot read"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("undeclared identifier"), std::string::npos) << "clang's error said too:\n" << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// Another source that the scan cannot read but that compiles keeps its warning.
+TEST(BuildErrors, AnUnreadableSourceThatCompilesKeepsItsWarningBesideAnotherSourcesError) {
+  ScratchDir dir;
+  const fs::path p = dir.path() / "p";
+  write_text(p / "kiln.toml", "targets = [\"sm_80\"]\n[[source]]\npath = \"a.cu\"\n[[source]]\npath = \"b.cu\"\n");
+  write_text(p / "a.cu", "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n"
+                         "extern \"C\" __global__ void a(int* x) { x[0] = 1; }\n");
+  write_text(p / "b.cu", "extern \"C\" __global__ void b(int* x) { x[0] = nope; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  EXPECT_EQ(r.exit_code, k_failed);
+  EXPECT_NE(r.err.find("p/a.cu: warning: the scan cannot read this source"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("p/b.cu: warning: the scan cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("p/b.cu:1"), std::string::npos) << r.err;
 }
 
 TEST(BuildErrors, FailedBuildLeavesThePreviousPackageAndNoTemporaryFiles) {

@@ -64,8 +64,8 @@ TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACoun
   write_unscannable_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
   const RunResult warned = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path(), {"KILN_STRICT=0"});
   ASSERT_EQ(warned.exit_code, 0) << warned.err;
-  EXPECT_NE(warned.err.find("kiln: out.kiln: 1 warning (above); with --strict (KILN_STRICT=1) the scan's findings "
-                            "fail the build\n"),
+  EXPECT_NE(warned.err.find("kiln: out.kiln: 1 warning (above): 1 from the scan; with --strict (KILN_STRICT=1) the "
+                            "scan's findings fail the build\n"),
             std::string::npos) << warned.err;
   const RunResult strict = run_kiln({"build", "p/kiln.toml", "-o", "strict.kiln"}, dir.path(), {"KILN_STRICT=1"});
   EXPECT_EQ(strict.exit_code, k_failed);
@@ -74,6 +74,27 @@ TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACoun
   const RunResult bad = run_kiln({"build", "p/kiln.toml", "-o", "bad.kiln"}, dir.path(), {"KILN_STRICT=maybe"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("kiln: error: KILN_STRICT='maybe': expected 1"), std::string::npos) << bad.err;
+}
+
+// The closing count names whose the warnings are; a compiler's warning is not the scan's, so
+// --strict, which would not fail the build on it, is not offered (docs/cli.md, "kiln build").
+TEST(BuildUnscannable, TheWarningCountNamesWhoseTheyAre) {
+  ScratchDir dir;
+  const std::string unused = "extern \"C\" __global__ void fill(int* x) { int unused; x[0] = 7; }\n";
+  write_unscannable_project(dir, unused);
+  const RunResult compiler = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  ASSERT_EQ(compiler.exit_code, 0) << compiler.err;
+  EXPECT_NE(compiler.err.find("warning #177-D"), std::string::npos) << compiler.err;
+  EXPECT_NE(compiler.err.find("kiln: out.kiln: 1 warning (above): 1 from the compiler\n"), std::string::npos)
+      << compiler.err;
+  EXPECT_EQ(compiler.err.find("--strict"), std::string::npos) << compiler.err;
+
+  write_unscannable_project(dir, std::string(k_clang_refuses) + unused);
+  const RunResult both = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.err.find("kiln: out.kiln: 2 warnings (above): 1 from the scan, 1 from the compiler; with --strict "
+                          "(KILN_STRICT=1) the scan's findings fail the build\n"),
+            std::string::npos) << both.err;
 }
 
 TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
 namespace kiln::compile {
 namespace {
 
@@ -24,6 +29,60 @@ TEST(RewriteDiagnostics, AbsolutePathsKeepTheirSpelling) {
 
 TEST(RewriteDiagnostics, OtherTextIsUntouched) {
   EXPECT_EQ(rewrite_diagnostics("note: f(3) is fine\n", "p/"), "note: f(3) is fine");
+}
+
+// nvcc and NVRTC print no column, only a caret under the source line they echo (preprocessed, two
+// spaces in): the column is read from it, in the line as the file has it.
+class CaretColumns : public ::testing::Test {
+protected:
+  CaretColumns() {
+    std::string name = (std::filesystem::temp_directory_path() / "kiln-caret-XXXXXX").string();
+    m_root = mkdtemp(name.data());
+    std::ofstream(m_root / "k.cu") << "#define TWICE(a) ((a) + (a))\n"
+                                      "extern \"C\" __global__ void k(int* x) {\n"
+                                      "  x[0] = undefned_name;\n"
+                                      "    x[1] = 2 +  ;\n"
+                                      "\tx[2] = /* c */ TWICE(nope);\n"
+                                      "  x[3] = TWICE(nope) + nope;\n"
+                                      "}\n";
+  }
+  ~CaretColumns() override { std::filesystem::remove_all(m_root); }
+  std::filesystem::path m_root;
+};
+
+TEST_F(CaretColumns, TheCaretGivesTheColumnInTheLineAsWritten) {
+  // As nvcc 13.0 prints them (the echo preprocessed: "2 +  ;" is "2 + ;", the tab a space).
+  const std::string log = "k.cu(3): error: identifier \"undefned_name\" is undefined\n"
+                          "    x[0] = undefned_name;\n"
+                          "           ^\n\n"
+                          "k.cu(4): error: expected an expression\n"
+                          "      x[1] = 2 + ;\n"
+                          "                 ^\n\n"
+                          "k.cu(5): error: identifier \"nope\" is undefined\n"
+                          "   x[2] = ((nope) + (nope));\n"
+                          "            ^\n\n"
+                          "k.cu(6): error: identifier \"nope\" is undefined\n"
+                          "    x[3] = ((nope) + (nope)) + nope;\n"
+                          "             ^\n";
+  const std::string out = rewrite_diagnostics(log, "p/", m_root);
+  EXPECT_NE(out.find("p/k.cu:3:10: error: identifier \"undefned_name\" is undefined\n    x[0] = undefned_name;\n"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("p/k.cu:4:17: error: expected an expression"), std::string::npos) << out;
+  // A macro's argument: the one place the word is written.
+  EXPECT_NE(out.find("p/k.cu:5:23: error: identifier \"nope\""), std::string::npos) << out;
+  // Written twice in the line: which one is not known, so no column rather than a wrong one.
+  EXPECT_NE(out.find("p/k.cu:6: error: identifier \"nope\""), std::string::npos) << out;
+}
+
+TEST_F(CaretColumns, NoCaretOrNoFileGivesNoColumn) {
+  EXPECT_EQ(rewrite_diagnostics("k.cu(3): error: e\n    x[0] = undefned_name;\n", "", m_root),
+            "k.cu:3: error: e\n    x[0] = undefned_name;");
+  EXPECT_EQ(rewrite_diagnostics("gone.cu(3): error: e\n  x;\n  ^\n", "", m_root), "gone.cu:3: error: e\n  x;\n  ^");
+  EXPECT_EQ(rewrite_diagnostics("k.cu(3): error: e\n    x[0] = undefned_name;\n    ^\n", ""),
+            "k.cu:3: error: e\n    x[0] = undefned_name;\n    ^");
+  // A line past any file's end, or past what a number holds, is read as no line: nothing throws.
+  EXPECT_EQ(rewrite_diagnostics("k.cu(99999999999): error: e\n  x;\n  ^\n", "", m_root),
+            "k.cu:99999999999: error: e\n  x;\n  ^");
 }
 
 // The one printer: the place from Location, never from the message.

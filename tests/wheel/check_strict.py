@@ -52,7 +52,7 @@ def main():
     show("pip wheel -v", "\n".join(line for line in warned.splitlines() if "kiln" in line.lower())[-4000:])
     if MISSING not in warned:
         fail(f"pip wheel -v does not show the warning about {MISSING}")
-    if "(above); with --strict (KILN_STRICT=1) the scan's findings fail the build" not in warned:
+    if "from the scan; with --strict (KILN_STRICT=1) the scan's findings fail the build" not in warned:
         fail("pip wheel -v does not show Kiln's line that counts the warnings")
 
     refused = pip_wheel(source, args.work, args.prefix, verbose=False, strict=True, expect=1)

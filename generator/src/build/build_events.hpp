@@ -11,12 +11,21 @@
 
 namespace kiln::build {
 
+// Whose a warning is, for the line that counts them at the end of a build (cli/build_command.cpp):
+// only the scan's findings are what --strict makes errors.
+enum class WarningSource {
+  scan,       // the scan's and discovery's findings (--strict fails the build on them)
+  compiler,   // a compiler's log of a compile that succeeded
+  cache,      // the cache directory or the remote cache
+  kiln,       // Kiln's own, about the package or the environment (a kernel name left out, the jobserver)
+};
+
 class BuildEvents {
 public:
   virtual ~BuildEvents() = default;
   // A warning: a compiler's log of a compile that succeeded, a finding of the scan, one of Kiln's.
-  // The build's result lists each one too (BuildResult::warnings).
-  virtual void warning(const std::string& text) = 0;
+  // The build's result lists each one too (BuildResult::warnings, and its source).
+  virtual void warning(WarningSource source, const std::string& text) = 0;
   // What stops the build, or stands beside what does, said as it happens: a failed compile's log
   // with the note naming its targets, a finding under --strict. Shown even when warnings are not.
   virtual void error(const std::string& text) = 0;
@@ -36,7 +45,7 @@ public:
 // Says nothing: for callers that need only the result.
 class SilentBuildEvents final : public BuildEvents {
 public:
-  void warning(const std::string&) override {}
+  void warning(WarningSource, const std::string&) override {}
   void error(const std::string&) override {}
   void detail(const std::string&) override {}
   void step(std::size_t, std::size_t, const std::string&) override {}

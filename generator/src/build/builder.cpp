@@ -74,23 +74,31 @@ std::vector<plan::Finding> empty_source_warnings(const plan::BuildPlan& plan, co
 // Passes every event on, and keeps the warnings for the result.
 class RecordedEvents final : public BuildEvents {
 public:
-  RecordedEvents(BuildEvents& inner, std::vector<std::string>& warnings) : m_inner(inner), m_warnings(warnings) {}
-  void warning(const std::string& text) override {
-    m_warnings.push_back(text);
-    m_inner.warning(text);
+  RecordedEvents(BuildEvents& inner, BuildResult& result) : m_inner(inner), m_result(result) {}
+  void warning(WarningSource source, const std::string& text) override {
+    m_result.warnings.push_back(text);
+    m_result.warning_sources.push_back(source);
+    m_inner.warning(source, text);
   }
   void error(const std::string& text) override { m_inner.error(text); }
   void detail(const std::string& text) override { m_inner.detail(text); }
   void step(std::size_t done, std::size_t total, const std::string& what) override { m_inner.step(done, total, what); }
   void compiled(std::size_t done, std::size_t total, const compile::CompileJob& job, const compile::CompileOutput& out,
                 bool retried) override {
+    if (!out.ok && !retried) {
+      m_failed_sources.insert(job.source);
+      for (const compile::CompileJob& member : job.members) m_failed_sources.insert(member.source);
+    }
     m_inner.compiled(done, total, job, out, retried);
   }
   void steps_done() override { m_inner.steps_done(); }
+  // The sources (as the manifest names them) of the compiles that failed for good.
+  const std::set<std::string>& failed_sources() const { return m_failed_sources; }
 
 private:
   BuildEvents& m_inner;
-  std::vector<std::string>& m_warnings;
+  BuildResult& m_result;
+  std::set<std::string> m_failed_sources;
 };
 
 // Successes, and NVRTC's verdict that it cannot take a source: the next build goes to nvcc at once.
@@ -120,7 +128,7 @@ bool any_host_code(const manifest::Manifest& manifest) {
 class BuildRun {
 public:
   BuildRun(const BuildRequest& request, BuildEvents& events, BuildResult& result)
-      : m_request(request), m_result(result), m_events(events, result.warnings) {}
+      : m_request(request), m_result(result), m_events(events, result) {}
 
   void run();
 
@@ -140,6 +148,14 @@ private:
   bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
                          const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
   bool write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const std::string& prefix);
+  // Says the warnings of the kernel sources the scan could not read, except for a source whose compile
+  // failed: its compiler's errors are the one report of what is wrong there (a typo fails both).
+  void say_unreadable_sources() {
+    for (const SourceFinding& unreadable : m_found.unreadable_kernel_sources)
+      if (!m_events.failed_sources().count(unreadable.source))
+        m_events.warning(WarningSource::scan, plan::render(unreadable.finding, false));
+    m_found.unreadable_kernel_sources.clear();
+  }
 
   const BuildRequest& m_request;
   BuildResult& m_result;
@@ -187,7 +203,9 @@ void BuildRun::run() {
   Result<ScratchDir> scratch = ScratchDir::create(output);
   if (!scratch) return stop(BuildFailure::environment, scratch.error());
   Result<BuildStores> stores = open_build_stores(*cache, store::process_environment(),
-                                                 [this](const std::string& text) { m_events.warning(text); });
+                                                 [this](const std::string& text) {
+                                                   m_events.warning(WarningSource::cache, text);
+                                                 });
   if (!stores) return stop(BuildFailure::usage, stores.error());
   if (!compile_and_write(*manifest, *toolkit, *stores, scratch->path(), prefix, build_start)) return;
   m_result.total_seconds = seconds_since(m_start);
@@ -267,7 +285,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   if (m_found.failure != BuildFailure::none) return stop(m_found.failure, m_found.error), false;
 
   Result<plan::BuildPlan> planned = plan::make_plan(manifest, toolkit, plan_settings, m_found.discovery);
-  if (!planned) return stop(BuildFailure::bad_input, planned.error()), false;
+  if (!planned) return say_unreadable_sources(), stop(BuildFailure::bad_input, planned.error()), false;
   plan::BuildPlan& plan = m_result.plan = std::move(*planned);
   for (const std::string& line : plan::describe_parts(plan.units)) m_events.detail(line);
 
@@ -296,6 +314,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
+  say_unreadable_sources();
   m_result.cached = counts.hits;
   m_result.compiled = counts.misses;
   m_result.compiled_early = speculation ? speculation->taken() : 0;
@@ -327,13 +346,14 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
   // Host and Python sources are inputs too: a new request there changes the package.
   assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
-  for (const plan::Finding& warning : assembled->warnings) m_events.warning(plan::render(warning, false));
+  for (const plan::Finding& warning : assembled->warnings)
+    m_events.warning(WarningSource::kiln, plan::render(warning, false));
   for (const plan::Finding& warning : empty_source_warnings(plan, assembled->contents, prefix))
-    m_events.warning(plan::render(warning, false));
+    m_events.warning(WarningSource::kiln, plan::render(warning, false));
   // Fewer kernels than asked for is said once, whatever dropped them; strict refuses the package.
   if (Status answered = answers_every_name(m_found.asked, assembled->contents); !answered) {
     if (m_request.strict) return stop(BuildFailure::failed, then(answered.error(), " (--strict); no package written")), false;
-    m_events.warning(diagnostic(answered.error(), "warning"));
+    m_events.warning(WarningSource::scan, diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
   if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)

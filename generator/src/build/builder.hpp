@@ -58,6 +58,7 @@ struct BuildResult {
   std::filesystem::path output;             // as requested or defaulted ("" before the manifest was read)
   std::filesystem::path depfile;            // "" with no depfile
   std::vector<std::string> warnings;        // every warning the events were told, in order
+  std::vector<WarningSource> warning_sources;   // whose each of `warnings` is
   plan::BuildPlan plan;                     // as the compile phase left it (once planned)
   std::vector<compile::CompileOutput> outputs;   // of plan.jobs, once compiled
   std::size_t kernels = 0;                  // in the package written

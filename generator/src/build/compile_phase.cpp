@@ -70,7 +70,7 @@ Status report_logs(const plan::BuildPlan& plan, const std::vector<compile::Compi
   }
   for (const LogGroup& group : groups) {
     if (!group.failed) {
-      events.warning(*group.log);
+      events.warning(WarningSource::compiler, *group.log);
       continue;
     }
     events.error(*group.log + "\n" +

@@ -106,10 +106,14 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
                   " nothing this shard scans, perhaps another shard's units: kiln merge checks " +
                   (found.discovery.left_to_the_merge == 1 ? "it" : "them"));
   std::vector<plan::Finding> findings = std::move(scans.findings);
+  // --strict stops on them here, with the others; else they wait for the compiles (builder.cpp).
+  for (SourceFinding& unreadable : scans.unreadable_kernel_sources)
+    if (settings.strict) findings.push_back(std::move(unreadable.finding));
+    else found.unreadable_kernel_sources.push_back(std::move(unreadable));
   findings.insert(findings.end(), found.discovery.findings.begin(), found.discovery.findings.end());
   for (const plan::Finding& finding : findings) {
     if (settings.strict) events.error(plan::render(finding, true));
-    else events.warning(plan::render(finding, false));
+    else events.warning(WarningSource::scan, plan::render(finding, false));
   }
   if (settings.strict && !findings.empty()) {
     found.failure = BuildFailure::failed;

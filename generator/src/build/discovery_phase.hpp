@@ -33,6 +33,9 @@ struct DiscoveredBuild {
   plan::Discovery discovery;
   std::vector<AskedName> asked;            // kernel names the manifest and scanned files ask for
   std::vector<std::filesystem::path> request_inputs;   // host and Python sources and their headers, absolute
+  // Without --strict, the warnings for kernel sources the scan could not read: the build says each
+  // one after the compiles, and only if its source compiled (else the compiler's errors say it all).
+  std::vector<SourceFinding> unreadable_kernel_sources;
 };
 
 DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,

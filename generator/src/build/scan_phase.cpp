@@ -203,9 +203,11 @@ void report(const plan::ScannedFile& file, FileKind kind, const std::string& pre
     if (first->message.find(k_not_a_regular_file) != std::string::npos && !out.input_error)
       out.input_error = Error(first->message, display(first->location, file.path, prefix), KILN_STATUS_IO_ERROR);
     const std::string parser = kind == FileKind::python_source ? "Python's" : "clang's";
-    out.findings.push_back({display({}, file.path, prefix),
-                            lost_discovery(kind) + "; " + parser + " first error: " +
-                                position_text(display(first->location, file.path, prefix)) + ": " + first->message});
+    plan::Finding lost{display({}, file.path, prefix),
+                       lost_discovery(kind) + "; " + parser + " first error: " +
+                           position_text(display(first->location, file.path, prefix)) + ": " + first->message};
+    if (kind == FileKind::kernel_source) out.unreadable_kernel_sources.push_back({file.path, std::move(lost)});
+    else out.findings.push_back(std::move(lost));
     ++out.unreadable;
     return;
   }

@@ -43,12 +43,21 @@ struct ScanPhaseSettings {
   std::function<void(std::size_t, std::size_t, const std::string&)> progress;
 };
 
+// A finding about one kernel source (as the manifest names it).
+struct SourceFinding {
+  std::string source;
+  plan::Finding finding;
+};
+
 struct ScanPhaseOutput {
   std::vector<plan::ScannedFile> kernel_sources;   // one per [[source]], in manifest order
   std::vector<plan::ScannedFile> host_sources;     // C/C++/CUDA host sources, then Python sources
   // The scanner's warnings, and one per file it could not read (what discovery is lost there). A file
   // that does not parse never stops the build: its compiler decides.
   std::vector<plan::Finding> findings;
+  // One per kernel source the scan could not read, apart from `findings`: it matters only if the
+  // source compiles (a typo fails the scan and the compile alike, and the compiler's error says it).
+  std::vector<SourceFinding> unreadable_kernel_sources;
   std::size_t unreadable = 0;                      // files whose scan failed
   std::optional<Error> environment_error;          // no file was at fault: the Python interpreter cannot run
   // A source or a header that is a FIFO, a socket or a device (at that file): no compiler may be left

@@ -29,7 +29,7 @@ namespace {
 class PrintedEvents final : public build::BuildEvents {
 public:
   explicit PrintedEvents(Verbosity verbosity) : m_verbosity(verbosity), m_progress(verbosity) {}
-  void warning(const std::string& text) override {
+  void warning(build::WarningSource, const std::string& text) override {
     if (m_verbosity != Verbosity::quiet) std::cerr << text << "\n";
   }
   void error(const std::string& text) override { std::cerr << text << "\n"; }
@@ -120,7 +120,8 @@ public:
   int run() override {
     std::string output;
     std::vector<std::string> warnings;
-    const int code = build(output, warnings);
+    std::vector<build::WarningSource> sources;   // whose each warning is
+    const int code = build(output, warnings, sources);
     if (code != k_exit_ok && m_json) std::cout << printed_json(failed_build_report(code, output, warnings)) << "\n";
     return code;
   }
@@ -130,7 +131,7 @@ private:
     return m_quiet ? Verbosity::quiet : m_verbose ? Verbosity::verbose : Verbosity::normal;
   }
 
-  int build(std::string& output, std::vector<std::string>& warnings) {
+  int build(std::string& output, std::vector<std::string>& warnings, std::vector<build::WarningSource>& sources) {
     // KILN_STRICT=1 is --strict for builds a user does not start by hand (pip, CI): a wheel's build
     // hides kiln's output unless it fails, so a warning there must be able to fail it.
     if (Status s = strict_from_environment(); !s) return fail(k_exit_usage, s.error());
@@ -163,7 +164,8 @@ private:
       const std::string warning =
           diagnostic(Location{}, "warning", named.error().message + "; ignoring the jobserver MAKEFLAGS names");
       warnings.push_back(warning);
-      events.warning(warning);
+      sources.push_back(build::WarningSource::kiln);
+      events.warning(build::WarningSource::kiln, warning);
     }
     const std::unique_ptr<Jobserver> jobserver = named ? std::move(*named) : nullptr;
     const Result<JobLimit> limit =
@@ -176,6 +178,7 @@ private:
     build::BuildResult result = build::Builder(events).run(request);
     output = result.output.string();
     warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
+    sources.insert(sources.end(), result.warning_sources.begin(), result.warning_sources.end());
     if (!result.ok()) {
       std::cerr << result.error << "\n";
       return exit_code(result.failure);
@@ -188,10 +191,8 @@ private:
     // Silent on success, as ninja is; the line is for who asks.
     if (m_verbose || m_summary) std::cerr << summary_line(result) << "\n";
     // Warnings scroll by in a long build log (and pip shows its build's output only with -v): one
-    // last line counts them and says how to make them fail the build.
-    if (!m_quiet && !warnings.empty())
-      std::cerr << "kiln: " << output << ": " << warnings.size() << (warnings.size() == 1 ? " warning" : " warnings")
-                << " (above); with --strict (KILN_STRICT=1) the scan's findings fail the build\n";
+    // last line counts them by whose they are, and says how to make the scan's fail the build.
+    if (!m_quiet && !warnings.empty()) std::cerr << warning_count_line(output, sources) << "\n";
     if (m_json) std::cout << printed_json(build_report(result)) << "\n";
     return k_exit_ok;
   }

@@ -1,6 +1,8 @@
 #include "cli/build_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace kiln::cli {
 
@@ -19,6 +21,21 @@ std::string shard_summary_line(const build::BuildResult& facts, const shard::Sha
   return "kiln: wrote " + facts.output.string() + ": shard " + std::to_string(spec.index) + " of " +
          std::to_string(spec.count) + ", " + std::to_string(facts.part_images) + " of the build's " +
          std::to_string(facts.plan.jobs.size()) + " images, in " + seconds + " s";
+}
+
+std::string warning_count_line(const std::string& output, const std::vector<build::WarningSource>& sources) {
+  using build::WarningSource;
+  const auto count = [&](WarningSource source) { return std::count(sources.begin(), sources.end(), source); };
+  std::string parts;
+  for (const auto& [source, whose] : {std::pair{WarningSource::scan, "the scan"},
+                                      {WarningSource::compiler, "the compiler"},
+                                      {WarningSource::cache, "the cache"},
+                                      {WarningSource::kiln, "Kiln"}})
+    if (const auto n = count(source); n > 0)
+      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " from " + whose;
+  return "kiln: " + output + ": " + std::to_string(sources.size()) + (sources.size() == 1 ? " warning" : " warnings") +
+         " (above): " + parts +
+         (count(WarningSource::scan) > 0 ? "; with --strict (KILN_STRICT=1) the scan's findings fail the build" : "");
 }
 
 nlohmann::json build_report(const build::BuildResult& facts) {

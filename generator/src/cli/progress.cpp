@@ -45,7 +45,9 @@ void Progress::finished(std::size_t done, std::size_t total, const compile::Comp
     for (const std::string& o : nvcc ? job.nvcc_options : job.nvrtc_options) options += " " + printable(o, NewLines::escape);
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.2f s", out.seconds);
-    std::fprintf(stderr, "%s (%s%s)\n  %s:%s\n", line.c_str(), out.compiled_early ? "while the scan ran" : seconds,
+    // A step the cache answered says so: its time is the lookup's, not a compile's.
+    const char* when = out.compiled_early ? "while the scan ran" : out.from_cache ? "cached" : seconds;
+    std::fprintf(stderr, "%s (%s%s)\n  %s:%s\n", line.c_str(), when,
                  out.used_pch ? ", shared PCH" : "", nvcc ? "nvcc" : "nvrtc", options.c_str());
     if (!job.link_options.empty()) {
       std::string link;

@@ -38,7 +38,7 @@ std::string targets_of(const format::PackageContents& contents) {
 // Companions of an earlier split of `main` that this one did not write (the package lost a major):
 // a file named like one, that is a split's companion file, goes, so that an install of the directory
 // ships no stale cubins. Anything else by that name is left alone.
-void remove_stale_companions(const fs::path& main, const std::set<std::uint16_t>& written) {
+void remove_stale_companions(const fs::path& main, const std::set<std::uint16_t>& written, bool verbose) {
   // companion_path of major 0 spells the pattern: "app.cc0.kiln" -> "app." + tag + ".kiln".
   const std::string pattern = format::companion_path(main.filename().string(), 0);
   const std::size_t tag_at = pattern.rfind("cc0");
@@ -53,7 +53,7 @@ void remove_stale_companions(const fs::path& main, const std::set<std::uint16_t>
     if (!major || written.contains(*major)) continue;
     Result<std::unique_ptr<PackageFile>> stale = open_package_file(entry.path());
     if (!stale || !(*stale)->reader.metadata_value(format::k_split_file_key)) continue;
-    if (fs::remove(entry.path(), error))
+    if (fs::remove(entry.path(), error) && verbose)
       std::cout << (main.parent_path() / name).string() << ": removed (a companion of an earlier split)\n";
   }
 }
@@ -64,6 +64,8 @@ public:
     app.add_option("package", m_package, "The package to split")->required();
     app.add_option("-o,--output-dir", m_output_dir,
                    "Directory to write the files to (default: the package's own, which replaces it)");
+    // Quiet on success, as kiln build is: CMake's SPLIT runs it after every build of the package.
+    app.add_flag("-v,--verbose", m_verbose, "Print a line for each file written or removed");
   }
 
   int run() override {
@@ -119,17 +121,19 @@ public:
         std::cerr << "kiln split: error: " << s.error().message << "\n";
         return k_exit_environment;
       }
-      std::cout << path.string() << ": " << describe_size(written->size()) << " ("
-                << targets_of(part.contents) << ")\n";
+      if (m_verbose)
+        std::cout << path.string() << ": " << describe_size(written->size()) << " (" << targets_of(part.contents)
+                  << ")\n";
       majors_written.insert(part.major);
     }
-    remove_stale_companions(main, majors_written);
+    remove_stale_companions(main, majors_written, m_verbose);
     return k_exit_ok;
   }
 
 private:
   fs::path m_package;
   fs::path m_output_dir;
+  bool m_verbose = false;
 };
 
 }  // namespace

@@ -1,9 +1,13 @@
 #include "compile/diagnostics.hpp"
 
 #include "util/diagnostic.hpp"
+#include "util/file_io.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <regex>
+#include <vector>
 
 namespace kiln::compile {
 
@@ -59,25 +63,106 @@ std::optional<LogDiagnostic> read_log_line(std::string_view line) {
   return std::nullopt;
 }
 
-std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix) {
+namespace {
+
+std::string without_spaces(std::string_view text) {
+  std::string out;
+  for (const char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The column in `original` (the source line as written) of what the caret at `caret` points to in
+// `echo`, the line as the EDG front end echoes it: preprocessed (comments gone, macros expanded, its
+// own spacing). Lines that differ in spacing only map character by character; otherwise the word at
+// the caret, where it occurs once in the line. 0: not known.
+int caret_column(std::string_view echo, std::size_t caret, std::string_view original) {
+  if (caret >= echo.size() || std::isspace(static_cast<unsigned char>(echo[caret]))) return 0;
+  if (without_spaces(echo) == without_spaces(original)) {
+    std::size_t before = 0;   // non-blank characters before the caret
+    for (std::size_t i = 0; i < caret; ++i) before += std::isspace(static_cast<unsigned char>(echo[i])) ? 0 : 1;
+    for (std::size_t i = 0; i < original.size(); ++i) {
+      if (std::isspace(static_cast<unsigned char>(original[i]))) continue;
+      if (before-- == 0) return static_cast<int>(i) + 1;
+    }
+    return 0;
+  }
+  if (!is_word(echo[caret])) return 0;
+  std::size_t end = caret;
+  while (end < echo.size() && is_word(echo[end])) ++end;
+  const std::string_view word = echo.substr(caret, end - caret);
+  int found = 0;
+  for (std::size_t at = original.find(word); at != std::string_view::npos; at = original.find(word, at + 1)) {
+    const bool whole = (at == 0 || !is_word(original[at - 1])) &&
+                       (at + word.size() == original.size() || !is_word(original[at + word.size()]));
+    if (!whole) continue;
+    if (found != 0) return 0;   // twice: which one is not known
+    found = static_cast<int>(at) + 1;
+  }
+  return found;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The files a log names, each read once (a header's warnings may be many).
+using ReadFiles = std::map<std::string, std::optional<std::string>>;
+
+// Line `number` of `file` (from `root` if relative); nothing if it cannot be read.
+std::optional<std::string> source_line(const std::string& file, int number, const std::filesystem::path& root,
+                                       ReadFiles& read) {
+  if (root.empty() || file.empty() || file.front() == '<') return std::nullopt;
+  auto [text, fresh] = read.try_emplace(file);
+  if (fresh) text->second = read_text_file(file.front() == '/' ? std::filesystem::path(file) : root / file);
+  if (!text->second) return std::nullopt;
+  const std::vector<std::string_view> lines = lines_of(*text->second);
+  if (number < 1 || static_cast<std::size_t>(number) > lines.size()) return std::nullopt;
+  std::string_view line = lines[static_cast<std::size_t>(number) - 1];
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return std::string(line);
+}
+
+}  // namespace
+
+std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix,
+                                const std::filesystem::path& root) {
   // "path(12): error: ..." / "path(12): warning #177-D: ..." / "catastrophic error"
-  static const std::regex location(R"re(^([^\s(][^(\n]*)\((\d+)\): ((?:catastrophic )?error|warning|remark))re",
-                                   std::regex::multiline);
+  static const std::regex location(R"re(^([^\s(][^(]*)\((\d+)\): ((?:catastrophic )?error|warning|remark)([\s\S]*)$)re");
+  static const std::regex caret_line(R"re(^\s*\^\s*$)re");
   // "1 error detected in the compilation of "kernels/a.cu"."
   static const std::regex closing(R"re(in the compilation of "([^"]+)")re");
-  std::string text(log);
+  const std::vector<std::string_view> lines = lines_of(log);
+  ReadFiles read;
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string line(lines[i]);
+    std::smatch m;
+    if (!std::regex_match(line, m, location)) {
+      text += line + (i + 1 < lines.size() ? "\n" : "");
+      continue;
+    }
+    // The source line echoed and a caret under the place: the column nvcc and NVRTC do not print.
+    int column = 0;
+    if (i + 2 < lines.size() && std::regex_match(std::string(lines[i + 2]), caret_line)) {
+      const std::size_t caret = lines[i + 2].find('^');
+      if (const std::optional<std::string> original = source_line(m[1].str(), number(m[2].str()), root, read))
+        column = caret_column(lines[i + 1], caret, *original);
+    }
+    text += display(m[1].str(), display_prefix) + ":" + m[2].str() + (column ? ":" + std::to_string(column) : "") +
+            ": " + m[3].str() + m[4].str() + (i + 1 < lines.size() ? "\n" : "");
+  }
   std::string out;
   std::smatch m;
   auto begin = text.cbegin();
-  while (std::regex_search(begin, text.cend(), m, location)) {
-    out.append(begin, m[0].first);
-    out += display(m[1].str(), display_prefix) + ":" + m[2].str() + ": " + m[3].str();
-    begin = m[0].second;
-  }
-  out.append(begin, text.cend());
-  text = std::move(out);
-  out.clear();
-  begin = text.cbegin();
   while (std::regex_search(begin, text.cend(), m, closing)) {
     out.append(begin, m[0].first);
     out += "in the compilation of \"" + display(m[1].str(), display_prefix) + "\"";

@@ -1,18 +1,23 @@
-// NVRTC reports "kernels/a.cu(12): error: ..."; editors and terminals want "path:12: error: ...", with
+// NVRTC reports "kernels/a.cu(12): error: ..."; editors and terminals want "path:12:7: error: ...", with
 // the path as the user can open it from where they ran kiln.
 #pragma once
 
 #include "util/result.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace kiln::compile {
 
-// Rewrites every "file(line): kind" location in `log` to "prefix+file:line: kind" (the prefix only for
-// relative files) and the quoted program name in NVRTC's closing line the same way.
-std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix);
+// Rewrites every "file(line): kind" location in `log` to "prefix+file:line:col: kind" (the prefix only
+// for relative files) and the quoted program name in NVRTC's closing line the same way. nvcc and
+// NVRTC print no column: it is read from the caret under the source line they echo, mapped to the
+// line as written in the file (relative files from `root`); where the echo (preprocessed: macros
+// expanded, comments gone) cannot be matched to it, or with no `root`, the place has no column.
+std::string rewrite_diagnostics(std::string_view log, std::string_view display_prefix,
+                                const std::filesystem::path& root = {});
 
 // nvcc's host-compiler steps report "file:line:col: error: ..." and "In file included from file:line":
 // prefixes those relative files the same way.

@@ -396,7 +396,7 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   std::string log = ran->output;
   if (copied) replace_all(log, input, job.source);
   log = workspace->unlinked(std::move(log));
-  log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix);
+  log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix, job.root);
   if (ran->exit_code != 0)
     return fail_all(log.empty() ? failure("nvcc failed with exit code " + std::to_string(ran->exit_code)) : log);
   const std::vector<std::string> headers =

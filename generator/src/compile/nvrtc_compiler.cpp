@@ -122,7 +122,8 @@ CompileOutput compile_job(const CompileJob& job) {
 
   const std::vector<const char*> argv = c_strings(options);
   const jit::nvrtcResult compiled = nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
-  out.log = rewrite_diagnostics(strip_pch_messages(jit::program_log(nvrtc, raw), out.used_pch), job.display_prefix);
+  out.log = rewrite_diagnostics(strip_pch_messages(jit::program_log(nvrtc, raw), out.used_pch), job.display_prefix,
+                                job.root);
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
