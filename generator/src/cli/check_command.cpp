@@ -18,12 +18,6 @@ namespace kiln::cli {
 
 namespace {
 
-std::string listed(const std::vector<int>& archs) {
-  std::string out;
-  for (int arch : archs) out += (out.empty() ? "" : " ") + std::to_string(arch);
-  return out;
-}
-
 class CheckCommand : public Command {
 public:
   void configure(CLI::App& app) override {
@@ -63,10 +57,7 @@ public:
       for (std::size_t i = 0, a = 0; i < m_targets.size(); ++i) {
         if (!format::parse_target(m_targets[i])) continue;
         if (!toolkit->supports(archs[a++])) {
-          std::cerr << diagnostic(Location{}, "error", "target '" + m_targets[i] + "' is not supported by NVRTC " +
-                                                           toolkit->nvrtc_version() + " (it supports " +
-                                                           listed(toolkit->supported_archs) + ")")
-                    << "\n";
+          std::cerr << diagnostic(Location{}, "error", toolkit->unsupported_target(m_targets[i])) << "\n";
           refused = true;
         }
       }

@@ -53,6 +53,12 @@ bool Toolkit::supports(int arch) const {
   return std::find(supported_archs.begin(), supported_archs.end(), arch) != supported_archs.end();
 }
 
+std::string Toolkit::unsupported_target(const std::string& name) const {
+  std::string supported;
+  for (int arch : supported_archs) supported += (supported.empty() ? "" : " ") + std::to_string(arch);
+  return "target '" + name + "' is not supported by NVRTC " + nvrtc_version() + " (it supports " + supported + ")";
+}
+
 fs::path Toolkit::expand(const std::string& path_with_token) const {
   constexpr std::string_view token = "<cuda>";
   if (path_with_token.rfind(token, 0) == 0) {

@@ -22,6 +22,9 @@ struct Toolkit {
   // supports without compiling anything, and on later GPUs through the driver's JIT.
   std::vector<std::string> default_targets() const;
   bool supports(int arch) const;
+  // Why NVRTC refuses target `name` (of an architecture it does not support), as kiln build and
+  // kiln check both say it: "target 'sm_52' is not supported by NVRTC 13.0 (it supports 75 80 ...)".
+  std::string unsupported_target(const std::string& name) const;
   // Replaces a leading "<cuda>" with the root, and the root with "<cuda>" (for recorded paths).
   std::filesystem::path expand(const std::string& path_with_token) const;
   std::string tokenize(const std::filesystem::path& absolute) const;

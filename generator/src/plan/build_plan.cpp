@@ -17,12 +17,6 @@ namespace kiln::plan {
 
 namespace {
 
-std::string join_archs(const std::vector<int>& archs) {
-  std::string out;
-  for (int a : archs) out += (out.empty() ? "" : " ") + std::to_string(a);
-  return out;
-}
-
 // Adds `name` unless the list spells it already (whitespace aside); returns the entry either way.
 PlannedName& add_unique(std::vector<PlannedName>& names, PlannedName name) {
   const std::string key = format::normalize_name(name.expression);
@@ -187,8 +181,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     const std::optional<format::Target> t = format::parse_target(name);
     if (!t) return located("unknown target '" + name + "'");
     if (!toolkit.supports(t->arch))
-      return located("target '" + name + "' is not supported by NVRTC " + toolkit.nvrtc_version() +
-                     " (it supports " + join_archs(toolkit.supported_archs) + ")");
+      return located(toolkit.unsupported_target(name));
     targets.push_back(*t);
   }
   std::sort(targets.begin(), targets.end());
