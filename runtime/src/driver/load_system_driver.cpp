@@ -26,31 +26,18 @@ class Resolver {
 public:
   explicit Resolver(PFN_cuGetProcAddress_v12000 get_proc_address) : m_get_proc_address(get_proc_address) {}
 
+  // The templates only cast: one out-of-line lookup serves every entry point, so the 21 of them
+  // cost a call each rather than an inlined copy of the bookkeeping.
   template <class Pointer>
   void get(const char* name, int version, Pointer& out) {
-    if (failed()) return;
-    void* pointer = nullptr;
-    int status = k_get_proc_address_success;
-    m_result = m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status);
-    if (m_result != k_cuda_success || pointer == nullptr) {
-      m_missing = name;
-      m_missing_version = version;
-      m_status = status;
-      return;
-    }
-    out = reinterpret_cast<Pointer>(pointer);
+    if (void* pointer = required(name, version)) out = reinterpret_cast<Pointer>(pointer);
   }
 
   // For entry points the runtime can do without: a driver that lacks one leaves `out` null and is
   // not a failure (the DriverApi call that needs it says so).
   template <class Pointer>
   void get_optional(const char* name, int version, Pointer& out) {
-    if (failed()) return;
-    void* pointer = nullptr;
-    int status = k_get_proc_address_success;
-    if (m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status) == k_cuda_success) {
-      out = reinterpret_cast<Pointer>(pointer);
-    }
+    if (void* pointer = optional(name, version)) out = reinterpret_cast<Pointer>(pointer);
   }
 
   bool failed() const { return m_missing != nullptr; }
@@ -66,6 +53,30 @@ public:
   }
 
 private:
+  [[gnu::noinline]] void* required(const char* name, int version) {
+    if (failed()) return nullptr;
+    void* pointer = nullptr;
+    int status = k_get_proc_address_success;
+    m_result = m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status);
+    if (m_result != k_cuda_success || pointer == nullptr) {
+      m_missing = name;
+      m_missing_version = version;
+      m_status = status;
+      return nullptr;
+    }
+    return pointer;
+  }
+
+  [[gnu::noinline]] void* optional(const char* name, int version) {
+    if (failed()) return nullptr;
+    void* pointer = nullptr;
+    int status = k_get_proc_address_success;
+    if (m_get_proc_address(name, &pointer, version, k_get_proc_address_default, &status) != k_cuda_success) {
+      return nullptr;
+    }
+    return pointer;
+  }
+
   PFN_cuGetProcAddress_v12000 m_get_proc_address;
   CUresult m_result = k_cuda_success;
   const char* m_missing = nullptr;

@@ -3,6 +3,7 @@
 #include "limits.hpp"
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <memory>
@@ -36,40 +37,35 @@ Status zstd_decompress(std::span<const std::byte> stored, std::uint64_t raw_size
     return refused(out, "its size " + std::to_string(raw_size) + " exceeds the limit of " +
                             std::to_string(k_max_image_size) + " bytes");
   }
+  // The frame must span the stored bytes exactly: found from its block headers before anything
+  // is allocated or decoded.
+  const std::size_t frame_size = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
+  if (ZSTD_isError(frame_size)) {
+    if (ZSTD_getErrorCode(frame_size) == ZSTD_error_srcSize_wrong) return refused(out, "its zstd frame is incomplete");
+    return refused(out, std::string("zstd: ") + ZSTD_getErrorName(frame_size));
+  }
+  if (frame_size != stored.size()) {
+    return refused(out, "it has bytes after its zstd frame");
+  }
   const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
   if (!dctx) {
     throw std::bad_alloc();
   }
-  // One buffer of the declared size (bounded by the limits, which the reader applies at open), plus
-  // one byte, so that a frame that decodes too long is seen as such. It never grows: a growing
-  // buffer would hold its old and new contents at once, and cost more than the image.
+  // Decoded in one call straight into one buffer of the declared size (bounded by the limits, which
+  // the reader applies at open), plus one byte, so that a frame that decodes too long is seen as
+  // such. One call needs no window buffer of its own, and links none of zstd's streaming code.
   out.resize(static_cast<std::size_t>(raw_size + 1));
-  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
-  ZSTD_outBuffer sink{out.data(), out.size(), 0};
-  for (;;) {
-    const std::size_t before_in = in.pos;
-    const std::size_t before_out = sink.pos;
-    const std::size_t ret = ZSTD_decompressStream(dctx.get(), &sink, &in);
-    if (ZSTD_isError(ret)) {
-      return refused(out, std::string("zstd: ") + ZSTD_getErrorName(ret));
-    }
-    if (ret == 0) {
-      break;  // the frame is complete and its content checksum matched
-    }
-    if (sink.pos == sink.size) {
+  const std::size_t decoded = ZSTD_decompressDCtx(dctx.get(), out.data(), out.size(), stored.data(), stored.size());
+  if (ZSTD_isError(decoded)) {
+    if (ZSTD_getErrorCode(decoded) == ZSTD_error_dstSize_tooSmall) {
       return refused(out, "it decodes to more than " + std::to_string(raw_size) + " bytes");
     }
-    if (in.pos == in.size || (in.pos == before_in && sink.pos == before_out)) {
-      return refused(out, "its zstd frame is incomplete");
-    }
+    return refused(out, std::string("zstd: ") + ZSTD_getErrorName(decoded));  // the content checksum, damage
   }
-  if (in.pos != in.size) {
-    return refused(out, "it has bytes after its zstd frame");
+  if (decoded != raw_size) {
+    return refused(out, "it decodes to " + std::to_string(decoded) + " bytes, not " + std::to_string(raw_size));
   }
-  if (sink.pos != raw_size) {
-    return refused(out, "it decodes to " + std::to_string(sink.pos) + " bytes, not " + std::to_string(raw_size));
-  }
-  out.resize(sink.pos);
+  out.resize(decoded);
   return {};
 }
 
