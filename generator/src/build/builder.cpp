@@ -1,6 +1,7 @@
 #include "build/builder.hpp"
 
 #include "build/build_store.hpp"
+#include "build/compile_database.hpp"
 #include "build/compile_phase.hpp"
 #include "build/discovery_phase.hpp"
 #include "build/kiln_headers.hpp"
@@ -148,6 +149,12 @@ private:
   bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
                          const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
   bool write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const std::string& prefix);
+  // The kernel sources' compilation database, where the request names one (compile_database.hpp).
+  Status write_compile_commands() const {
+    if (m_request.compile_commands.empty()) return Ok{};
+    return write_if_changed(m_request.compile_commands,
+                            database_text(compile_commands(m_result.plan, m_result.output)));
+  }
   // Says the warnings of the kernel sources the scan could not read, except for a source whose compile
   // failed: its compiler's errors are the one report of what is wrong there (a typo fails both).
   void say_unreadable_sources() {
@@ -186,8 +193,8 @@ void BuildRun::run() {
                                                : m_request.depfile.empty() ? fs::path(output.string() + ".d")
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
-  if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_request.host_sources,
-                                                               m_request.python_sources));
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands},
+                                known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources));
       !s)
     return stop(BuildFailure::usage, s.error());
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
@@ -314,6 +321,10 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
+  // Written whether or not the compiles succeeded: a source that does not compile is the one its
+  // reader most needs to see with its flags. Its compiler is known now (NVRTC, or nvcc after NVRTC
+  // rejected it).
+  const Status database = write_compile_commands();
   say_unreadable_sources();
   m_result.cached = counts.hits;
   m_result.compiled = counts.misses;
@@ -323,6 +334,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
                   " compiled (" + std::to_string(m_result.compiled_early) + " while the scan ran)");
   if (const std::string remote = remote_summary(stores.shared()); !remote.empty()) m_events.detail(remote);
   if (!outputs) return stop(BuildFailure::failed, outputs.error()), false;
+  if (!database) return stop(BuildFailure::environment, database.error()), false;
   m_result.outputs = std::move(*outputs);
   if (shard) {
     shard::Entries entries = recorded.take_entries();
@@ -356,7 +368,7 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
     m_events.warning(WarningSource::scan, diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
-  if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands}, read_inputs(assembled->inputs)); !s)
     return stop(BuildFailure::usage, s.error()), false;
 
   // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
