@@ -48,7 +48,7 @@ function(kiln_check_compile_commands dir build generator what)
   endforeach()
   list(REMOVE_DUPLICATES found)
   list(SORT found)
-  kiln_expect("${found}" MATCHES "^cmake;k;split;t$" "${generator}: compile_commands.json ${what} (its entries: ${found})")
+  kiln_expect("${found}" MATCHES "^cmake;k;split/kernels;t$" "${generator}: compile_commands.json ${what} (its entries: ${found})")
   kiln_expect("${command}" MATCHES "/nvcc;-x;cu;-std=c\\+\\+17;-arch=sm_80;-I${dir}/tools/include;.*-DTOOL_SCALE=3;-DTOOL_ONLY=1;.*-c;${dir}/tools/tool_kernel.cu$"
               "${generator}: tool_kernel.cu's entry ${what}")
   set(entry_command "${command}" PARENT_SCOPE)
