@@ -321,10 +321,6 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
-  // Written whether or not the compiles succeeded: a source that does not compile is the one its
-  // reader most needs to see with its flags. Its compiler is known now (NVRTC, or nvcc after NVRTC
-  // rejected it).
-  const Status database = write_compile_commands();
   say_unreadable_sources();
   m_result.cached = counts.hits;
   m_result.compiled = counts.misses;
@@ -333,10 +329,15 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   m_events.detail("compile: " + std::to_string(counts.hits) + " cached, " + std::to_string(counts.misses) +
                   " compiled (" + std::to_string(m_result.compiled_early) + " while the scan ran)");
   if (const std::string remote = remote_summary(stores.shared()); !remote.empty()) m_events.detail(remote);
-  if (!outputs) return stop(BuildFailure::failed, outputs.error()), false;
-  if (!database) return stop(BuildFailure::environment, database.error()), false;
+  if (!outputs) {
+    // Written when the compiles fail too: a source that does not compile is the one its reader most
+    // needs to see with its flags (the build fails anyway: a database it cannot write adds nothing).
+    (void)write_compile_commands();
+    return stop(BuildFailure::failed, outputs.error()), false;
+  }
   m_result.outputs = std::move(*outputs);
   if (shard) {
+    if (Status s = write_compile_commands(); !s) return stop(BuildFailure::environment, s.error()), false;
     shard::Entries entries = recorded.take_entries();
     m_result.part_images = entries.size();
     if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
@@ -370,6 +371,8 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   // Headers are known only now: none may be an output either.
   if (Status s = check_outputs({output, depfile, m_request.compile_commands}, read_inputs(assembled->inputs)); !s)
     return stop(BuildFailure::usage, s.error()), false;
+  // Each unit's compiler is known now (NVRTC, or nvcc after NVRTC rejected it).
+  if (Status s = write_compile_commands(); !s) return stop(BuildFailure::environment, s.error()), false;
 
   // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
   const Result<std::string> deps =
