@@ -369,7 +369,8 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
     m_events.warning(WarningSource::scan, diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
-  if (Status s = check_outputs({output, depfile, m_request.compile_commands}, read_inputs(assembled->inputs)); !s)
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands}, read_inputs(assembled->inputs));
+      !s)
     return stop(BuildFailure::usage, s.error()), false;
   // Each unit's compiler is known now (NVRTC, or nvcc after NVRTC rejected it).
   if (Status s = write_compile_commands(); !s) return stop(BuildFailure::environment, s.error()), false;

@@ -30,8 +30,8 @@ std::vector<std::string> absolute_paths(const std::vector<std::string>& options,
                                     : option.starts_with("--pre-include=") ? "--pre-include="
                                                                            : "";
     const fs::path path = option.substr(prefix.size());
-    out.push_back(prefix.empty() || path.is_absolute() ? option
-                                                       : std::string(prefix) + (root / path).lexically_normal().string());
+    const bool as_given = prefix.empty() || path.is_absolute();
+    out.push_back(as_given ? option : std::string(prefix) + (root / path).lexically_normal().string());
   }
   return out;
 }
