@@ -24,6 +24,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/KilnScanTargets.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/KilnCompileCommands.cmake)
 
 # A TARGETS entry as the user may have meant it ("sm90", "9.0a", "sm_90A" -> sm_90, sm_90a): " (did you
 # mean 'sm_90'?)", or "".
@@ -206,6 +207,12 @@ function(kiln_add_cache name)
   if(KILN_CUDA_ROOT)
     list(APPEND generator_args --cuda-root ${KILN_CUDA_ROOT})
   endif()
+  # CMAKE_EXPORT_COMPILE_COMMANDS: the kernel sources' commands, for compile_commands.json
+  # (KilnCompileCommands.cmake).
+  _kiln_compile_commands_fragment(compile_commands ${name} ${work_dir})
+  if(compile_commands)
+    list(APPEND generator_args --compile-commands ${compile_commands})
+  endif()
   if(arg_STRICT)
     list(APPEND generator_args --strict)   # what the scan cannot see fails the build
   endif()
@@ -291,7 +298,7 @@ function(kiln_add_cache name)
   endif()
   add_custom_command(
     OUTPUT ${output}
-    BYPRODUCTS ${companions}
+    BYPRODUCTS ${companions} ${compile_commands}
     COMMAND ${kiln_command} build ${manifest} ${generator_args}
     ${split_command}
     DEPENDS Kiln::kiln ${inputs} ${host_sources} ${scan_depends} ${python_sources}

@@ -105,7 +105,7 @@ install(FILES ${PROJECT_BINARY_DIR}/KilnConfig.cmake ${PROJECT_BINARY_DIR}/KilnC
               ${CMAKE_CURRENT_LIST_DIR}/KilnFunctions.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnArchitectures.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnCacheRules.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnSuggest.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnSourceProperties.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnGeneratorCheck.cmake
-              ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KilnWriteManifest.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnCompileCommands.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnPackagePlacement.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnPlacePackage.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.S.in ${CMAKE_CURRENT_LIST_DIR}/KilnEmbed.c.in
               ${CMAKE_CURRENT_LIST_DIR}/KilnPython.cmake ${CMAKE_CURRENT_LIST_DIR}/KilnScanTargets.cmake

@@ -10,10 +10,50 @@
 # With Kiln's source tree added by add_subdirectory, the copies' rules are made the same way
 # (configured only: building the generator again is consumer_subdirectory's). Last, a copy that
 # fails says which.
+# With CMAKE_EXPORT_COMPILE_COMMANDS ON, compile_commands.json holds each cache's kernel source (the
+# three caches, one in a subdirectory, tools/) beside CMake's own entries, with its include
+# directories and macros; the entry compiles; a configure, which rewrites the database, and a build
+# put the entries back; a rebuilt package whose commands did not change does not touch it.
 #   cmake -DWORK=... -DPREFIX=... -DCXX=... -DDOCS=<docs/cmake.md> -DKILN_SOURCE_DIR=... [-DMAKE=...]
 #         -P check_layouts.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
+
+# kiln_check_compile_commands(<dir> <build> <generator> <what>): the kernel sources' entries in
+# <build>/compile_commands.json, beside CMake's.
+function(kiln_check_compile_commands dir build generator what)
+  file(READ ${build}/compile_commands.json database)
+  string(JSON count LENGTH "${database}")
+  math(EXPR last "${count} - 1")
+  set(found "")
+  foreach(i RANGE ${last})
+    string(JSON file GET "${database}" ${i} file)
+    string(JSON output ERROR_VARIABLE no_output GET "${database}" ${i} output)
+    if(file STREQUAL "${dir}/open.cpp")
+      list(APPEND found cmake)
+    elseif(file STREQUAL "${dir}/kernel.cu" AND output MATCHES "^${build}/(k|split/kernels)\\.kiln$")
+      list(APPEND found ${CMAKE_MATCH_1})
+    elseif(file STREQUAL "${dir}/tools/tool_kernel.cu" AND output STREQUAL "${build}/tools/t.kiln")
+      list(APPEND found t)
+      string(JSON directory GET "${database}" ${i} directory)
+      string(JSON arguments GET "${database}" ${i} arguments)
+      string(JSON argc LENGTH "${arguments}")
+      math(EXPR argl "${argc} - 1")
+      set(command "")
+      foreach(a RANGE ${argl})
+        string(JSON argument GET "${arguments}" ${a})
+        list(APPEND command "${argument}")
+      endforeach()
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES found)
+  list(SORT found)
+  kiln_expect("${found}" MATCHES "^cmake;k;split/kernels;t$" "${generator}: compile_commands.json ${what} (its entries: ${found})")
+  kiln_expect("${command}" MATCHES "/nvcc;-x;cu;-std=c\\+\\+17;-arch=sm_80;-I${dir}/tools/include;.*-DTOOL_SCALE=3;-DTOOL_ONLY=1;.*-c;${dir}/tools/tool_kernel.cu$"
+              "${generator}: tool_kernel.cu's entry ${what}")
+  set(entry_command "${command}" PARENT_SCOPE)
+  set(entry_directory "${directory}" PARENT_SCOPE)
+endfunction()
 
 # kiln_check_layouts(<dir> <generator> <build tool>...): configures and builds layouts/ in <dir> and
 # checks it as above.
@@ -22,8 +62,18 @@ function(kiln_check_layouts dir generator)
   file(COPY ${CMAKE_CURRENT_LIST_DIR}/layouts/ DESTINATION ${dir})
   set(build ${dir}/build)
   kiln_run(output ${CMAKE_COMMAND} -S ${dir} -B ${build} -G ${generator} -DCMAKE_PREFIX_PATH=${PREFIX}
-                  -DCMAKE_CXX_COMPILER=${CXX})
+                  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
   kiln_run(output ${CMAKE_COMMAND} --build ${build})
+  kiln_check_compile_commands(${dir} ${build} ${generator} "after the first build")
+  # The entry is a compile nvcc can run: the header and both macros reach the source.
+  kiln_run(output ${CMAKE_COMMAND} -E chdir ${entry_directory} ${entry_command} -o ${build}/tool_kernel.o)
+  # A configure writes the database anew, without Kiln's entries; the next build puts them back.
+  kiln_run(output ${CMAKE_COMMAND} ${build})
+  file(READ ${build}/compile_commands.json database)
+  kiln_expect("${database}" NOT_MATCHES "tool_kernel" "${generator}: compile_commands.json as CMake writes it")
+  kiln_run(output ${CMAKE_COMMAND} --build ${build})
+  kiln_expect("${output}" MATCHES "Adding the kernel sources" "${generator}: the build after a configure")
+  kiln_check_compile_commands(${dir} ${build} ${generator} "after a configure and a build")
   foreach(copy bin/k.kiln tools/k.kiln plugins/k.kiln bin/s.kiln bin/s.cc8.kiln)
     if(NOT EXISTS ${build}/${copy})
       message(FATAL_ERROR "${generator}: no package copy ${build}/${copy}")
@@ -40,7 +90,8 @@ function(kiln_check_layouts dir generator)
 
   # Nothing changed: nothing to do (no copy, no link).
   kiln_run(output ${CMAKE_COMMAND} --build ${build})
-  kiln_expect("${output}" NOT_MATCHES "Copying Kiln package|Linking|Building Kiln package" "${generator}: a no-op build")
+  kiln_expect("${output}" NOT_MATCHES "Copying Kiln package|Linking|Building Kiln package|Adding the kernel sources"
+              "${generator}: a no-op build")
   if(generator STREQUAL "Ninja")
     kiln_run(output ${CMAKE_COMMAND} -E chdir ${build} ninja -n)
     kiln_expect("${output}" MATCHES "no work to do" "${generator}: a no-op build")
@@ -51,6 +102,8 @@ function(kiln_check_layouts dir generator)
   kiln_run(output ${CMAKE_COMMAND} --build ${build})
   kiln_expect("${output}" MATCHES "Building Kiln package k" "${generator}: a rebuild after the kernel changed")
   kiln_expect("${output}" NOT_MATCHES "Linking" "${generator}: a rebuild after the kernel changed")
+  # Its compile commands did not change: the database is left as it is.
+  kiln_expect("${output}" NOT_MATCHES "Adding the kernel sources" "${generator}: a rebuild after the kernel changed")
   kiln_run(output ${CMAKE_CTEST_COMMAND} --test-dir ${build} --output-on-failure -V)
   string(REGEX MATCHALL "opened k: 2 kernel" updated "${output}")
   list(LENGTH updated count)

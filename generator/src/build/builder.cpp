@@ -1,6 +1,7 @@
 #include "build/builder.hpp"
 
 #include "build/build_store.hpp"
+#include "build/compile_database.hpp"
 #include "build/compile_phase.hpp"
 #include "build/discovery_phase.hpp"
 #include "build/kiln_headers.hpp"
@@ -148,6 +149,12 @@ private:
   bool compile_and_write(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, BuildStores& stores,
                          const fs::path& scratch, const std::string& prefix, const struct timespec& build_start);
   bool write_package(const manifest::Manifest& manifest, const compile::Toolkit& toolkit, const std::string& prefix);
+  // The kernel sources' compilation database, where the request names one (compile_database.hpp).
+  Status write_compile_commands() const {
+    if (m_request.compile_commands.empty()) return Ok{};
+    return write_if_changed(m_request.compile_commands,
+                            database_text(compile_commands(m_result.plan, m_result.output)));
+  }
   // Says the warnings of the kernel sources the scan could not read, except for a source whose compile
   // failed: its compiler's errors are the one report of what is wrong there (a typo fails both).
   void say_unreadable_sources() {
@@ -186,8 +193,8 @@ void BuildRun::run() {
                                                : m_request.depfile.empty() ? fs::path(output.string() + ".d")
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
-  if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_request.host_sources,
-                                                               m_request.python_sources));
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands},
+                                known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources));
       !s)
     return stop(BuildFailure::usage, s.error());
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
@@ -322,9 +329,15 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   m_events.detail("compile: " + std::to_string(counts.hits) + " cached, " + std::to_string(counts.misses) +
                   " compiled (" + std::to_string(m_result.compiled_early) + " while the scan ran)");
   if (const std::string remote = remote_summary(stores.shared()); !remote.empty()) m_events.detail(remote);
-  if (!outputs) return stop(BuildFailure::failed, outputs.error()), false;
+  if (!outputs) {
+    // Written when the compiles fail too: a source that does not compile is the one its reader most
+    // needs to see with its flags (the build fails anyway: a database it cannot write adds nothing).
+    (void)write_compile_commands();
+    return stop(BuildFailure::failed, outputs.error()), false;
+  }
   m_result.outputs = std::move(*outputs);
   if (shard) {
+    if (Status s = write_compile_commands(); !s) return stop(BuildFailure::environment, s.error()), false;
     shard::Entries entries = recorded.take_entries();
     m_result.part_images = entries.size();
     if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
@@ -356,8 +369,11 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
     m_events.warning(WarningSource::scan, diagnostic(answered.error(), "warning"));
   }
   // Headers are known only now: none may be an output either.
-  if (Status s = check_outputs({output, depfile}, read_inputs(assembled->inputs)); !s)
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands}, read_inputs(assembled->inputs));
+      !s)
     return stop(BuildFailure::usage, s.error()), false;
+  // Each unit's compiler is known now (NVRTC, or nvcc after NVRTC rejected it).
+  if (Status s = write_compile_commands(); !s) return stop(BuildFailure::environment, s.error()), false;
 
   // Before anything is written: a name a depfile cannot hold fails the build, not the depfile alone.
   const Result<std::string> deps =

@@ -31,6 +31,8 @@ struct BuildRequest {
   std::filesystem::path output;                // empty: <name>.kiln (a shard: <name>.<I>-of-<N>.kilnpart)
   std::filesystem::path depfile;               // empty: <output>.d
   bool write_depfile = true;
+  // Where to write the kernel sources' compilation database (compile_database.hpp); empty: none.
+  std::filesystem::path compile_commands;
   std::filesystem::path build_dir;             // what <build> names; empty: the output's directory
   std::filesystem::path cuda_root;             // empty: the toolkit found as compile/toolkit.hpp says
   std::vector<std::filesystem::path> host_sources;     // to scan for requests, beside the manifest's

@@ -7,19 +7,20 @@ namespace kiln::build {
 
 namespace {
 
-Status check_one(const std::filesystem::path& output, const std::string& what, const std::vector<Input>& inputs) {
+// `option` is the command line's option that names the output ("-o").
+Status check_one(const std::filesystem::path& output, const std::string& what, const std::string& option,
+                 const std::vector<Input>& inputs) {
   // What is there already must be a file Kiln may replace: never a device (--depfile /dev/null, which
   // the rename would replace for everyone), a FIFO or a directory.
   if (platform::FileStatus existing; platform::status_of(output, existing) && !existing.is_regular) {
     return Error{"refusing to write the " + what + " to " + output.string() + ": it is " + existing.kind +
-                 "; nothing written (" + (what == "package" ? "-o" : "--depfile") +
-                 " takes a regular file or a new path" + (what == "package" ? ")" : "; --no-depfile writes none)")};
+                 "; nothing written (" + option + " takes a regular file or a new path" +
+                 (what == "depfile" ? "; --no-depfile writes none)" : ")")};
   }
   for (const Input& input : inputs) {
     if (!same_file(output, input.path)) continue;
     return Error{"refusing to write the " + what + " to " + output.string() + ": it is " + input.role + " " +
-                 input.shown + "; nothing written (choose another " + (what == "package" ? "-o" : "--depfile") +
-                 ")"};
+                 input.shown + "; nothing written (choose another " + option + ")"};
   }
   return Ok{};
 }
@@ -53,12 +54,18 @@ std::vector<Input> read_inputs(const std::vector<std::filesystem::path>& paths) 
 }
 
 Status check_outputs(const Outputs& outputs, const std::vector<Input>& inputs) {
-  if (outputs.depfile.empty()) return check_one(outputs.package, "package", inputs);
-  if (same_file(outputs.package, outputs.depfile))
+  if (!outputs.depfile.empty() && same_file(outputs.package, outputs.depfile))
     return Error{"refusing to write the depfile " + outputs.depfile.string() + " over the package " +
                  outputs.package.string() + ": they are the same file; nothing written"};
-  if (Status s = check_one(outputs.package, "package", inputs); !s) return s;
-  return check_one(outputs.depfile, "depfile", inputs);
+  if (Status s = check_one(outputs.package, "package", "-o", inputs); !s) return s;
+  if (!outputs.depfile.empty())
+    if (Status s = check_one(outputs.depfile, "depfile", "--depfile", inputs); !s) return s;
+  if (outputs.compile_commands.empty()) return Ok{};
+  // Nor over the build's other outputs.
+  std::vector<Input> others = inputs;
+  others.push_back({outputs.package, "the package", outputs.package.string()});
+  if (!outputs.depfile.empty()) others.push_back({outputs.depfile, "the depfile", outputs.depfile.string()});
+  return check_one(outputs.compile_commands, "compilation database", "--compile-commands", others);
 }
 
 }  // namespace kiln::build

@@ -1,6 +1,6 @@
-// kiln build never writes over its own inputs: an output (the package or the depfile) that is the
-// manifest, a kernel source, a host or Python source, a header the build read, or the other output is
-// refused before anything is written. Files are compared as files (util/same_file.hpp), so
+// kiln build never writes over its own inputs: an output (the package, the depfile or the compilation
+// database) that is the manifest, a kernel source, a host or Python source, a header the build read, or
+// another output is refused before anything is written. Files are compared as files (util/same_file.hpp), so
 // "./k.cu", a symbolic link and a hard link to k.cu are k.cu.
 #pragma once
 
@@ -16,6 +16,7 @@ namespace kiln::build {
 struct Outputs {
   std::filesystem::path package;   // as given (-o) or defaulted
   std::filesystem::path depfile;   // empty: none (--no-depfile)
+  std::filesystem::path compile_commands;   // empty: none (kiln build --compile-commands)
 };
 
 struct Input {

@@ -80,6 +80,9 @@ public:
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
     CLI::Option* depfile = app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
     app.add_flag("--no-depfile", m_no_depfile, "Write no depfile")->excludes(depfile);
+    app.add_option("--compile-commands", m_compile_commands,
+                   "Write the kernel sources' compile commands to FILE, a JSON compilation database for clangd "
+                   "and clang-tidy (rewritten only when they change)");
     app.add_option("-j,--jobs", m_jobs,
                    "Compiles (and scans) to run at once, at most (default: $KILN_JOBS, else as many as make's "
                    "jobserver allows, else the number of cores)")
@@ -148,6 +151,7 @@ private:
     request.output = m_output;
     request.depfile = m_depfile;
     request.write_depfile = !m_no_depfile;
+    request.compile_commands = m_compile_commands;
     request.build_dir = m_build_dir;
     request.cuda_root = m_cuda_root;
     request.host_sources = m_host_sources;
@@ -219,6 +223,7 @@ private:
   fs::path m_output;
   fs::path m_depfile;
   bool m_no_depfile = false;
+  fs::path m_compile_commands;
   fs::path m_cuda_root;
   fs::path m_root;
   fs::path m_build_dir;

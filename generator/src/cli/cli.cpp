@@ -31,6 +31,8 @@ constexpr CommandEntry k_commands[] = {
     {"split", "Split a package into its index and PTX, and one file of cubins per GPU architecture", &make_split_command},
     {"scan", "List the kernels, instantiations and runtime requests clang finds in CUDA sources", &make_scan_command},
     {"check", "Check targets and compile options as kiln build would, without building (for kiln_add_cache)", &make_check_command},
+    {"compile-commands", "Merge kiln build --compile-commands files into a compile_commands.json (for kiln_add_cache)",
+     &make_compile_commands_command},
     {"cache", "Show, clear or trim the compile and scan cache; make keys that sign remote entries", &make_cache_command},
 };
 

@@ -30,5 +30,6 @@ std::unique_ptr<Command> make_split_command();
 std::unique_ptr<Command> make_scan_command();
 std::unique_ptr<Command> make_cache_command();
 std::unique_ptr<Command> make_check_command();
+std::unique_ptr<Command> make_compile_commands_command();
 
 }  // namespace kiln::cli
