@@ -20,6 +20,7 @@
 #include "plan/image_parts.hpp"
 #include "plan/nvrtc_reach.hpp"
 #include "plan/text_discovery.hpp"
+#include "shard/compile_times.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -34,6 +35,7 @@
 #include <chrono>
 #include <memory>
 #include <set>
+#include <span>
 
 namespace kiln::build {
 
@@ -229,11 +231,21 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
                                                             toolkit.nvjitlink_version(), k_version),
                                 compile::nvcc_toolchain_identity, build_start, {}, build_dir, kiln_include_dir()};
   // Shards and merges agree on the build before anything is scanned: a shard scans its own units only.
-  m_part = PartToWrite{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0};
+  m_part = PartToWrite{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0, {}, {}};
   std::set<std::string> shard_sources;
+  // What a shard cuts by: the compile times every shard is given, else the estimate (shard/).
+  std::optional<shard::CompileTimes> times;
+  if (shard && !m_request.shard_times.empty()) {
+    Result<shard::CompileTimes> read = shard::read_times(m_request.shard_times);
+    if (!read) return stop(BuildFailure::bad_input, read.error()), false;
+    times = std::move(*read);
+  }
+  const shard::CostOfPlan cost_of = [&](const plan::BuildPlan& p) {
+    return times ? shard::timed_cost(p, *times).cost : shard::JobCost(shard::estimated_cost);
+  };
   if (shard || merge) {
-    Result<shard::ShardLayout> layout =
-        shard::shard_layout(manifest, toolkit, plan_settings, context, shard.value_or(shard::ShardSpec{1, 1}));
+    Result<shard::ShardLayout> layout = shard::shard_layout(manifest, toolkit, plan_settings, context,
+                                                            shard.value_or(shard::ShardSpec{1, 1}), cost_of);
     if (!layout) return stop(BuildFailure::bad_input, layout.error()), false;
     m_part.fingerprint = layout->fingerprint;
     m_part.plan_jobs = layout->jobs;
@@ -299,8 +311,20 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   store::Store& compile_store = merge ? static_cast<store::Store&>(from_parts) : shard ? recorded : stores.shared();
   std::vector<std::string> part_files;
   for (const shard::NamedPart& p : m_parts) part_files.push_back(p.file);
+  // The merge names the shard that should have held an image by the cut the parts recorded.
   const std::unique_ptr<compile::JobRunner> refusing =
-      merge ? shard::make_refusing_runner(shard::assign_shards(plan, m_parts.size()), part_files) : nullptr;
+      merge ? shard::make_refusing_runner(m_parts.front().part.cut, part_files) : nullptr;
+  if (shard) {
+    m_part.cut = shard::assign_shards(plan, shard->count, cost_of(plan));
+    m_part.cut_by = "the estimate";
+    if (times) {
+      const shard::TimedCost timed = shard::timed_cost(plan, *times);
+      m_part.cut_by = "the compile times in " + m_request.shard_times.string() + " (" + std::to_string(timed.recorded) +
+                      " of " + std::to_string(plan.jobs.size()) + " jobs timed)";
+    }
+    m_events.detail("shard " + std::to_string(shard->index) + " of " + std::to_string(shard->count) + ": cut by " +
+                    m_part.cut_by);
+  }
   compile::CompileCache compile_cache(compile_store, std::move(context));
   compile::CacheCounts counts;
   const auto compile_start = std::chrono::steady_clock::now();
@@ -310,7 +334,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   const std::unique_ptr<compile::JobRunner> cached =
       compile::make_cached_runner(compiles, compile_cache, worth_keeping, usable_hit, counts);
   const std::unique_ptr<compile::JobRunner> runner =
-      shard ? shard::make_shard_runner(*cached, shard::assign_shards(plan, shard->count), shard->index) : nullptr;
+      shard ? shard::make_shard_runner(*cached, m_part.cut, shard->index) : nullptr;
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
@@ -329,9 +353,20 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
     m_result.part_images = entries.size();
     if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
       return stop(BuildFailure::failed, s.error()), false;
-    return true;
+  } else if (!write_package(manifest, toolkit, prefix)) {
+    return false;
   }
-  return write_package(manifest, toolkit, prefix);
+  if (!m_request.write_times.empty()) {
+    const shard::CompileTimes measured = shard::measured_times(plan, m_result.outputs);
+    const std::string text = shard::format_times(measured);
+    if (Status s = write_file_atomically(m_request.write_times, std::as_bytes(std::span(text))); !s)
+      return stop(BuildFailure::environment, Error{"cannot write the compile times " + m_request.write_times.string() +
+                                                   ": " + s.error().message}),
+             false;
+    m_events.detail("wrote " + m_request.write_times.string() + ": the compile times of " +
+                    std::to_string(measured.size()) + " of " + std::to_string(plan.jobs.size()) + " jobs");
+  }
+  return true;
 }
 
 // Assembles the package from the compiled images, checks it against what was asked, and writes it
