@@ -5,7 +5,7 @@ The fixture has the trial's shape (a CuPy-based library: 88 kernels in a few sou
 costlier than the rest): heavy.cu, a short source instantiating CUB's BlockRadixSort and BlockReduce
 over many types and block sizes, and --light sources of plain element-wise kernels that are longer in
 bytes but cheap to compile, for two targets. Cases, each shard with a cache of its own (a machine of
-its own) and -j 2:
+its own) and -j 2 (--jobs):
 
   estimate   kiln build --shard I/2: cut by source bytes (heavy.cu is the smallest file)
   whole      one unsharded build that writes the compile times (--write-times times.txt)
@@ -103,8 +103,8 @@ def shard_units(stderr):
     return units
 
 
-def round_of(kiln, project, scratch, label):
-    build = [kiln, "build", "-j", "2", "-v"]
+def round_of(kiln, project, scratch, label, jobs):
+    build = [kiln, "build", "-j", str(jobs), "-v"]
     results = {}
     for case, extra in (("estimate", []), ("recorded", ["--shard-times", "times.txt"])):
         if case == "recorded":
@@ -129,6 +129,7 @@ def main():
     parser.add_argument("--light", type=int, default=4, help="light sources (default 4)")
     parser.add_argument("--heavy-blocks", default="64,128", help="block sizes of heavy.cu's instantiations")
     parser.add_argument("--targets", default="sm_80,sm_90")
+    parser.add_argument("--jobs", type=int, default=2, help="kiln build -j: compiles at once on each shard")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -141,7 +142,7 @@ def main():
         project = generate(work, args.light, blocks, targets)
         sizes = {p.name: p.stat().st_size for p in sorted(project.glob("*.cu"))}
         for r in range(args.runs):
-            for name, value in round_of(kiln, project, work, f"run{r}").items():
+            for name, value in round_of(kiln, project, work, f"run{r}", args.jobs).items():
                 rows.setdefault(name, []).append(value)
             times = (project / "times.txt").read_text()
             print(f"round {r + 1} of {args.runs} done", file=sys.stderr)
@@ -159,7 +160,7 @@ def main():
               for name, values in rows.items()}
     lines = [f"heavy.cu ({sizes['heavy.cu']} bytes, {len(HEAVY_TYPES) * len(blocks)} CUB sort+reduce instantiations) "
              f"and {args.light} light sources ({', '.join(str(v) for k, v in sizes.items() if k != 'heavy.cu')} bytes, "
-             f"{len(LIGHT_OPS)} kernels each), targets {', '.join(targets)}; {os.cpu_count()} cores; medians of "
+             f"{len(LIGHT_OPS)} kernels each), targets {', '.join(targets)}; -j {args.jobs}; {os.cpu_count()} cores; medians of "
              f"{args.runs} run(s). Compile times the whole build recorded: heavy.cu {heavy:.2f} s, the rest "
              f"{rest:.2f} s ({heavy / rest if rest else 0:.1f}x).", "",
              "| case | shard 1 wall (s) | shard 2 wall (s) | slower ÷ faster | shard 1 CPU (s) | shard 2 CPU (s) | "

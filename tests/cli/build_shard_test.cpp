@@ -251,6 +251,15 @@ TEST_F(BuildShard, ShardTimesErrors) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(says(r, "cut by the compile times in times.txt (0 of 6 jobs timed)")) << r.err;
   EXPECT_TRUE(says(r, "sm_80 kernels/more.cu")) << "as the estimate cuts\n" << r.err;
+  // Never over an input or an output of the build.
+  for (const auto& [file, what] : std::vector<std::pair<std::string, std::string>>{
+           {"kiln.toml", "the manifest"}, {"basic.kiln", "the output basic.kiln"}, {"times.txt", "the --shard-times file"}}) {
+    const std::string before = read_text(project / "kiln.toml");
+    r = build(project, {"--shard", "1/2", "-o", "basic.kiln", "--shard-times", "times.txt", "--write-times", file});
+    EXPECT_EQ(r.exit_code, k_usage) << r.err;
+    EXPECT_TRUE(says(r, "refusing to write the compile times to " + file + ": it is " + what)) << r.err;
+    EXPECT_EQ(read_text(project / "kiln.toml"), before);
+  }
   // A file that cannot be written is the machine's problem, named.
   r = build(project, {"-o", "basic.kiln", "--write-times", "no/such/dir/times.txt"});
   EXPECT_EQ(r.exit_code, k_environment) << r.err;

@@ -24,6 +24,7 @@
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
+#include "util/same_file.hpp"
 #include "util/scratch_dir.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
@@ -188,10 +189,18 @@ void BuildRun::run() {
                                                : m_request.depfile.empty() ? fs::path(output.string() + ".d")
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
-  if (Status s = check_outputs({output, depfile}, known_inputs(*manifest, prefix, m_request.host_sources,
-                                                               m_request.python_sources));
-      !s)
-    return stop(BuildFailure::usage, s.error());
+  std::vector<Input> inputs = known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources);
+  if (Status s = check_outputs({output, depfile}, inputs); !s) return stop(BuildFailure::usage, s.error());
+  // The compile times are written last, over nothing the build reads or writes.
+  inputs.push_back({output, "the output", output.string()});
+  if (!depfile.empty()) inputs.push_back({depfile, "the depfile", depfile.string()});
+  if (!m_request.shard_times.empty())
+    inputs.push_back({m_request.shard_times, "the --shard-times file", m_request.shard_times.string()});
+  for (const Input& input : inputs)
+    if (!m_request.write_times.empty() && same_file(m_request.write_times, input.path))
+      return stop(BuildFailure::usage, Error{"refusing to write the compile times to " + m_request.write_times.string() +
+                                             ": it is " + input.role + " " + input.shown +
+                                             "; nothing written (choose another --write-times)"});
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
   if (!cache) return stop(BuildFailure::usage, cache.error());
   // NVRTC's facts are kept beside the cache: a build that compiles nothing with NVRTC never loads it.

@@ -125,9 +125,9 @@ Result<ShardLayout> shard_layout(const manifest::Manifest& manifest, const compi
   ShardLayout layout;
   layout.fingerprint = plan_fingerprint(*plan, context);
   layout.jobs = plan->jobs.size();
-  layout.cut = assign_shards(*plan, spec.count, cost(*plan));
+  const ShardOf shards = assign_shards(*plan, spec.count, cost(*plan));
   std::set<std::string> units;
-  for (const auto& [job, index] : layout.cut)
+  for (const auto& [job, index] : shards)
     if (index == spec.index) units.insert(job.first);
   for (const plan::PlannedUnit& unit : plan->units) {
     if (!units.count(unit.name)) continue;

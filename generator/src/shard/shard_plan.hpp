@@ -51,13 +51,12 @@ std::string plan_fingerprint(const plan::BuildPlan& plan, compile::CacheContext&
 // its job count, and the kernel sources of `spec`'s units, the only ones that shard scans. A request
 // in another shard's kernel source for a template of this shard's units is then not seen by this
 // shard: its image differs from the whole build's, and the merge fails naming it.
-// `cost`: what each job is expected to cost (estimated_cost, or compile_times.hpp's timed_cost of
-// that plan); `cut`: each job's shard by it.
+// `cost`: what each job of a plan is expected to cost (estimated_cost, or compile_times.hpp's
+// timed_cost of that plan), as the shards cut by it.
 struct ShardLayout {
   std::string fingerprint;
   std::size_t jobs = 0;
   std::set<std::string> sources;
-  ShardOf cut;
 };
 using CostOfPlan = std::function<JobCost(const plan::BuildPlan&)>;
 Result<ShardLayout> shard_layout(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
