@@ -4,10 +4,13 @@
 // shard's kernel passes a shard's --strict, and the merge reports (with --strict: fails on) a request
 // no shard answers; what a merge refuses: a missing, repeated or foreign
 // part, parts of other shard counts, of another manifest or source, a header changed since, a damaged
-// part, a file that is no part; bad --shard values.
+// part, a file that is no part; bad --shard values. Compile times a whole build wrote (--write-times)
+// change the cut (--shard-times); shards cut differently do not merge.
 #include "kiln_runner.hpp"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace kiln::test {
 namespace {
@@ -141,6 +144,126 @@ TEST_F(BuildShard, RequestsForAnotherShardsKernelsAreLeftToTheMerge) {
   EXPECT_TRUE(says(warned, "src/app.cpp:6:12: warning: the runtime request for kernel 'no_such_kernel' names no kernel"))
       << warned.err;
   EXPECT_TRUE(says(warned, "not in it: 'no_such_kernel' (src/app.cpp:6:12)")) << warned.err;
+}
+
+// A project whose costly source is the smaller file: heavy.cu instantiates CUB's BlockReduce and
+// BlockRadixSort (seconds to compile), big.cu is a trivial kernel under 40 KB of comments. The
+// estimate (bytes) gives shard 1 big.cu; the times a whole build recorded give it heavy.cu.
+fs::path write_timed_project(const fs::path& dir) {
+  const fs::path project = dir / "timed";
+  write_text(project / "kiln.toml",
+             "name = \"timed\"\ntargets = [\"sm_80\"]\n\n[[source]]\npath = \"big.cu\"\n\n[[source]]\npath = \"heavy.cu\"\n");
+  std::string big = "__global__ void fill(float* x, float v) { x[threadIdx.x] = v; }\n";
+  for (int i = 0; i < 500; ++i) big += "// a long comment that costs the estimate bytes and the compiler nothing at all\n";
+  write_text(project / "big.cu", big);
+  write_text(project / "heavy.cu", R"(#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+template <typename T, int B>
+__global__ void sort_sum(T* x, T* out) {
+  using Sort = cub::BlockRadixSort<T, B, 4>;
+  using Reduce = cub::BlockReduce<T, B>;
+  __shared__ union { typename Sort::TempStorage sort; typename Reduce::TempStorage reduce; } storage;
+  T items[4];
+  for (int k = 0; k < 4; ++k) items[k] = x[threadIdx.x * 4 + k];
+  Sort(storage.sort).Sort(items);
+  __syncthreads();
+  const T sum = Reduce(storage.reduce).Sum(items);
+  if (threadIdx.x == 0) *out = sum;
+}
+template __global__ void sort_sum<float, 128>(float*, float*);
+template __global__ void sort_sum<int, 128>(int*, int*);
+)");
+  return project;
+}
+
+// "<microseconds> <target> <unit>" lines of a compile times file, by unit.
+std::map<std::string, long long> times_of(const std::string& text) {
+  std::map<std::string, long long> times;
+  std::size_t start = text.find('\n') + 1;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    times[line.substr(line.rfind(' ') + 1)] = std::stoll(line.substr(0, line.find(' ')));
+  }
+  return times;
+}
+
+TEST_F(BuildShard, RecordedCompileTimesChangeTheCut) {
+  const fs::path project = write_timed_project(m_dir.path());
+  const RunResult estimated = build(project, {"--shard", "1/2", "-o", "est1"}, "cache-est1");
+  ASSERT_EQ(estimated.exit_code, 0) << estimated.err;
+  EXPECT_TRUE(says(estimated, "shard 1 of 2: cut by the estimate")) << estimated.err;
+  EXPECT_TRUE(says(estimated, "sm_80 big.cu")) << estimated.err;
+  EXPECT_FALSE(says(estimated, "heavy.cu")) << estimated.err;
+
+  // One whole build records the times; a warm one writes the same (a hit's recorded time).
+  const RunResult whole = build(project, {"-o", "whole.kiln", "--write-times", "times.txt"}, "cache-whole");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_TRUE(says(whole, "wrote times.txt: the compile times of 2 of 2 jobs")) << whole.err;
+  const std::string text = read_text(project / "times.txt");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "kiln compile times 1");
+  const std::map<std::string, long long> times = times_of(text);
+  ASSERT_EQ(times.size(), 2u) << text;
+  ASSERT_GT(times.at("heavy.cu"), times.at("big.cu")) << "the premise: CUB costs more than comments\n" << text;
+  const RunResult warm = build(project, {"-o", "whole.kiln", "--write-times", "warm.txt"}, "cache-whole");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_TRUE(says(warm, "compile: 2 cached, 0 compiled")) << warm.err;
+  EXPECT_EQ(read_text(project / "warm.txt"), text);
+
+  // Cut by the times, shard 1 compiles heavy.cu; the parts merge into the whole build's bytes.
+  const RunResult timed = build(project, {"--shard", "1/2", "-o", "timed1", "--shard-times", "times.txt"}, "cache-t1");
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_TRUE(says(timed, "shard 1 of 2: cut by the compile times in times.txt (2 of 2 jobs timed)")) << timed.err;
+  EXPECT_TRUE(says(timed, "sm_80 heavy.cu")) << timed.err;
+  EXPECT_FALSE(says(timed, "big.cu")) << timed.err;
+  shard(project, 2, 2, {"--shard-times", "times.txt"}, "timed2");
+  const RunResult merged = merge(project, {"timed1", "timed2"}, "merged.kiln", {"--write-times", "merged.txt"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(read_bytes(project / "merged.kiln"), read_bytes(project / "whole.kiln"));
+  EXPECT_EQ(times_of(read_text(project / "merged.txt")).size(), 2u) << "the shards' times, from the parts";
+
+  // A shard cut by the estimate and one cut by the times: heavy.cu in both, big.cu in neither.
+  shard(project, 2, 2, {}, "est2");
+  const RunResult mixed = merge(project, {"timed1", "est2"});
+  EXPECT_EQ(mixed.exit_code, k_bad_input) << mixed.err;
+  EXPECT_TRUE(says(mixed, "cannot merge timed1 and est2: their shards were cut differently (timed1 by the compile "
+                          "times in times.txt (2 of 2 jobs timed), est2 by the estimate); build every shard with the "
+                          "same --shard-times file, or none"))
+      << mixed.err;
+}
+
+TEST_F(BuildShard, ShardTimesErrors) {
+  const fs::path project = m_dir.copy_project("basic");
+  write_text(project / "times.txt", "kiln compile times 1\n12 sm_80\n");
+  RunResult r = build(project, {"--shard-times", "times.txt"});
+  EXPECT_EQ(r.exit_code, k_usage) << r.err;
+  EXPECT_TRUE(says(r, "--shard-times times.txt: only with --shard I/N")) << r.err;
+  r = build(project, {"--shard", "1/2", "--shard-times", "times.txt"});
+  EXPECT_EQ(r.exit_code, k_bad_input) << r.err;
+  EXPECT_TRUE(says(r, "times.txt: line 2: not '<microseconds> <target> <unit>': 12 sm_80")) << r.err;
+  r = build(project, {"--shard", "1/2", "--shard-times", "no-such-times.txt"});
+  EXPECT_EQ(r.exit_code, k_usage) << r.err;
+  // Times of units this build does not have (another commit's): those jobs are estimated.
+  write_text(project / "times.txt", "kiln compile times 1\n5000000 sm_80 kernels/gone.cu\n");
+  r = build(project, {"--shard", "1/2", "--shard-times", "times.txt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(says(r, "cut by the compile times in times.txt (0 of 6 jobs timed)")) << r.err;
+  EXPECT_TRUE(says(r, "sm_80 kernels/more.cu")) << "as the estimate cuts\n" << r.err;
+  // Never over an input or an output of the build.
+  for (const auto& [file, what] : std::vector<std::pair<std::string, std::string>>{
+           {"kiln.toml", "the manifest"}, {"basic.kiln", "the output basic.kiln"}, {"times.txt", "the --shard-times file"}}) {
+    const std::string before = read_text(project / "kiln.toml");
+    r = build(project, {"--shard", "1/2", "-o", "basic.kiln", "--shard-times", "times.txt", "--write-times", file});
+    EXPECT_EQ(r.exit_code, k_usage) << r.err;
+    EXPECT_TRUE(says(r, "refusing to write the compile times to " + file + ": it is " + what)) << r.err;
+    EXPECT_EQ(read_text(project / "kiln.toml"), before);
+  }
+  // A file that cannot be written is the machine's problem, named.
+  r = build(project, {"-o", "basic.kiln", "--write-times", "no/such/dir/times.txt"});
+  EXPECT_EQ(r.exit_code, k_environment) << r.err;
+  EXPECT_TRUE(says(r, "cannot write the compile times no/such/dir/times.txt")) << r.err;
 }
 
 TEST_F(BuildShard, BadShardValuesAreUsageErrors) {

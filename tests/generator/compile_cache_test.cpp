@@ -105,6 +105,16 @@ TEST_F(CompileCacheTest, AHeaderRestoredToEarlierContentHitsItsEarlierOutput) {
   EXPECT_EQ(again->image, compiled(m_dir / "a/build", "2").image);
 }
 
+TEST_F(CompileCacheTest, AHitCarriesTheTimeItsCompileTook) {
+  CompileOutput out = compiled(m_dir / "a/build", "1");
+  out.seconds = 2.5;
+  cache(m_dir / "a/build").store(job_a(), out);
+  const std::optional<CompileOutput> hit = cache(m_dir / "a/build").lookup(job_a());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->seconds, 0) << "nothing was compiled";
+  EXPECT_EQ(hit->recorded_seconds, 2.5) << "what sharded builds cut by (shard/compile_times.hpp)";
+}
+
 TEST_F(CompileCacheTest, AtMostSoManyHeaderSetsAreKeptPerKeyTheOldestGoingFirst) {
   const fs::path header = m_dir / "a/project/include/k.cuh";
   for (std::size_t i = 0; i <= k_header_sets_per_key; ++i) {

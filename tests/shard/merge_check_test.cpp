@@ -55,6 +55,18 @@ TEST(MergeCheck, RefusesWhatIsNotOneBuild) {
             "cannot merge a and b: they are shards of different builds (another manifest, sources, options or targets)");
 }
 
+TEST(MergeCheck, RefusesShardsThatCutTheJobsDifferently) {
+  NamedPart first = part("a", 1, 2), second = part("b", 2, 2);
+  first.part.cut = second.part.cut = {{{"x.cu", "sm_80"}, 1}, {{"y.cu", "sm_80"}, 2}};
+  first.part.cut_by = "the estimate";
+  second.part.cut_by = "the compile times in times.txt (2 of 2 jobs timed)";
+  EXPECT_EQ(error_of({first, second}), "accepted") << "the same cut, whatever made it";
+  second.part.cut = {{{"x.cu", "sm_80"}, 2}, {{"y.cu", "sm_80"}, 1}};
+  EXPECT_EQ(error_of({first, second}),
+            "cannot merge a and b: their shards were cut differently (a by the estimate, b by the compile times in "
+            "times.txt (2 of 2 jobs timed)); build every shard with the same --shard-times file, or none");
+}
+
 TEST(MergeCheck, ThePlanHereMustBeTheParts) {
   const std::vector<NamedPart> parts{part("a", 1, 1)};
   EXPECT_TRUE(check_plan(parts, "nvrtc 13.0", "f", "kiln.toml").ok());

@@ -15,6 +15,8 @@ Part sample() {
   part.jobs = 7;
   part.entries["0123456789abcdef0123456789abcdef"] = {std::byte{1}, std::byte{2}};
   part.entries["fedcba9876543210fedcba9876543210"] = {};
+  part.cut_by = "the estimate";
+  part.cut = {{{"a.cu", "sm_80"}, 1}, {{"a.cu", "sm_90"}, 3}, {{"b.cu", "sm_80"}, 2}};
   return part;
 }
 
@@ -29,6 +31,8 @@ TEST(PartFile, RoundTrips) {
   EXPECT_EQ(back->count, 3u);
   EXPECT_EQ(back->jobs, 7u);
   EXPECT_EQ(back->entries, part.entries);
+  EXPECT_EQ(back->cut_by, part.cut_by);
+  EXPECT_EQ(back->cut, part.cut);
   EXPECT_EQ(encode_part(*back), encode_part(part)) << "deterministic";
 }
 
@@ -57,9 +61,12 @@ TEST(PartFile, SaysWhatIsWrong) {
   Part bad = sample();
   bad.index = 4;   // of 3
   EXPECT_EQ(error(encode_part(bad)), "damaged: shard 4 of 3");
+  bad = sample();
+  bad.cut[{"c.cu", "sm_80"}] = 4;   // of 3
+  EXPECT_EQ(error(encode_part(bad)), "damaged: its cut names shard 4");
   std::vector<std::byte> newer = encode_part(sample());
   newer[8 + 9] = std::byte{9};   // the version after the magic's length and text
-  EXPECT_NE(error(newer).find("a part of version 9; this kiln reads version 1"), std::string::npos) << error(newer);
+  EXPECT_NE(error(newer).find("a part of version 9; this kiln reads version 2"), std::string::npos) << error(newer);
 }
 
 TEST(PartFile, ReadingNamesTheFile) {

@@ -21,9 +21,11 @@
 #include "plan/image_parts.hpp"
 #include "plan/nvrtc_reach.hpp"
 #include "plan/text_discovery.hpp"
+#include "shard/compile_times.hpp"
 #include "store/cache_settings.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
+#include "util/same_file.hpp"
 #include "util/scratch_dir.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
@@ -35,6 +37,7 @@
 #include <chrono>
 #include <memory>
 #include <set>
+#include <span>
 
 namespace kiln::build {
 
@@ -193,10 +196,21 @@ void BuildRun::run() {
                                                : m_request.depfile.empty() ? fs::path(output.string() + ".d")
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
-  if (Status s = check_outputs({output, depfile, m_request.compile_commands},
-                                known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources));
-      !s)
+  std::vector<Input> inputs = known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources);
+  if (Status s = check_outputs({output, depfile, m_request.compile_commands}, inputs); !s)
     return stop(BuildFailure::usage, s.error());
+  // The compile times are written last, over nothing the build reads or writes.
+  inputs.push_back({output, "the output", output.string()});
+  if (!depfile.empty()) inputs.push_back({depfile, "the depfile", depfile.string()});
+  if (!m_request.compile_commands.empty())
+    inputs.push_back({m_request.compile_commands, "the --compile-commands file", m_request.compile_commands.string()});
+  if (!m_request.shard_times.empty())
+    inputs.push_back({m_request.shard_times, "the --shard-times file", m_request.shard_times.string()});
+  for (const Input& input : inputs)
+    if (!m_request.write_times.empty() && same_file(m_request.write_times, input.path))
+      return stop(BuildFailure::usage, Error{"refusing to write the compile times to " + m_request.write_times.string() +
+                                             ": it is " + input.role + " " + input.shown +
+                                             "; nothing written (choose another --write-times)"});
   Result<store::CacheSettings> cache = store::cache_settings(m_request.cache_dir, store::process_environment());
   if (!cache) return stop(BuildFailure::usage, cache.error());
   // NVRTC's facts are kept beside the cache: a build that compiles nothing with NVRTC never loads it.
@@ -236,11 +250,21 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
                                                             toolkit.nvjitlink_version(), k_version),
                                 compile::nvcc_toolchain_identity, build_start, {}, build_dir, kiln_include_dir()};
   // Shards and merges agree on the build before anything is scanned: a shard scans its own units only.
-  m_part = PartToWrite{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0};
+  m_part = PartToWrite{shard.value_or(shard::ShardSpec{}), k_version, context.toolchain, {}, 0, {}, {}};
   std::set<std::string> shard_sources;
+  // What a shard cuts by: the compile times every shard is given, else the estimate (shard/).
+  std::optional<shard::CompileTimes> times;
+  if (shard && !m_request.shard_times.empty()) {
+    Result<shard::CompileTimes> read = shard::read_times(m_request.shard_times);
+    if (!read) return stop(BuildFailure::bad_input, read.error()), false;
+    times = std::move(*read);
+  }
+  const shard::CostOfPlan cost_of = [&](const plan::BuildPlan& p) {
+    return times ? shard::timed_cost(p, *times).cost : shard::JobCost(shard::estimated_cost);
+  };
   if (shard || merge) {
-    Result<shard::ShardLayout> layout =
-        shard::shard_layout(manifest, toolkit, plan_settings, context, shard.value_or(shard::ShardSpec{1, 1}));
+    Result<shard::ShardLayout> layout = shard::shard_layout(manifest, toolkit, plan_settings, context,
+                                                            shard.value_or(shard::ShardSpec{1, 1}), cost_of);
     if (!layout) return stop(BuildFailure::bad_input, layout.error()), false;
     m_part.fingerprint = layout->fingerprint;
     m_part.plan_jobs = layout->jobs;
@@ -306,8 +330,20 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   store::Store& compile_store = merge ? static_cast<store::Store&>(from_parts) : shard ? recorded : stores.shared();
   std::vector<std::string> part_files;
   for (const shard::NamedPart& p : m_parts) part_files.push_back(p.file);
+  // The merge names the shard that should have held an image by the cut the parts recorded.
   const std::unique_ptr<compile::JobRunner> refusing =
-      merge ? shard::make_refusing_runner(shard::assign_shards(plan, m_parts.size()), part_files) : nullptr;
+      merge ? shard::make_refusing_runner(m_parts.front().part.cut, part_files) : nullptr;
+  if (shard) {
+    m_part.cut = shard::assign_shards(plan, shard->count, cost_of(plan));
+    m_part.cut_by = "the estimate";
+    if (times) {
+      const shard::TimedCost timed = shard::timed_cost(plan, *times);
+      m_part.cut_by = "the compile times in " + m_request.shard_times.string() + " (" + std::to_string(timed.recorded) +
+                      " of " + std::to_string(plan.jobs.size()) + " jobs timed)";
+    }
+    m_events.detail("shard " + std::to_string(shard->index) + " of " + std::to_string(shard->count) + ": cut by " +
+                    m_part.cut_by);
+  }
   compile::CompileCache compile_cache(compile_store, std::move(context));
   compile::CacheCounts counts;
   const auto compile_start = std::chrono::steady_clock::now();
@@ -317,7 +353,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   const std::unique_ptr<compile::JobRunner> cached =
       compile::make_cached_runner(compiles, compile_cache, worth_keeping, usable_hit, counts);
   const std::unique_ptr<compile::JobRunner> runner =
-      shard ? shard::make_shard_runner(*cached, shard::assign_shards(plan, shard->count), shard->index) : nullptr;
+      shard ? shard::make_shard_runner(*cached, m_part.cut, shard->index) : nullptr;
   Result<std::vector<compile::CompileOutput>> outputs =
       compile_plan(plan, runner ? *runner : *cached, m_events, &compile_cache);
   m_result.compile_seconds = seconds_since(compile_start);
@@ -342,9 +378,20 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
     m_result.part_images = entries.size();
     if (Status s = write_part(m_result.output, m_part, plan, part_context, std::move(entries)); !s)
       return stop(BuildFailure::failed, s.error()), false;
-    return true;
+  } else if (!write_package(manifest, toolkit, prefix)) {
+    return false;
   }
-  return write_package(manifest, toolkit, prefix);
+  if (!m_request.write_times.empty()) {
+    const shard::CompileTimes measured = shard::measured_times(plan, m_result.outputs);
+    const std::string text = shard::format_times(measured);
+    if (Status s = write_file_atomically(m_request.write_times, std::as_bytes(std::span(text))); !s)
+      return stop(BuildFailure::environment, Error{"cannot write the compile times " + m_request.write_times.string() +
+                                                   ": " + s.error().message}),
+             false;
+    m_events.detail("wrote " + m_request.write_times.string() + ": the compile times of " +
+                    std::to_string(measured.size()) + " of " + std::to_string(plan.jobs.size()) + " jobs");
+  }
+  return true;
 }
 
 // Assembles the package from the compiled images, checks it against what was asked, and writes it

@@ -28,6 +28,8 @@ struct BuildRequest {
   std::vector<std::string> targets;            // instead of the manifest's, when not empty
   std::optional<shard::ShardSpec> shard;       // compile this shard's jobs only and write them as a part
   std::vector<std::filesystem::path> parts;    // merge: one part of each shard; compile nothing
+  std::filesystem::path shard_times;           // a shard: cut by these compile times (shard/compile_times.hpp)
+  std::filesystem::path write_times;           // write every job's compile time there (also a shard's, a merge's)
   std::filesystem::path output;                // empty: <name>.kiln (a shard: <name>.<I>-of-<N>.kilnpart)
   std::filesystem::path depfile;               // empty: <output>.d
   bool write_depfile = true;

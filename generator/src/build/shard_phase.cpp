@@ -24,9 +24,9 @@ shard::Entries merged_entries(std::vector<shard::NamedPart>& parts) {
 
 Status write_part(const fs::path& output, const PartToWrite& what, const plan::BuildPlan& plan,
                   compile::CacheContext context, shard::Entries recorded) {
-  const shard::ShardOf shards = shard::assign_shards(plan, what.spec.count);
   for (const compile::CompileJob& job : plan.jobs) {
-    if (shards.at({job.unit, job.target}) != what.spec.index) continue;
+    const auto shard = what.cut.find({job.unit, job.target});
+    if (shard != what.cut.end() && shard->second != what.spec.index) continue;
     const std::optional<compile::CompileKey> key = compile::compile_key(job, context);
     if (!key || !recorded.count(key->hex))
       return Error{(job.members.empty() ? job.display_prefix + job.source : job.source) + ": its " + job.target +
@@ -41,6 +41,8 @@ Status write_part(const fs::path& output, const PartToWrite& what, const plan::B
   part.count = what.spec.count;
   part.jobs = what.plan_jobs;
   part.entries = std::move(recorded);
+  part.cut = what.cut;
+  part.cut_by = what.cut_by;
   return write_file_atomically(output, shard::encode_part(part));
 }
 

@@ -27,9 +27,11 @@ struct PartToWrite {
   std::string toolchain;
   std::string fingerprint;    // of the plan before the compile phase changed it
   std::size_t plan_jobs = 0;
+  shard::ShardOf cut;         // which shard compiles each job
+  std::string cut_by;         // what the cut was made by, for the merge's messages
 };
 
-// Writes the part of `plan`'s (as the compile phase left it) jobs in `what.spec`'s shard, from the
+// Writes the part of `plan`'s (as the compile phase left it) jobs in `what.spec`'s shard by `what.cut`, from the
 // entries the build recorded. Fails, naming the job, if one has none (a source or header changed
 // during the build, so the cache did not keep its output).
 Status write_part(const std::filesystem::path& output, const PartToWrite& what, const plan::BuildPlan& plan,

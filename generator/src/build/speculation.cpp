@@ -72,6 +72,10 @@ public:
         outputs[i] = std::move(*out);
         outputs[i].from_cache = false;
         outputs[i].compiled_early = true;
+        // Compiled by this build, earlier: its time is the compile's (the build's cache stores it, and
+        // sharded builds cut by it: shard/compile_times.hpp), not the lookup's.
+        outputs[i].seconds = outputs[i].recorded_seconds;
+        outputs[i].recorded_seconds = 0;
         ++m_taken;
         if (progress) progress(++done, jobs.size(), jobs[i], outputs[i]);
       } else {

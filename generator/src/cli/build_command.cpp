@@ -76,7 +76,14 @@ public:
       app.add_option("--shard", m_shard,
                      "Compile shard I of N of the jobs only, and write them as a part for kiln merge "
                      "(default output: <name>.<I>-of-<N>.kilnpart)");
+      app.add_option("--shard-times", m_shard_times,
+                     "With --shard: cut the shards by the compile times in FILE (--write-times writes it); give "
+                     "every shard the same file")
+          ->check(CLI::ExistingFile);
     }
+    app.add_option("--write-times", m_write_times,
+                   "Write how long each job's compile took (a cache hit: when it was compiled) to FILE, for "
+                   "--shard-times");
     app.add_option("-o,--output", m_output, "The package to write (default: <name>.kiln)");
     CLI::Option* depfile = app.add_option("--depfile", m_depfile, "The depfile to write (default: <output>.d)");
     app.add_flag("--no-depfile", m_no_depfile, "Write no depfile")->excludes(depfile);
@@ -147,6 +154,10 @@ private:
       if (!spec) return fail(k_exit_usage, spec.error());
       request.shard = *spec;
     }
+    if (!m_shard_times.empty() && !request.shard)
+      return fail(k_exit_usage, Error{"--shard-times " + m_shard_times.string() + ": only with --shard I/N"});
+    request.shard_times = m_shard_times;
+    request.write_times = m_write_times;
     request.parts = m_parts;
     request.output = m_output;
     request.depfile = m_depfile;
@@ -220,6 +231,8 @@ private:
   BuildMode m_mode;
   std::vector<fs::path> m_parts;            // kiln merge
   std::string m_shard;                      // --shard I/N
+  fs::path m_shard_times;                   // --shard-times FILE
+  fs::path m_write_times;                   // --write-times FILE
   fs::path m_output;
   fs::path m_depfile;
   bool m_no_depfile = false;

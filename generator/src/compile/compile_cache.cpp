@@ -155,7 +155,8 @@ std::optional<CompileOutput> CompileCache::lookup(const CompileJob& job) {
         !deserialize(serialized, output))
       continue;
     for (std::string& header : output.headers) header = roots.expand(header).string();
-    output.seconds = 0;   // nothing was compiled
+    output.recorded_seconds = output.seconds;   // what it cost once: sharded builds cut by it
+    output.seconds = 0;                         // nothing was compiled
     return rendered(job, std::move(output));
   }
   return std::nullopt;

@@ -89,6 +89,8 @@ struct CompileOutput {
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
   double seconds = 0;
   bool from_cache = false;                     // set by the cached runner on a hit; never serialized
+  double recorded_seconds = 0;                 // a hit: `seconds` of the compile that stored it (the
+                                               // entry's; `seconds` is then 0); never serialized
   bool compiled_early = false;                 // compiled while the scan ran (build/speculation.hpp); never serialized
   bool used_pch = false;                       // NVRTC read a shared precompiled header (shared_pch.hpp);
                                                // never serialized with the output (the batch carries it)

@@ -31,6 +31,13 @@ Result<std::vector<NamedPart>> check_parts(std::vector<NamedPart> parts) {
   if (auto e = differing(parts, [](const Part& p) { return p.fingerprint; },
                          "they are shards of different builds (another manifest, sources, options or targets)"))
     return *e;
+  // Shards that cut the jobs differently (one given compile times the others were not) would leave
+  // jobs to no shard, or to two.
+  for (const NamedPart& p : parts)
+    if (p.part.cut != parts.front().part.cut)
+      return Error{"cannot merge " + parts.front().file + " and " + p.file + ": their shards were cut differently (" +
+                   parts.front().file + " by " + parts.front().part.cut_by + ", " + p.file + " by " + p.part.cut_by +
+                   "); build every shard with the same --shard-times file, or none"};
   std::sort(parts.begin(), parts.end(), [](const NamedPart& a, const NamedPart& b) { return a.part.index < b.part.index; });
   for (std::size_t i = 1; i < parts.size(); ++i)
     if (parts[i].part.index == parts[i - 1].part.index)

@@ -1,6 +1,6 @@
 // What a merge checks of its parts before it reads an entry: one shard count, every shard from 1 to
-// N exactly once, one kiln version, toolchain and plan fingerprint; then that this machine's plan is
-// theirs. Each error names the part files concerned.
+// N exactly once, one kiln version, toolchain, plan fingerprint and cut (which shard compiles each
+// job); then that this machine's plan is theirs. Each error names the part files concerned.
 #pragma once
 
 #include "shard/part_file.hpp"

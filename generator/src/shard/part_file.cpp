@@ -33,6 +33,13 @@ std::vector<std::byte> encode_part(const Part& part) {
     out.str(key);
     out.bytes(value.data(), value.size());
   }
+  out.str(part.cut_by);
+  out.u64(part.cut.size());
+  for (const auto& [job, shard] : part.cut) {
+    out.str(job.first);
+    out.str(job.second);
+    out.u64(shard);
+  }
   std::vector<std::byte> bytes = out.take();
   const std::uint64_t checksum = XXH3_64bits(bytes.data(), bytes.size());
   const auto* raw = reinterpret_cast<const std::byte*>(&checksum);
@@ -73,7 +80,16 @@ Result<Part> decode_part(const std::vector<std::byte>& bytes) {
     if (!in.str(key) || !in.blob(value)) return Error{"damaged: entry " + std::to_string(i + 1) + " is cut short"};
     part.entries.emplace(std::move(key), std::move(value));
   }
-  if (!in.at_end()) return Error{"damaged: bytes after its last entry"};
+  if (!in.str(part.cut_by) || !in.u64(count)) return Error{"damaged: its cut is cut short"};
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::pair<std::string, std::string> job;
+    std::uint64_t shard = 0;
+    if (!in.str(job.first) || !in.str(job.second) || !in.u64(shard))
+      return Error{"damaged: job " + std::to_string(i + 1) + " of its cut is cut short"};
+    if (shard == 0 || shard > part.count) return Error{"damaged: its cut names shard " + std::to_string(shard)};
+    part.cut.emplace(std::move(job), shard);
+  }
+  if (!in.at_end()) return Error{"damaged: bytes after its cut"};
   return part;
 }
 

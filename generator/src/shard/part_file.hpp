@@ -6,7 +6,11 @@
 //   | str toolchain (compile/compile_key.hpp's CacheContext::toolchain) | str fingerprint (the plan's)
 //   | u64 shard index (1-based) | u64 shard count | u64 jobs in the whole plan
 //   | u64 entry count, each: str key (32 hex digits) | str value (compile/compile_cache.hpp's entry)
+//   | str what the cut was made by | u64 job count, each: str unit | str target | u64 shard (the cut)
 //   | u64 XXH3-64 of every byte before it
+//
+// Version 2 added the cut: the merge checks that every shard cut the jobs alike (a shard given other
+// compile times than the others would leave some jobs to no shard).
 //
 // Fields as util/byte_stream.hpp writes them.
 #pragma once
@@ -18,11 +22,12 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::shard {
 
-inline constexpr std::uint64_t k_part_version = 1;
+inline constexpr std::uint64_t k_part_version = 2;
 
 struct Part {
   std::string kiln_version;
@@ -32,6 +37,8 @@ struct Part {
   std::uint64_t count = 0;
   std::uint64_t jobs = 0;
   std::map<std::string, std::vector<std::byte>> entries;
+  std::string cut_by;          // "the estimate", or the compile times' digest and how many jobs they timed
+  std::map<std::pair<std::string, std::string>, std::uint64_t> cut;   // {unit, target} -> shard (shard_plan.hpp's ShardOf)
 };
 
 std::vector<std::byte> encode_part(const Part& part);

@@ -118,13 +118,14 @@ std::string plan_fingerprint(const plan::BuildPlan& plan, compile::CacheContext&
 }
 
 Result<ShardLayout> shard_layout(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                                 const plan::PlanSettings& settings, compile::CacheContext context, ShardSpec spec) {
+                                 const plan::PlanSettings& settings, compile::CacheContext context, ShardSpec spec,
+                                 const CostOfPlan& cost) {
   Result<plan::BuildPlan> plan = plan::make_plan(manifest, toolkit, settings, {});
   if (!plan) return plan.error();
   ShardLayout layout;
   layout.fingerprint = plan_fingerprint(*plan, context);
   layout.jobs = plan->jobs.size();
-  const ShardOf shards = assign_shards(*plan, spec.count);
+  const ShardOf shards = assign_shards(*plan, spec.count, cost(*plan));
   std::set<std::string> units;
   for (const auto& [job, index] : shards)
     if (index == spec.index) units.insert(job.first);

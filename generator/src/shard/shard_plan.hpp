@@ -1,8 +1,9 @@
 // Which jobs a shard compiles, and what tells a merge that parts belong together.
 //
 // Shards are balanced by each job's expected cost (estimated_cost: its source's size plus a fixed
-// cost per compile), computed from the tree alone, so that every shard, and the merge, computes the
-// same assignment without talking: a unit's jobs are placed together (the unit's shard alone scans
+// cost per compile; or the compile times every shard is given, compile_times.hpp), computed from the
+// tree (and that file) alone, so that every shard computes the same assignment without talking (each
+// part records it, and the merge checks they agree): a unit's jobs are placed together (the unit's shard alone scans
 // its source), largest first onto the least loaded shard, ties by unit name. Where that leaves the
 // largest shard more than a tenth above what placing each unit costing more than a shard's share
 // (total / N) target by target would, those units are placed by target. A unit the second round
@@ -50,12 +51,16 @@ std::string plan_fingerprint(const plan::BuildPlan& plan, compile::CacheContext&
 // its job count, and the kernel sources of `spec`'s units, the only ones that shard scans. A request
 // in another shard's kernel source for a template of this shard's units is then not seen by this
 // shard: its image differs from the whole build's, and the merge fails naming it.
+// `cost`: what each job of a plan is expected to cost (estimated_cost, or compile_times.hpp's
+// timed_cost of that plan), as the shards cut by it.
 struct ShardLayout {
   std::string fingerprint;
   std::size_t jobs = 0;
   std::set<std::string> sources;
 };
+using CostOfPlan = std::function<JobCost(const plan::BuildPlan&)>;
 Result<ShardLayout> shard_layout(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
-                                 const plan::PlanSettings& settings, compile::CacheContext context, ShardSpec spec);
+                                 const plan::PlanSettings& settings, compile::CacheContext context, ShardSpec spec,
+                                 const CostOfPlan& cost);
 
 }  // namespace kiln::shard
