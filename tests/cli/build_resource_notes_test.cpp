@@ -204,6 +204,24 @@ TEST_F(BuildResourceNotes, TurningItOnCompilesNothingAgain) {
   }
 }
 
+// A unit built as image parts: each kernel once per target, though the parts compile the source
+// each (tile.cu, tile.cu#2 and tile.cu#3: 12 kernels).
+TEST_F(BuildResourceNotes, ImagePartsNoteEachKernelOncePerTarget) {
+  ScratchDir other;
+  const fs::path project = other.copy_project("parts");
+  std::string manifest = read_text(project / "kiln.toml");
+  manifest.replace(manifest.find("kernels_per_image"), 0, "options = [\"-Xptxas=-v\"]\n");
+  write_text(project / "kiln.toml", manifest);
+  const RunResult r = run_kiln({"build"}, project);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> kernels;
+  for (const std::string& note : notes_of(r.err)) {
+    EXPECT_EQ(note.rfind("kernels/tile.cu: note: sm_", 0), 0u) << note;
+    EXPECT_TRUE(kernels.insert(note.substr(0, note.find("': "))).second) << "twice: " << note;   // file, target, kernel
+  }
+  EXPECT_EQ(kernels.size(), 24u) << r.err;
+}
+
 TEST_F(BuildResourceNotes, RegistersAreTheOnesCuobjdumpReads) {
   ASSERT_EQ(s_cold->exit_code, 0) << s_cold->err;
   const fs::path tool = cuda_tool("cuobjdump", "KILN_TEST_CUOBJDUMP");
