@@ -222,6 +222,22 @@ TEST_F(BuildResourceNotes, ImagePartsNoteEachKernelOncePerTarget) {
   EXPECT_EQ(kernels.size(), 24u) << r.err;
 }
 
+// Two variants of one source are two units: each note names its variant.
+TEST_F(BuildResourceNotes, AVariantsNotesNameIt) {
+  ScratchDir other;
+  write_text(other.path() / "k.cu", "extern \"C\" __global__ void one(REAL* x) { x[0] = 1; }\n");
+  write_text(other.path() / "kiln.toml",
+             "targets = [\"sm_90\"]\noptions = [\"-Xptxas=-v\"]\n"
+             "[[source]]\npath = \"k.cu\"\nvariant = \"f32\"\ndefines = [\"REAL=float\"]\n"
+             "[[source]]\npath = \"k.cu\"\nvariant = \"f64\"\ndefines = [\"REAL=double\"]\n");
+  const RunResult r = run_kiln({"build"}, other.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> notes = notes_of(r.err);
+  ASSERT_EQ(notes.size(), 2u) << r.err;
+  EXPECT_EQ(notes[0].rfind("k.cu: note: sm_90: variant 'f32': 'one': ", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[1].rfind("k.cu: note: sm_90: variant 'f64': 'one': ", 0), 0u) << notes[1];
+}
+
 TEST_F(BuildResourceNotes, RegistersAreTheOnesCuobjdumpReads) {
   ASSERT_EQ(s_cold->exit_code, 0) << s_cold->err;
   const fs::path tool = cuda_tool("cuobjdump", "KILN_TEST_CUOBJDUMP");
