@@ -111,8 +111,12 @@ const std::map<std::string, Row>& rows() {
          EXPECT_TRUE(b.cubin_sections.count(".nv_debug_line_sass"));
          EXPECT_FALSE(base.cubin_sections.count(".nv_debug_line_sass"));
        }}},
-      {"ptxas-options", {"-v", "", "", "-Xptxas=-v", [](const Built& b, const Built&) {
+      {"ptxas-options", {"-O3,-v", "", "", "-Xptxas=-O3", [](const Built& b, const Built& base) {
          EXPECT_FALSE(b.nvrtc.empty()) << "NVRTC still compiles the unit; ptxas runs in nvJitLink";
+         // -v is Kiln's to answer: a note per kernel and cubin, and ptxas does not get it.
+         EXPECT_FALSE(has(b.link, "-Xptxas=-v")) << b.link;
+         EXPECT_TRUE(has(b.scan, ": note: sm_90: '(anonymous namespace)::math': ")) << b.scan;
+         EXPECT_FALSE(has(base.scan, ": note: sm_90: ")) << base.scan;
        }}},
       {"maxrregcount", {"24", "--maxrregcount=24", "", "-maxrregcount=24", [](const Built& b, const Built& base) {
          EXPECT_LE(b.math_registers, 24);

@@ -48,15 +48,34 @@ TEST(CompilerOptions, MacrosTakeEveryFormNvrtcAccepts) {
 
 TEST(CompilerOptions, NvJitLinkGetsWhatGeneratesCodeInItsOwnSpelling) {
   const CompilerOptions o = interpreted({"-ftz=true", "--prec-div", "false", "-prec-sqrt=true", "-fmad=false", "-G",
-                                        "-lineinfo", "-Xptxas", "-v,-warn-spills", "-split-compile=2", "-no-cache"});
-  EXPECT_EQ(o.link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=1", "-fma=0", "-g", "-lineinfo", "-Xptxas=-v",
+                                        "-lineinfo", "-Xptxas", "-O2,-warn-spills", "-split-compile=2", "-no-cache"});
+  EXPECT_EQ(o.link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=1", "-fma=0", "-g", "-lineinfo", "-Xptxas=-O2",
                              "-Xptxas=-warn-spills", "-split-compile=2", "-no-cache"}));
   EXPECT_EQ(interpreted({"-use_fast_math"}).link, (Strings{"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"}));
   // ptxas runs at link time for NVRTC's units, and in nvcc for nvcc's (which compiles them to cubins
   // itself): NVRTC does not get -Xptxas, nvcc does, and either compiler may build the unit.
-  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).nvrtc.empty());
-  EXPECT_EQ(interpreted({"-Xptxas", "-v,-warn-spills"}).nvcc, (Strings{"--ptxas-options=-v,-warn-spills"}));
-  EXPECT_TRUE(interpreted({"-Xptxas=-v"}).needs_nvcc.empty());
+  EXPECT_TRUE(interpreted({"-Xptxas=-O2"}).nvrtc.empty());
+  EXPECT_EQ(interpreted({"-Xptxas", "-O2,-warn-spills"}).nvcc, (Strings{"--ptxas-options=-O2,-warn-spills"}));
+  EXPECT_TRUE(interpreted({"-Xptxas=-O2"}).needs_nvcc.empty());
+}
+
+// ptxas's -v asks for its report, which kiln build prints from the cubin: no compiler gets it (the
+// cubin would record it, and differ from one built without it), whatever the spelling.
+TEST(CompilerOptions, PtxasVerboseAsksForNotesAndReachesNoCompiler) {
+  for (const Strings& given : {Strings{"-Xptxas=-v"}, Strings{"-Xptxas", "-v"}, Strings{"--ptxas-options=--verbose"},
+                               Strings{"-Xptxas=-verbose"}, Strings{"--ptxas-options", "--v"}}) {
+    const CompilerOptions o = interpreted(given);
+    EXPECT_TRUE(o.ptxas_verbose) << given[0];
+    EXPECT_TRUE(o.link.empty()) << given[0];
+    EXPECT_TRUE(o.nvcc.empty()) << given[0];
+    EXPECT_TRUE(o.nvrtc.empty()) << given[0];
+  }
+  const CompilerOptions mixed = interpreted({"-Xptxas=-O3,-v,-warn-spills"});
+  EXPECT_TRUE(mixed.ptxas_verbose);
+  EXPECT_EQ(mixed.link, (Strings{"-Xptxas=-O3", "-Xptxas=-warn-spills"}));
+  EXPECT_EQ(mixed.nvcc, (Strings{"--ptxas-options=-O3,-warn-spills"}));
+  EXPECT_FALSE(interpreted({"-Xptxas=-O3,-warn-spills"}).ptxas_verbose);
+  EXPECT_FALSE(interpreted({"-lineinfo"}).ptxas_verbose);
 }
 
 TEST(CompilerOptions, TheScannerGetsWhatChangesTheLanguage) {
@@ -118,7 +137,7 @@ TEST(CompilerOptions, MalformedOptionsAreNamed) {
 
 TEST(CompilerOptions, PtxasGetsItsOwnOptionsButNoneThatNamesAFileOrSetsWhatKilnSets) {
   EXPECT_EQ(interpreted({"-Xptxas=-O3,-v,--warn-on-spills,-maxrregcount=32,-dlcm=cg"}).link,
-            (Strings{"-Xptxas=-O3", "-Xptxas=-v", "-Xptxas=--warn-on-spills", "-Xptxas=-maxrregcount=32",
+            (Strings{"-Xptxas=-O3", "-Xptxas=--warn-on-spills", "-Xptxas=-maxrregcount=32",
                      "-Xptxas=-dlcm=cg"}));
   // --options-file reads a file (nvJitLink's error quoted its text), --output-file names one, and the
   // others set what Kiln sets or are not ptxas options at all.

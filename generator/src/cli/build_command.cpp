@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_limit.hpp"
 #include "cli/progress.hpp"
+#include "cli/resource_notes.hpp"
 #include "build/builder.hpp"
 #include "shard/shard_plan.hpp"
 #include "util/diagnostic.hpp"
@@ -198,6 +199,10 @@ private:
       std::cerr << result.error << "\n";
       return exit_code(result.failure);
     }
+    // -Xptxas=-v's report: after the build's warnings, before its closing lines, as a compiler's
+    // notes; -q prints errors only.
+    if (!m_quiet)
+      for (const std::string& note : resource_notes(result.plan.jobs, result.outputs)) std::cerr << note << "\n";
     if (request.shard) {
       if (m_verbose || m_summary) std::cerr << shard_summary_line(result, *request.shard) << "\n";
       return k_exit_ok;

@@ -44,12 +44,6 @@ struct VariableOffer {
   bool from_manifest;
 };
 
-// An internal symbol of libcudadevrt.a: nvJitLink names them after the library's source file,
-// "__nv_static_52__f4510a67_22_cuda_device_runtime_cu_3ecce0c0_..._Z16memcpy_3d_device...".
-bool is_device_runtime_symbol(const std::string& symbol) {
-  return symbol.starts_with("__nv_static_") && symbol.find("_cuda_device_runtime_cu_") != std::string::npos;
-}
-
 // "prefix/file:line" as the user opens it; an absolute file (a generated manifest) without the prefix.
 std::string where_from(const std::string& prefix, const plan::PlannedName& name) {
   return position_text(place((name.where.file.starts_with('/') ? "" : prefix) + name.where.file, name.where.line));

@@ -75,4 +75,8 @@ std::string image_variable_name(std::string_view lowered) {
   return name;
 }
 
+bool is_device_runtime_symbol(std::string_view symbol) {
+  return symbol.starts_with("__nv_static_") && symbol.find("_cuda_device_runtime_cu_") != std::string_view::npos;
+}
+
 }  // namespace kiln::package

@@ -21,6 +21,12 @@ bool is_template_instance(std::string_view lowered);
 // thrust::, cuda::, cooperative_groups::, nv::), which no program asks for by name.
 std::string image_variable_name(std::string_view lowered);
 
+// An internal symbol of libcudadevrt.a, which a link group that needs the CUDA device runtime links:
+// nvJitLink names them after the library's source file,
+// "__nv_static_52__f4510a67_22_cuda_device_runtime_cu_3ecce0c0_..._Z16memcpy_3d_device...".
+// Its kernels are not the user's.
+bool is_device_runtime_symbol(std::string_view symbol);
+
 // Strips the trailing "(...)" parameter list and a leading "void " return type from a demangled
 // function signature.
 std::string strip_signature(std::string_view demangled);

@@ -135,6 +135,7 @@ Status add_link_group(BuildPlan& plan, const std::string& name, PlannedUnit grou
     for (const PlannedName& k : member.kernels) add_unique(group.kernels, k);
     for (const PlannedName& v : member.variables) add_unique(group.variables, v);
     group.kernel_names.insert(group.kernel_names.end(), member.kernel_names.begin(), member.kernel_names.end());
+    group.ptxas_verbose = group.ptxas_verbose || member.ptxas_verbose;
     for (const std::string& o : member.link_options)
       if (std::find(group.link_options.begin(), group.link_options.end(), o) == group.link_options.end())
         group.link_options.push_back(o);
@@ -238,6 +239,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     unit.nvcc_options = paths_and_macros;
     unit.nvcc_options.insert(unit.nvcc_options.end(), translated->nvcc.begin(), translated->nvcc.end());
     unit.link_options = translated->link;
+    unit.ptxas_verbose = translated->ptxas_verbose;
     if (Status s = route_by_options(*translated, unit); !s) return at_entry(s.error().message);
     // The JIT-safe headers include libcu++'s, which 'toolkit_includes = false' leaves off the path.
     const bool has_cccl = std::find(plan.include_dirs.begin(), plan.include_dirs.end(), k_cccl) != plan.include_dirs.end();
@@ -286,6 +288,7 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
   job.manifest_file = plan.manifest_file;
   job.target = plan.targets[t];
   job.link_options = unit.link_options;
+  job.ptxas_verbose = unit.ptxas_verbose;
   job.known_kernels = unit.kernel_names;
   job.trace_file = plan.settings.scratch_dir / ("trace-" + tag);
   job.compiler = unit.compiler;

@@ -76,6 +76,7 @@ struct PlannedUnit {
   std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them
   std::vector<std::string> nvcc_options;    // the same for nvcc
   std::vector<std::string> link_options;    // the user's options nvJitLink repeats
+  bool ptxas_verbose = false;               // -Xptxas=-v: kiln build notes its kernels' resources
   std::vector<std::string> kernel_names;    // from the scan: for did-you-mean in name errors
   bool carry_sources = false;               // the package carries its sources (package/carried_sources.hpp)
   // The most kernels one image of the unit may hold ('kernels_per_image'; 0: no bound), and which

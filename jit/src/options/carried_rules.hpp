@@ -12,7 +12,7 @@
 //     directory in order. Whatever the table refuses (--create-pch, --time, -fdevice-time-trace, -I,
 //     ...) or does not know is refused;
 //   - link options: one the table's translation of such an option gives nvJitLink (link_spellings:
-//     "-ftz=1", "-Xptxas=-v"), so not -time=;
+//     "-ftz=1", "-Xptxas=-O3"), so not -time=;
 //   - kernel names: qualified C++ names ("ops::scale", "(anonymous namespace)::k"), since NVRTC
 //     compiles the name expressions made from them;
 //   - what laying its files out writes (each file's text, once per path: a text several paths name

@@ -2,6 +2,8 @@
 
 #include "options/option_table.hpp"
 
+#include <algorithm>
+
 namespace kiln::options {
 
 namespace {
@@ -18,6 +20,40 @@ void add_scan(const ReadOption& w, ScanOptions& scan) {
   }
 }
 
+// The ptxas options of `w` but -v, which sets `verbose` instead (CompilerOptions::ptxas_verbose);
+// nothing when -v was all of them.
+std::optional<ReadOption> without_verbose(const ReadOption& w, bool& verbose) {
+  ReadOption rest = w;
+  rest.value.clear();
+  for (std::size_t start = 0; start <= w.value.size();) {
+    const std::size_t comma = std::min(w.value.find(',', start), w.value.size());
+    const std::string piece = w.value.substr(start, comma - start);
+    if (is_ptxas_verbose(piece)) verbose = true;
+    else if (!piece.empty()) rest.value += (rest.value.empty() ? "" : ",") + piece;
+    start = comma + 1;
+  }
+  if (rest.value.empty()) return std::nullopt;
+  return rest;
+}
+
+// What each compiler and the scanner get for one option.
+void add_translations(const ReadOption& w, CompilerOptions& out) {
+  const OptionSpec& spec = *w.spec;
+  if (spec.nvrtc == Nvrtc::passed) out.nvrtc.push_back(nvrtc_spelling(w));
+  if (spec.nvrtc == Nvrtc::lacks && out.needs_nvcc.empty()) out.needs_nvcc = w.text;
+  if (spec.nvrtc == Nvrtc::planned && spec.name == "relocatable-device-code") out.relocatable = w.value == "true";
+  const std::vector<std::string> link = link_spellings(w);
+  out.link.insert(out.link.end(), link.begin(), link.end());
+  if (spec.nvcc == Nvcc::same) {
+    const std::string name(spec.nvcc_name.empty() ? spec.name : spec.nvcc_name);
+    out.nvcc.push_back(spec.takes == Takes::attached ? nvrtc_spelling(w)
+                                                     : "--" + name + (w.has_value ? "=" + w.value : ""));
+  } else if (spec.nvcc == Nvcc::forbidden && out.forbids_nvcc.empty()) {
+    out.forbids_nvcc = w.text;
+  }
+  add_scan(w, out.scan);
+}
+
 }  // namespace
 
 Result<CompilerOptions> interpret(std::span<const std::string> given) {
@@ -27,20 +63,8 @@ Result<CompilerOptions> interpret(std::span<const std::string> given) {
     const std::optional<ReadOption> w = read_option(given, at, problem);
     if (!w) return Error{"option '" + problem.option + "' " + problem.message};
     at += w->strings;
-    const OptionSpec& spec = *w->spec;
-    if (spec.nvrtc == Nvrtc::passed) out.nvrtc.push_back(nvrtc_spelling(*w));
-    if (spec.nvrtc == Nvrtc::lacks && out.needs_nvcc.empty()) out.needs_nvcc = w->text;
-    if (spec.nvrtc == Nvrtc::planned && spec.name == "relocatable-device-code") out.relocatable = w->value == "true";
-    const std::vector<std::string> link = link_spellings(*w);
-    out.link.insert(out.link.end(), link.begin(), link.end());
-    if (spec.nvcc == Nvcc::same) {
-      const std::string name(spec.nvcc_name.empty() ? spec.name : spec.nvcc_name);
-      out.nvcc.push_back(spec.takes == Takes::attached ? nvrtc_spelling(*w)
-                                                       : "--" + name + (w->has_value ? "=" + w->value : ""));
-    } else if (spec.nvcc == Nvcc::forbidden && out.forbids_nvcc.empty()) {
-      out.forbids_nvcc = w->text;
-    }
-    add_scan(*w, out.scan);
+    if (w->spec->values != Values::ptxas) add_translations(*w, out);
+    else if (const std::optional<ReadOption> rest = without_verbose(*w, out.ptxas_verbose)) add_translations(*rest, out);
   }
   return out;
 }

@@ -32,6 +32,11 @@ struct CompilerOptions {
   // -rdc=true (the last -rdc wins): the unit is compiled separately and linked with others into
   // one image per target (a device link group).
   bool relocatable = false;
+  // -Xptxas=-v (or --verbose, alone or in a list): kiln build prints ptxas's report as notes, read
+  // from the cubin (generator/src/cli/resource_notes.hpp). ptxas does not get it: its report would be
+  // discarded, and the cubin records ptxas's command line (.note.nv.tkinfo), so a -v build's images
+  // would differ from another's by that alone and could not share the compile cache's entries.
+  bool ptxas_verbose = false;
 };
 
 // Translates `given` (the manifest's options, then the source's); fails on the first problem.

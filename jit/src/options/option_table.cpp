@@ -214,6 +214,13 @@ Status check_ptxas_option(std::string_view piece) {
   return {};
 }
 
+bool is_ptxas_verbose(std::string_view piece) {
+  if (piece.starts_with("--")) piece.remove_prefix(2);
+  else if (piece.starts_with("-")) piece.remove_prefix(1);
+  else return false;
+  return piece == "v" || piece == "verbose";
+}
+
 const OptionSpec* find_option(std::string_view name) {
   if (name.empty()) return nullptr;
   for (const OptionSpec& spec : k_table)
