@@ -122,3 +122,20 @@ endif()
 file(WRITE ${project}/build/CMakeCache.txt "${edited}")
 configure(good OK TRUE)
 configure(good OK FALSE)
+
+# An installed generator (an imported Kiln::kiln, as KilnConfig.cmake makes it) whose
+# `kiln check --list-architectures` fails (it cannot load its NVRTC): all is an error at its call,
+# with kiln's reason.
+set(installed ${WORK}/installed)
+file(WRITE ${installed}/kernel.cu "__global__ void k() {}\n")
+file(WRITE ${installed}/kiln "#!/bin/sh\necho 'kiln: error: kiln cannot load libnvrtc.so.13: no such file' >&2\nexit 4\n")
+file(CHMOD ${installed}/kiln PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(WRITE ${installed}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(installed LANGUAGES NONE)
+add_executable(Kiln::kiln IMPORTED)
+set_target_properties(Kiln::kiln PROPERTIES IMPORTED_LOCATION [[${installed}/kiln]])
+add_library(Kiln::runtime INTERFACE IMPORTED)
+include([[${KILN_SOURCE_DIR}/cmake-modules/KilnFunctions.cmake]])
+kiln_add_cache(c SOURCES kernel.cu ARCHITECTURES all)
+")
+kiln_expect_configure(${installed} "${fn} ARCHITECTURES all needs the architectures NVRTC supports, but `[^`]*/kiln check --list-architectures` failed: kiln cannot load libnvrtc.so.13: no such file; list architectures instead.*${at}:7 \\(kiln_add_cache\\)")
