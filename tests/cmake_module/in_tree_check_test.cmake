@@ -35,8 +35,8 @@ endif()
 ")
 
 set(building "Kiln: building the configure-time checker")
-# Configures the project with -DCASE=`case` and the arguments after `expect` (OK, or a regex the
-# error must match); `rebuilds` says whether the checker must be built by this run.
+# Configures the project with -DCASE=`case` and ARGN; `expect` is OK, or a regex the error must match;
+# `rebuilds` says whether the checker must be built by this run. Sets `configured` to the output.
 function(configure case expect rebuilds)
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build -G Ninja -DCASE=${case}
                           -DCMAKE_C_COMPILER=${C} -DCMAKE_CXX_COMPILER=${CXX} ${ARGN}
