@@ -3,33 +3,75 @@
 # nvcc (CMake's CUDA_ARCHITECTURES property, nvcc's -arch=all and -arch=all-major):
 #
 #   80-real -> sm_80    80-virtual -> compute_80    80 -> sm_80 compute_80    90a-real -> sm_90a
-#   all       -> sm_XY of every architecture CUDA 13 supports, and PTX of the highest major
-#                (sm_75 ... sm_121, compute_120)
-#   all-major -> sm_XY of the lowest architecture of each major (sm_75 sm_80 sm_90 sm_100 sm_110
-#                sm_120), and PTX of the highest major (compute_120)
+#   all       -> sm_XY of every architecture NVRTC supports, and PTX of the highest major
+#                (NVRTC 13.0: sm_75 ... sm_121, compute_120)
+#   all-major -> sm_XY of the lowest architecture of each major (NVRTC 13.0: sm_75 sm_80 sm_90
+#                sm_100 sm_110 sm_120), and PTX of the highest major (compute_120)
 #   native    -> sm_XY of each GPU of the build machine; an error on a machine without one
-#   (nothing) -> the toolkit's default architecture, as nvcc and CMake build it: sm_75 compute_75
+#   (nothing) -> the toolkit's default architecture, as nvcc and CMake build it: the lowest NVRTC
+#                supports (NVRTC 13.0: sm_75 compute_75)
 #
-# Only the syntax is checked here: `kiln build` checks each target against the NVRTC it runs with.
+# NVRTC's architectures are its own answer (nvrtcGetSupportedArchs), never a list written here:
+# inside Kiln's own tree as Kiln's configuration asked them (generator/src/compile/CMakeLists.txt),
+# with an installed Kiln from its generator (`kiln check --list-architectures`), asked once per
+# configure and only when one of all, all-major or the default is used.
 include_guard(GLOBAL)
 
-# What NVRTC 13.0 supports (nvrtcGetSupportedArchs), lowest first: expands all, all-major and the
-# default (its lowest, nvcc's default architecture).
-set(_KILN_CUDA13_ARCHITECTURES 75 80 86 87 88 89 90 100 103 110 120 121)
+# Sets `out_var` to the architectures NVRTC supports, lowest first ("75;80;...;121"). `what` names
+# what needs them in the error when they cannot be had.
+function(_kiln_nvrtc_architectures out_var what)
+  get_property(known GLOBAL PROPERTY KILN_NVRTC_ARCHITECTURES SET)
+  if(NOT known)
+    set(archs "")
+    set(why "")
+    get_target_property(imported Kiln::kiln IMPORTED)
+    if(imported)
+      get_target_property(kiln Kiln::kiln LOCATION)
+      execute_process(COMMAND ${kiln} check --list-architectures RESULT_VARIABLE result OUTPUT_VARIABLE output
+                      ERROR_VARIABLE why)
+      if(result EQUAL 0)
+        string(REGEX MATCHALL "[0-9]+" archs "${output}")
+      else()
+        string(REGEX REPLACE "(^|\n)kiln: error: " "\\1" why "${why}")
+        string(STRIP "${why}" why)
+        set(why "`${kiln} check --list-architectures` failed: ${why}")
+      endif()
+    else()
+      get_property(facts GLOBAL PROPERTY KILN_NVRTC_FACTS)   # "13 0 13 0 75 80 ...", or empty
+      string(REGEX MATCHALL "[0-9]+" numbers "${facts}")
+      list(LENGTH numbers count)
+      if(count GREATER 4)
+        list(SUBLIST numbers 4 -1 archs)
+      endif()
+      set(why "Kiln's configuration could not ask NVRTC (its message above says why)")
+    endif()
+    list(SORT archs COMPARE NATURAL)
+    set_property(GLOBAL PROPERTY KILN_NVRTC_ARCHITECTURES "${archs}")
+    set_property(GLOBAL PROPERTY KILN_NVRTC_ARCHITECTURES_WHY "${why}")
+  endif()
+  get_property(archs GLOBAL PROPERTY KILN_NVRTC_ARCHITECTURES)
+  if(NOT archs)
+    get_property(why GLOBAL PROPERTY KILN_NVRTC_ARCHITECTURES_WHY)
+    message(FATAL_ERROR "kiln_add_cache(): ${what} needs the architectures NVRTC supports, but ${why}; "
+                        "list architectures instead")
+  endif()
+  set(${out_var} "${archs}" PARENT_SCOPE)
+endfunction()
 
 # Sets `out_var` to the targets nvcc builds when given no architecture: its default (the lowest it
 # supports), as cubin and PTX. kiln_add_cache uses it when neither the call nor the project names
 # architectures, where CMake itself would build CMAKE_CUDA_ARCHITECTURES' default.
 function(_kiln_default_targets out_var)
-  list(GET _KILN_CUDA13_ARCHITECTURES 0 lowest)
+  _kiln_nvrtc_architectures(archs "the default architecture (no ARCHITECTURES, TARGETS or CMAKE_CUDA_ARCHITECTURES)")
+  list(GET archs 0 lowest)
   set(${out_var} sm_${lowest} compute_${lowest} PARENT_SCOPE)
 endfunction()
 
-# PTX of the highest major's first architecture (compute_120 for CUDA 13), as nvcc's -arch=all and
-# -arch=all-major embed it: the image newer GPUs compile at load.
-function(_kiln_highest_major_ptx out_var)
+# PTX of the highest major's first architecture (compute_120 for NVRTC 13.0), as nvcc's -arch=all
+# and -arch=all-major embed it: the image newer GPUs compile at load. `archs`: NVRTC's.
+function(_kiln_highest_major_ptx out_var archs)
   set(highest "")
-  foreach(arch IN LISTS _KILN_CUDA13_ARCHITECTURES)
+  foreach(arch IN LISTS archs)
     if(arch MATCHES "0$")
       set(highest ${arch})
     endif()
@@ -82,22 +124,24 @@ function(_kiln_targets_from_architectures out_var what)
       message(FATAL_ERROR "kiln_add_cache(): ${what} '${entry}' cannot be combined with other architectures")
     endif()
     if(entry STREQUAL "all")
-      foreach(arch IN LISTS _KILN_CUDA13_ARCHITECTURES)
+      _kiln_nvrtc_architectures(archs "${what} all")
+      foreach(arch IN LISTS archs)
         list(APPEND targets sm_${arch})
       endforeach()
-      _kiln_highest_major_ptx(ptx)
+      _kiln_highest_major_ptx(ptx "${archs}")
       list(APPEND targets ${ptx})
     elseif(entry STREQUAL "all-major")
-      # The lowest architecture of each major: sm_75 is the whole of major 7 that CUDA 13 supports.
+      # The lowest architecture of each major: sm_75 is the whole of major 7 that NVRTC 13.0 supports.
+      _kiln_nvrtc_architectures(archs "${what} all-major")
       set(majors_seen "")
-      foreach(arch IN LISTS _KILN_CUDA13_ARCHITECTURES)
+      foreach(arch IN LISTS archs)
         string(REGEX REPLACE "[0-9]$" "" major "${arch}")
         if(NOT major IN_LIST majors_seen)
           list(APPEND majors_seen ${major})
           list(APPEND targets sm_${arch})
         endif()
       endforeach()
-      _kiln_highest_major_ptx(ptx)
+      _kiln_highest_major_ptx(ptx "${archs}")
       list(APPEND targets ${ptx})
     elseif(entry STREQUAL "native")
       _kiln_native_architectures(native)

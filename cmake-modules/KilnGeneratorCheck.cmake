@@ -1,28 +1,47 @@
-# kiln_add_cache()'s check of its targets and compile options by the generator itself, when CMake
-# configures: `kiln check` reads them as `kiln build` would (the one option table, the toolkit's NVRTC
-# for architectures), so that what Kiln or the toolkit refuses (ARCHITECTURES 52, OPTIONS -O3) is an
-# error at the call's CMakeLists.txt line rather than in the generated kiln.toml at build time.
+# kiln_add_cache()'s check of its targets and compile options by the generator's own code, when
+# CMake configures: what Kiln or the toolkit refuses (ARCHITECTURES 52, OPTIONS -O3) is an error at
+# the call's CMakeLists.txt line rather than in the generated kiln.toml at build time. With an
+# installed Kiln, `kiln check` reads them as `kiln build` would (the one option table, the toolkit's
+# NVRTC for architectures). Inside Kiln's own tree (add_subdirectory, FetchContent), where the
+# generator is built after CMake has configured, the configure-time checker does: the same checks
+# and messages (generator/src/check), built when Kiln is configured, given NVRTC's facts as that
+# configuration asked them.
 include_guard(GLOBAL)
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20...3.25)
 
+# Sets `out` to the command that checks: the installed generator's `kiln check`, else in Kiln's own
+# tree its configure-time checker with NVRTC's facts; empty where there is neither (a checker that
+# could not be built, an installed kiln that is missing), which leaves the checks to `kiln build`.
+function(_kiln_check_command out)
+  set(command "")
+  get_target_property(imported Kiln::kiln IMPORTED)
+  if(imported)
+    get_target_property(kiln Kiln::kiln LOCATION)
+    if(kiln AND EXISTS "${kiln}")
+      set(command ${kiln} check)
+      if(KILN_CUDA_ROOT)
+        list(APPEND command --cuda-root ${KILN_CUDA_ROOT})
+      endif()
+    endif()
+  else()
+    get_property(checker GLOBAL PROPERTY KILN_CONFIGURE_CHECKER)
+    get_property(facts GLOBAL PROPERTY KILN_NVRTC_FACTS)
+    if(checker AND EXISTS "${checker}")
+      set(command ${checker} "--nvrtc-facts=${facts}")
+    endif()
+  endif()
+  set(${out} "${command}" PARENT_SCOPE)
+endfunction()
+
 # Checks cache `name`'s TARGETS and OPTIONS, then each of SOURCES' unit (the call's OPTIONS, its
-# KILN_OPTIONS, each variant's KILN_VARIANT_<v>_OPTIONS) with an installed generator (an imported
-# Kiln::kiln); in Kiln's own tree the generator is built later, and `kiln build` checks them.
+# KILN_OPTIONS, each variant's KILN_VARIANT_<v>_OPTIONS), with _kiln_check_command's command.
 # Values with generator expressions are left out (their value is known at generate time only).
 function(_kiln_check_with_generator name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "TARGETS;OPTIONS;SOURCES")
-  get_target_property(imported Kiln::kiln IMPORTED)
-  if(NOT imported)
+  _kiln_check_command(checker)
+  if(NOT checker)
     return()
-  endif()
-  get_target_property(kiln Kiln::kiln LOCATION)
-  if(NOT kiln OR NOT EXISTS "${kiln}")
-    return()
-  endif()
-  set(common "")
-  if(KILN_CUDA_ROOT)
-    list(APPEND common --cuda-root ${KILN_CUDA_ROOT})
   endif()
   _kiln_plain_options(call_options ${arg_OPTIONS})
   set(targets "")
@@ -30,13 +49,13 @@ function(_kiln_check_with_generator name)
     string(REPLACE ";" "," target_list "${arg_TARGETS}")
     set(targets --targets ${target_list})
   endif()
-  _kiln_run_check(${kiln} "TARGETS or OPTIONS of cache '${name}'" ${common} ${targets} ${call_options})
+  _kiln_run_check("${checker}" "TARGETS or OPTIONS of cache '${name}'" ${targets} ${call_options})
   foreach(source IN LISTS arg_SOURCES)
     get_source_file_property(own "${source}" KILN_OPTIONS)
     get_source_file_property(variants "${source}" KILN_VARIANTS)
     if(own)
       _kiln_plain_options(own_options ${own})
-      _kiln_run_check(${kiln} "KILN_OPTIONS of source '${source}' (cache '${name}')" ${common} ${call_options}
+      _kiln_run_check("${checker}" "KILN_OPTIONS of source '${source}' (cache '${name}')" ${call_options}
                       ${own_options})
     endif()
     foreach(variant IN LISTS variants)
@@ -46,7 +65,7 @@ function(_kiln_check_with_generator name)
         if(NOT own)
           set(own_options "")
         endif()
-        _kiln_run_check(${kiln} "KILN_VARIANT_${variant}_OPTIONS of source '${source}' (cache '${name}')" ${common}
+        _kiln_run_check("${checker}" "KILN_VARIANT_${variant}_OPTIONS of source '${source}' (cache '${name}')"
                         ${call_options} ${own_options} ${extra_options})
       endif()
     endforeach()
@@ -64,13 +83,14 @@ function(_kiln_plain_options out)
   set(${out} "${result}" PARENT_SCOPE)
 endfunction()
 
-# Runs `kiln check` with ARGN; its exit code 2 (something refused) is an error naming `what` with
-# kiln's own messages. Any other failure (no toolkit at configure time) leaves the check to the build.
-function(_kiln_run_check kiln what)
+# Runs the check command `checker` (a list) with ARGN; its exit code 2 (something refused) is an
+# error naming `what` with kiln's own messages. Any other failure (no toolkit at configure time)
+# leaves the check to the build.
+function(_kiln_run_check checker what)
   if(NOT ARGN)
     return()
   endif()
-  execute_process(COMMAND ${kiln} check ${ARGN} RESULT_VARIABLE result OUTPUT_QUIET ERROR_VARIABLE errors)
+  execute_process(COMMAND ${checker} ${ARGN} RESULT_VARIABLE result OUTPUT_QUIET ERROR_VARIABLE errors)
   if(result EQUAL 2)
     string(REGEX REPLACE "(^|\n)kiln: error: " "\\1" errors "${errors}")
     string(STRIP "${errors}" errors)

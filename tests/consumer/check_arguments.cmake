@@ -143,14 +143,33 @@ foreach(verbose ON OFF)
   endif()
 endforeach()
 
-# all, all-major and nothing set mean what they mean to CMake and nvcc (KilnArchitectures.cmake).
-expect_targets(all_major "sm_75;sm_80;sm_90;sm_100;sm_110;sm_120;compute_120"
-               "kiln_add_cache(all_major SOURCES kernel.cu ARCHITECTURES all-major)")
-set(every_architecture "sm_75;sm_80;sm_86;sm_87;sm_88;sm_89;sm_90;sm_100;sm_103;sm_110;sm_120;sm_121;compute_120")
+# all, all-major and nothing set mean what they mean to CMake and nvcc (KilnArchitectures.cmake), made
+# of NVRTC's architectures as the installed kiln lists them: all is each, with PTX of the highest
+# major's first; all-major the lowest of each major; nothing set the lowest, as cubin and PTX.
+kiln_run(listed ${PREFIX}/bin/kiln check --list-architectures)
+kiln_expect("${listed}" MATCHES "^[0-9]+( [0-9]+)+\n$" "kiln check --list-architectures")
+string(REGEX MATCHALL "[0-9]+" nvrtc_architectures "${listed}")
+set(every_architecture "")
+set(all_major "")
+set(majors "")
+foreach(arch IN LISTS nvrtc_architectures)
+  list(APPEND every_architecture sm_${arch})
+  math(EXPR major "${arch} / 10")
+  list(FIND majors ${major} found)
+  if(found EQUAL -1)
+    list(APPEND majors ${major})
+    list(APPEND all_major sm_${arch})
+    set(highest_major_ptx compute_${arch})
+  endif()
+endforeach()
+list(APPEND every_architecture ${highest_major_ptx})
+list(APPEND all_major ${highest_major_ptx})
+list(GET nvrtc_architectures 0 lowest)
+expect_targets(all_major "${all_major}" "kiln_add_cache(all_major SOURCES kernel.cu ARCHITECTURES all-major)")
 expect_targets(every "${every_architecture}" "kiln_add_cache(every SOURCES kernel.cu ARCHITECTURES all)")
-expect_targets(nothing_set "sm_75;compute_75" "kiln_add_cache(nothing_set SOURCES kernel.cu)")
+expect_targets(nothing_set "sm_${lowest};compute_${lowest}" "kiln_add_cache(nothing_set SOURCES kernel.cu)")
 configure_warns(nothing_set_says_so
-                "Kiln: cache c builds sm_75 compute_75, nvcc's default, as no ARCHITECTURES, TARGETS or CMAKE_CUDA_ARCHITECTURES is set"
+                "Kiln: cache c builds sm_${lowest} compute_${lowest}, nvcc's default, as no ARCHITECTURES, TARGETS or CMAKE_CUDA_ARCHITECTURES is set"
                 "kiln_add_cache(c SOURCES kernel.cu)")
 expect_targets(follows_cmake "sm_86;sm_90;compute_90"
                "set(CMAKE_CUDA_ARCHITECTURES 86-real 90)\nkiln_add_cache(follows_cmake SOURCES kernel.cu)")

@@ -2,11 +2,14 @@
 // as kiln build does (format::parse_target and the toolkit's NVRTC for targets, the one option table
 // for options), without a manifest or a compile, so that kiln_add_cache() can refuse them when CMake
 // configures, at the call's line, instead of in its generated manifest at build time (docs/cmake.md).
+// The checks are check/unit_check.hpp's, which Kiln's configure-time checker makes too.
+// kiln check --list-architectures: NVRTC's architectures, which kiln_add_cache expands all, all-major
+// and its default from.
+#include "check/unit_check.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "compile/toolkit.hpp"
-#include "format/target.hpp"
-#include "options/compiler_options.hpp"
 #include "util/diagnostic.hpp"
 
 #include <filesystem>
@@ -26,49 +29,47 @@ public:
                    "A compile option, as the manifest's 'options' takes it (--option=-maxrregcount=64); all of "
                    "them are read together, as one unit's");
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose NVRTC decides which targets it supports");
+    app.add_flag("--list-architectures", m_list_architectures,
+                 "Print the architectures NVRTC supports (75 80 ...), lowest first, and check nothing");
   }
 
   // Every problem on stderr, one line each; 2 if there is one, 4 if targets were given but no
   // toolkit was found to check them against.
   int run() override {
-    bool refused = false;
-    if (!m_options.empty()) {
-      if (Result<options::CompilerOptions> read = options::interpret(m_options); !read) {
-        std::cerr << diagnostic(Location{}, "error", read.error().message) << "\n";
-        refused = true;
-      }
-    }
-    std::vector<int> archs;
-    for (const std::string& name : m_targets) {
-      const std::optional<format::Target> target = format::parse_target(name);
-      if (!target) {
-        std::cerr << diagnostic(Location{}, "error", "unknown target '" + name + "'") << "\n";
-        refused = true;
-      } else {
-        archs.push_back(target->arch);
-      }
-    }
-    if (!archs.empty()) {
+    if (m_list_architectures) return list_architectures();
+    const auto nvrtc = [this]() -> Result<check::NvrtcFacts> {
       Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
-      if (!toolkit) {
-        std::cerr << diagnostic(Location{}, "error", toolkit.error().message) << "\n";
-        return refused ? k_exit_usage : k_exit_environment;
-      }
-      for (std::size_t i = 0, a = 0; i < m_targets.size(); ++i) {
-        if (!format::parse_target(m_targets[i])) continue;
-        if (!toolkit->supports(archs[a++])) {
-          std::cerr << diagnostic(Location{}, "error", toolkit->unsupported_target(m_targets[i])) << "\n";
-          refused = true;
-        }
-      }
+      if (!toolkit) return toolkit.error();
+      return check::NvrtcFacts{toolkit->nvrtc_major, toolkit->nvrtc_minor, toolkit->nvjitlink_major,
+                               toolkit->nvjitlink_minor, toolkit->supported_archs};
+    };
+    switch (check::check_unit({m_targets, m_options}, nvrtc, std::cerr)) {
+      case check::CheckOutcome::accepted: return k_exit_ok;
+      case check::CheckOutcome::refused: return k_exit_usage;
+      case check::CheckOutcome::nvrtc_unknown: return k_exit_environment;
     }
-    return refused ? k_exit_usage : k_exit_ok;
+    return k_exit_internal;
   }
 
 private:
   std::vector<std::string> m_targets;
   std::vector<std::string> m_options;
   std::filesystem::path m_cuda_root;
+  bool m_list_architectures = false;
+
+  // The architectures of the NVRTC kiln build compiles with (the files kiln was built against, not
+  // the toolkit at --cuda-root, which gives headers only), on one line.
+  static int list_architectures() {
+    const Result<compile::NvrtcFacts> facts = compile::nvrtc_facts({});
+    if (!facts) {
+      std::cerr << diagnostic(Location{}, "error", facts.error().message) << "\n";
+      return k_exit_environment;
+    }
+    std::string line;
+    for (const int arch : facts->archs) line += (line.empty() ? "" : " ") + std::to_string(arch);
+    std::cout << line << "\n";
+    return k_exit_ok;
+  }
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 /* Run once when Kiln is configured (CMakeLists.txt): NVRTC's and nvJitLink's versions and NVRTC's
    architectures, as "nvrtc_major nvrtc_minor nvjitlink_major nvjitlink_minor arch...", which kiln
-   then knows without loading the libraries (nvrtc_library.hpp). */
+   then knows without loading the libraries (nvrtc_library.hpp), and which kiln_add_cache in Kiln's
+   own tree expands all, all-major and its default from and checks targets against
+   (check/nvrtc_facts.hpp reads them). */
 #include <nvJitLink.h>
 #include <nvrtc.h>
 #include <stdio.h>

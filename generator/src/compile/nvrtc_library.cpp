@@ -66,34 +66,17 @@ std::string nvrtc_facts_file(const std::string& identity, const NvrtcFacts& f) {
   return out.str();
 }
 
-// "nvrtc_major nvrtc_minor nvjitlink_major nvjitlink_minor arch...", as nvrtc_facts_file and
-// nvrtc_facts_probe.c write them.
-static std::optional<NvrtcFacts> parse_facts(const std::string& numbers) {
-  std::istringstream in(numbers);
-  NvrtcFacts f;
-  if (!(in >> f.nvrtc_major >> f.nvrtc_minor >> f.nvjitlink_major >> f.nvjitlink_minor)) return std::nullopt;
-  for (int arch = 0; in >> arch && f.archs.size() < 256;) f.archs.push_back(arch);
-  // A file in a cache directory is data: numbers outside what any NVRTC says are not believed.
-  const auto plausible = [](int value, int low, int high) { return value >= low && value <= high; };
-  if (f.archs.empty() || !in.eof() || !plausible(f.nvrtc_major, 1, 999) || !plausible(f.nvrtc_minor, 0, 999) ||
-      !plausible(f.nvjitlink_major, 1, 999) || !plausible(f.nvjitlink_minor, 0, 999) ||
-      !std::all_of(f.archs.begin(), f.archs.end(), [&](int arch) { return plausible(arch, 10, 9999); }))
-    return std::nullopt;
-  std::sort(f.archs.begin(), f.archs.end());
-  return f;
-}
-
 std::optional<NvrtcFacts> read_nvrtc_facts(const std::string& text, const std::string& identity) {
   const std::string head = std::string(k_facts_magic) + "\n" + identity;
   if (!text.starts_with(head)) return std::nullopt;
-  return parse_facts(text.substr(head.size()));
+  return check::parse_nvrtc_facts(std::string_view(text).substr(head.size()));
 }
 
 Result<NvrtcFacts> nvrtc_facts(const fs::path& facts_dir) {
   const std::string identity = library_identity();
   // Asked when kiln was configured, of these very files (CMakeLists.txt).
   if (!identity.empty() && identity == KILN_NVRTC_BUILT_IN_IDENTITY)
-    if (std::optional<NvrtcFacts> facts = parse_facts(KILN_NVRTC_BUILT_IN_FACTS)) return *facts;
+    if (std::optional<NvrtcFacts> facts = check::parse_nvrtc_facts(KILN_NVRTC_BUILT_IN_FACTS)) return *facts;
   const fs::path file = facts_dir / "nvrtc-facts";
   if (!identity.empty() && !facts_dir.empty()) {
     std::error_code ec;

@@ -9,6 +9,7 @@
 // cache. So a build loads them only to compile or link with them.
 #pragma once
 
+#include "check/nvrtc_facts.hpp"
 #include "nvrtc/compiler_api.hpp"
 #include "util/result.hpp"
 
@@ -24,11 +25,8 @@ namespace kiln::compile {
 // ("kiln cannot load <file>: <the system's message>").
 Result<const jit::CompilerApi*> nvrtc_api();
 
-struct NvrtcFacts {
-  int nvrtc_major = 0, nvrtc_minor = 0;
-  int nvjitlink_major = 0, nvjitlink_minor = 0;
-  std::vector<int> archs;     // nvrtcGetSupportedArchs, sorted
-};
+// Versions and architectures (check/nvrtc_facts.hpp: plain data, which the configure-time checker reads too).
+using check::NvrtcFacts;
 
 // The built-in facts when the libraries are the files they were asked of; else those in
 // `facts_dir`/nvrtc-facts when that file describes these libraries; else asked of the libraries and

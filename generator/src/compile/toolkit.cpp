@@ -1,5 +1,6 @@
 #include "compile/toolkit.hpp"
 
+#include "check/nvrtc_facts.hpp"
 #include "compile/child_process.hpp"
 #include "compile/nvrtc_library.hpp"
 #include "platform/text.hpp"
@@ -54,9 +55,7 @@ bool Toolkit::supports(int arch) const {
 }
 
 std::string Toolkit::unsupported_target(const std::string& name) const {
-  std::string supported;
-  for (int arch : supported_archs) supported += (supported.empty() ? "" : " ") + std::to_string(arch);
-  return "target '" + name + "' is not supported by NVRTC " + nvrtc_version() + " (it supports " + supported + ")";
+  return check::unsupported_target(name, nvrtc_major, nvrtc_minor, supported_archs);
 }
 
 fs::path Toolkit::expand(const std::string& path_with_token) const {
