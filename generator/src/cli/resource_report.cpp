@@ -1,5 +1,6 @@
 #include "cli/resource_report.hpp"
 
+#include "cli/package_report.hpp"
 #include "image/kernel_resources.hpp"
 
 #include <fmt/format.h>
