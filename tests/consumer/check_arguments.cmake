@@ -290,8 +290,8 @@ kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure(unknown_variant_property "${fn} source 'templates.cu' of cache 'c' has the source property 'KILN_VARIANT_f33_DEFINES', which kiln_add_cache does not know \\(did you mean 'KILN_VARIANT_f32_DEFINES'\\?\\)"
           "set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS f32 KILN_VARIANT_f33_DEFINES X)
 kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
-configure(source_include_directory "${fn} source 'kernel.cu' of cache 'c' has the source property 'KILN_INCLUDE_DIRECTORY', which kiln_add_cache does not know \\(did you mean 'KILN_INCLUDE_DIRECTORIES'\\?\\)"
-          "set_source_files_properties(kernel.cu PROPERTIES KILN_INCLUDE_DIRECTORY include)
+configure(source_include_directory "${fn} source 'kernel.cu' of cache 'c' has the source property 'KILN_INCLUDE_DIRECTORES', which kiln_add_cache does not know \\(did you mean 'KILN_INCLUDE_DIRECTORIES'\\?\\)"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_INCLUDE_DIRECTORES include)
 kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure_warns(cmake_compile_options "${fn} source 'kernel.cu' of cache 'c' has the source property COMPILE_OPTIONS, which the package's build does not read .* use KILN_OPTIONS.*source property COMPILE_DEFINITIONS, .* use KILN_DEFINES.*source property INCLUDE_DIRECTORIES, .* use KILN_INCLUDE_DIRECTORIES"
           "set_source_files_properties(kernel.cu PROPERTIES COMPILE_OPTIONS -lineinfo COMPILE_DEFINITIONS X INCLUDE_DIRECTORIES include)
