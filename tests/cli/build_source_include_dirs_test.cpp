@@ -119,6 +119,8 @@ TEST_F(BuildSourceIncludeDirs, ACarriedUnitCarriesItsDirectoryForTheRunTimeCompi
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   const nlohmann::json carried = nlohmann::json::parse(inspect.out)["units"][0]["carried"];
   EXPECT_EQ(carried["include_dirs"], nlohmann::json({"t_inc", "_cuda/include/cccl", "_cuda/include"})) << carried.dump();
+  const RunResult verify = run_kiln({"verify", "t.kiln"}, m_dir.path());
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
   fs::remove_all(m_project);
 
   set_variable("CUDA_PATH", "/usr/local/cuda");
