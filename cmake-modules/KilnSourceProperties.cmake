@@ -1,6 +1,6 @@
 # The source-file properties kiln_add_cache() reads from each kernel source (docs/cmake.md, "Per-source
 # settings"), and its checks of them and of its keywords:
-#   _kiln_source_unit_settings   KILN_OPTIONS and KILN_DEFINES of one source, for inputs.cmake
+#   _kiln_source_unit_settings   KILN_OPTIONS, KILN_DEFINES and KILN_INCLUDE_DIRECTORIES of one source, for inputs.cmake
 #   _kiln_check_source_properties  unknown KILN_* properties (errors), CMake's compile properties (warnings)
 #   _kiln_check_misspelt_keywords  values of the call that read like misspelt keywords (errors)
 include_guard(GLOBAL)
@@ -10,19 +10,31 @@ cmake_policy(VERSION 3.20...3.25)
 # The KILN_* source properties kiln_add_cache reads, besides KILN_VARIANT_<v>_DEFINES, _OPTIONS and
 # _INSTANTIATE for each variant <v> in KILN_VARIANTS.
 function(_kiln_source_property_names out)
-  set(${out} KILN_INSTANTIATE KILN_VARIABLES KILN_OPTIONS KILN_DEFINES KILN_LINK_GROUP KILN_VARIANTS
-             KILN_CARRY_SOURCES PARENT_SCOPE)
+  set(${out} KILN_INSTANTIATE KILN_VARIABLES KILN_OPTIONS KILN_DEFINES KILN_INCLUDE_DIRECTORIES KILN_LINK_GROUP
+             KILN_VARIANTS KILN_CARRY_SOURCES PARENT_SCOPE)
 endfunction()
 
-# Appends to `content_var` (inputs.cmake) the source's own options and macros, KILN_OPTIONS and
-# KILN_DEFINES: written after the call's OPTIONS and DEFINES into that source's [[source]] tables
-# only (each of its variants too). Generator expressions are evaluated with the rest of inputs.cmake.
+# Appends to `content_var` (inputs.cmake) the source's own options, macros and include directories,
+# KILN_OPTIONS, KILN_DEFINES and KILN_INCLUDE_DIRECTORIES: written after the call's OPTIONS, DEFINES and
+# INCLUDE_DIRECTORIES into that source's [[source]] tables only (each of its variants too). Generator
+# expressions are evaluated with the rest of inputs.cmake. A relative directory is relative to the
+# calling directory, as the call's INCLUDE_DIRECTORIES are (KilnCacheRules.cmake).
 function(_kiln_source_unit_settings content_var index source)
   set(content "${${content_var}}")
-  foreach(what OPTIONS DEFINES)
+  foreach(what OPTIONS DEFINES INCLUDE_DIRECTORIES)
     get_source_file_property(value "${source}" KILN_${what})
     if(NOT value)
       set(value "")
+    endif()
+    if(what STREQUAL "INCLUDE_DIRECTORIES")
+      set(dirs "")
+      foreach(dir IN LISTS value)
+        if(NOT dir MATCHES "\\$<" AND NOT IS_ABSOLUTE "${dir}")
+          set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
+        endif()
+        list(APPEND dirs "${dir}")
+      endforeach()
+      set(value "${dirs}")
     endif()
     string(APPEND content "set(KILN_SOURCE_${index}_${what} [==[${value}]==])\n")
   endforeach()
@@ -61,25 +73,18 @@ function(_kiln_check_source_properties name source)
     set_property(GLOBAL PROPERTY _KILN_LIST_FILE_WORDS_${CMAKE_CURRENT_LIST_FILE} "${words}")
   endif()
   foreach(word IN LISTS words)
-    if(word STREQUAL "-" OR word STREQUAL "KILN_INCLUDE_DIRECTORIES" OR word IN_LIST known)
+    if(word STREQUAL "-" OR word IN_LIST known)
       continue()
     endif()
     get_property(is_set SOURCE "${source}" PROPERTY ${word} SET)
     if(is_set)
-      _kiln_did_you_mean(suggestion "${word}" ${known} KILN_INCLUDE_DIRECTORIES)
+      _kiln_did_you_mean(suggestion "${word}" ${known})
       message(FATAL_ERROR "${fn}: source '${source}' of cache '${name}' has the source property '${word}', "
                           "which kiln_add_cache does not know${suggestion}")
     endif()
   endforeach()
-  # Known to the issue that asked for it, but not yet to the manifest: [[source]] has no include_dirs.
-  get_property(is_set SOURCE "${source}" PROPERTY KILN_INCLUDE_DIRECTORIES SET)
-  if(is_set)
-    message(FATAL_ERROR "${fn}: source '${source}' of cache '${name}' has KILN_INCLUDE_DIRECTORIES, which Kiln "
-                        "does not support yet (a kiln.toml [[source]] has no include_dirs of its own): give the "
-                        "directories to the call's INCLUDE_DIRECTORIES")
-  endif()
   foreach(pair COMPILE_OPTIONS:KILN_OPTIONS COMPILE_FLAGS:KILN_OPTIONS COMPILE_DEFINITIONS:KILN_DEFINES
-               "INCLUDE_DIRECTORIES:the call's INCLUDE_DIRECTORIES")
+               INCLUDE_DIRECTORIES:KILN_INCLUDE_DIRECTORIES)
     string(REPLACE ":" ";" pair "${pair}")
     list(GET pair 0 property)
     list(GET pair 1 instead)

@@ -136,8 +136,18 @@ math(EXPR last "${KILN_SOURCE_COUNT} - 1")
 foreach(index RANGE ${last})
   file(RELATIVE_PATH path "${KILN_ROOT}" "${KILN_SOURCE_${index}}")
   _kiln_toml_string(path "${path}")
+  # The source's KILN_INCLUDE_DIRECTORIES, named as the call's are; kiln drops those the call has.
+  set(source_dirs "")
+  foreach(dir IN LISTS KILN_SOURCE_${index}_INCLUDE_DIRECTORIES)
+    if(NOT dir STREQUAL "")
+      _kiln_include_dir(relative "${dir}")
+      list(APPEND source_dirs "${relative}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES source_dirs)
   # One [[source]] per variant (its own macros, options and instantiations besides the source's),
-  # else one for the source. The source's KILN_DEFINES and KILN_OPTIONS come first, then the variant's.
+  # else one for the source. The source's KILN_DEFINES and KILN_OPTIONS come first, then the variant's;
+  # its include directories are every variant's.
   set(variants "${KILN_SOURCE_${index}_VARIANTS}")
   if(NOT variants)
     set(variants "-")
@@ -157,6 +167,8 @@ foreach(index RANGE ${last})
     _kiln_toml_array(line defines ${defines})
     string(APPEND toml "${line}")
     _kiln_toml_array(line options ${options})
+    string(APPEND toml "${line}")
+    _kiln_toml_array(line include_dirs ${source_dirs})
     string(APPEND toml "${line}")
     if(NOT KILN_SOURCE_${index}_CARRY_SOURCES STREQUAL "")
       string(APPEND toml "carry_sources = ${KILN_SOURCE_${index}_CARRY_SOURCES}\n")

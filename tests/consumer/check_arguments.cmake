@@ -309,25 +309,28 @@ endif()
 configure(relocatable_with_manifest "${fn} RELOCATABLE cannot be combined with MANIFEST"
           "kiln_add_cache(c MANIFEST kernel.cu RELOCATABLE)")
 # Per-source settings (issue 33): an unknown KILN_* source property (also a variant's, for a variant
-# the source does not have) is an error naming the nearest; KILN_INCLUDE_DIRECTORIES is refused until
-# the manifest has per-source include_dirs; CMake's compile properties on a kernel source warn.
+# the source does not have) is an error naming the nearest; CMake's compile properties on a kernel
+# source warn, naming the KILN_* property to use.
 configure(unknown_source_property "${fn} source 'kernel.cu' of cache 'c' has the source property 'KILN_OPTION', which kiln_add_cache does not know \\(did you mean 'KILN_OPTIONS'\\?\\)"
           "set_source_files_properties(kernel.cu PROPERTIES KILN_OPTION -lineinfo)
 kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure(unknown_variant_property "${fn} source 'templates.cu' of cache 'c' has the source property 'KILN_VARIANT_f33_DEFINES', which kiln_add_cache does not know \\(did you mean 'KILN_VARIANT_f32_DEFINES'\\?\\)"
           "set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS f32 KILN_VARIANT_f33_DEFINES X)
 kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
-configure(source_include_directories "${fn} source 'kernel.cu' of cache 'c' has KILN_INCLUDE_DIRECTORIES, which Kiln does not support yet"
-          "set_source_files_properties(kernel.cu PROPERTIES KILN_INCLUDE_DIRECTORIES include)
+configure(source_include_directory "${fn} source 'kernel.cu' of cache 'c' has the source property 'KILN_INCLUDE_DIRECTORES', which kiln_add_cache does not know \\(did you mean 'KILN_INCLUDE_DIRECTORIES'\\?\\)"
+          "set_source_files_properties(kernel.cu PROPERTIES KILN_INCLUDE_DIRECTORES include)
 kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
-configure_warns(cmake_compile_options "${fn} source 'kernel.cu' of cache 'c' has the source property COMPILE_OPTIONS, which the package's build does not read .* use KILN_OPTIONS.*source property COMPILE_DEFINITIONS, .* use KILN_DEFINES"
-          "set_source_files_properties(kernel.cu PROPERTIES COMPILE_OPTIONS -lineinfo COMPILE_DEFINITIONS X)
+configure_warns(cmake_compile_options "${fn} source 'kernel.cu' of cache 'c' has the source property COMPILE_OPTIONS, which the package's build does not read .* use KILN_OPTIONS.*source property COMPILE_DEFINITIONS, .* use KILN_DEFINES.*source property INCLUDE_DIRECTORIES, .* use KILN_INCLUDE_DIRECTORIES"
+          "set_source_files_properties(kernel.cu PROPERTIES COMPILE_OPTIONS -lineinfo COMPILE_DEFINITIONS X INCLUDE_DIRECTORIES include)
 kiln_add_cache(c SOURCES kernel.cu TARGETS sm_80)")
 configure(variant_and_group "${fn} source 'templates.cu' of cache 'c' has both KILN_LINK_GROUP and KILN_VARIANTS"
           "set_source_files_properties(templates.cu PROPERTIES KILN_LINK_GROUP g KILN_VARIANTS v)
 kiln_add_cache(c SOURCES templates.cu TARGETS sm_80)")
-write_project(${WORK}/linking "kiln_add_cache(grouped SOURCES kernel.cu RELOCATABLE TARGETS sm_80
+write_project(${WORK}/linking "set_source_files_properties(kernel.cu PROPERTIES
+  KILN_INCLUDE_DIRECTORIES \"$<1:\${CMAKE_CURRENT_SOURCE_DIR}/include2>;include\")
+kiln_add_cache(grouped SOURCES kernel.cu RELOCATABLE TARGETS sm_80
   INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2)
+kiln_add_cache(per_source SOURCES kernel.cu templates.cu TARGETS sm_80)
 set_source_files_properties(templates.cu PROPERTIES KILN_VARIANTS \"f32;f64\"
   KILN_DEFINES SOURCE_WIDE KILN_OPTIONS \"$<1:-maxrregcount=64>;$<$<CONFIG:Debug>:-G>\"
   KILN_VARIANT_f32_INSTANTIATE \"fill<float>\" KILN_VARIANT_f64_INSTANTIATE \"fill<double>\"
@@ -337,6 +340,21 @@ kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/linking -B ${WORK}/linking/build -G
 kiln_run(ignored ${CMAKE_COMMAND} --build ${WORK}/linking/build)
 file(READ ${WORK}/linking/build/kiln/grouped/kiln.toml manifest)
 kiln_expect("${manifest}" MATCHES "options = \\[\"-rdc=true\"\\]" "RELOCATABLE's manifest")
+# KILN_INCLUDE_DIRECTORIES (issue 33): a generator expression evaluated, a relative directory relative
+# to the calling directory, in that source's [[source]] alone; kernel.cu finds its two headers there
+# only, and the package builds. Beside the call's own INCLUDE_DIRECTORIES (grouped) they change nothing.
+file(READ ${WORK}/linking/build/kiln/per_source/kiln.toml manifest)
+kiln_expect("${manifest}" MATCHES "path = \"kernel.cu\"\ninclude_dirs = \\[\"include2\", \"include\"\\]\n"
+            "KILN_INCLUDE_DIRECTORIES in kernel.cu's [[source]]")
+kiln_expect("${manifest}" NOT_MATCHES "path = \"templates.cu\"\n[^[]*include_dirs" "templates.cu's [[source]], without them")
+string(FIND "${manifest}" "[[source]]" first_source)
+string(SUBSTRING "${manifest}" 0 ${first_source} top_level)
+kiln_expect("${top_level}" NOT_MATCHES "include_dirs" "the top level, without them")
+kiln_run(report ${PREFIX}/bin/kiln inspect --json ${WORK}/linking/build/per_source.kiln)
+string(JSON options GET "${report}" metadata "options.kernel.cu")
+kiln_expect("${options}" MATCHES "^-Iinclude2 -Iinclude$" "per_source: kernel.cu's recorded options")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${WORK}/linking/build/per_source.kiln)
+kiln_expect("${report}" MATCHES "store +kernel\\.cu" "per_source: kernel.cu's kernel")
 file(READ ${WORK}/linking/build/kiln/variants/kiln.toml manifest)
 # The source's KILN_DEFINES and KILN_OPTIONS (generator expressions evaluated) in each variant, first.
 kiln_expect("${manifest}" MATCHES "variant = \"f32\"\ndefines = \\[\"SOURCE_WIDE\"\\]\noptions = \\[\"-maxrregcount=64\"\\]\ninstantiate = \\[\"fill<float>\"\\]" "the f32 variant")

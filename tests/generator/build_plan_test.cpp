@@ -51,6 +51,25 @@ TEST(MakePlan, OneJobPerSourceAndTargetSourcesSorted) {
             (Strings{"-Iinclude", "-I<cuda>/include/cccl", "-I<cuda>/include", "-DN=4", "-use_fast_math"}));
 }
 
+// A source's include_dirs: searched after the manifest's and before the toolkit's, by its jobs alone
+// (NVRTC's and nvcc's options alike); the package-wide recorded options do not hold them.
+TEST(MakePlan, ASourcesIncludeDirsReachItsJobsAlone) {
+  manifest::Manifest m = manifest_with({"sm_90"});
+  m.sources[0].include_dirs = {"b_inc", "<build>/gen"};
+  const Result<BuildPlan> plan = make_plan(m, toolkit(), {"", "/s", "/out"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->jobs.size(), 2u);
+  const Strings b_dirs{"-Iinclude", "-Ib_inc", "-I/out/gen", "-I/opt/cuda/include/cccl", "-I/opt/cuda/include"};
+  const Strings a_dirs{"-Iinclude", "-I/opt/cuda/include/cccl", "-I/opt/cuda/include"};
+  EXPECT_EQ(Strings(plan->jobs[1].nvrtc_options.begin(), plan->jobs[1].nvrtc_options.begin() + 5), b_dirs);
+  EXPECT_EQ(Strings(plan->jobs[0].nvrtc_options.begin(), plan->jobs[0].nvrtc_options.begin() + 3), a_dirs);
+  EXPECT_EQ(plan->jobs[0].nvrtc_options[3], "-DN=4");
+  const PlannedUnit& b = plan->units[1];
+  EXPECT_EQ(Strings(b.nvcc_options.begin(), b.nvcc_options.begin() + 5), b_dirs);
+  EXPECT_EQ(plan->package_options,
+            (Strings{"-Iinclude", "-I<cuda>/include/cccl", "-I<cuda>/include", "-DN=4", "-use_fast_math"}));
+}
+
 TEST(MakePlan, DefaultTargetsAreEverySupportedSassPlusLowestPtx) {
   const Result<BuildPlan> plan = make_plan(manifest_with({}), toolkit(), {"", "/s"});
   ASSERT_TRUE(plan);

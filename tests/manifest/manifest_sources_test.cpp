@@ -146,6 +146,58 @@ TEST(ManifestSources, DefinesAndOptionsFollowTheTopLevelRules) {
   EXPECT_TRUE(fails_with(manifest, project.at(4) + "option '-dlto' in 'options' is set by Kiln"));
 }
 
+// A source's include_dirs: the top-level key's forms and checks, for that entry (and each variant's
+// entry its own); a directory the top-level list has already is dropped, not refused.
+TEST(ManifestSources, IncludeDirsOfASource) {
+  TempProject project;
+  project.write("a.cu");
+  project.make_dir("inc");
+  project.make_dir("common");
+  const Result<Manifest> manifest = project.read(
+      "include_dirs = [\"common\"]\n"
+      "[[source]]\npath = \"a.cu\"\nvariant = \"one\"\n"
+      "include_dirs = [\"./inc/\", \"<build>/gen\", \"<cuda>/include//cccl\", \"<kiln>\", \"common\"]\n"
+      "[[source]]\npath = \"a.cu\"\nvariant = \"two\"\n");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->include_dirs, (Strings{"common"}));
+  EXPECT_EQ(manifest->sources[0].include_dirs, (Strings{"inc", "<build>/gen", "<cuda>/include/cccl", "<kiln>"}));
+  EXPECT_TRUE(manifest->sources[1].include_dirs.empty());
+}
+
+TEST(ManifestSources, IncludeDirsOfASourceFollowTheTopLevelRules) {
+  TempProject project;
+  project.write("a.cu");
+  project.write("file");
+  project.make_dir("inc");
+  const std::string absolute = project.root().string();
+  const Result<Manifest> manifest = project.read(
+      "[[source]]\npath = \"a.cu\"\ninclude_dirs = [\n"
+      "  \"missing\",\n  \"file\",\n  \"" + absolute + "\",\n  \"<cudo>/include\",\n  \"<cuda>/../etc\",\n"
+      "  \"inc\",\n  \"inc/.\",\n  \"\",\n  3,\n]\n");
+  EXPECT_TRUE(fails_with(manifest, project.at(4) + "include directory 'missing' does not exist"));
+  EXPECT_TRUE(fails_with(manifest, project.at(5) + "include directory 'file' is not a directory"));
+  EXPECT_TRUE(fails_with(manifest, project.at(6) + "include directory '" + absolute +
+                                       "' must be relative to the manifest directory or start with '<cuda>/'"));
+  EXPECT_TRUE(fails_with(manifest, project.at(7) + "unknown token '<cudo>' in include directory '<cudo>/include'"));
+  EXPECT_TRUE(fails_with(manifest, project.at(8) + "include directory '<cuda>/../etc' is outside the CUDA toolkit"));
+  EXPECT_TRUE(fails_with(manifest, project.at(10) + "include directory 'inc' is listed twice (first at line 9)"));
+  EXPECT_TRUE(fails_with(manifest, project.at(11) + "empty string in 'include_dirs'"));
+  EXPECT_TRUE(fails_with(manifest, project.at(12) + "'include_dirs' must be an array of strings; element 9 is an integer"));
+  EXPECT_TRUE(fails_with(project.read("[[source]]\npath = \"a.cu\"\ninclude_dirs = \"inc\"\n"),
+                         project.at(3) + "'include_dirs' must be an array of strings, not a string"));
+}
+
+// Errors name the column of the element, as the top-level key's do.
+TEST(ManifestSources, IncludeDirsOfASourceErrorsNameTheColumn) {
+  TempProject project;
+  project.write("a.cu");
+  const Result<Manifest> manifest = project.read("[[source]]\npath = \"a.cu\"\ninclude_dirs = [\"nope\"]\n");
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_NE(diagnostic(manifest.error()).find(project.manifest_path().string() + ":3:17: error: include directory 'nope' does not exist"),
+            std::string::npos)
+      << diagnostic(manifest.error());
+}
+
 TEST(ManifestSources, SymlinkedFileIsAccepted) {
   TempProject project;
   project.write("real.cu");

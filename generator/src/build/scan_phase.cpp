@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 using scan::ScanInput;
 using scan::ScanResult;
 
-// A kernel source is scanned with what changes the language in its compile options (options/): -D,
-// -U, -std, -include, -default-device. A host source, with the manifest's macros, at the standard its
+// A kernel source is scanned with its include directories (the manifest's, then its own) and what
+// changes the language in its compile options (options/): -D, -U, -std, -include, -default-device. A host source, with the manifest's macros, at the standard its
 // own build gives it (--host-std), else the kernels', raised to one its C++ can use
 // (options::host_standard), and Kiln's own headers.
 ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEntry* source, const fs::path& file,
@@ -43,6 +43,9 @@ ScanInput input_for(const manifest::Manifest& manifest, const manifest::SourceEn
   in.kiln_include_dir = kiln_include_dir();
   const NamedRoots roots{in.directory, in.build_dir, in.kiln_include_dir, toolkit.root};
   for (const std::string& dir : manifest.include_dirs) in.include_dirs.push_back(roots.expand(dir).string());
+  // A kernel source's own directories, where its compile searches them: after the manifest's.
+  if (source)
+    for (const std::string& dir : source->include_dirs) in.include_dirs.push_back(roots.expand(dir).string());
   if (manifest.toolkit_includes) {
     in.include_dirs.push_back((toolkit.root / "include" / "cccl").string());
     in.include_dirs.push_back((toolkit.root / "include").string());
@@ -256,7 +259,8 @@ ScanPhaseOutput run_scan_phase(const manifest::Manifest& manifest, const compile
 
   std::vector<ScanInput> inputs;
   std::set<fs::path> seen;
-  // A source listed as several variants is scanned once, with its first entry's macros and options.
+  // A source listed as several variants is scanned once, with its first entry's macros, options and
+  // include directories.
   for (const manifest::SourceEntry& source : manifest.sources)
     if (seen.insert(source.path).second)
       inputs.push_back(input_for(manifest, &source, source.path, toolkit, settings, ScanInput::Role::kernels));

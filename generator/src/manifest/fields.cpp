@@ -1,6 +1,7 @@
 #include "manifest/fields.hpp"
 
 #include "manifest/checks.hpp"
+#include "manifest/paths.hpp"
 #include "options/compiler_options.hpp"
 
 #include <algorithm>
@@ -152,6 +153,22 @@ std::vector<std::string> read_options(const toml::node& value, std::string_view 
     diags.error(located[problem.index].at(),
                 "option " + quote(problem.option) + " in " + quote(key) + " " + problem.message);
   return options;
+}
+
+std::vector<std::string> read_include_dirs(const toml::node& value, const std::filesystem::path& root,
+                                           Diagnostics& diags) {
+  std::vector<std::string> dirs;
+  FirstSeen seen;
+  for (const Located& dir : read_string_list(value, "include_dirs", diags)) {
+    std::optional<std::string> normal = check_include_dir(dir, root, diags);
+    if (!normal) continue;
+    if (const std::optional<int> first = seen.add(*normal, dir.line)) {
+      diags.error(dir.at(), "include directory " + quote(*normal) + " is listed twice" + FirstSeen::note(*first));
+      continue;
+    }
+    dirs.push_back(std::move(*normal));
+  }
+  return dirs;
 }
 
 }  // namespace kiln::manifest::detail

@@ -30,6 +30,9 @@ struct SourceEntry {
   std::vector<std::string> variables;
   std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"
   std::vector<std::string> options;          // added to the package-wide NVRTC options
+  // Searched after the package-wide include_dirs, for this entry's unit only; the same forms. Those
+  // the package-wide list has already are left out (the reader drops them).
+  std::vector<std::string> include_dirs;
   // A variant's name ("f64"): the source compiled once more as a unit of its own, whose kernels are
   // found as "<variant>/<name>" (and by their plain names where no other kernel has them). "": none.
   std::string variant;

@@ -64,22 +64,6 @@ std::vector<std::string> read_targets(const toml::node& node, std::vector<Positi
   return targets;
 }
 
-std::vector<std::string> read_include_dirs(const toml::node& node, const fs::path& root, Diagnostics& diags) {
-  std::vector<std::string> dirs;
-  detail::FirstSeen seen;
-  for (const Located& dir : detail::read_string_list(node, "include_dirs", diags)) {
-    std::optional<std::string> normal = detail::check_include_dir(dir, root, diags);
-    if (!normal) continue;
-    if (const std::optional<int> first = seen.add(*normal, dir.line)) {
-      diags.error(dir.at(), "include directory " + quote(*normal) + " is listed twice" +
-                                detail::FirstSeen::note(*first));
-      continue;
-    }
-    dirs.push_back(std::move(*normal));
-  }
-  return dirs;
-}
-
 // Variants and link groups name units of the package, as sources' paths do: no name may mean two.
 void check_unit_names(const std::vector<SourceEntry>& sources, Diagnostics& diags) {
   std::map<std::string, int> variants;   // name -> line of its entry
@@ -205,7 +189,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
   }
   if (const toml::node* node = document.get("targets")) manifest.targets = read_targets(*node, manifest.target_positions, diags);
   if (const toml::node* node = document.get("include_dirs")) {
-    manifest.include_dirs = read_include_dirs(*node, manifest.root, diags);
+    manifest.include_dirs = detail::read_include_dirs(*node, manifest.root, diags);
   }
   if (const toml::node* node = document.get("defines")) {
     manifest.defines = detail::read_defines(*node, "defines", diags);
@@ -230,6 +214,13 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
                                      .value_or(k_default_kernels_per_image);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
+  // A source's directory that the top-level list already has is searched there, earlier: once more
+  // after it would find nothing new, so it is dropped rather than refused (a CMake project may give
+  // a directory both to the call and to one source).
+  for (SourceEntry& source : manifest.sources)
+    std::erase_if(source.include_dirs, [&](const std::string& dir) {
+      return std::find(manifest.include_dirs.begin(), manifest.include_dirs.end(), dir) != manifest.include_dirs.end();
+    });
   if (const toml::node* node = document.get("host_sources")) {
     manifest.host_sources =
         read_scanned_files(*node, {"host_sources", "host source"}, manifest.root, manifest.sources, diags);

@@ -17,13 +17,13 @@
 namespace kiln::manifest::detail {
 namespace {
 
-constexpr std::array<std::string_view, 10> k_source_keys = {"path",       "instantiate", "variables",
-                                                            "defines",    "options",     "template",
-                                                            "variant",    "link_group",  "carry_sources",
-                                                            "kernels_per_image"};
-constexpr std::array<std::string_view, 8> k_top_level_only = {
-    "name",         "targets",        "include_dirs",           "toolkit_includes",
-    "compress",     "host_sources",   "python_sources",         "remove_unused_variables"};
+constexpr std::array<std::string_view, 11> k_source_keys = {"path",       "instantiate",  "variables",
+                                                            "defines",    "options",      "include_dirs",
+                                                            "template",   "variant",      "link_group",
+                                                            "carry_sources", "kernels_per_image"};
+constexpr std::array<std::string_view, 7> k_top_level_only = {
+    "name",         "targets",        "toolkit_includes",       "compress",
+    "host_sources", "python_sources", "remove_unused_variables"};
 
 // Keeps the first of each name (compared normalized, so "f<int,2>" and "f<int, 2>" are one) and
 // reports the others with both lines: a duplicate is a copy-paste slip or two overlapping templates,
@@ -114,6 +114,9 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
   }
   if (const toml::node* options = table.get("options")) {
     entry.options = read_options(*options, "options", diags);
+  }
+  if (const toml::node* dirs = table.get("include_dirs")) {
+    entry.include_dirs = read_include_dirs(*dirs, root, diags);
   }
   if (const toml::node* variant = table.get("variant")) {
     entry.variant_position = position_of(*variant);

@@ -433,6 +433,7 @@ private:
     meta.emplace_back("options", join(m_plan.package_options, " "));
     for (const manifest::SourceEntry& s : m_manifest.sources) {
       std::vector<std::string> extra;
+      for (const std::string& dir : s.include_dirs) extra.push_back("-I" + dir);
       for (const std::string& d : s.defines) extra.push_back("-D" + d);
       extra.insert(extra.end(), s.options.begin(), s.options.end());
       // By the unit's name where a variant has one: two variants of a file have options of their own.

@@ -162,6 +162,21 @@ std::vector<PlannedUnit> with_image_parts(std::vector<PlannedUnit> units) {
   return out;
 }
 
+// -I and -D as the compilers see them (nvcc and NVRTC share these as is): the manifest's include
+// directories, then the source's own (searched after them, before the toolkit's), then the manifest's
+// macros. `plan.include_dirs` holds the manifest's and then the toolkit's.
+std::vector<std::string> include_and_define_options(const BuildPlan& plan, const manifest::Manifest& manifest,
+                                                    const manifest::SourceEntry& source) {
+  std::vector<std::string> dirs = manifest.include_dirs;
+  dirs.insert(dirs.end(), source.include_dirs.begin(), source.include_dirs.end());
+  dirs.insert(dirs.end(), plan.include_dirs.begin() + static_cast<std::ptrdiff_t>(manifest.include_dirs.size()),
+              plan.include_dirs.end());
+  std::vector<std::string> options;
+  for (const std::string& dir : dirs) options.push_back("-I" + plan.roots.expand(dir).string());
+  for (const std::string& define : manifest.defines) options.push_back("-D" + define);
+  return options;
+}
+
 }  // namespace
 
 Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
@@ -206,15 +221,8 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     plan.include_dirs.push_back(k_cccl);
     plan.include_dirs.push_back("<cuda>/include");
   }
-  std::vector<std::string> paths_and_macros;  // as the compilers see them; nvcc and NVRTC share these as is
-  for (const std::string& dir : plan.include_dirs) {
-    paths_and_macros.push_back("-I" + plan.roots.expand(dir).string());
-    plan.package_options.push_back("-I" + dir);
-  }
-  for (const std::string& define : manifest.defines) {
-    paths_and_macros.push_back("-D" + define);
-    plan.package_options.push_back("-D" + define);
-  }
+  for (const std::string& dir : plan.include_dirs) plan.package_options.push_back("-I" + dir);
+  for (const std::string& define : manifest.defines) plan.package_options.push_back("-D" + define);
   plan.package_options.insert(plan.package_options.end(), manifest.options.begin(), manifest.options.end());
 
   std::map<std::string, PlannedUnit> groups;   // link groups by name, filled with their members
@@ -234,6 +242,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     };
     Result<options::CompilerOptions> translated = options::interpret(user_options);
     if (!translated) return at_entry(translated.error().message);
+    const std::vector<std::string> paths_and_macros = include_and_define_options(plan, manifest, *source);
     unit.nvrtc_options = paths_and_macros;
     unit.nvrtc_options.insert(unit.nvrtc_options.end(), translated->nvrtc.begin(), translated->nvrtc.end());
     unit.nvcc_options = paths_and_macros;
