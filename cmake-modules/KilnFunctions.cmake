@@ -231,7 +231,8 @@ function(kiln_add_cache name)
         list(APPEND manifest_flags ${flag})
       endif()
     endforeach()
-    _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} TARGETS ${targets}
+    _kiln_call_site(call_site kiln_add_cache ${name})
+    _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} CALL_SITE ${call_site} TARGETS ${targets}
       SOURCES ${arg_SOURCES} INSTANTIATE ${arg_INSTANTIATE} VARIABLES ${arg_VARIABLES}
       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES} ${scan_include_dirs} DEFINES ${arg_DEFINES} ${scan_defines}
       OPTIONS ${arg_OPTIONS} ${manifest_flags} KERNELS_PER_IMAGE ${arg_KERNELS_PER_IMAGE})

@@ -133,6 +133,11 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
     const bool manifest = origin->file == job.manifest_file;
     const Location at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
     const Location entry = location(*origin, job, 0);
+    // A kiln_add_cache() call's name: one report at the call, under CMake's keyword for it.
+    if (!origin->label.empty()) {
+      out += diagnostic(at, "error", origin->label + ": " + message + hint) + "\n";
+      continue;
+    }
     out += diagnostic(at, "error", said_here) + "\n";
     out += diagnostic(manifest ? entry : at, "note",
                       manifest ? "an instantiation listed for " + job.source

@@ -2,7 +2,9 @@
 // "flaot" is undefined", under "#pragma nv_mangled_name EXPR" and a caret). The user never wrote that
 // file: each such error is moved to where the expression came from (the manifest's `instantiate`
 // entry, line and column, or the launch or runtime request the scanner found), with a note saying
-// what it is. Everything else in the log is left as it is.
+// what it is; to the kiln_add_cache() call that listed it, for a manifest generated from one, as one
+// error under CMake's keyword ("CMakeLists.txt:12: error: INSTANTIATE 'k<flaot>' of cache 'k': ...").
+// Everything else in the log is left as it is.
 #pragma once
 
 #include "compile/compile_job.hpp"

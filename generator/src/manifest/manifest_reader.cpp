@@ -1,5 +1,6 @@
 #include "manifest/manifest_reader.hpp"
 
+#include "format/names.hpp"
 #include "manifest/checks.hpp"
 #include "manifest/diagnostics.hpp"
 #include "manifest/fields.hpp"
@@ -28,11 +29,11 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 13> k_top_level_keys = {
+constexpr std::array<std::string_view, 16> k_top_level_keys = {
     "name",     "targets", "include_dirs", "defines",        "options",                 "toolkit_includes",
     "compress", "source",  "host_sources", "python_sources", "remove_unused_variables", "carry_sources",
-    "kernels_per_image"};
-constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
+    "kernels_per_image", "instantiate", "variables", "cmake_call"};
+constexpr std::array<std::string_view, 2> k_source_only = {"path", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
 // "./kiln.toml" name the current directory rather than nothing.
@@ -163,6 +164,42 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
   return paths;
 }
 
+// Top-level 'instantiate' or 'variables': names for the package, each listed once (compared
+// normalized, as a [[source]]'s are).
+void read_package_names(const toml::node& node, std::string_view key, std::vector<std::string>& names,
+                        std::vector<Position>& positions, Diagnostics& diags) {
+  detail::FirstSeen seen;
+  for (const Located& name : detail::read_string_list(node, key, diags)) {
+    if (const std::optional<int> first = seen.add(format::normalize_name(name.text), name.line)) {
+      diags.error(name.at(), quote(name.text) + " is listed twice in " + quote(std::string(key)) +
+                                 detail::FirstSeen::note(*first));
+      continue;
+    }
+    names.push_back(name.text);
+    positions.push_back(name.at());
+  }
+}
+
+// 'cmake_call' = "CMakeLists.txt:12" (or the file alone): where kiln_add_cache() was called.
+std::optional<CMakeCall> read_cmake_call(const toml::node& node, Diagnostics& diags) {
+  const std::optional<std::string> text = detail::read_string(node, "cmake_call", diags);
+  if (!text) return std::nullopt;
+  CMakeCall call{*text, 0};
+  const std::size_t colon = text->rfind(':');
+  if (colon != std::string::npos && colon + 1 < text->size() &&
+      std::all_of(text->begin() + static_cast<std::ptrdiff_t>(colon) + 1, text->end(),
+                  [](char c) { return c >= '0' && c <= '9'; }) &&
+      text->size() - colon - 1 <= 9) {
+    call.file = text->substr(0, colon);
+    call.line = std::stoi(text->substr(colon + 1));
+  }
+  if (call.file.empty()) {
+    diags.error(detail::position_of(node), "'cmake_call' " + quote(*text) + " names no file: expected \"<file>:<line>\"");
+    return std::nullopt;
+  }
+  return call;
+}
+
 }  // namespace
 
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
@@ -230,6 +267,11 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
                                      .value_or(k_default_kernels_per_image);
   }
   manifest.sources = read_sources(document, manifest.root, diags);
+  if (const toml::node* node = document.get("instantiate"))
+    read_package_names(*node, "instantiate", manifest.instantiations, manifest.instantiation_positions, diags);
+  if (const toml::node* node = document.get("variables"))
+    read_package_names(*node, "variables", manifest.variables, manifest.variable_positions, diags);
+  if (const toml::node* node = document.get("cmake_call")) manifest.cmake_call = read_cmake_call(*node, diags);
   if (const toml::node* node = document.get("host_sources")) {
     manifest.host_sources =
         read_scanned_files(*node, {"host_sources", "host source"}, manifest.root, manifest.sources, diags);
