@@ -28,7 +28,6 @@ struct SourceEntry {
   std::vector<Position> instantiation_positions;
   // __device__/__constant__ variables the host reads or fills; kept through trimming.
   std::vector<std::string> variables;
-  std::vector<Position> variable_positions;  // parallel to `variables`
   std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"
   std::vector<std::string> options;          // added to the package-wide NVRTC options
   // A variant's name ("f64"): the source compiled once more as a unit of its own, whose kernels are
@@ -46,6 +45,7 @@ struct SourceEntry {
   // 'kernels_per_image': the most kernels the compiler may put in one image of this source (image
   // parts, plan/image_parts.hpp). Unset: the manifest's top-level 'kernels_per_image'.
   std::optional<std::size_t> kernels_per_image;
+  std::vector<Position> variable_positions;  // parallel to `variables` (last: aggregates list fields in order)
 };
 
 // The default 'kernels_per_image'. On an H200 the driver loads an image of 16 small kernels in 1.2
