@@ -3,7 +3,7 @@
 // defines what it names, a header's template to each source including it (one kernel in the
 // package); a name no source defines is an error at its entry with a near name, and a variable two
 // sources keep a copy of is an error too; with 'cmake_call' the errors are at the kiln_add_cache()
-// call, under CMake's keywords, once; shards route as the whole build does (the merge's bytes are
+// call, under CMake's keywords, once (NVRTC's and nvcc's errors on a name too); shards route as the whole build does (the merge's bytes are
 // the whole build's) and leave a name no shard's sources define to the merge, which refuses it.
 #include "format/package_reader.hpp"
 #include "kiln_runner.hpp"
@@ -112,6 +112,20 @@ TEST_F(BuildPackageNames, FromCMakeTheErrorsAreAtTheCallUnderItsKeywords) {
   r = build();
   EXPECT_TRUE(says(r, "sub/CMakeLists.txt:7: error: KILN_INSTANTIATE 'scale<flaot>' of source 'k/a.cu' (cache "
                       "'names'): identifier \"flaot\" is undefined")) << r.err;
+}
+
+TEST_F(BuildPackageNames, FromCMakeAnNvccUnitsNameErrorIsAtTheCallToo) {
+  // Host code: nvcc compiles the unit, its names in a wrapper whose #line puts each at the call.
+  write_text(m_project / "k" / "host.cu", "#include <cstdio>\ntemplate <typename T> __global__ void twice(T* x) "
+                                          "{ x[0] *= 2; }\nvoid run() { std::printf(\"run\\n\"); }\n");
+  write_text(m_project / "kiln.toml", "name = \"names\"\ntargets = [\"sm_90\"]\ninstantiate = [\"twice<flaot>\"]\n"
+                                      "cmake_call = \"CMakeLists.txt:3\"\n[[source]]\npath = \"k/host.cu\"\n");
+  const RunResult r = build();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(says(r, "CMakeLists.txt:3: error: INSTANTIATE 'twice<flaot>' of cache 'names': identifier \"flaot\" is "
+                      "undefined")) << r.err;
+  EXPECT_FALSE(says(r, "(void*)&")) << "nvcc's echo of the wrapper's line:\n" << r.err;
+  EXPECT_FALSE(says(r, "kiln.toml:")) << r.err;
 }
 
 TEST_F(BuildPackageNames, ShardsRouteAsTheWholeBuildAndTheMergeChecksTheRest) {

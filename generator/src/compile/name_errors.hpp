@@ -18,4 +18,10 @@ namespace kiln::compile {
 // for lowered name lookup" is dropped when the expression has another error to show.
 std::string explain_name_errors(const std::string& log, const CompileJob& job);
 
+// nvcc compiles the expressions in a wrapper whose `#line` puts each at its origin, so its errors are
+// there already; for an origin with a label (a kiln_add_cache() call) each is said once under it,
+// without nvcc's echo of the wrapper's line and its caret: "CMakeLists.txt:12: error: INSTANTIATE
+// 'k<flaot>' of cache 'k': identifier "flaot" is undefined". Other lines are left as they are.
+std::string label_wrapper_errors(const std::string& log, const CompileJob& job);
+
 }  // namespace kiln::compile
