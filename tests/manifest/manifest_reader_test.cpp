@@ -13,6 +13,7 @@ namespace {
 using testing::error_of;
 using testing::fails_with;
 using testing::TempProject;
+using testing::without_columns;
 using Strings = std::vector<std::string>;
 
 TEST(ManifestReader, ReadsEveryKey) {
@@ -244,6 +245,29 @@ TEST(ManifestReader, ReadsThePackagesNamesAndTheCMakeCall) {
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->cmake_call.has_value());
   EXPECT_TRUE(plain->instantiations.empty());
+}
+
+// A manifest kiln_add_cache() generated: errors in the values its call gave are said at the call, under
+// CMake's keywords (the source properties for a [[source]]'s), once, without the manifest's lines.
+TEST(ManifestErrors, AGeneratedManifestsErrorsAreAtTheCMakeCall) {
+  TempProject project;
+  project.write("a.cu");
+  const std::string message = without_columns(diagnostic(
+      project
+          .read("name = \"k\"\ndefines = [\"1BAD\"]\ninstantiate = [\"f<int>\", \"f< int>\"]\n"
+                "cmake_call = \"CMakeLists.txt:12\"\n[[source]]\npath = \"a.cu\"\noptions = [\"-arch=sm_90\"]\n")
+          .error()));
+  EXPECT_NE(message.find("CMakeLists.txt:12: DEFINES of cache 'k': define '1BAD' in DEFINES must be NAME or "
+                         "NAME=VALUE"), std::string::npos) << message;
+  EXPECT_NE(message.find("CMakeLists.txt:12: INSTANTIATE of cache 'k': 'f< int>' is listed twice in INSTANTIATE"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("CMakeLists.txt:12: source property KILN_OPTIONS of 'a.cu' (cache 'k'): option "
+                         "'-arch=sm_90' in KILN_OPTIONS is set by Kiln for each target; list targets in TARGETS or "
+                         "ARCHITECTURES"), std::string::npos) << message;
+  EXPECT_EQ(message.find("kiln.toml"), std::string::npos) << message;
+  // Without 'cmake_call', at the manifest's lines as ever.
+  EXPECT_TRUE(fails_with(project.read("defines = [\"1BAD\"]\n[[source]]\npath = \"a.cu\"\n"),
+                         project.at(1) + "define '1BAD' in 'defines' must be NAME or NAME=VALUE"));
 }
 
 TEST(ManifestErrors, ThePackagesNamesListedTwiceOrMistyped) {

@@ -200,6 +200,65 @@ std::optional<CMakeCall> read_cmake_call(const toml::node& node, Diagnostics& di
   return call;
 }
 
+// CMake's names for the keys kiln_add_cache() writes: its keywords for the top level, the source
+// properties for a [[source]]'s.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> k_call_keywords = {{
+    {"targets", "TARGETS"}, {"include_dirs", "INCLUDE_DIRECTORIES"}, {"defines", "DEFINES"}, {"options", "OPTIONS"},
+    {"instantiate", "INSTANTIATE"}, {"variables", "VARIABLES"}, {"kernels_per_image", "KERNELS_PER_IMAGE"}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> k_property_keywords = {{
+    {"defines", "KILN_DEFINES"}, {"options", "KILN_OPTIONS"}, {"instantiate", "KILN_INSTANTIATE"},
+    {"variables", "KILN_VARIABLES"}, {"link_group", "KILN_LINK_GROUP"}}};
+
+bool holds(const toml::node& node, int line, int column) {
+  const toml::source_region& r = node.source();
+  const auto before = [](int l1, int c1, int l2, int c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
+  return before(static_cast<int>(r.begin.line), static_cast<int>(r.begin.column), line, column) &&
+         before(line, column, static_cast<int>(r.end.line), static_cast<int>(r.end.column));
+}
+
+// The keyword of the key of `table` whose value holds (line, column), if `keywords` names one.
+template <std::size_t N>
+std::optional<std::pair<std::string, std::string>> keyword_at(
+    const toml::table& table, const std::array<std::pair<std::string_view, std::string_view>, N>& keywords, int line,
+    int column) {
+  for (const auto& [key, node] : table)
+    for (const auto& [name, keyword] : keywords)
+      if (key.str() == name && holds(node, line, column)) return std::pair(std::string(name), std::string(keyword));
+  return std::nullopt;
+}
+
+// A generated manifest's errors in values the kiln_add_cache() call gave, said at the call ("the file
+// as seen from here:line") under CMake's keyword: "OPTIONS of cache 'k': option '-O3' in OPTIONS is ...".
+// The manifest's own lines mean nothing to the call's author, so a "(first at line N)" note goes.
+void move_to_the_call(Diagnostics& diags, const toml::table& document, const Manifest& manifest) {
+  const CMakeCall& call = *manifest.cmake_call;
+  std::error_code error;
+  const fs::path file = fs::absolute(manifest.root / call.file, error).lexically_normal();
+  const fs::path shown = error ? fs::path(call.file) : file.lexically_relative(fs::current_path(error));
+  const std::string where = (shown.empty() || error ? fs::path(call.file) : shown).generic_string();
+  const toml::array* sources = document.get("source") != nullptr ? document.get("source")->as_array() : nullptr;
+  diags.move_errors([&](int line, int column, const std::string& message) -> std::optional<Diagnostics::Moved> {
+    std::optional<std::pair<std::string, std::string>> found = keyword_at(document, k_call_keywords, line, column);
+    std::string subject = found ? found->second + " of cache '" + manifest.name + "'" : std::string();
+    for (std::size_t i = 0; !found && sources != nullptr && i < sources->size(); ++i) {
+      const toml::table* table = sources->get(i)->as_table();
+      if (table == nullptr || !(found = keyword_at(*table, k_property_keywords, line, column))) continue;
+      const std::string path = i < manifest.sources.size() ? manifest.sources[i].path : std::string();
+      subject = "source property " + found->second + " of '" + path + "' (cache '" + manifest.name + "')";
+    }
+    if (!found) return std::nullopt;
+    std::string text = message;
+    for (std::size_t at = text.find(quote(found->first)); at != std::string::npos; at = text.find(quote(found->first)))
+      text.replace(at, found->first.size() + 2, found->second);
+    if (found->first != "targets")   // "list targets in 'targets'": the call's TARGETS or ARCHITECTURES
+      for (std::size_t at = text.find("'targets'"); at != std::string::npos; at = text.find("'targets'"))
+        text.replace(at, 9, "TARGETS or ARCHITECTURES");
+    if (const std::size_t note = text.find(" (first at line "); note != std::string::npos)
+      text.erase(note, text.find(')', note) + 1 - note);
+    return Diagnostics::Moved{where, call.line, subject + ": " + text};
+  });
+}
+
 }  // namespace
 
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
@@ -285,6 +344,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
                                             "whose files are parsed as C or C++");
   }
 
+  if (diags.has_errors() && manifest.cmake_call) move_to_the_call(diags, document, manifest);
   if (diags.has_errors()) return diags.to_error();
   return manifest;
 }
