@@ -1,7 +1,8 @@
 // kiln build with the manifest's top-level 'instantiate' and 'variables' (the package's names, which
 // kiln_add_cache's INSTANTIATE and VARIABLES write): each name goes to every source whose code
 // defines what it names, a header's template to each source including it (one kernel in the
-// package); a name no source defines is an error at its entry with a near name, and a variable two
+// package); a name no source defines is an error at its entry with a near name (or naming the sources
+// the scan could not read, which may define it), and a variable two
 // sources keep a copy of is an error too; with 'cmake_call' the errors are at the kiln_add_cache()
 // call, under CMake's keywords, once (NVRTC's and nvcc's errors on a name too); shards route as the whole build does (the merge's bytes are
 // the whole build's) and leave a name no shard's sources define to the merge, which refuses it.
@@ -80,6 +81,32 @@ TEST_F(BuildPackageNames, ANameNoSourceDefinesIsAnErrorAtItsEntry) {
   EXPECT_TRUE(says(r, "kiln.toml:5:4: error: 'instantiate' entry 'sum<int, 4>': no kernel source defines a kernel or "
                       "kernel template 'sum' (did you mean 'ns::sum'?)")) << r.err;
   EXPECT_FALSE(fs::exists(m_project / "names.kiln"));
+}
+
+TEST_F(BuildPackageNames, ANameOnlyAnUnscannedSourceMayDefineNamesThatSource) {
+  // clang cannot read b.cu (the compilers can): it may define 'ns::sum', so the error says so.
+  write_text(m_project / "k" / "b.cu", "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n"
+                                       "namespace ns { template <typename T, int N> __global__ void sum(T* x) "
+                                       "{ x[0] += N; } }\n");
+  manifest("instantiate = [\"ns::sum<int, 4>\"]");
+  const RunResult r = build();
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(says(r, "kiln.toml:3:17: error: 'instantiate' entry 'ns::sum<int, 4>': no kernel source defines a kernel "
+                      "or kernel template 'ns::sum' that the scan could read ('k/b.cu' could not be scanned); list it "
+                      "in the 'instantiate' of the [[source]] that defines it")) << r.err;
+  // The scan's own warning about b.cu is said beside it.
+  EXPECT_TRUE(says(r, "the scan cannot read this source")) << r.err;
+}
+
+TEST_F(BuildPackageNames, WithOneSourceEveryNameIsItsScannedOrNot) {
+  write_text(m_project / "k" / "b.cu", "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n"
+                                       "namespace ns { template <typename T, int N> __global__ void sum(T* x) "
+                                       "{ x[0] += N; } }\n");
+  write_text(m_project / "kiln.toml", "name = \"names\"\ntargets = [\"sm_90\"]\ninstantiate = [\"ns::sum<int, 4>\"]\n"
+                                      "[[source]]\npath = \"k/b.cu\"\n");
+  const RunResult r = build();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(unit_of("names.kiln", "ns::sum<int, 4>"), "k/b.cu");
 }
 
 TEST_F(BuildPackageNames, AVariableTwoSourcesKeepACopyOfIsAnError) {
