@@ -12,19 +12,19 @@ cmake_policy(VERSION 3.20...3.25)
 # condition leaves, and making every path relative to the project directory (`kiln build --root`),
 # so that the package records no absolute path.
 function(_kiln_generated_manifest name manifest_var inputs_var)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES;CARRY_SOURCES" "WORK_DIR;KERNELS_PER_IMAGE"
-    "TARGETS;SOURCES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 3 arg "REMOVE_UNUSED_VARIABLES;CARRY_SOURCES"
+    "WORK_DIR;KERNELS_PER_IMAGE;CALL_SITE" "TARGETS;SOURCES;INSTANTIATE;VARIABLES;INCLUDE_DIRECTORIES;DEFINES;OPTIONS")
   set(fn "kiln_add_cache()")
-  list(LENGTH arg_SOURCES source_count)
-  if(source_count GREATER 1 AND (arg_INSTANTIATE OR arg_VARIABLES))
-    message(FATAL_ERROR "${fn}: INSTANTIATE and VARIABLES name what one source defines, but '${name}' has "
-                        "${source_count} SOURCES: set the source property KILN_INSTANTIATE (or KILN_VARIABLES) "
-                        "on each instead, or use a MANIFEST")
-  endif()
 
   set(content "# kiln_add_cache(${name}), generator expressions evaluated: read by KilnWriteManifest.cmake\n")
   string(APPEND content "set(KILN_NAME [==[${name}]==])\nset(KILN_ROOT [==[${CMAKE_CURRENT_SOURCE_DIR}]==])\n")
   string(APPEND content "set(KILN_TARGETS [==[${arg_TARGETS}]==])\n")
+  # INSTANTIATE and VARIABLES are the package's: kiln sends each name to the source(s) defining it.
+  # The call's place ("CMakeLists.txt:12", relative to this directory) is where kiln reports errors
+  # about the values it gave (docs/manifest.md, cmake_call).
+  string(APPEND content "set(KILN_INSTANTIATE [==[${arg_INSTANTIATE}]==])\n"
+                        "set(KILN_VARIABLES [==[${arg_VARIABLES}]==])\n"
+                        "set(KILN_CMAKE_CALL [==[${arg_CALL_SITE}]==])\n")
   set(sources "")
   set(index 0)
   foreach(source IN LISTS arg_SOURCES)
@@ -34,13 +34,8 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
       message(FATAL_ERROR "${fn}: SOURCES file '${source}' is outside this directory "
                           "(${CMAKE_CURRENT_SOURCE_DIR}); call kiln_add_cache where the kernels are")
     endif()
-    if(source_count EQUAL 1)
-      set(instantiate ${arg_INSTANTIATE})
-      set(variables ${arg_VARIABLES})
-    else()
-      get_source_file_property(instantiate ${source} KILN_INSTANTIATE)
-      get_source_file_property(variables ${source} KILN_VARIABLES)
-    endif()
+    get_source_file_property(instantiate ${source} KILN_INSTANTIATE)
+    get_source_file_property(variables ${source} KILN_VARIABLES)
     foreach(list instantiate variables)
       if(NOT ${list})
         set(${list} "")

@@ -221,6 +221,10 @@ function(kiln_add_cache name)
   if(KILN_VERBOSE)
     list(APPEND generator_args -v)
   endif()
+  # "CMakeLists.txt:12": shown by the build tool with the command, so that a failure names the call that
+  # asked for it, and recorded in a generated manifest (cmake_call), where kiln reports the errors in
+  # the values the call gave.
+  _kiln_call_site(call_site kiln_add_cache ${name})
   if(arg_MANIFEST)
     get_filename_component(manifest "${arg_MANIFEST}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     if(NOT EXISTS ${manifest})
@@ -238,7 +242,7 @@ function(kiln_add_cache name)
         list(APPEND manifest_flags ${flag})
       endif()
     endforeach()
-    _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} TARGETS ${targets}
+    _kiln_generated_manifest(${name} manifest inputs WORK_DIR ${work_dir} CALL_SITE ${call_site} TARGETS ${targets}
       SOURCES ${arg_SOURCES} INSTANTIATE ${arg_INSTANTIATE} VARIABLES ${arg_VARIABLES}
       INCLUDE_DIRECTORIES ${arg_INCLUDE_DIRECTORIES} ${scan_include_dirs} DEFINES ${arg_DEFINES} ${scan_defines}
       OPTIONS ${arg_OPTIONS} ${manifest_flags} KERNELS_PER_IMAGE ${arg_KERNELS_PER_IMAGE})
@@ -247,8 +251,6 @@ function(kiln_add_cache name)
   # What the installed generator refuses fails now, at this call (KilnGeneratorCheck.cmake).
   _kiln_check_with_generator(${name} TARGETS ${targets} OPTIONS ${arg_OPTIONS} SOURCES ${arg_SOURCES})
 
-  # Shown by the build tool with the command, so a failure names the call that asked for it.
-  _kiln_call_site(call_site kiln_add_cache ${name})
   # A Ninja pool (JOB_POOLS) bounds how many kiln builds run at once; other generators have none.
   set(job_pool "")
   if(arg_JOB_POOL)

@@ -105,8 +105,6 @@ configure(manifest_and_sources "${fn} MANIFEST cannot be combined with SOURCES"
           "kiln_add_cache(c MANIFEST kiln.toml SOURCES kernel.cu)")
 configure(outside "${fn} SOURCES file '../kernel.cu' is outside this directory"
           "kiln_add_cache(c SOURCES ../kernel.cu)")
-configure(instantiate_two_sources "${fn} INSTANTIATE and VARIABLES name what one source defines"
-          "kiln_add_cache(c SOURCES kernel.cu include/local.cuh INSTANTIATE k<int>)")
 configure(host_source_missing "${fn} HOST_SOURCES file 'main.cpp' does not exist"
           "kiln_add_cache(c SOURCES kernel.cu HOST_SOURCES main.cpp)")
 configure(python_source_missing "${fn} PYTHON_SOURCES file 'missing.py' does not exist"
@@ -196,6 +194,39 @@ kiln_add_cache(${name} SOURCES kernel.cu ARCHITECTURES \${CMAKE_CUDA_ARCHITECTUR
     message(FATAL_ERROR "${name}: targets '${KILN_TARGETS}', expected '${expected}'")
   endif()
 endforeach()
+# INSTANTIATE with several SOURCES (issue 33): each name is built by the source that defines it. A
+# name that names nothing, or that does not compile, fails the build at the call's line in
+# CMakeLists.txt (found across a newline and a comment), under CMake's keyword, not in the generated
+# kiln.toml.
+write_project(${WORK}/several "kiln_add_cache(several SOURCES templates.cu scale.cu TARGETS sm_80
+               INSTANTIATE fill<int> scale<float>)
+kiln_add_cache(
+  several_unknown  # scal: a typo
+  SOURCES templates.cu scale.cu TARGETS sm_80 INSTANTIATE fill<int> scal<float>)
+kiln_add_cache(several_typo SOURCES templates.cu scale.cu TARGETS sm_80 INSTANTIATE scale<flaot>)")
+set(build ${WORK}/several/build)
+kiln_run(ignored ${CMAKE_COMMAND} -S ${WORK}/several -B ${build} -G Ninja -DCMAKE_PREFIX_PATH=${PREFIX})
+kiln_run(ignored ${CMAKE_COMMAND} --build ${build} --target several_package)
+file(READ ${build}/kiln/several/kiln.toml manifest)
+kiln_expect("${manifest}" MATCHES "\ninstantiate = \\[\"fill<int>\", \"scale<float>\"\\]\n.*cmake_call = \"CMakeLists.txt:4\""
+            "several: the generated manifest's top-level instantiate and the call's place")
+kiln_run(report ${PREFIX}/bin/kiln inspect ${build}/several.kiln)
+kiln_expect("${report}" MATCHES "fill<int> +templates\\.cu" "several: fill<int> built by templates.cu")
+kiln_expect("${report}" MATCHES "scale<float> +scale\\.cu" "several: scale<float> built by scale.cu")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} --target several_unknown_package
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+kiln_expect("${result}" NOT_MATCHES "^0$" "several_unknown: the build")
+set(expected "CMakeLists\\.txt:6: error: INSTANTIATE 'scal<float>' of cache 'several_unknown': no kernel source defines")
+kiln_expect("${output}" MATCHES "${expected} a kernel or kernel template 'scal' \\(did you mean 'scale'\\?\\)"
+            "several_unknown: the error")
+kiln_expect("${output}" NOT_MATCHES "kiln\\.toml:[0-9]" "several_unknown: no report in the generated manifest")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} --target several_typo_package
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+kiln_expect("${result}" NOT_MATCHES "^0$" "several_typo: the build")
+kiln_expect("${output}" MATCHES "CMakeLists\\.txt:9: error: INSTANTIATE 'scale<flaot>' of cache 'several_typo': identifier"
+            "several_typo: the error")
+kiln_expect("${output}" NOT_MATCHES "kiln\\.toml:[0-9]" "several_typo: no report in the generated manifest")
+
 # The build names the call that asked for the package (ninja shows it with a failure).
 configure(call_site OK "\nkiln_add_cache(call_site SOURCES kernel.cu TARGETS sm_80)")
 file(READ ${WORK}/call_site/build/build.ninja ninja_file)

@@ -13,6 +13,7 @@ namespace {
 using testing::error_of;
 using testing::fails_with;
 using testing::TempProject;
+using testing::without_columns;
 using Strings = std::vector<std::string>;
 
 TEST(ManifestReader, ReadsEveryKey) {
@@ -209,8 +210,81 @@ TEST(ManifestErrors, UnknownKeyFarFromAllKeysHasNoSuggestion) {
 TEST(ManifestErrors, SourceKeyAtTopLevelSaysWhereItBelongs) {
   TempProject project;
   project.write("a.cu");
-  EXPECT_TRUE(fails_with(project.read("instantiate = [\"k\"]\n[[source]]\npath = \"a.cu\"\n"),
-                         project.at(1) + "unknown key 'instantiate' (it belongs in a [[source]] table)"));
+  EXPECT_TRUE(fails_with(project.read("path = \"a.cu\"\n[[source]]\npath = \"a.cu\"\n"),
+                         project.at(1) + "unknown key 'path' (it belongs in a [[source]] table)"));
+}
+
+// Top-level 'instantiate' and 'variables': the package's names, for the sources that define them
+// (plan/discovery.hpp); 'cmake_call': where kiln_add_cache() was called.
+TEST(ManifestReader, ReadsThePackagesNamesAndTheCMakeCall) {
+  TempProject project;
+  project.write("a.cu");
+  project.write("b.cu");
+  const Result<Manifest> manifest = project.read(
+      "instantiate = [\"scale<float>\",\n  \"ns::sum<int, 4>\"]\nvariables = [\"table\"]\n"
+      "cmake_call = \"sub/CMakeLists.txt:12\"\n[[source]]\npath = \"a.cu\"\n[[source]]\npath = \"b.cu\"\n");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->instantiations, (Strings{"scale<float>", "ns::sum<int, 4>"}));
+  ASSERT_EQ(manifest->instantiation_positions.size(), 2u);
+  EXPECT_EQ(manifest->instantiation_positions[1].line, 2);
+  EXPECT_EQ(manifest->instantiation_positions[1].column, 3);
+  EXPECT_EQ(manifest->variables, (Strings{"table"}));
+  ASSERT_EQ(manifest->variable_positions.size(), 1u);
+  EXPECT_EQ(manifest->variable_positions[0].line, 3);
+  ASSERT_TRUE(manifest->cmake_call.has_value());
+  EXPECT_EQ(manifest->cmake_call->file, "sub/CMakeLists.txt");
+  EXPECT_EQ(manifest->cmake_call->line, 12);
+  for (const SourceEntry& source : manifest->sources) EXPECT_TRUE(source.instantiations.empty());
+
+  // The call's file alone, where its line could not be told; none at all for a hand-written manifest.
+  const Result<Manifest> file_only = project.read("cmake_call = \"CMakeLists.txt\"\n[[source]]\npath = \"a.cu\"\n");
+  ASSERT_TRUE(file_only.ok()) << file_only.error().message;
+  EXPECT_EQ(file_only->cmake_call->file, "CMakeLists.txt");
+  EXPECT_EQ(file_only->cmake_call->line, 0);
+  const Result<Manifest> plain = project.read("[[source]]\npath = \"a.cu\"\n");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->cmake_call.has_value());
+  EXPECT_TRUE(plain->instantiations.empty());
+}
+
+// A manifest kiln_add_cache() generated: errors in the values its call gave are said at the call, under
+// CMake's keywords (the source properties for a [[source]]'s), once, without the manifest's lines.
+TEST(ManifestErrors, AGeneratedManifestsErrorsAreAtTheCMakeCall) {
+  TempProject project;
+  project.write("a.cu");
+  const std::string message = without_columns(diagnostic(
+      project
+          .read("name = \"k\"\ndefines = [\"1BAD\"]\ninstantiate = [\"f<int>\", \"f< int>\"]\n"
+                "cmake_call = \"CMakeLists.txt:12\"\n[[source]]\npath = \"a.cu\"\noptions = [\"-arch=sm_90\"]\n")
+          .error()));
+  EXPECT_NE(message.find("CMakeLists.txt:12: DEFINES of cache 'k': define '1BAD' in DEFINES must be NAME or "
+                         "NAME=VALUE"), std::string::npos) << message;
+  EXPECT_NE(message.find("CMakeLists.txt:12: INSTANTIATE of cache 'k': 'f< int>' is listed twice in INSTANTIATE"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("CMakeLists.txt:12: source property KILN_OPTIONS of 'a.cu' (cache 'k'): option "
+                         "'-arch=sm_90' in KILN_OPTIONS is set by Kiln for each target; list targets in TARGETS or "
+                         "ARCHITECTURES"), std::string::npos) << message;
+  EXPECT_EQ(message.find("kiln.toml"), std::string::npos) << message;
+  // Without 'cmake_call', at the manifest's lines as ever.
+  EXPECT_TRUE(fails_with(project.read("defines = [\"1BAD\"]\n[[source]]\npath = \"a.cu\"\n"),
+                         project.at(1) + "define '1BAD' in 'defines' must be NAME or NAME=VALUE"));
+}
+
+TEST(ManifestErrors, ThePackagesNamesListedTwiceOrMistyped) {
+  TempProject project;
+  project.write("a.cu");
+  const std::string message = error_of(project.read(
+      "instantiate = [\"f<int, 2>\", \"f< int,2 >\"]\nvariables = [\"t\", \"t\"]\ncmake_call = \":12\"\n"
+      "[[source]]\npath = \"a.cu\"\n"));
+  EXPECT_NE(message.find(project.at(1) + "'f< int,2 >' is listed twice in 'instantiate' (first at line 1)"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find(project.at(2) + "'t' is listed twice in 'variables' (first at line 2)"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find(project.at(3) + "'cmake_call' ':12' names no file"), std::string::npos) << message;
+  EXPECT_TRUE(fails_with(project.read("instantiate = \"k\"\n[[source]]\npath = \"a.cu\"\n"),
+                         project.at(1) + "'instantiate' must be an array of strings, not a string"));
+  EXPECT_TRUE(fails_with(project.read("cmake_call = 12\n[[source]]\npath = \"a.cu\"\n"),
+                         project.at(1) + "'cmake_call' must be a string"));
 }
 
 TEST(ManifestErrors, WrongTypes) {

@@ -105,6 +105,23 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
     events.detail(counted(found.discovery.left_to_the_merge, "runtime request names", "runtime requests name") +
                   " nothing this shard scans, perhaps another shard's units: kiln merge checks " +
                   (found.discovery.left_to_the_merge == 1 ? "it" : "them"));
+  if (found.discovery.names_left_to_the_merge)
+    events.detail(counted(found.discovery.names_left_to_the_merge, "name", "names") +
+                  " of the manifest's 'instantiate' or 'variables' name nothing this shard scans, perhaps another "
+                  "shard's units: kiln merge checks " + (found.discovery.names_left_to_the_merge == 1 ? "it" : "them"));
+  // A top-level name that names nothing stops the build, as a name no compile finds would (each
+  // said once, at its place), with the scan's warnings beside it.
+  if (!found.discovery.errors.empty()) {
+    for (SourceFinding& unreadable : scans.unreadable_kernel_sources)
+      events.warning(WarningSource::scan, plan::render(unreadable.finding, false));
+    const std::vector<plan::Finding>& errors = found.discovery.errors;
+    for (std::size_t i = 1; i < errors.size(); ++i) events.error(plan::render(errors[i], true));
+    found.failure = BuildFailure::bad_input;
+    found.error = Error(errors.front().message + (errors.size() > 1 ? " (and the errors above)" : "") +
+                            "; no package written",
+                        errors.front().where, KILN_STATUS_INVALID_ARGUMENT);
+    return found;
+  }
   std::vector<plan::Finding> findings = std::move(scans.findings);
   // --strict stops on them here, with the others; else they wait for the compiles (builder.cpp).
   for (SourceFinding& unreadable : scans.unreadable_kernel_sources)

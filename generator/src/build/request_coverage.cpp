@@ -1,6 +1,7 @@
 #include "build/request_coverage.hpp"
 
 #include "format/names.hpp"
+#include "plan/listed_names.hpp"
 #include "util/diagnostic.hpp"
 
 #include <set>
@@ -19,14 +20,27 @@ std::vector<AskedName> asked_kernel_names(const manifest::Manifest& manifest,
                                           const std::vector<plan::ScannedFile>& host_sources,
                                           const std::string& display_prefix) {
   std::vector<AskedName> asked;
+  for (std::size_t i = 0; i < manifest.instantiations.size(); ++i) {
+    const manifest::Position at =
+        i < manifest.instantiation_positions.size() ? manifest.instantiation_positions[i] : manifest::Position{};
+    const compile::Origin origin =
+        plan::listed_origin(manifest, plan::NameList::instantiate, nullptr, manifest.instantiations[i], at);
+    asked.push_back({manifest.instantiations[i], plan::shown_origin(origin, display_prefix)});
+  }
   for (const manifest::SourceEntry& source : manifest.sources)
     for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
-      Location where = place(manifest.path.string());
-      if (i < source.instantiation_positions.size()) {
-        where.line = source.instantiation_positions[i].line;
-        where.column = source.instantiation_positions[i].column;
+      if (!manifest.cmake_call) {
+        Location where = place(manifest.path.string());
+        if (i < source.instantiation_positions.size()) {
+          where.line = source.instantiation_positions[i].line;
+          where.column = source.instantiation_positions[i].column;
+        }
+        asked.push_back({source.instantiations[i], where});
+        continue;
       }
-      asked.push_back({source.instantiations[i], where});
+      const compile::Origin origin = plan::listed_origin(manifest, plan::NameList::source_instantiate, &source,
+                                                         source.instantiations[i], {});
+      asked.push_back({source.instantiations[i], plan::shown_origin(origin, display_prefix)});
     }
   for (const auto* files : {&kernel_sources, &host_sources})
     for (const plan::ScannedFile& file : *files)

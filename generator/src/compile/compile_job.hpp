@@ -26,6 +26,9 @@ struct Origin {
   std::string file;
   int line = 0;
   int column = 0;                              // 0: unknown
+  // What the name is where its file is no list of names (a kiln_add_cache() call, for a manifest
+  // generated from one): "INSTANTIATE 'scale<float>' of cache 'k'". Errors about it say so. "": none.
+  std::string label = {};
   bool operator==(const Origin&) const = default;
 };
 

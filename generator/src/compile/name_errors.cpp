@@ -133,6 +133,11 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
     const bool manifest = origin->file == job.manifest_file;
     const Location at = location(*origin, job, e.offset > shift ? e.offset - shift : 0);
     const Location entry = location(*origin, job, 0);
+    // A kiln_add_cache() call's name: one report at the call, under CMake's keyword for it.
+    if (!origin->label.empty()) {
+      out += diagnostic(at, "error", origin->label + ": " + message + hint) + "\n";
+      continue;
+    }
     out += diagnostic(at, "error", said_here) + "\n";
     out += diagnostic(manifest ? entry : at, "note",
                       manifest ? "an instantiation listed for " + job.source
@@ -140,6 +145,39 @@ std::string explain_name_errors(const std::string& log, const CompileJob& job) {
            "\n";
   }
   out += rest;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string label_wrapper_errors(const std::string& log, const CompileJob& job) {
+  const bool labelled = std::any_of(job.expression_origins.begin(), job.expression_origins.end(),
+                                    [](const Origin& o) { return !o.label.empty(); });
+  if (!labelled) return log;
+  const std::vector<std::string> lines = lines_of(log);
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::optional<LogDiagnostic> said = read_log_line(lines[i]);
+    // The echo of the wrapper's line: "    (void*)&k<flaot>,", which names the expression.
+    const std::string echo = i + 1 < lines.size() ? trimmed(lines[i + 1]) : std::string();
+    const Origin* origin = nullptr;
+    if (said && echo.starts_with("(void*)&") && echo.ends_with(",")) {
+      const std::string expression = trimmed(std::string_view(echo).substr(8, echo.size() - 9));
+      for (std::size_t k = 0; k < job.name_expressions.size() && k < job.expression_origins.size(); ++k)
+        if (job.name_expressions[k] == expression && !job.expression_origins[k].label.empty() &&
+            job.expression_origins[k].line == said->where.line && said->where.file.ends_with(job.expression_origins[k].file))
+          origin = &job.expression_origins[k];
+    }
+    if (origin == nullptr) {
+      out += lines[i] + "\n";
+      continue;
+    }
+    Location where = said->where;
+    where.column = 0;   // a column of the wrapper's line, not of the call
+    out += diagnostic(where, said->severity, origin->label + ": " + said->message) + "\n";
+    // The echo, the caret and the blank line after them.
+    for (++i; i + 1 < lines.size() && !trimmed(lines[i + 1]).empty(); ++i) {}
+    if (i + 1 < lines.size()) ++i;
+  }
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

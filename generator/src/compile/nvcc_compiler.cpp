@@ -1,7 +1,10 @@
 #include "compile/nvcc_compiler.hpp"
 
+#include "compile/name_errors.hpp"
+
 #include "compile/diagnostics.hpp"
 #include "compile/lto_link.hpp"
+#include "compile/name_errors.hpp"
 #include "compile/nvcc_workspace.hpp"
 #include "format/target.hpp"
 #include "util/diagnostic.hpp"
@@ -397,6 +400,7 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   if (copied) replace_all(log, input, job.source);
   log = workspace->unlinked(std::move(log));
   log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix, job.root);
+  log = label_wrapper_errors(log, job);
   if (ran->exit_code != 0)
     return fail_all(log.empty() ? failure("nvcc failed with exit code " + std::to_string(ran->exit_code)) : log);
   const std::vector<std::string> headers =

@@ -40,7 +40,8 @@ std::string portable_context(const CompileJob& job, const NamedRoots& roots) {
   std::string context = roots.tokenize(job.manifest_file) + ":" +
                         std::to_string(job.manifest_entry.line) + "\n";
   for (const Origin& o : job.expression_origins)
-    context += roots.tokenize(o.file) + ":" + std::to_string(o.line) + ":" + std::to_string(o.column) + "\n";
+    context += roots.tokenize(o.file) + ":" + std::to_string(o.line) + ":" + std::to_string(o.column) +
+               (o.label.empty() ? "" : " " + o.label) + "\n";
   for (const CompileJob& member : job.members) context += portable_context(member, roots);
   return context;
 }

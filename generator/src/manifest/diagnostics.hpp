@@ -51,6 +51,24 @@ public:
   void error(int line, int column, std::string message);
 
   bool has_errors() const { return !m_entries.empty(); }
+
+  // Moves each error `move` answers for to another place ("CMakeLists.txt", line 12; column 0) with
+  // another message: errors about values a kiln_add_cache() call gave are said at the call.
+  struct Moved {
+    std::string file;
+    int line = 0;
+    std::string message;
+  };
+  template <typename Move>
+  void move_errors(const Move& move) {
+    for (Entry& e : m_entries)
+      if (std::optional<Moved> moved = move(e.line, e.column, e.message)) {
+        e.file = std::move(moved->file);
+        e.line = moved->line;
+        e.column = 0;
+        e.message = std::move(moved->message);
+      }
+  }
   // All errors, sorted by position; equal positions keep the order they were reported in.
   Error to_error() const;
 
@@ -59,6 +77,7 @@ private:
     int line;
     int column;
     std::string message;
+    std::string file = {};   // "": the manifest
   };
   std::string m_file;
   std::vector<Entry> m_entries;

@@ -48,6 +48,7 @@ struct SourceEntry {
   // 'kernels_per_image': the most kernels the compiler may put in one image of this source (image
   // parts, plan/image_parts.hpp). Unset: the manifest's top-level 'kernels_per_image'.
   std::optional<std::size_t> kernels_per_image;
+  std::vector<Position> variable_positions;  // parallel to `variables` (last: aggregates list fields in order)
 };
 
 // The default 'kernels_per_image'. On an H200 the driver loads an image of 16 small kernels in 1.2
@@ -56,6 +57,13 @@ struct SourceEntry {
 inline constexpr std::size_t k_default_kernels_per_image = 16;
 // Its largest value: beyond it a bound bounds nothing a real unit reaches.
 inline constexpr std::size_t k_most_kernels_per_image = 1'000'000;
+
+// Where kiln_add_cache() was called, for a manifest it generated ('cmake_call'): errors about the
+// values the call gave are reported there, under CMake's names for them (INSTANTIATE, OPTIONS).
+struct CMakeCall {
+  std::string file;                          // relative to the manifest's root: "CMakeLists.txt"
+  int line = 0;                              // 0: the call's line could not be told
+};
 
 struct Manifest {
   std::filesystem::path path;                // the kiln.toml that was read (as given)
@@ -83,6 +91,16 @@ struct Manifest {
   // a small image (plan/image_parts.hpp). 0: never split.
   std::size_t kernels_per_image = k_default_kernels_per_image;
   std::vector<SourceEntry> sources;
+  // Top-level 'instantiate': name expressions for the package, each built by the source(s) whose code
+  // defines the kernel or kernel template it names (plan/discovery.hpp routes them), with where each
+  // is written (parallel).
+  std::vector<std::string> instantiations;
+  std::vector<Position> instantiation_positions;
+  // Top-level 'variables': __device__/__constant__ variables, each kept by the source(s) that declare it.
+  std::vector<std::string> variables;
+  std::vector<Position> variable_positions;
+  // Set for a manifest kiln_add_cache() generated.
+  std::optional<CMakeCall> cmake_call;
   // Host files (relative to root, like sources) that are only scanned for requests to the Kiln
   // runtime (pkg.kernel("k<float>")); never compiled. Kernel sources are scanned for them anyway.
   std::vector<std::string> host_sources;

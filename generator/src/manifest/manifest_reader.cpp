@@ -1,5 +1,6 @@
 #include "manifest/manifest_reader.hpp"
 
+#include "format/names.hpp"
 #include "manifest/checks.hpp"
 #include "manifest/diagnostics.hpp"
 #include "manifest/fields.hpp"
@@ -28,11 +29,11 @@ using detail::Diagnostics;
 using detail::Located;
 using detail::quote;
 
-constexpr std::array<std::string_view, 13> k_top_level_keys = {
+constexpr std::array<std::string_view, 16> k_top_level_keys = {
     "name",     "targets", "include_dirs", "defines",        "options",                 "toolkit_includes",
     "compress", "source",  "host_sources", "python_sources", "remove_unused_variables", "carry_sources",
-    "kernels_per_image"};
-constexpr std::array<std::string_view, 4> k_source_only = {"path", "instantiate", "variables", "template"};
+    "kernels_per_image", "instantiate", "variables", "cmake_call"};
+constexpr std::array<std::string_view, 2> k_source_only = {"path", "template"};
 
 // The directory name a package is called by default. absolute() first so "kiln.toml" and
 // "./kiln.toml" name the current directory rather than nothing.
@@ -147,6 +148,101 @@ std::vector<std::string> read_scanned_files(const toml::node& node, const Scanne
   return paths;
 }
 
+// Top-level 'instantiate' or 'variables': names for the package, each listed once (compared
+// normalized, as a [[source]]'s are).
+void read_package_names(const toml::node& node, std::string_view key, std::vector<std::string>& names,
+                        std::vector<Position>& positions, Diagnostics& diags) {
+  detail::FirstSeen seen;
+  for (const Located& name : detail::read_string_list(node, key, diags)) {
+    if (const std::optional<int> first = seen.add(format::normalize_name(name.text), name.line)) {
+      diags.error(name.at(), quote(name.text) + " is listed twice in " + quote(std::string(key)) +
+                                 detail::FirstSeen::note(*first));
+      continue;
+    }
+    names.push_back(name.text);
+    positions.push_back(name.at());
+  }
+}
+
+// 'cmake_call' = "CMakeLists.txt:12" (or the file alone): where kiln_add_cache() was called.
+std::optional<CMakeCall> read_cmake_call(const toml::node& node, Diagnostics& diags) {
+  const std::optional<std::string> text = detail::read_string(node, "cmake_call", diags);
+  if (!text) return std::nullopt;
+  CMakeCall call{*text, 0};
+  const std::size_t colon = text->rfind(':');
+  if (colon != std::string::npos && colon + 1 < text->size() &&
+      std::all_of(text->begin() + static_cast<std::ptrdiff_t>(colon) + 1, text->end(),
+                  [](char c) { return c >= '0' && c <= '9'; }) &&
+      text->size() - colon - 1 <= 9) {
+    call.file = text->substr(0, colon);
+    call.line = std::stoi(text->substr(colon + 1));
+  }
+  if (call.file.empty()) {
+    diags.error(detail::position_of(node), "'cmake_call' " + quote(*text) + " names no file: expected \"<file>:<line>\"");
+    return std::nullopt;
+  }
+  return call;
+}
+
+// CMake's names for the keys kiln_add_cache() writes: its keywords for the top level, the source
+// properties for a [[source]]'s.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> k_call_keywords = {{
+    {"targets", "TARGETS"}, {"include_dirs", "INCLUDE_DIRECTORIES"}, {"defines", "DEFINES"}, {"options", "OPTIONS"},
+    {"instantiate", "INSTANTIATE"}, {"variables", "VARIABLES"}, {"kernels_per_image", "KERNELS_PER_IMAGE"}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> k_property_keywords = {{
+    {"defines", "KILN_DEFINES"}, {"options", "KILN_OPTIONS"}, {"instantiate", "KILN_INSTANTIATE"},
+    {"variables", "KILN_VARIABLES"}, {"link_group", "KILN_LINK_GROUP"}}};
+
+bool holds(const toml::node& node, int line, int column) {
+  const toml::source_region& r = node.source();
+  const auto before = [](int l1, int c1, int l2, int c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
+  return before(static_cast<int>(r.begin.line), static_cast<int>(r.begin.column), line, column) &&
+         before(line, column, static_cast<int>(r.end.line), static_cast<int>(r.end.column));
+}
+
+// The keyword of the key of `table` whose value holds (line, column), if `keywords` names one.
+template <std::size_t N>
+std::optional<std::pair<std::string, std::string>> keyword_at(
+    const toml::table& table, const std::array<std::pair<std::string_view, std::string_view>, N>& keywords, int line,
+    int column) {
+  for (const auto& [key, node] : table)
+    for (const auto& [name, keyword] : keywords)
+      if (key.str() == name && holds(node, line, column)) return std::pair(std::string(name), std::string(keyword));
+  return std::nullopt;
+}
+
+// A generated manifest's errors in values the kiln_add_cache() call gave, said at the call ("the file
+// as seen from here:line") under CMake's keyword: "OPTIONS of cache 'k': option '-O3' in OPTIONS is ...".
+// The manifest's own lines mean nothing to the call's author, so a "(first at line N)" note goes.
+void move_to_the_call(Diagnostics& diags, const toml::table& document, const Manifest& manifest) {
+  const CMakeCall& call = *manifest.cmake_call;
+  std::error_code error;
+  const fs::path file = fs::absolute(manifest.root / call.file, error).lexically_normal();
+  const fs::path shown = error ? fs::path(call.file) : file.lexically_relative(fs::current_path(error));
+  const std::string where = (shown.empty() || error ? fs::path(call.file) : shown).generic_string();
+  const toml::array* sources = document.get("source") != nullptr ? document.get("source")->as_array() : nullptr;
+  diags.move_errors([&](int line, int column, const std::string& message) -> std::optional<Diagnostics::Moved> {
+    std::optional<std::pair<std::string, std::string>> found = keyword_at(document, k_call_keywords, line, column);
+    std::string subject = found ? found->second + " of cache '" + manifest.name + "'" : std::string();
+    for (std::size_t i = 0; !found && sources != nullptr && i < sources->size(); ++i) {
+      const toml::table* table = sources->get(i)->as_table();
+      if (table == nullptr || !(found = keyword_at(*table, k_property_keywords, line, column))) continue;
+      const std::string path = i < manifest.sources.size() ? manifest.sources[i].path : std::string();
+      subject = "source property " + found->second + " of '" + path + "' (cache '" + manifest.name + "')";
+    }
+    if (!found) return std::nullopt;
+    std::string text = message;
+    for (std::size_t at = text.find(quote(found->first)); at != std::string::npos; at = text.find(quote(found->first)))
+      text.replace(at, found->first.size() + 2, found->second);
+    if (found->first != "targets")   // "list targets in 'targets'": the call's TARGETS or ARCHITECTURES
+      for (std::size_t at = text.find("'targets'"); at != std::string::npos; at = text.find("'targets'"))
+        text.replace(at, 9, "TARGETS or ARCHITECTURES");
+    if (const std::size_t note = text.find(" (first at line "); note != std::string::npos)
+      text.erase(note, text.find(')', note) + 1 - note);
+    return Diagnostics::Moved{where, call.line, subject + ": " + text};
+  });
+}
+
 }  // namespace
 
 Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
@@ -221,6 +317,11 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
     std::erase_if(source.include_dirs, [&](const std::string& dir) {
       return std::find(manifest.include_dirs.begin(), manifest.include_dirs.end(), dir) != manifest.include_dirs.end();
     });
+  if (const toml::node* node = document.get("instantiate"))
+    read_package_names(*node, "instantiate", manifest.instantiations, manifest.instantiation_positions, diags);
+  if (const toml::node* node = document.get("variables"))
+    read_package_names(*node, "variables", manifest.variables, manifest.variable_positions, diags);
+  if (const toml::node* node = document.get("cmake_call")) manifest.cmake_call = read_cmake_call(*node, diags);
   if (const toml::node* node = document.get("host_sources")) {
     manifest.host_sources =
         read_scanned_files(*node, {"host_sources", "host source"}, manifest.root, manifest.sources, diags);
@@ -234,6 +335,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
                                             "whose files are parsed as C or C++");
   }
 
+  if (diags.has_errors() && manifest.cmake_call) move_to_the_call(diags, document, manifest);
   if (diags.has_errors()) return diags.to_error();
   return manifest;
 }

@@ -106,8 +106,10 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
   }
 
   if (const toml::node* variables = table.get("variables")) {
-    entry.variables =
-        texts(unique_names(read_string_list(*variables, "variables", diags), "variable", source, diags));
+    for (const Located& name : unique_names(read_string_list(*variables, "variables", diags), "variable", source, diags)) {
+      entry.variables.push_back(name.text);
+      entry.variable_positions.push_back(name.at());
+    }
   }
   if (const toml::node* defines = table.get("defines")) {
     entry.defines = read_defines(*defines, "defines", diags);

@@ -172,7 +172,9 @@ private:
         const std::string file = (k.where.file.starts_with('/') ? "" : m_settings.display_prefix) + k.where.file;
         // A manifest string's column is its opening quote; the expression starts after it.
         const int column = k.where.column > 0 ? k.where.column + 1 : 0;
-        return Error("'" + k.expression + "' is not a kernel in the compiled images of " + display,
+        // A kiln_add_cache() call's name says so with CMake's keyword for it (plan/listed_names.hpp).
+        const std::string subject = k.where.label.empty() ? "'" + k.expression + "'" : k.where.label + ":";
+        return Error(subject + " is not a kernel in the compiled images of " + display,
                      place(file, k.where.line, column), KILN_STATUS_KERNEL_NOT_FOUND);
       }
       warn(display + ": '" + k.expression + "' (from " + where_from(m_settings.display_prefix, k) +
@@ -303,9 +305,14 @@ private:
       const auto symbol = name == resolved.variables.end() ? contents.variables.end() : contents.variables.find(name->second);
       const bool from_manifest = v.origin == plan::NameOrigin::manifest;
       if (symbol == contents.variables.end()) {
-        if (from_manifest)
-          return Error(display + ": variable '" + v.expression + "' is not in the compiled images",
-                       place(m_manifest.path.string(), unit.manifest_line, unit.manifest_column));
+        if (from_manifest) {
+          // Where it is listed: the [[source]] entry, the top-level element or the kiln_add_cache() call.
+          const std::string file = (v.where.file.starts_with('/') ? "" : m_settings.display_prefix) + v.where.file;
+          const int column = v.where.column > 0 ? v.where.column + 1 : 0;
+          return Error((v.where.label.empty() ? display + ": variable '" + v.expression + "'" : v.where.label + ":") +
+                           " is not in the compiled images" + (v.where.label.empty() ? "" : " of " + display),
+                       place(file, v.where.line, column));
+        }
         warn(display + ": variable '" + v.expression + "' (" + where_from(m_settings.display_prefix, v) +
              ") is not in the compiled images; it is not recorded" +
              (v.managed && v.symbol.empty() ? " (NVRTC cannot keep a __managed__ variable of an unnamed namespace)"

@@ -6,6 +6,7 @@
 #include "options/compiler_options.hpp"
 #include "plan/discovery.hpp"
 #include "plan/image_parts.hpp"
+#include "plan/listed_names.hpp"
 #include "util/diagnostic.hpp"
 #include "format/target.hpp"
 
@@ -52,27 +53,38 @@ Status route_by_options(const options::CompilerOptions& options, PlannedUnit& un
 }
 
 // The manifest's names first, in its order, then what scanning found.
-PlannedUnit unit_for(const manifest::SourceEntry& source, const std::string& manifest_file,
-                     const Discovery& discovery, bool remove_unused_variables) {
+PlannedUnit unit_for(const manifest::Manifest& manifest, const manifest::SourceEntry& source,
+                     const Discovery& discovery) {
   PlannedUnit unit;
   unit.source = source.path;
   unit.name = source.variant.empty() ? source.path : source.variant;
   unit.variant = source.variant;
   unit.manifest_line = source.line;
   unit.manifest_column = source.column;
-  const compile::Origin entry{manifest_file, source.line, source.column};
+  const manifest::Position entry{source.line, source.column};
   for (std::size_t i = 0; i < source.instantiations.size(); ++i) {
-    // Errors about an expression point at its own `instantiate` entry (or template pattern).
-    compile::Origin at = entry;
-    if (i < source.instantiation_positions.size())
-      at = {manifest_file, source.instantiation_positions[i].line, source.instantiation_positions[i].column};
-    add_unique(unit.kernels, {.expression = source.instantiations[i], .origin = NameOrigin::manifest, .where = at});
+    // Errors about an expression point at its own `instantiate` entry (or template pattern), or at
+    // the kiln_add_cache() call that listed it.
+    const manifest::Position at = i < source.instantiation_positions.size() ? source.instantiation_positions[i] : entry;
+    add_unique(unit.kernels, {.expression = source.instantiations[i],
+                              .origin = NameOrigin::manifest,
+                              .where = listed_origin(manifest, NameList::source_instantiate, &source,
+                                                     source.instantiations[i], at)});
   }
-  for (const std::string& v : source.variables)
-    add_unique(unit.variables, {.expression = v, .origin = NameOrigin::manifest, .where = entry});
+  for (std::size_t i = 0; i < source.variables.size(); ++i) {
+    const manifest::Position at = i < source.variable_positions.size() ? source.variable_positions[i] : entry;
+    add_unique(unit.variables, {.expression = source.variables[i],
+                                .origin = NameOrigin::manifest,
+                                .where = listed_origin(manifest, NameList::source_variables, &source,
+                                                       source.variables[i], at)});
+  }
   const auto found = discovery.sources.find(source.path);
   unit.nvcc_fallback = true;
   if (found == discovery.sources.end()) return unit;
+  // The manifest's top-level names this source defines (discovery.hpp), before what the scan found.
+  for (const PlannedName& k : found->second.package_kernels) add_unique(unit.kernels, k);
+  for (const PlannedName& v : found->second.package_variables) add_unique(unit.variables, v);
+  const bool remove_unused_variables = manifest.remove_unused_variables;
   unit.scan_failed = found->second.scan_failed;
   unit.image_only = found->second.image_only;
   unit.kernel_names = found->second.kernel_names;
@@ -210,9 +222,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
     plan.device_runtime = toolkit.root / "targets" / "x86_64-linux" / "lib" / "libcudadevrt.a";
   // Relative to the root when it is inside (the usual kiln.toml), else absolute (a manifest that
   // kiln_add_cache generated into the build tree, built with --root <source dir>).
-  const std::filesystem::path manifest_path = std::filesystem::absolute(manifest.path).lexically_normal();
-  const std::filesystem::path in_root = manifest_path.lexically_relative(plan.root);
-  plan.manifest_file = !in_root.empty() && *in_root.begin() != ".." ? in_root.generic_string() : manifest_path.string();
+  plan.manifest_file = manifest_file_of(manifest);
   plan.settings = settings;
 
   plan.roots = {plan.root, settings.build_dir, settings.kiln_include_dir, toolkit.root};
@@ -228,7 +238,7 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   std::map<std::string, PlannedUnit> groups;   // link groups by name, filled with their members
   for (const manifest::SourceEntry& entry : manifest.sources) {
     const manifest::SourceEntry* source = &entry;
-    PlannedUnit unit = unit_for(*source, plan.manifest_file, discovery, manifest.remove_unused_variables);
+    PlannedUnit unit = unit_for(manifest, *source, discovery);
     unit.carry_sources = source->carry_sources.value_or(manifest.carry_sources);
     unit.kernels_per_image = source->kernels_per_image.value_or(manifest.kernels_per_image);
     // The manifest's options, the source's macros, the source's options, in order, for each compiler.

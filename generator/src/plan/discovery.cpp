@@ -1,7 +1,9 @@
 #include "plan/discovery.hpp"
 
+#include "plan/listed_names.hpp"
 #include "plan/text_discovery.hpp"
 #include "util/file_io.hpp"
+#include "util/suggest.hpp"
 
 #include "format/names.hpp"
 #include "scan/unnamed_namespaces.hpp"
@@ -58,6 +60,7 @@ public:
     for (const ScannedFile& file : m_kernel_sources) add_source(file);
     for (const manifest::SourceEntry& source : m_manifest.sources)
       for (const std::string& e : source.instantiations) m_instantiated.insert(name_key(template_name(e)));
+    route_package_names();
     add_requests(host_sources);
     warn_uninstantiated();
     return std::move(m_out);
@@ -250,6 +253,139 @@ private:
     PlannedName name = variable_name(*variable, NameOrigin::request, expression_for(request.name), request.location);
     name.written = written_if_different(request.name, name.expression);
     m_out.sources[unit->path].variables.push_back(std::move(name));
+  }
+
+  // The manifest's top-level names, each to every source whose code defines what it names (a kernel
+  // template or kernel; a variable), its base ("ns::k" of "ns::k<float, 4>") matched as requests
+  // are. Every source that defines it, not one chosen among them: a source's share depends on its
+  // own scan alone, so a shard, which scans only its units' sources, sends each name where the whole
+  // build does; a template instantiated by two units is one kernel of the package
+  // (package/assemble.cpp). With one source file, every name is its (nothing to choose, scanned or not).
+  void route_package_names() {
+    std::set<std::string> paths;
+    for (const manifest::SourceEntry& source : m_manifest.sources) paths.insert(source.path);
+    for (std::size_t i = 0; i < m_manifest.instantiations.size(); ++i) {
+      const std::string& name = m_manifest.instantiations[i];
+      const manifest::Position at = i < m_manifest.instantiation_positions.size() ? m_manifest.instantiation_positions[i]
+                                                                                : manifest::Position{};
+      const compile::Origin origin = listed_origin(m_manifest, NameList::instantiate, nullptr, name, at);
+      const std::string key = name_key(template_name(expression_for(name)));
+      m_instantiated.insert(key);
+      const std::set<std::string> definers = paths.size() == 1 ? paths : paths_defining([&](const scan::ScanResult& r) {
+        return std::any_of(r.kernels.begin(), r.kernels.end(), [&](const scan::Kernel& k) {
+          return k.defined && name_key(k.qualified_name) == key;
+        });
+      });
+      if (definers.empty()) {
+        nothing_defines(origin, NameList::instantiate, name, template_name(name), kernel_candidates());
+        continue;
+      }
+      for (const std::string& path : definers)
+        m_out.sources[path].package_kernels.push_back({.expression = name, .origin = NameOrigin::manifest, .where = origin});
+    }
+    for (std::size_t i = 0; i < m_manifest.variables.size(); ++i) {
+      const std::string& name = m_manifest.variables[i];
+      const manifest::Position at = i < m_manifest.variable_positions.size() ? m_manifest.variable_positions[i]
+                                                                             : manifest::Position{};
+      const compile::Origin origin = listed_origin(m_manifest, NameList::variables, nullptr, name, at);
+      const std::string key = name_key(name);
+      const std::set<std::string> definers = paths.size() == 1 ? paths : paths_defining([&](const scan::ScanResult& r) {
+        return std::any_of(r.variables.begin(), r.variables.end(),
+                           [&](const scan::Variable& v) { return name_key(v.qualified_name) == key; });
+      });
+      if (definers.empty()) {
+        nothing_defines(origin, NameList::variables, name, name, variable_candidates());
+        continue;
+      }
+      // Each unit has its own copy of a variable two sources declare (a header's): which one the host
+      // reads is the user's choice. A shard that sees one of them leaves the choice to the merge.
+      if (definers.size() > 1) {
+        m_out.errors.push_back({shown_origin(origin, m_settings.display_prefix),
+                                listed_subject(origin, NameList::variables, name) + ": " + joined(definers) +
+                                    " each declare it, each unit with its own copy; " +
+                                    (m_manifest.cmake_call ? "set the source property KILN_VARIABLES on the one "
+                                                             "whose copy the host reads"
+                                                           : "list it in the 'variables' of the [[source]] whose copy "
+                                                             "the host reads")});
+        continue;
+      }
+      m_out.sources[*definers.begin()].package_variables.push_back(
+          {.expression = expression_for(name), .origin = NameOrigin::manifest, .where = origin});
+    }
+  }
+
+  template <typename Defines>
+  std::set<std::string> paths_defining(const Defines& defines) const {
+    std::set<std::string> paths;
+    for (const ScannedFile& file : m_kernel_sources)
+      if (defines(file.result)) paths.insert(file.path);
+    return paths;
+  }
+
+  static std::string joined(const std::set<std::string>& paths) {
+    std::string text;
+    std::size_t i = 0;
+    for (const std::string& path : paths) {
+      if (i > 0) text += i + 1 == paths.size() ? " and " : ", ";
+      text += "'" + path + "'";
+      ++i;
+    }
+    return text;
+  }
+
+  std::vector<std::string> kernel_candidates() const {
+    std::vector<std::string> names;
+    for (const ScannedFile& file : m_kernel_sources)
+      for (const scan::Kernel& k : file.result.kernels)
+        if (k.defined && !is_toolkit_file(k.location.file)) names.push_back(k.qualified_name);
+    return names;
+  }
+
+  std::vector<std::string> variable_candidates() const {
+    std::vector<std::string> names;
+    for (const ScannedFile& file : m_kernel_sources)
+      for (const scan::Variable& v : file.result.variables)
+        if (!is_toolkit_file(v.location.file)) names.push_back(expression_for(v.qualified_name));
+    return names;
+  }
+
+  // A top-level name no scanned source defines: the merge's to judge in a shard; else an error that
+  // says which sources could not be scanned (one may define it), or what the name most likely meant.
+  void nothing_defines(const compile::Origin& origin, NameList list, const std::string& name, const std::string& base,
+                       const std::vector<std::string>& candidates) {
+    if (another_shards_unscanned()) {
+      ++m_out.names_left_to_the_merge;
+      return;
+    }
+    const bool kernel = list == NameList::instantiate;
+    std::set<std::string> unscanned;
+    for (const ScannedFile& file : m_kernel_sources)
+      if (!file.result.ok() || file.left_to_the_image) unscanned.insert(file.path);
+    std::string message = listed_subject(origin, list, name) + ": no kernel source defines " +
+                          (kernel ? "a kernel or kernel template '" : "a variable '") + base + "'";
+    if (!unscanned.empty()) {
+      message += " that the scan could read (" + joined(unscanned) + " could not be scanned); " +
+                 (m_manifest.cmake_call ? std::string(kernel ? "set the source property KILN_INSTANTIATE"
+                                                             : "set the source property KILN_VARIABLES") +
+                                              " on the source that defines it"
+                                        : std::string("list it in the '") + (kernel ? "instantiate" : "variables") +
+                                              "' of the [[source]] that defines it");
+    } else {
+      message += did_you_mean_name(base, candidates);
+    }
+    m_out.errors.push_back({shown_origin(origin, m_settings.display_prefix), std::move(message)});
+  }
+
+  // " (did you mean 'ns::scale'?)": a name given without its namespace, or misspelt.
+  static std::string did_you_mean_name(const std::string& base, const std::vector<std::string>& candidates) {
+    const std::string key = name_key(base);
+    std::vector<std::string_view> views;
+    for (const std::string& c : candidates) {
+      const std::string qualified = name_key(c);
+      if (qualified.ends_with("::" + key)) return " (did you mean '" + c + "'?)";
+      views.push_back(c);
+    }
+    return did_you_mean(base, views);
   }
 
   // A shard scans only its units' kernel sources: what the others define, the merge knows.

@@ -98,6 +98,10 @@ struct SourceDiscovery {
   // The qualified names of the kernels and kernel templates the source defines: what a misspelt
   // name expression most likely meant.
   std::vector<std::string> kernel_names;
+  // The manifest's top-level 'instantiate' and 'variables' names this source defines: the unit
+  // builds and keeps them as it does its own entry's (after them).
+  std::vector<PlannedName> package_kernels;
+  std::vector<PlannedName> package_variables;
 };
 
 struct Discovery {
@@ -107,6 +111,11 @@ struct Discovery {
   // another_shards): not findings of the shard, for a unit it does not build may define them; the
   // merge, which scans every source, reports those that name nothing.
   std::size_t left_to_the_merge = 0;
+  // The same for the manifest's top-level names: what no source this shard scans defines.
+  std::size_t names_left_to_the_merge = 0;
+  // Top-level names that no source defines (or that several sources each keep a copy of): errors,
+  // at the name's place (its kiln.toml element, or the kiln_add_cache() call).
+  std::vector<Finding> errors;
 };
 
 }  // namespace kiln::plan

@@ -122,6 +122,8 @@ bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEnt
   if (strict || extra_request_sources || !manifest.host_sources.empty() || !manifest.python_sources.empty()) return false;
   // nvcc units are built whole whatever their bound (plan/image_parts.hpp): 'kernels_per_image' asks nothing.
   if (!source.instantiations.empty() || !source.variables.empty() || !source.link_group.empty()) return false;
+  // The package's own names go to the sources that define them: each source's scan says which.
+  if (!manifest.instantiations.empty() || !manifest.variables.empty()) return false;
   return looks_like_host_code(code) && !uses_kiln_runtime(code);
 }
 
