@@ -60,12 +60,6 @@ MakeRun run_make(const fs::path& dir, const std::string& makefile, const std::st
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(dir / "make.log")};
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(BuildJobs, UnderMakeTheJobserverLendsTheSlotsAndGetsEveryOneBack) {
   if (std::system("make --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no GNU make";
   ScratchDir dir;

@@ -42,12 +42,6 @@ std::vector<std::string> runs_for(const fs::path& log, const std::string& source
   return runs;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 constexpr const char* k_host_source = R"(#include <cuda_runtime.h>
 #include "scale.cuh"
 __device__ float table[4];

@@ -25,12 +25,6 @@ namespace fs = std::filesystem;
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 // What NVRTC-style code asks of <limits> and <cmath> in device code, in a kernel named `name`; the
 // helpers are unannotated where `unannotated` (a -default-device source), else __device__.
 std::string limits_kernel(const std::string& name, bool unannotated) {

@@ -52,4 +52,11 @@ void write_bytes(const std::filesystem::path& path, const std::vector<std::byte>
 std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& text);
 
+// How many times `what` occurs in `text` (overlapping occurrences count): how often the build said it.
+inline std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace kiln::test
