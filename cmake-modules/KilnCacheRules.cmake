@@ -92,13 +92,7 @@ function(_kiln_generated_manifest name manifest_var inputs_var)
   string(APPEND content "set(KILN_SOURCE_COUNT ${index})\n")
 
   # Relative include directories are relative to this directory, as in target_include_directories.
-  set(include_dirs "")
-  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES)
-    if(NOT dir MATCHES "\\$<" AND NOT IS_ABSOLUTE "${dir}")
-      set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
-    endif()
-    list(APPEND include_dirs "${dir}")
-  endforeach()
+  _kiln_directories_from_here(include_dirs ${arg_INCLUDE_DIRECTORIES})
   # Toolkit directories become <cuda>/...: every toolkit the generator may use.
   get_property(generator_toolkit GLOBAL PROPERTY KILN_GENERATOR_CUDA_ROOT)
   set(toolkits ${KILN_CUDA_ROOT} $ENV{CUDA_PATH} $ENV{CUDA_HOME} ${generator_toolkit})

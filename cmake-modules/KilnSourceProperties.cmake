@@ -14,6 +14,20 @@ function(_kiln_source_property_names out)
              KILN_VARIANTS KILN_CARRY_SOURCES PARENT_SCOPE)
 endfunction()
 
+# Sets `out_var` to the directories given, each relative one made absolute from the calling directory,
+# as target_include_directories() reads them. A generator expression is kept as written: it is
+# evaluated with the rest of inputs.cmake.
+function(_kiln_directories_from_here out_var)
+  set(dirs "")
+  foreach(dir IN LISTS ARGN)
+    if(NOT dir MATCHES "\\$<" AND NOT IS_ABSOLUTE "${dir}")
+      set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
+    endif()
+    list(APPEND dirs "${dir}")
+  endforeach()
+  set(${out_var} "${dirs}" PARENT_SCOPE)
+endfunction()
+
 # Appends to `content_var` (inputs.cmake) the source's own options, macros and include directories,
 # KILN_OPTIONS, KILN_DEFINES and KILN_INCLUDE_DIRECTORIES: written after the call's OPTIONS, DEFINES and
 # INCLUDE_DIRECTORIES into that source's [[source]] tables only (each of its variants too). Generator
@@ -27,14 +41,7 @@ function(_kiln_source_unit_settings content_var index source)
       set(value "")
     endif()
     if(what STREQUAL "INCLUDE_DIRECTORIES")
-      set(dirs "")
-      foreach(dir IN LISTS value)
-        if(NOT dir MATCHES "\\$<" AND NOT IS_ABSOLUTE "${dir}")
-          set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
-        endif()
-        list(APPEND dirs "${dir}")
-      endforeach()
-      set(value "${dirs}")
+      _kiln_directories_from_here(value ${value})
     endif()
     string(APPEND content "set(KILN_SOURCE_${index}_${what} [==[${value}]==])\n")
   endforeach()
