@@ -188,6 +188,7 @@ CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* i
     record_locked("cuLibraryLoadData");
   }
   const std::string text = image_key(image);  // test images carry a line of text (runtime_fixture.hpp)
+  log_buffer_given[text] = error_log != nullptr;
   auto failure = load_failures.find(text);
   if (failure != load_failures.end()) {
     if (error_log) *error_log = failure->second.log;

@@ -64,6 +64,7 @@ public:
   std::map<std::string, FakeLoadFailure> load_failures;        // image text -> cuLibraryLoadData fails
   std::map<std::string, driver::CUresult> unusable_images;     // image text -> every kernel lookup fails
   std::map<std::string, std::string> load_logs;                // image text -> JIT log of a successful load
+  std::map<std::string, bool> log_buffer_given;                // image text -> its last load was given a JIT log buffer
   std::set<std::string> missing_kernels;                       // lowered names no image holds (500)
   std::map<std::string, std::pair<driver::CUdeviceptr, std::size_t>> globals;  // lowered name -> global
   std::map<std::string, std::vector<std::size_t>> param_sizes;  // lowered name -> bytes copied per launch

@@ -85,6 +85,17 @@ TEST_F(RuntimeTest, ALoadFailureNamesTheImageTheErrorAndTheJitLog) {
   EXPECT_EQ(fake->loads(), std::vector<std::string>{image_text("ops.cu", "compute_80")});
 }
 
+// Only PTX goes through the JIT: a cubin is loaded without options, as a bare cuLibraryLoadData is.
+TEST_F(RuntimeTest, OnlyPtxIsGivenAJitLogBuffer) {
+  fake->devices = {FakeDevice{120}};
+  kiln::Package cubin = open(single_kernel_package({"sm_120"}));
+  cubin.kernel("k");
+  kiln::Package ptx = open(single_kernel_package({"compute_80"}));
+  ptx.kernel("k");
+  EXPECT_EQ(fake->log_buffer_given, (std::map<std::string, bool>{{image_text("ops.cu", "sm_120"), false},
+                                                                 {image_text("ops.cu", "compute_80"), true}}));
+}
+
 TEST_F(RuntimeTest, AnImageThatLoadsButDoesNotResolveIsRefused) {
   // cuLibraryLoadData succeeds for an image the device cannot run; cuLibraryGetKernel tells.
   fake->unusable_images[image_text("ops.cu", "sm_90")] = 209;
