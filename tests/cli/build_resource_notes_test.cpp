@@ -278,6 +278,29 @@ TEST_F(BuildResourceNotes, SpillsAreThoseNvccsPtxasReportsAlsoOnAHit) {
   EXPECT_EQ(warm.err.find("ptxas"), std::string::npos) << warm.err;
 }
 
+// ptxas's warnings in the same log as its report are kept, as the compiler's warnings: a register
+// limit below sm_90's lowest is said by ptxas, for nvcc's unit (its output) and NVRTC's (nvJitLink's
+// info log, which a -v build keeps: without -v it is not printed at all).
+TEST_F(BuildResourceNotes, PtxasWarningsStayWhereItsReportGoes) {
+  ScratchDir other;
+  write_text(other.path() / "spill.cu", spilling_source("spills"));
+  write_text(other.path() / "spill_host.cu", "#include <cuda_runtime.h>\n" + spilling_source("spills_from_host") +
+                                                 "void launch(float* x, const int* i) { spills_from_host<<<1, 32>>>(x, i, 1); }\n");
+  write_text(other.path() / "kiln.toml", "targets = [\"sm_90\"]\noptions = [\"-Xptxas=-v\"]\n"
+                                         "[[source]]\npath = \"spill.cu\"\noptions = [\"-maxrregcount=16\"]\n"
+                                         "[[source]]\npath = \"spill_host.cu\"\noptions = [\"-maxrregcount=17\"]\n");
+  const RunResult r = run_kiln({"build"}, other.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* limit : {"16", "17"})
+    EXPECT_EQ(count(r.err, std::string("ptxas warning : For profile sm_90 adjusting per thread register count of ") + limit +
+                               " to lower bound of 24"), 1u) << limit << "\n" << r.err;
+  EXPECT_EQ(r.err.find("ptxas info"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ptxas         ."), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\n\n"), std::string::npos) << "no blank line where the report was: " << r.err;
+  EXPECT_EQ(notes_of(r.err).size(), 2u) << r.err;
+  EXPECT_NE(r.err.find("2 warnings (above)"), std::string::npos) << r.err;
+}
+
 // A unit built as image parts: each kernel once per target, though the parts compile the source
 // each (tile.cu, tile.cu#2 and tile.cu#3: 12 kernels).
 TEST_F(BuildResourceNotes, ImagePartsNoteEachKernelOncePerTarget) {
