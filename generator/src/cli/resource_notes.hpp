@@ -9,8 +9,8 @@
 //                 0 bytes spill loads, 0 bytes cumulative stack, 0 bytes shared, 0 bytes local,
 //                 380 bytes constant[0], max 256 threads
 //
-// A kernel whose log has no spill line (a cache entry written before, a report Kiln cannot read)
-// has a note without spills, rather than a guess.
+// A kernel whose log has no spill line (a report in a layout Kiln does not read) has a note without
+// spills, rather than a guess.
 #pragma once
 
 #include "compile/compile_job.hpp"
