@@ -113,9 +113,11 @@ const std::map<std::string, Row>& rows() {
        }}},
       {"ptxas-options", {"-O3,-v", "", "", "-Xptxas=-O3", [](const Built& b, const Built& base) {
          EXPECT_FALSE(b.nvrtc.empty()) << "NVRTC still compiles the unit; ptxas runs in nvJitLink";
-         // -v is Kiln's to answer: a note per kernel and cubin, and ptxas does not get it.
-         EXPECT_FALSE(has(b.link, "-Xptxas=-v")) << b.link;
+         // -v reaches ptxas (its report has the spills) and is answered as a note per kernel and cubin.
+         EXPECT_TRUE(has(b.link, "-Xptxas=-v")) << b.link;
          EXPECT_TRUE(has(b.scan, ": note: sm_90: '(anonymous namespace)::math': ")) << b.scan;
+         EXPECT_TRUE(has(b.scan, " bytes stack frame, 0 bytes spill stores, 0 bytes spill loads, ")) << b.scan;
+         EXPECT_FALSE(has(b.everything, "ptxas info")) << b.everything;
          EXPECT_FALSE(has(base.scan, ": note: sm_90: ")) << base.scan;
        }}},
       {"maxrregcount", {"24", "--maxrregcount=24", "", "-maxrregcount=24", [](const Built& b, const Built& base) {

@@ -1,6 +1,6 @@
 // kiln build with -Xptxas=-v: a note per kernel and cubin with what ptxas -v reports, read from the
-// cubin (cli/resource_notes.hpp), after the build's warnings and before its closing lines; the same
-// notes on a cache hit; none for PTX, none without the option, none under -q; the register counts
+// cubin and (its spills) from ptxas's report in the compile's log (cli/resource_notes.hpp), after
+// the build's warnings and before its closing lines; the same notes on a cache hit; none for PTX, none without the option, none under -q; the register counts
 // those cuobjdump reads from the same cubins.
 #include "cuda_tools.hpp"
 #include "kiln_runner.hpp"
@@ -91,8 +91,9 @@ RunResult* BuildResourceNotes::s_cold = nullptr;
 TEST_F(BuildResourceNotes, EachKernelOfEachCubinOnce) {
   ASSERT_EQ(s_cold->exit_code, 0) << s_cold->err;
   const std::vector<std::string> notes = notes_of(s_cold->err);
+  // The spills come from ptxas's own report (no cubin has them), for NVRTC's units, nvcc's and the group's.
   const std::regex shape(R"((k\.cu|host\.cu|link group 'g'): note: (sm_80|sm_90): '([a-z_]+)': (\d+) registers, \d+ bytes )"
-                         R"(stack frame, \d+ bytes cumulative stack, \d+ bytes shared, \d+ bytes local, \d+ bytes )"
+                         R"(stack frame, \d+ bytes spill stores, \d+ bytes spill loads, \d+ bytes cumulative stack, \d+ bytes shared, \d+ bytes local, \d+ bytes )"
                          R"(constant\[0\](, max 128 threads)?)");
   std::set<std::string> seen;
   for (const std::string& note : notes) {
@@ -137,10 +138,13 @@ TEST_F(BuildResourceNotes, ACacheHitPrintsTheSameNotes) {
   ASSERT_EQ(s_cold->exit_code, 0) << s_cold->err;
   const RunResult warm = build({"--json"});
   ASSERT_EQ(warm.exit_code, 0) << warm.err;
-  for (const nlohmann::json& unit : nlohmann::json::parse(warm.out)["units"])
+  // The parsed reports are kept: a loop over a temporary's member would read freed memory.
+  const nlohmann::json warm_report = nlohmann::json::parse(warm.out), cold_report = nlohmann::json::parse(s_cold->out);
+  ASSERT_EQ(warm_report["units"].size(), 3u) << warm.out;   // k.cu, host.cu, the group
+  for (const nlohmann::json& unit : warm_report["units"])
     for (const nlohmann::json& image : unit["images"]) EXPECT_EQ(image["cache"], "hit") << unit.dump();
   EXPECT_EQ(notes_of(warm.err), notes_of(s_cold->err));
-  for (const nlohmann::json& unit : nlohmann::json::parse(s_cold->out)["units"])
+  for (const nlohmann::json& unit : cold_report["units"])
     for (const nlohmann::json& image : unit["images"]) EXPECT_EQ(image["cache"], "miss") << unit.dump();
 }
 
@@ -172,16 +176,23 @@ TEST_F(BuildResourceNotes, EverySpellingOfTheOptionAsksForThem) {
   }
 }
 
-// ptxas never gets the -v (the cubin would record it), so the option is no part of the cache's key:
-// turning it on compiles nothing again, the notes come from the cached cubins, and the images are
-// the same bytes as without it.
-TEST_F(BuildResourceNotes, TurningItOnCompilesNothingAgain) {
+// ptxas gets the -v (its report has the spills; the cubin records the option), so the option is part
+// of the cache's key: turning it on compiles again, and turning it off again finds the first build's
+// entries.
+TEST_F(BuildResourceNotes, TurningItOnCompilesAgainAndOffFindsTheFirstBuild) {
   ScratchDir other;
   write_text(other.path() / "k.cu", k_nvrtc_source);
   write_text(other.path() / "host.cu", k_nvcc_source);
   const auto with_options = [&](const std::string& options) {
     write_text(other.path() / "kiln.toml", "targets = [\"sm_90\"]\noptions = [" + options +
                                                "]\n[[source]]\npath = \"k.cu\"\n[[source]]\npath = \"host.cu\"\n");
+  };
+  const auto caches = [](const RunResult& r) {
+    std::vector<std::string> out;
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    for (const nlohmann::json& unit : report["units"])
+      for (const nlohmann::json& image : unit["images"]) out.push_back(image["cache"]);
+    return out;
   };
   with_options("\"-Xptxas=-O3\"");
   const RunResult before = run_kiln({"build", "-o", "before.kiln", "--json"}, other.path());
@@ -190,18 +201,104 @@ TEST_F(BuildResourceNotes, TurningItOnCompilesNothingAgain) {
   with_options("\"-Xptxas=-O3,-v\"");
   const RunResult after = run_kiln({"build", "-o", "after.kiln", "--json"}, other.path());
   ASSERT_EQ(after.exit_code, 0) << after.err;
-  for (const nlohmann::json& unit : nlohmann::json::parse(after.out)["units"])
-    for (const nlohmann::json& image : unit["images"]) EXPECT_EQ(image["cache"], "hit") << unit.dump();
+  EXPECT_EQ(caches(after), (std::vector<std::string>{"miss", "miss"})) << after.out;
   EXPECT_EQ(notes_of(after.err).size(), 3u) << after.err;   // tiled, plain, from_host
-  for (const char* kernel : {"tiled", "from_host"}) {
-    for (const char* package : {"before", "after"}) {
-      const RunResult extracted = run_kiln({"extract", std::string(package) + ".kiln", kernel, "--target", "sm_90", "-o",
-                                            std::string(package) + "." + kernel + ".cubin"}, other.path());
-      ASSERT_EQ(extracted.exit_code, 0) << extracted.err;
+  with_options("\"-Xptxas=-O3\"");
+  const RunResult off = run_kiln({"build", "-o", "off.kiln", "--json"}, other.path());
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(caches(off), (std::vector<std::string>{"hit", "hit"})) << off.out;
+  EXPECT_TRUE(notes_of(off.err).empty()) << off.err;
+}
+
+// A kernel that spills (a dynamically indexed local array under -maxrregcount=32), compiled by NVRTC
+// (and nvJitLink) and by nvcc (its source has host code): each note has the spill figures that
+// `nvcc -cubin -Xptxas -v` prints for it, a cache hit prints the same notes, and ptxas's own info
+// lines are not printed beside them.
+constexpr const char* k_spilling_kernel = R"(
+extern "C" __global__ void NAME(float* out, const int* idx, int n) {
+  float a[64];
+  for (int i = 0; i < 64; ++i) a[i] = out[i * n + threadIdx.x];
+  float s = 0;
+  for (int i = 0; i < 64; ++i) s += a[idx[i]] * a[(i * 7) & 63];
+  out[threadIdx.x] = s;
+}
+)";
+
+std::string spilling_source(const std::string& name) {
+  std::string text = k_spilling_kernel;
+  text.replace(text.find("NAME"), 4, name);
+  return text;
+}
+
+// "540 bytes spill stores, 592 bytes spill loads" as nvcc's ptxas reports it for `kernel` in `source`.
+std::string nvcc_spills(const fs::path& source, const std::string& kernel, const std::string& target) {
+  const fs::path log = source.string() + "." + target + ".ptxas.txt";
+  const std::string command = "'" + std::string(KILN_NVCC) + "' -cubin -arch=" + target + " -Xptxas -v -maxrregcount=32 '" +
+                              source.string() + "' -o '" + source.string() + "." + target + ".cubin' 2> '" + log.string() + "'";
+  if (std::system(command.c_str()) != 0) return "nvcc failed: " + command;
+  const std::string text = read_text(log);
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("Function properties for " + kernel + R"(\n\s*\d+ bytes stack frame, (\d+ bytes spill stores, \d+ bytes spill loads))")))
+    return "no spill line in " + text;
+  return m[1].str();
+}
+
+TEST_F(BuildResourceNotes, SpillsAreThoseNvccsPtxasReportsAlsoOnAHit) {
+  ScratchDir other;
+  write_text(other.path() / "spill.cu", spilling_source("spills"));
+  write_text(other.path() / "spill_host.cu", "#include <cuda_runtime.h>\n" + spilling_source("spills_from_host") +
+                                                 "void launch(float* x, const int* i) { spills_from_host<<<1, 32>>>(x, i, 1); }\n");
+  write_text(other.path() / "kiln.toml",
+             "targets = [\"sm_80\", \"sm_90\"]\noptions = [\"-Xptxas=-v\", \"-maxrregcount=32\"]\n"
+             "[[source]]\npath = \"spill.cu\"\n[[source]]\npath = \"spill_host.cu\"\n");
+  const RunResult cold = run_kiln({"build", "-v"}, other.path());
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_NE(cold.err.find(" sm_90 spill_host.cu ("), std::string::npos) << cold.err;
+  EXPECT_NE(cold.err.find("\n  nvcc: "), std::string::npos) << "nvcc compiles the unit with host code: " << cold.err;
+  const std::vector<std::string> notes = notes_of(cold.err);
+  ASSERT_EQ(notes.size(), 4u) << cold.err;
+  for (const auto& [source, kernel] : {std::pair<std::string, std::string>{"spill.cu", "spills"}, {"spill_host.cu", "spills_from_host"}})
+    for (const char* target : {"sm_80", "sm_90"}) {
+      const std::string expected = nvcc_spills(other.path() / source, kernel, target);
+      ASSERT_TRUE(std::regex_match(expected, std::regex(R"([1-9]\d* bytes spill stores, [1-9]\d* bytes spill loads)")))
+          << "the kernel must spill: " << expected;
+      const std::vector<std::string> found = lines_with(cold.err, source + ": note: " + target + ": '" + kernel + "': ");
+      ASSERT_EQ(found.size(), 1u) << cold.err;
+      EXPECT_NE(found[0].find(" bytes stack frame, " + expected + ", "), std::string::npos) << found[0] << "\nnvcc: " << expected;
     }
-    const std::string name = std::string(".") + kernel + ".cubin";
-    EXPECT_EQ(read_bytes(other.path() / ("before" + name)), read_bytes(other.path() / ("after" + name))) << kernel;
-  }
+  EXPECT_EQ(cold.err.find("ptxas info"), std::string::npos) << cold.err;
+  EXPECT_TRUE(lines_with(cold.err, "warning").empty()) << "ptxas's report is no warning: " << cold.err;
+  const RunResult warm = run_kiln({"build", "--json"}, other.path());
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  const nlohmann::json report = nlohmann::json::parse(warm.out);
+  ASSERT_EQ(report["units"].size(), 2u) << warm.out;
+  for (const nlohmann::json& unit : report["units"])
+    for (const nlohmann::json& image : unit["images"]) EXPECT_EQ(image["cache"], "hit") << unit.dump();
+  EXPECT_EQ(notes_of(warm.err), notes);
+  EXPECT_EQ(warm.err.find("ptxas"), std::string::npos) << warm.err;
+}
+
+// ptxas's warnings in the same log as its report are kept, as the compiler's warnings: a register
+// limit below sm_90's lowest is said by ptxas, for nvcc's unit (its output) and NVRTC's (nvJitLink's
+// info log, which a -v build keeps: without -v it is not printed at all).
+TEST_F(BuildResourceNotes, PtxasWarningsStayWhereItsReportGoes) {
+  ScratchDir other;
+  write_text(other.path() / "spill.cu", spilling_source("spills"));
+  write_text(other.path() / "spill_host.cu", "#include <cuda_runtime.h>\n" + spilling_source("spills_from_host") +
+                                                 "void launch(float* x, const int* i) { spills_from_host<<<1, 32>>>(x, i, 1); }\n");
+  write_text(other.path() / "kiln.toml", "targets = [\"sm_90\"]\noptions = [\"-Xptxas=-v\"]\n"
+                                         "[[source]]\npath = \"spill.cu\"\noptions = [\"-maxrregcount=16\"]\n"
+                                         "[[source]]\npath = \"spill_host.cu\"\noptions = [\"-maxrregcount=17\"]\n");
+  const RunResult r = run_kiln({"build"}, other.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* limit : {"16", "17"})
+    EXPECT_EQ(count(r.err, std::string("ptxas warning : For profile sm_90 adjusting per thread register count of ") + limit +
+                               " to lower bound of 24"), 1u) << limit << "\n" << r.err;
+  EXPECT_EQ(r.err.find("ptxas info"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ptxas         ."), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\n\n"), std::string::npos) << "no blank line where the report was: " << r.err;
+  EXPECT_EQ(notes_of(r.err).size(), 2u) << r.err;
+  EXPECT_NE(r.err.find("2 warnings (above)"), std::string::npos) << r.err;
 }
 
 // A unit built as image parts: each kernel once per target, though the parts compile the source

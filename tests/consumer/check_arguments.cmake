@@ -263,12 +263,14 @@ if(different)
   message(FATAL_ERROR "the package differs between two copies of the project")
 endif()
 
-# OPTIONS -Xptxas=-v: the build's output has a note per kernel and cubin (issue 33), none for PTX.
+# OPTIONS -Xptxas=-v: the build's output has a note per kernel and cubin (issue 33), with ptxas's
+# spills and without its raw report, none for PTX.
 configure(ptxas_notes OK "kiln_add_cache(ptxas_notes SOURCES kernel.cu TARGETS sm_80 compute_80
   INCLUDE_DIRECTORIES include \${CMAKE_CURRENT_SOURCE_DIR}/include2 OPTIONS -Xptxas=-v)")
 kiln_run(output ${CMAKE_COMMAND} --build ${WORK}/ptxas_notes/build)
-kiln_expect("${output}" MATCHES "kernel\\.cu: note: sm_80: 'store': [0-9]+ registers, [0-9]+ bytes stack frame"
-            "ptxas_notes: the build's output")
+kiln_expect("${output}" MATCHES "kernel\\.cu: note: sm_80: 'store': [0-9]+ registers, [0-9]+ bytes stack frame, [0-9]+ bytes spill stores, [0-9]+ bytes spill loads, "
+            "ptxas_notes: the build's output, with ptxas's spills")
+kiln_expect("${output}" NOT_MATCHES "ptxas info" "ptxas_notes: ptxas's report is said once, as the notes")
 kiln_expect("${output}" NOT_MATCHES "note: compute_80" "ptxas_notes: no note for PTX")
 
 # Host code decides which instantiation of a kernel template is built: host.cpp asks for fill<int>.

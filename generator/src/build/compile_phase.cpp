@@ -1,6 +1,7 @@
 #include "build/compile_phase.hpp"
 
 #include "compile/diagnostics.hpp"
+#include "compile/ptxas_report.hpp"
 #include "plan/nvrtc_reach.hpp"
 #include "util/diagnostic.hpp"
 
@@ -34,7 +35,7 @@ std::vector<compile::CompileOutput> run(compile::JobRunner& runner, const std::v
 
 // One distinct log, and the compiles that gave it.
 struct LogGroup {
-  const std::string* log;
+  std::string log;
   std::string source;             // as the user sees it
   std::vector<std::string> targets;
   bool failed = false;
@@ -62,18 +63,21 @@ Status report_logs(const plan::BuildPlan& plan, const std::vector<compile::Compi
       if (failed_by_source.empty() || failed_by_source.back().first != source) failed_by_source.push_back({source, {}});
       failed_by_source.back().second.push_back(job.target);
     }
-    if (out.log.empty()) continue;
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const LogGroup& g) { return *g.log == out.log; });
-    if (group == groups.end()) group = groups.insert(groups.end(), LogGroup{&out.log, source, {}, false});
+    // ptxas's -v report is said once, as kiln build's notes (cli/resource_notes.hpp): its info lines
+    // are not printed as the compiler's warnings too.
+    std::string log = compile::without_ptxas_info(out.log);
+    if (log.empty()) continue;
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const LogGroup& g) { return g.log == log; });
+    if (group == groups.end()) group = groups.insert(groups.end(), LogGroup{std::move(log), source, {}, false});
     group->targets.push_back(job.target);
     group->failed = group->failed || !out.ok;
   }
   for (const LogGroup& group : groups) {
     if (!group.failed) {
-      events.warning(WarningSource::compiler, *group.log);
+      events.warning(WarningSource::compiler, group.log);
       continue;
     }
-    events.error(*group.log + "\n" +
+    events.error(group.log + "\n" +
                  diagnostic(place(group.source), "note",
                             (group.targets.size() == 1 ? "target " : "targets ") + joined(group.targets)));
   }

@@ -1,5 +1,6 @@
 #include "cli/resource_notes.hpp"
 
+#include "compile/ptxas_report.hpp"
 #include "format/target.hpp"
 #include "package/kernel_names.hpp"
 #include "util/diagnostic.hpp"
@@ -37,9 +38,11 @@ std::pair<Location, std::string> note_place(const compile::CompileJob& job) {
 
 }  // namespace
 
-std::string resources_phrase(const image::KernelResources& r) {
-  std::string out = optional_text(r.registers) + " registers, " + optional_text(r.frame_size) + " bytes stack frame, " +
-                    optional_text(r.stack_size) + " bytes cumulative stack, " + std::to_string(r.shared_size) +
+std::string resources_phrase(const image::KernelResources& r, const std::optional<compile::Spills>& spills) {
+  std::string out = optional_text(r.registers) + " registers, " + optional_text(r.frame_size) + " bytes stack frame, ";
+  if (spills)
+    out += std::to_string(spills->stores) + " bytes spill stores, " + std::to_string(spills->loads) + " bytes spill loads, ";
+  out += optional_text(r.stack_size) + " bytes cumulative stack, " + std::to_string(r.shared_size) +
                     " bytes shared, " + std::to_string(r.local_size) + " bytes local, " +
                     std::to_string(r.constant_size) + " bytes constant[0]";
   if (r.required_threads) out += ", exactly " + shape_text(*r.required_threads) + " threads";
@@ -70,7 +73,8 @@ std::vector<std::string> resource_notes(const std::vector<compile::CompileJob>& 
       if (!job.members.empty() && package::is_device_runtime_symbol(r.kernel)) continue;
       if (!said.emplace(unit_of_part(job.unit), job.target, r.kernel).second) continue;
       notes.push_back(diagnostic(where, "note",
-                                 prefix + "'" + package::canonical_kernel_name(r.kernel) + "': " + resources_phrase(r)));
+                                 prefix + "'" + package::canonical_kernel_name(r.kernel) + "': " +
+                                     resources_phrase(r, compile::ptxas_spills(out.log, job.target, r.kernel))));
     }
   }
   return notes;

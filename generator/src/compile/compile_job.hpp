@@ -43,8 +43,9 @@ struct CompileJob {
   std::vector<std::string> variables;          // variables to keep: "coeffs" (asked as "&coeffs")
   std::vector<std::string> nvrtc_options;      // -I, -D and user options, in order
   std::vector<std::string> link_options;       // user options nvJitLink needs too (-lineinfo, -ftz=...)
-  // -Xptxas=-v: kiln build notes the resources of the cubin's kernels (cli/resource_notes.hpp). Not
-  // an input of the compile (no part of its key, not serialized): ptxas does not get it.
+  // -Xptxas=-v: kiln build notes the resources of the cubin's kernels (cli/resource_notes.hpp). The
+  // compile's options carry the -v itself (so the key has it); this keeps nvJitLink's info log, where
+  // ptxas's report comes back, in the output's log (compile/ptxas_report.hpp).
   bool ptxas_verbose = false;
   std::filesystem::path trace_file;            // where NVRTC writes its time trace (absolute)
   Compiler compiler = Compiler::nvrtc;

@@ -97,6 +97,9 @@ CompileOutput compile_group(const CompileJob& group) {
                                    "cubins fit cannot run it"));
     linked.image.clear();
   }
+  // What a successful link says is ptxas's -v report (link_lto keeps it only when asked): the group's
+  // notes read its spills there.
+  append(out.log, linked.log);
   out.image = std::move(linked.image);
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

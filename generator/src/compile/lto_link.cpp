@@ -57,6 +57,14 @@ bool link_lto(const CompileJob& job, const format::Target& target, const LinkReq
     add_failure(out.log, where, "linking for " + job.target + " failed:\n" + jit::linker_log(link, raw));
     return false;
   }
+  // ptxas's -v report (-Xptxas=-v in the link options): kept in the log, which the compile cache
+  // stores with the image, for kiln build's notes to read its spills (cli/resource_notes.hpp); the
+  // printed log leaves its info lines out (compile/ptxas_report.hpp).
+  if (job.ptxas_verbose) {
+    const std::string report = jit::linker_info_log(link, raw);
+    if (!out.log.empty() && !report.empty() && out.log.back() != '\n') out.log += '\n';
+    out.log += report;
+  }
   std::size_t size = 0;
   if (target.kind == format::TargetKind::ptx) {
     if (link.get_linked_ptx_size(raw, &size) != 0) return false;

@@ -53,6 +53,8 @@ struct NvJitLinkApi {
   nvJitLinkResult (*get_linked_ptx)(nvJitLinkHandle handle, char* ptx) = nullptr;
   nvJitLinkResult (*get_error_log_size)(nvJitLinkHandle handle, std::size_t* size) = nullptr;
   nvJitLinkResult (*get_error_log)(nvJitLinkHandle handle, char* log) = nullptr;
+  nvJitLinkResult (*get_info_log_size)(nvJitLinkHandle handle, std::size_t* size) = nullptr;
+  nvJitLinkResult (*get_info_log)(nvJitLinkHandle handle, char* log) = nullptr;
 };
 
 // Both libraries, bound; they live as long as the process (never unloaded).

@@ -18,4 +18,12 @@ std::string linker_log(const NvJitLinkApi& link, nvJitLinkHandle linker) {
   return log.c_str();
 }
 
+std::string linker_info_log(const NvJitLinkApi& link, nvJitLinkHandle linker) {
+  std::size_t size = 0;
+  if (link.get_info_log_size(linker, &size) != 0 || size <= 1) return {};
+  std::string log(size, '\0');
+  link.get_info_log(linker, log.data());
+  return log.c_str();
+}
+
 }  // namespace kiln::jit

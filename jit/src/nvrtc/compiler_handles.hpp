@@ -38,5 +38,7 @@ private:
 std::string program_log(const NvrtcApi& nvrtc, nvrtcProgram program);
 // The linker's error log, likewise.
 std::string linker_log(const NvJitLinkApi& link, nvJitLinkHandle linker);
+// The linker's info log, likewise: where ptxas's -v report ("ptxas info    : ...") comes back.
+std::string linker_info_log(const NvJitLinkApi& link, nvJitLinkHandle linker);
 
 }  // namespace kiln::jit

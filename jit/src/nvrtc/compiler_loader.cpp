@@ -129,6 +129,8 @@ Status bind_nvjitlink(void* library, NvJitLinkApi& api) {
   binder.bind("nvJitLinkGetLinkedPtx", api.get_linked_ptx);
   binder.bind("nvJitLinkGetErrorLogSize", api.get_error_log_size);
   binder.bind("nvJitLinkGetErrorLog", api.get_error_log);
+  binder.bind("nvJitLinkGetInfoLogSize", api.get_info_log_size);
+  binder.bind("nvJitLinkGetInfoLog", api.get_info_log);
   return binder.status();
 }
 

@@ -20,20 +20,14 @@ void add_scan(const ReadOption& w, ScanOptions& scan) {
   }
 }
 
-// The ptxas options of `w` but -v, which sets `verbose` instead (CompilerOptions::ptxas_verbose);
-// nothing when -v was all of them.
-std::optional<ReadOption> without_verbose(const ReadOption& w, bool& verbose) {
-  ReadOption rest = w;
-  rest.value.clear();
+// Whether the ptxas options of `w` ("-O3,-v") hold -v (--verbose).
+bool asks_ptxas_verbose(const ReadOption& w) {
   for (std::size_t start = 0; start <= w.value.size();) {
     const std::size_t comma = std::min(w.value.find(',', start), w.value.size());
-    const std::string piece = w.value.substr(start, comma - start);
-    if (is_ptxas_verbose(piece)) verbose = true;
-    else if (!piece.empty()) rest.value += (rest.value.empty() ? "" : ",") + piece;
+    if (is_ptxas_verbose(std::string_view(w.value).substr(start, comma - start))) return true;
     start = comma + 1;
   }
-  if (rest.value.empty()) return std::nullopt;
-  return rest;
+  return false;
 }
 
 // What each compiler and the scanner get for one option.
@@ -63,8 +57,8 @@ Result<CompilerOptions> interpret(std::span<const std::string> given) {
     const std::optional<ReadOption> w = read_option(given, at, problem);
     if (!w) return Error{"option '" + problem.option + "' " + problem.message};
     at += w->strings;
-    if (w->spec->values != Values::ptxas) add_translations(*w, out);
-    else if (const std::optional<ReadOption> rest = without_verbose(*w, out.ptxas_verbose)) add_translations(*rest, out);
+    if (w->spec->values == Values::ptxas) out.ptxas_verbose = out.ptxas_verbose || asks_ptxas_verbose(*w);
+    add_translations(*w, out);
   }
   return out;
 }

@@ -32,10 +32,10 @@ struct CompilerOptions {
   // -rdc=true (the last -rdc wins): the unit is compiled separately and linked with others into
   // one image per target (a device link group).
   bool relocatable = false;
-  // -Xptxas=-v (or --verbose, alone or in a list): kiln build prints ptxas's report as notes, read
-  // from the cubin (generator/src/cli/resource_notes.hpp). ptxas does not get it: its report would be
-  // discarded, and the cubin records ptxas's command line (.note.nv.tkinfo), so a -v build's images
-  // would differ from another's by that alone and could not share the compile cache's entries.
+  // -Xptxas=-v (or --verbose, alone or in a list): kiln build prints ptxas's report as notes
+  // (generator/src/cli/resource_notes.hpp). ptxas gets the -v too, as nvJitLink's and nvcc's other
+  // ptxas options: its report is the only record of spills (a cubin has none), and since the cubin
+  // records ptxas's command line (.note.nv.tkinfo), the option is rightly part of the cache's key.
   bool ptxas_verbose = false;
 };
 

@@ -90,8 +90,8 @@ std::span<const PtxasOptionSpec> ptxas_option_table();
 // Whether `piece` ("-v", "--maxrregcount=32", "-O3") is a ptxas option -Xptxas may pass:
 // INVALID_ARGUMENT completing "..., which " otherwise.
 Status check_ptxas_option(std::string_view piece);
-// Whether `piece` is ptxas's -v (--verbose): a request for its report, which Kiln prints from the
-// cubin itself (compiler_options.hpp), not an option ptxas gets.
+// Whether `piece` is ptxas's -v (--verbose): a request for its report, which kiln build prints as
+// notes (compiler_options.hpp).
 bool is_ptxas_verbose(std::string_view piece);
 
 }  // namespace kiln::options
