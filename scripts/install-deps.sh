@@ -56,9 +56,19 @@ if [ ! -f "$zstd_dir/lib/zstd.h" ]; then
   # shellcheck disable=SC2086
   apt-get $apt_source update -qq
   version=$(dpkg-query -W -f='${Version}' libzstd-dev)
+  # Only the upstream tarball is unpacked, so any Debian revision of the same upstream version will do:
+  # a security update (1.5.4+dfsg2-5+deb12u1) keeps the tarball of the release it patches, whose
+  # source package stays in bookworm when the security archive's sources cannot be reached.
+  upstream=${version#*:}
+  upstream=${upstream%-*}
   # shellcheck disable=SC2086
-  (cd "$work" && apt-get $apt_source source --download-only -qq "libzstd=$version")
-  for archive in "$work"/libzstd_*.orig.tar.*; do
+  (cd "$work" && { apt-get $apt_source source --download-only -qq "libzstd=$version" 2>/dev/null ||
+                   apt-get $apt_source source --download-only -qq "libzstd/bookworm"; })
+  if ! ls "$work/libzstd_$upstream.orig.tar."* >/dev/null 2>&1; then
+    echo "install-deps: Debian has no source of zstd $upstream (the installed libzstd-dev $version)" >&2
+    exit 1
+  fi
+  for archive in "$work/libzstd_$upstream.orig.tar."*; do
     case $archive in *.asc) ;; *) tar -xf "$archive" -C "$work" ;; esac
   done
   mkdir -p "$root/.deps"
