@@ -1,3 +1,6 @@
+#include "remote/backend_table.hpp"
+#include "remote/redis/redis_backend.hpp"
+#include "remote/remote_backend.hpp"
 #include "remote/remote_settings.hpp"
 
 #include <gtest/gtest.h>
@@ -41,7 +44,7 @@ TEST(RemoteSettings, UnsetOrEmptyMeansNoRemoteCache) {
 
 TEST(RemoteSettings, HttpWithDefaults) {
   const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", "http://cache.example:8080/kiln/"}});
-  EXPECT_EQ(s.protocol, Protocol::http);
+  EXPECT_EQ(s.scheme, "http");
   EXPECT_EQ(s.mode, Mode::read_write);
   EXPECT_EQ(s.url, "http://cache.example:8080/kiln/");
   EXPECT_EQ(s.shown_url, s.url);
@@ -49,7 +52,8 @@ TEST(RemoteSettings, HttpWithDefaults) {
   EXPECT_EQ(s.timeout, std::chrono::milliseconds(60000));
   EXPECT_EQ(s.budget, std::chrono::milliseconds(120000));
   EXPECT_FALSE(s.signing_key || s.verify_key);
-  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "https://cache.example/x"}}).protocol, Protocol::http);
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "https://cache.example/x"}}).scheme, "https");
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "HTTP://cache.example/x"}}).scheme, "http");
 }
 
 TEST(RemoteSettings, ThePasswordIsNeverShown) {
@@ -61,23 +65,49 @@ TEST(RemoteSettings, ThePasswordIsNeverShown) {
   EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
 }
 
+RedisAddress redis_of(const std::string& url, const std::string& token = "") {
+  Result<RemoteUrl> parts = parse_remote_url(url);
+  EXPECT_TRUE(parts.ok()) << (parts.ok() ? "" : parts.error().message);
+  if (!parts) return {};
+  Result<RedisAddress> address = redis_address(*parts, token);
+  EXPECT_TRUE(address.ok()) << (address.ok() ? "" : address.error().message);
+  return address.ok() ? *address : RedisAddress{};
+}
+
 TEST(RemoteSettings, RedisParts) {
-  const RemoteSettings plain = parsed({{"KILN_REMOTE_CACHE", "redis://127.0.0.1"}});
-  EXPECT_EQ(plain.protocol, Protocol::redis);
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://127.0.0.1"}}).scheme, "redis");
+  const RedisAddress plain = redis_of("redis://127.0.0.1");
   EXPECT_EQ(plain.host, "127.0.0.1");
   EXPECT_EQ(plain.port, 6379);
   EXPECT_EQ(plain.database, 0);
   EXPECT_TRUE(plain.password.empty());
-  const RemoteSettings full = parsed({{"KILN_REMOTE_CACHE", "redis://kiln:p%40ss@cache:7000/3"}});
+  const RedisAddress full = redis_of("redis://kiln:p%40ss@cache:7000/3");
   EXPECT_EQ(full.host, "cache");
   EXPECT_EQ(full.port, 7000);
   EXPECT_EQ(full.database, 3);
   EXPECT_EQ(full.user, "kiln");
   EXPECT_EQ(full.password, "p@ss");
-  EXPECT_EQ(full.shown_url.find("p%40ss"), std::string::npos) << full.shown_url;
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://kiln:p%40ss@cache:7000/3"}}).shown_url.find("p%40ss"),
+            std::string::npos);
   // The token is the AUTH password when the URL has none.
-  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://cache"}, {"KILN_REMOTE_CACHE_TOKEN", "t"}}).password, "t");
-  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "redis://:u@cache"}, {"KILN_REMOTE_CACHE_TOKEN", "t"}}).password, "u");
+  EXPECT_EQ(redis_of("redis://cache", "t").password, "t");
+  EXPECT_EQ(redis_of("redis://:u@cache", "t").password, "u");
+  EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "redis://cache:0"}}), "KILN_REMOTE_CACHE=redis://cache:0: port 0 is not 1 to 65535");
+}
+
+// Every row of the table prepares a backend from a URL of its own form, with nothing sent.
+TEST(RemoteSettings, EveryBackendOfTheTableOpensFromItsForm) {
+  ASSERT_FALSE(backend_table().empty());
+  for (const BackendRow& row : backend_table()) {
+    EXPECT_EQ(find_backend(row.scheme), &row);
+    EXPECT_NE(known_schemes().find(std::string(row.scheme) + "://"), std::string::npos) << row.scheme;
+    EXPECT_EQ(row.form.substr(0, row.scheme.size() + 3), std::string(row.scheme) + "://") << row.form;
+    const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", std::string(row.scheme) + "://cache.example/kiln"}});
+    EXPECT_EQ(s.scheme, row.scheme);
+    ASSERT_TRUE(s.open_backend) << row.scheme;
+    EXPECT_NE(make_backend(s), nullptr) << row.scheme;
+  }
+  EXPECT_EQ(find_backend("ftp"), nullptr);
 }
 
 TEST(RemoteSettings, ModeTokenAndTimeouts) {
@@ -98,7 +128,8 @@ TEST(RemoteSettings, ModeTokenAndTimeouts) {
 
 TEST(RemoteSettings, MistakesNameTheVariableAndValue) {
   EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "ftp://c/k"}}),
-            "KILN_REMOTE_CACHE=ftp://c/k: not an http://, https:// or redis:// URL");
+            "KILN_REMOTE_CACHE=ftp://c/k: not a remote cache Kiln speaks (" + known_schemes() + ")");
+  EXPECT_NE(known_schemes().find("http://, https://, redis://"), std::string::npos) << known_schemes();
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "cache.example/kiln"}}).find("KILN_REMOTE_CACHE="), std::string::npos);
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "http://c/k?x=1"}}).find("no query or fragment"), std::string::npos);
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "redis://c/db1"}}).find("'/db1' is not a database number"), std::string::npos);

@@ -1,10 +1,10 @@
-// A server that holds store entries for many machines: an HTTP server taking GET/HEAD/PUT (nginx with
-// WebDAV, a ccache HTTP cache server) or Redis. A backend moves bytes and reports what went wrong; it
-// neither checks entries nor decides what a failure means for the build (layered_store.hpp does).
+// A server that holds store entries for many machines (backend_table.cpp lists the kinds). A backend
+// moves bytes and reports what went wrong; it neither checks entries nor decides what a failure means
+// for the build (layered_store.hpp does).
 // What it reads is bounded: an answer longer than k_max_remote_entry_size (entry_signing.hpp) is
 // refused, unread when the server says its length first (an HTTP Content-Length, a Redis bulk
-// length) and cut off there when it does not (a chunked or endless body); a request ends within its
-// time limit, however slowly the server trickles.
+// length, a gRPC message size) and cut off there when it does not (a chunked or endless body); a
+// request ends within its time limit, however slowly the server trickles. Not safe for concurrent use.
 #pragma once
 
 #include "remote/remote_settings.hpp"
@@ -42,10 +42,5 @@ public:
   virtual Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
                     std::chrono::milliseconds limit) = 0;
 };
-
-// Nothing is sent until the first request. Not safe for concurrent use.
-std::unique_ptr<RemoteBackend> make_http_backend(const RemoteSettings& settings);
-std::unique_ptr<RemoteBackend> make_redis_backend(const RemoteSettings& settings);
-std::unique_ptr<RemoteBackend> make_backend(const RemoteSettings& settings);
 
 }  // namespace kiln::remote

@@ -1,35 +1,14 @@
 #include "remote/remote_settings.hpp"
 
-#include <curl/curl.h>
+#include "remote/backend_table.hpp"
+#include "remote/remote_backend.hpp"
+#include "remote/remote_url.hpp"
 
 #include <charconv>
-#include <memory>
 
 namespace kiln::remote {
 
 namespace {
-
-struct UrlDeleter {
-  void operator()(CURLU* url) const { curl_url_cleanup(url); }
-};
-using Url = std::unique_ptr<CURLU, UrlDeleter>;
-
-// One part of a parsed URL, "" when it has none.
-std::string part(CURLU* url, CURLUPart which, unsigned flags = 0) {
-  char* text = nullptr;
-  if (curl_url_get(url, which, &text, flags) != CURLUE_OK || !text) return {};
-  std::string out(text);
-  curl_free(text);
-  return out;
-}
-
-// The URL with its password hidden; the URL itself where it has none.
-std::string shown(CURLU* url, const std::string& given) {
-  if (part(url, CURLUPART_PASSWORD).empty()) return given;
-  Url copy(curl_url_dup(url));
-  if (!copy || curl_url_set(copy.get(), CURLUPART_PASSWORD, "***", 0) != CURLUE_OK) return "(a URL with a password)";
-  return part(copy.get(), CURLUPART_URL);
-}
 
 Result<std::chrono::milliseconds> seconds(const store::Environment& env, const char* name,
                                           std::chrono::milliseconds fallback) {
@@ -40,13 +19,6 @@ Result<std::chrono::milliseconds> seconds(const store::Environment& env, const c
   if (ec != std::errc() || end != text->data() + text->size() || !(value > 0) || value > 86400)
     return Error{std::string(name) + "=" + *text + ": not a number of seconds (above 0, at most 86400)"};
   return std::chrono::milliseconds(static_cast<long long>(value * 1000 + 0.5));
-}
-
-Result<int> number(const std::string& text, int low, int high) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < low || value > high) return Error{""};
-  return value;
 }
 
 // The signing and verify keys. A writer checks what it reads against its own public key unless
@@ -79,42 +51,14 @@ const char* mode_name(Mode mode) { return mode == Mode::read ? "read" : "read-wr
 Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& env) {
   const std::optional<std::string> given = env("KILN_REMOTE_CACHE");
   if (!given || given->empty()) return std::optional<RemoteSettings>();
+  Result<RemoteUrl> url = parse_remote_url(*given);
+  if (!url) return url.error();
+  const BackendRow* row = find_backend(url->scheme);
+  if (!row) return url_error(*url, "not a remote cache Kiln speaks (" + known_schemes() + ")");
   RemoteSettings settings;
-  Url url(curl_url());
-  if (!url) return Error{"KILN_REMOTE_CACHE: out of memory"};
-  const CURLUcode parsed = curl_url_set(url.get(), CURLUPART_URL, given->c_str(), CURLU_NON_SUPPORT_SCHEME);
-  settings.url = *given;
-  settings.shown_url = parsed == CURLUE_OK ? shown(url.get(), *given) : std::string("(unreadable)");
-  const std::string scheme = parsed == CURLUE_OK ? part(url.get(), CURLUPART_SCHEME) : "";
-  if (scheme == "http" || scheme == "https") {
-    settings.protocol = Protocol::http;
-  } else if (scheme == "redis") {
-    settings.protocol = Protocol::redis;
-  } else {
-    const std::string why = parsed != CURLUE_OK ? curl_url_strerror(parsed) : "not an http://, https:// or redis:// URL";
-    return Error{"KILN_REMOTE_CACHE=" + settings.shown_url + ": " + why};
-  }
-  if (!part(url.get(), CURLUPART_QUERY).empty() || !part(url.get(), CURLUPART_FRAGMENT).empty())
-    return Error{"KILN_REMOTE_CACHE=" + settings.shown_url + ": a cache URL takes no query or fragment"};
-  settings.host = part(url.get(), CURLUPART_HOST);
-  settings.user = part(url.get(), CURLUPART_USER, CURLU_URLDECODE);
-  settings.password = part(url.get(), CURLUPART_PASSWORD, CURLU_URLDECODE);
-  if (settings.protocol == Protocol::redis) {
-    if (const std::string port = part(url.get(), CURLUPART_PORT); !port.empty()) {
-      Result<int> value = number(port, 1, 65535);
-      if (!value) return Error{"KILN_REMOTE_CACHE=" + settings.shown_url + ": port " + port + " is not 1 to 65535"};
-      settings.port = *value;
-    }
-    std::string path = part(url.get(), CURLUPART_PATH);
-    while (!path.empty() && path.front() == '/') path.erase(0, 1);
-    if (!path.empty()) {
-      Result<int> value = number(path, 0, 1 << 20);
-      if (!value)
-        return Error{"KILN_REMOTE_CACHE=" + settings.shown_url + ": '/" + path +
-                     "' is not a database number (redis://host:port/0)"};
-      settings.database = *value;
-    }
-  }
+  settings.scheme = row->scheme;
+  settings.url = url->given;
+  settings.shown_url = url->shown;
 
   if (const std::optional<std::string> mode = env("KILN_REMOTE_CACHE_MODE"); mode && !mode->empty()) {
     if (*mode == "read")
@@ -125,7 +69,6 @@ Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& 
       return Error{"KILN_REMOTE_CACHE_MODE=" + *mode + ": not read (never write) or read-write"};
   }
   if (const std::optional<std::string> token = env("KILN_REMOTE_CACHE_TOKEN")) settings.token = *token;
-  if (settings.protocol == Protocol::redis && settings.password.empty()) settings.password = settings.token;
 
   Result<std::chrono::milliseconds> connect =
       seconds(env, "KILN_REMOTE_CACHE_CONNECT_TIMEOUT", settings.connect_timeout);
@@ -138,7 +81,13 @@ Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& 
   if (!budget) return budget.error();
   settings.budget = *budget;
   if (Status keys = read_keys(env, settings); !keys) return keys.error();
+  // The backend last: it reads what is common (the token, the mode) and may narrow the mode.
+  Result<BackendOpener> opener = row->prepare(*url, env, settings);
+  if (!opener) return opener.error();
+  settings.open_backend = std::move(*opener);
   return std::optional<RemoteSettings>(std::move(settings));
 }
+
+std::unique_ptr<RemoteBackend> make_backend(const RemoteSettings& settings) { return settings.open_backend(settings); }
 
 }  // namespace kiln::remote

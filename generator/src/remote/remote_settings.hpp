@@ -1,12 +1,11 @@
-// Where builds share compiled entries beyond this machine, from the environment:
+// Where builds share compiled entries beyond this machine, from the environment. What every backend
+// reads:
 //
-//   KILN_REMOTE_CACHE                   http://[user:password@]host[:port]/prefix (or https://): entries are
-//                                       GET/HEAD/PUT as <prefix>/<k0k1>/<key>, the layout nginx's WebDAV and
-//                                       ccache's HTTP backend take; redis://[[user]:password@]host[:port][/db]:
-//                                       entries are the strings kiln:<key>
+//   KILN_REMOTE_CACHE                   the server, as a URL whose scheme picks the backend
+//                                       (backend_table.cpp; each backend's header says what its URL
+//                                       and its own variables mean): http(s)://, redis://, ...
 //   KILN_REMOTE_CACHE_MODE              read-write (default) or read: consumers that must never write
-//   KILN_REMOTE_CACHE_TOKEN             sent as "Authorization: Bearer <token>" (HTTP); Redis: the AUTH
-//                                       password when the URL has none
+//   KILN_REMOTE_CACHE_TOKEN             a bearer token or password, as the backend uses one
 //   KILN_REMOTE_CACHE_CONNECT_TIMEOUT   seconds to connect, default 2
 //   KILN_REMOTE_CACHE_TIMEOUT           seconds for one whole request, default 60
 //   KILN_REMOTE_CACHE_BUDGET            seconds one build may wait on the server in all, default 120: then
@@ -26,18 +25,26 @@
 #include "util/result.hpp"
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace kiln::remote {
 
-enum class Protocol { http, redis };
 enum class Mode { read, read_write };
 
+class RemoteBackend;
+struct RemoteSettings;
+// Makes the backend a row of the table prepared (backend_table.hpp), with what it read of its URL;
+// sends nothing.
+using BackendOpener = std::function<std::unique_ptr<RemoteBackend>(const RemoteSettings&)>;
+
 struct RemoteSettings {
-  Protocol protocol = Protocol::http;
+  std::string scheme;       // the backend's row: "http", "redis", "s3"
   Mode mode = Mode::read_write;
-  std::string url;          // as given, credentials included: for the HTTP client only
+  std::string mode_reason;  // when the backend made the cache read only: why ("no AWS credentials")
+  std::string url;          // as given, credentials included: for the backend's client only
   std::string shown_url;    // the password replaced by "***": for every message
   std::string token;
   std::chrono::milliseconds connect_timeout{2000};
@@ -45,18 +52,16 @@ struct RemoteSettings {
   std::chrono::milliseconds budget{120000};
   std::optional<SigningKey> signing_key;
   std::optional<VerifyKey> verify_key;
-  // Redis: the parts of the URL.
-  std::string host;
-  int port = 6379;
-  int database = 0;
-  std::string user;
-  std::string password;
+  BackendOpener open_backend;
 };
 
 // Nothing when KILN_REMOTE_CACHE is unset or empty. An error names the variable and its value (the
-// password hidden): "KILN_REMOTE_CACHE=ftp://host/x: not an http://, https:// or redis:// URL".
+// password hidden): "KILN_REMOTE_CACHE=ftp://host/x: not a remote cache Kiln speaks (http://, ...)".
 Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& env);
 
 const char* mode_name(Mode mode);
+
+// The backend the settings name; nothing is sent until its first request.
+std::unique_ptr<RemoteBackend> make_backend(const RemoteSettings& settings);
 
 }  // namespace kiln::remote

@@ -1,4 +1,6 @@
 // The HTTP backend on libcurl: one easy handle, so that a build's requests share one connection.
+#include "remote/http/http_backend.hpp"
+
 #include "remote/entry_signing.hpp"
 #include "remote/remote_backend.hpp"
 #include "store/size_spec.hpp"
@@ -223,12 +225,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<RemoteBackend> make_http_backend(const RemoteSettings& settings) {
-  return std::make_unique<HttpBackend>(settings);
-}
-
-std::unique_ptr<RemoteBackend> make_backend(const RemoteSettings& settings) {
-  return settings.protocol == Protocol::redis ? make_redis_backend(settings) : make_http_backend(settings);
+Result<BackendOpener> prepare_http(const RemoteUrl&, const store::Environment&, RemoteSettings&) {
+  return BackendOpener([](const RemoteSettings& settings) -> std::unique_ptr<RemoteBackend> {
+    return std::make_unique<HttpBackend>(settings);
+  });
 }
 
 }  // namespace kiln::remote

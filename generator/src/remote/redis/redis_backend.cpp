@@ -6,6 +6,8 @@
 // server that trickles never times out. Requests here run redisCommand's own loop (append, write,
 // read, parse) with one deadline for the whole request and a look at what is buffered before hiredis
 // parses it: an answer that cannot be one Kiln takes is refused there, unread.
+#include "remote/redis/redis_backend.hpp"
+
 #include "remote/entry_signing.hpp"
 #include "remote/remote_backend.hpp"
 #include "store/size_spec.hpp"
@@ -67,7 +69,8 @@ Status check_answer(std::string_view pending) {
 
 class RedisBackend final : public RemoteBackend {
 public:
-  explicit RedisBackend(const RemoteSettings& settings) : m_settings(settings) {}
+  RedisBackend(RedisAddress address, const RemoteSettings& settings)
+      : m_address(std::move(address)), m_settings(settings) {}
   ~RedisBackend() override {
     if (m_context) redisFree(m_context);
   }
@@ -175,7 +178,7 @@ private:
       reply.message = "timed out (" + m_settings.shown_url + ")";
       return false;
     }
-    m_context = redisConnectWithTimeout(m_settings.host.c_str(), m_settings.port,
+    m_context = redisConnectWithTimeout(m_address.host.c_str(), m_address.port,
                                         timeval_of(std::min(m_settings.connect_timeout, left)));
     if (!m_context || m_context->err) {
       reply.kind = Reply::Kind::unreachable;
@@ -184,13 +187,13 @@ private:
       drop();
       return false;
     }
-    if (!m_settings.password.empty()) {
-      RedisReply answer = m_settings.user.empty() ? exchange(reply, {"AUTH", m_settings.password}, deadline)
-                                                  : exchange(reply, {"AUTH", m_settings.user, m_settings.password}, deadline);
+    if (!m_address.password.empty()) {
+      RedisReply answer = m_address.user.empty() ? exchange(reply, {"AUTH", m_address.password}, deadline)
+                                                  : exchange(reply, {"AUTH", m_address.user, m_address.password}, deadline);
       if (!ready(reply, answer.get(), "AUTH")) return false;
     }
-    if (m_settings.database != 0) {
-      const std::string database = std::to_string(m_settings.database);
+    if (m_address.database != 0) {
+      const std::string database = std::to_string(m_address.database);
       RedisReply answer = exchange(reply, {"SELECT", database}, deadline);
       if (!ready(reply, answer.get(), "SELECT " + database)) return false;
     }
@@ -216,14 +219,39 @@ private:
                     " (" + m_settings.shown_url + ")";
   }
 
+  RedisAddress m_address;
   RemoteSettings m_settings;
   redisContext* m_context = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<RemoteBackend> make_redis_backend(const RemoteSettings& settings) {
-  return std::make_unique<RedisBackend>(settings);
+Result<RedisAddress> redis_address(const RemoteUrl& url, const std::string& token) {
+  RedisAddress address;
+  address.host = url.host;
+  address.user = url.user;
+  address.password = url.password.empty() ? token : url.password;
+  Result<int> port = port_of(url, address.port);
+  if (!port) return port.error();
+  address.port = *port;
+  std::string path = url.path;
+  while (!path.empty() && path.front() == '/') path.erase(0, 1);
+  if (!path.empty()) {
+    int database = 0;
+    const auto [end, ec] = std::from_chars(path.data(), path.data() + path.size(), database);
+    if (ec != std::errc() || end != path.data() + path.size() || database < 0 || database > (1 << 20))
+      return url_error(url, "'/" + path + "' is not a database number (redis://host:port/0)");
+    address.database = database;
+  }
+  return address;
+}
+
+Result<BackendOpener> prepare_redis(const RemoteUrl& url, const store::Environment&, RemoteSettings& settings) {
+  Result<RedisAddress> address = redis_address(url, settings.token);
+  if (!address) return address.error();
+  return BackendOpener([address = std::move(*address)](const RemoteSettings& opened) -> std::unique_ptr<RemoteBackend> {
+    return std::make_unique<RedisBackend>(address, opened);
+  });
 }
 
 }  // namespace kiln::remote
