@@ -95,14 +95,14 @@ TEST(RemoteSettings, RedisParts) {
   EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "redis://cache:0"}}), "KILN_REMOTE_CACHE=redis://cache:0: port 0 is not 1 to 65535");
 }
 
-// Every row of the table prepares a backend from a URL of its own form, with nothing sent.
+// Every row of the table prepares a backend from a bare URL (no port, path or credentials), sending nothing.
 TEST(RemoteSettings, EveryBackendOfTheTableOpensFromItsForm) {
   ASSERT_FALSE(backend_table().empty());
   for (const BackendRow& row : backend_table()) {
     EXPECT_EQ(find_backend(row.scheme), &row);
     EXPECT_NE(known_schemes().find(std::string(row.scheme) + "://"), std::string::npos) << row.scheme;
     EXPECT_EQ(row.form.substr(0, row.scheme.size() + 3), std::string(row.scheme) + "://") << row.form;
-    const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", std::string(row.scheme) + "://cache.example/kiln"}});
+    const RemoteSettings s = parsed({{"KILN_REMOTE_CACHE", std::string(row.scheme) + "://cache.example"}});
     EXPECT_EQ(s.scheme, row.scheme);
     ASSERT_TRUE(s.open_backend) << row.scheme;
     EXPECT_NE(make_backend(s), nullptr) << row.scheme;
@@ -129,7 +129,6 @@ TEST(RemoteSettings, ModeTokenAndTimeouts) {
 TEST(RemoteSettings, MistakesNameTheVariableAndValue) {
   EXPECT_EQ(error_of({{"KILN_REMOTE_CACHE", "ftp://c/k"}}),
             "KILN_REMOTE_CACHE=ftp://c/k: not a remote cache Kiln speaks (" + known_schemes() + ")");
-  EXPECT_NE(known_schemes().find("http://, https://, redis://"), std::string::npos) << known_schemes();
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "cache.example/kiln"}}).find("KILN_REMOTE_CACHE="), std::string::npos);
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "http://c/k?x=1"}}).find("no query or fragment"), std::string::npos);
   EXPECT_NE(error_of({{"KILN_REMOTE_CACHE", "redis://c/db1"}}).find("'/db1' is not a database number"), std::string::npos);

@@ -180,7 +180,7 @@ def test_basic_auth_from_the_url_and_the_password_never_shown(project, nginx, tm
 
 
 @pytest.mark.parametrize("variable,value,message", [
-    ("KILN_REMOTE_CACHE", "ftp://127.0.0.1/cache", "not an http://, https:// or redis:// URL"),
+    ("KILN_REMOTE_CACHE", "ftp://127.0.0.1/cache", "not a remote cache Kiln speaks (http://, https://, redis://"),
     ("KILN_REMOTE_CACHE", "redis://127.0.0.1:6379/zero", "is not a database number"),
     ("KILN_REMOTE_CACHE_MODE", "write", "not read (never write) or read-write"),
     ("KILN_REMOTE_CACHE_TIMEOUT", "-1", "not a number of seconds"),

@@ -159,7 +159,9 @@ private:
     Result<std::optional<remote::RemoteSettings>> settings = remote::remote_settings(store::process_environment());
     if (!settings) return settings.error().message;
     if (!*settings) return "";
-    return (*settings)->shown_url + " (" + remote::mode_name((*settings)->mode) + ")";
+    const remote::RemoteSettings& remote = **settings;
+    return remote.shown_url + " (" + remote::mode_name(remote.mode) +
+           (remote.mode_reason.empty() ? "" : ": " + remote.mode_reason) + ")";
   }
 
   static int fail(int code, const std::string& message) {
