@@ -165,13 +165,31 @@ TEST(ReapiBackend, AnEntryThatIsThereIsLeftAlone) {
   ASSERT_EQ(f.backend->put(k_key, bytes_of("first"), true, k_limit).kind, Reply::Kind::found);
   f.server->calls.clear();
   EXPECT_EQ(f.backend->put(k_key, bytes_of("second"), true, k_limit).kind, Reply::Kind::found);
-  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get"}));
+  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find"}));   // the result, and its blob
   EXPECT_EQ(f.backend->get(k_key, k_limit).bytes, bytes_of("first"));
   // Not only if missing (a damaged entry is replaced): the result is written again.
   f.server->calls.clear();
   EXPECT_EQ(f.backend->put(k_key, bytes_of("second"), false, k_limit).kind, Reply::Kind::found);
   EXPECT_EQ(f.server->calls, (std::vector<std::string>{"find", "write", "update"}));
   EXPECT_EQ(f.backend->get(k_key, k_limit).bytes, bytes_of("second"));
+}
+
+TEST(ReapiBackend, AResultWhoseBlobIsGoneIsReplaced) {
+  Fixture f;
+  const std::vector<std::byte> entry = bytes_of("an entry");
+  ASSERT_EQ(f.backend->put(k_key, entry, true, k_limit).kind, Reply::Kind::found);
+  f.server->blobs.clear();   // the CAS dropped the blob, the action cache kept the result
+  EXPECT_EQ(f.backend->get(k_key, k_limit).kind, Reply::Kind::absent);
+  f.server->calls.clear();
+  EXPECT_EQ(f.backend->put(k_key, entry, true, k_limit).kind, Reply::Kind::found);
+  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find", "find", "write", "update"}));
+  EXPECT_EQ(f.backend->get(k_key, k_limit).bytes, entry);
+  // A result without Kiln's file is replaced too.
+  f.server->results[action_digest(k_key).hash] = {OutputFile{"other", digest_of(entry)}};
+  f.server->calls.clear();
+  EXPECT_EQ(f.backend->put(k_key, entry, true, k_limit).kind, Reply::Kind::found);
+  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find", "update"}));
+  EXPECT_EQ(f.server->results.at(action_digest(k_key).hash)[0].path, "kiln-entry");
 }
 
 TEST(ReapiBackend, ABlobTheServerHasIsNotSentAgain) {

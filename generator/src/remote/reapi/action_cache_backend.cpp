@@ -38,7 +38,7 @@ public:
     std::vector<OutputFile> files;
     if (const Outcome asked = m_service->get_action_result(action_digest(key), files, deadline); !asked.ok())
       return reply_of(asked);
-    const auto entry = std::find_if(files.begin(), files.end(), [](const OutputFile& f) { return f.path == k_entry_path; });
+    const auto entry = entry_file(files);
     if (entry == files.end()) return failed("the action result of entry " + std::string(key) + " has no file " +
                                             std::string(k_entry_path));
     const Digest blob = entry->digest;
@@ -65,8 +65,18 @@ public:
     if (only_if_missing) {
       std::vector<OutputFile> files;
       const Outcome asked = m_service->get_action_result(action, files, deadline);
-      if (asked.ok()) return stored();
-      if (asked.kind != Outcome::Kind::not_found) return reply_of(asked);
+      if (!asked.ok() && asked.kind != Outcome::Kind::not_found) return reply_of(asked);
+      // A result is left as it is while the CAS has its blob; one whose blob is gone (the spec asks
+      // servers to drop such results, and not all do) would be a miss for every build: replaced.
+      if (asked.ok()) {
+        const auto entry = entry_file(files);
+        bool gone = entry == files.end();
+        if (!gone) {
+          if (const Outcome found = m_service->find_missing(entry->digest, gone, deadline); !found.ok())
+            return reply_of(found);
+        }
+        if (!gone) return stored();
+      }
     }
     const Digest blob = digest_of(value);
     bool missing = true;
@@ -80,6 +90,10 @@ public:
   }
 
 private:
+  static std::vector<OutputFile>::const_iterator entry_file(const std::vector<OutputFile>& files) {
+    return std::find_if(files.begin(), files.end(), [](const OutputFile& f) { return f.path == k_entry_path; });
+  }
+
   Deadline deadline_of(std::chrono::milliseconds limit) const {
     return std::chrono::steady_clock::now() + std::min(limit, m_settings.timeout);
   }

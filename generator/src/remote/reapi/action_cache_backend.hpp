@@ -2,8 +2,8 @@
 // named). A get asks the action cache for the key's action, then reads the blob its result names and
 // checks it against its digest: bytes that do not match are a failed reply, never an entry. A put
 // stores the blob (unless the server has it: FindMissingBlobs) before the action result that names it,
-// as servers that check results (bazel-remote) require; with only_if_missing it first asks whether the
-// action has a result, and leaves one that is there.
+// as servers that check results require; with only_if_missing it first asks whether the action has
+// a result, and leaves one whose blob the CAS has.
 #pragma once
 
 #include "remote/reapi/cache_service.hpp"
