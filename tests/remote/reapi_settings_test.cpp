@@ -82,6 +82,7 @@ TEST(ReapiSettings, DefaultPortsAndNoInstance) {
 TEST(ReapiSettings, InstanceNamesMayHaveSeveralParts) {
   EXPECT_EQ(endpoint("grpc://h/projects/p/instances/default").instance, "projects/p/instances/default");
   EXPECT_EQ(endpoint("grpc://h/main/").instance, "main");
+  EXPECT_EQ(endpoint("grpc://h/a%20b").instance, "a%20b");   // as written
 }
 
 TEST(ReapiSettings, InstanceNamesTheProtocolCannotCarryAreRefused) {

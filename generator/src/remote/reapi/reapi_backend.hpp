@@ -4,8 +4,8 @@
 //   KILN_REMOTE_CACHE=grpc://host[:port][/instance]    plain; port 9092 (bazel-remote's) unless given
 //   KILN_REMOTE_CACHE=grpcs://host[:port][/instance]   TLS; port 443 unless given
 //
-// The instance name is the URL's path without its leading '/' ("" when none): "main",
-// "projects/p/instances/default". KILN_REMOTE_CACHE_TOKEN is sent with every call as the metadata
+// The instance name is the URL's path as written (percent escapes are not decoded), without its
+// leading and trailing '/' ("" when none): "main", "projects/p/instances/default". KILN_REMOTE_CACHE_TOKEN is sent with every call as the metadata
 // "authorization: Bearer <token>"; a user or password in the URL is refused (gRPC has no basic auth:
 // the token is the way). A grpcs server's certificate must chain to the system's roots: the PEM file
 // SSL_CERT_FILE names, else the system's bundle (/etc/ssl/certs/ca-certificates.crt and the other
