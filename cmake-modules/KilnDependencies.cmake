@@ -26,10 +26,16 @@ if(NOT KILN_RUNTIME_ONLY)
   find_package(fmt CONFIG REQUIRED)
   find_package(CUDAToolkit 13 REQUIRED)
   # The remote compile cache (generator/src/remote): libcurl for HTTP, hiredis for Redis, libsodium
-  # for the Ed25519 signatures of its entries.
+  # for the Ed25519 signatures of its entries (and the REAPI's SHA-256 digests).
   find_package(CURL REQUIRED)
   pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
   pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+  # The REAPI cache (grpc://, grpcs://): libgrpc++ and protobuf's lite runtime, with protoc and gRPC's
+  # plugin generating the messages and stubs from generator/src/remote/reapi/proto at build time.
+  pkg_check_modules(GRPCPP REQUIRED IMPORTED_TARGET grpc++)
+  pkg_check_modules(PROTOBUF_LITE REQUIRED IMPORTED_TARGET protobuf-lite)
+  find_program(KILN_PROTOC protoc REQUIRED)
+  find_program(KILN_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
   # Link NVRTC and nvJitLink by file, not through CUDA::nvrtc: that target drags in the driver stub
   # (cuda-platform-facts.md section 6.1), and kiln must run on machines with no driver.
   find_library(KILN_NVRTC_LIBRARY nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)

@@ -35,3 +35,12 @@ def redis(tmp_path):
     server = servers.Redis(tmp_path / "redis")
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def reapi(tmp_path_factory):
+    """One BuildGrid for the session (it takes seconds to start, and more per instance): each test that
+    writes takes a fresh instance of it, and there are as many as test_reapi_cache.py's tests take."""
+    server = servers.Reapi(tmp_path_factory.mktemp("reapi"), count=5, secured=1)
+    yield server
+    server.stop()

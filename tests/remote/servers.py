@@ -11,6 +11,10 @@ pytest's (which only its owner may enter) and writable for all; it is removed wh
 
 And small servers in this process that misbehave as a real one may: answers larger than any entry
 (an HTTP Content-Length, a Redis string length, or no length and no end), and slow answers.
+
+For the REAPI (grpc://): BuildGrid (PyPI's buildgrid, in .venv) with instances of its own per test,
+a client that reads it through BuildGrid's stubs, and a proxy in this process that counts the calls
+and can announce a smaller batch limit or speak TLS.
 """
 
 import http.server
@@ -19,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -347,3 +352,306 @@ class MisbehavingRedis(_Served):
 
     def stop(self):
         self.socket.close()
+
+
+# BuildGrid (PyPI's buildgrid, in .venv: scripts/install-deps.sh installs it), a REAPI v2 server: each
+# instance has a CAS on disk and an action cache of its own, so that a test's instance starts empty.
+REAPI_INSTANCE = """
+  - !disk-storage &storage-{name}
+    path: {cas}
+"""
+REAPI_CACHE = """
+  - !lru-action-cache &cache-{name}
+    storage: *storage-{name}
+    max-cached-refs: 10000
+    allow-updates: true
+"""
+REAPI_SERVICES = """
+  - name: {name}
+    services:
+      - !action-cache
+        cache: *cache-{name}
+      - !cas
+        storage: *storage-{name}
+      - !bytestream
+        storage: *storage-{name}
+"""
+REAPI_CONFIG = """
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+authorization:
+  method: jwt
+  secret: {secret}
+  algorithm: hs256
+  allow-unauthenticated-instances: [{open}]
+storages:{storages}
+caches:{caches}
+instances:{instances}
+"""
+
+
+class Reapi:
+    """BuildGrid on loopback with `count` instances that take any call ("i0", "i1", ...) and `secured`
+    that take only calls with "authorization: Bearer <token()>" ("secured0", ...): BuildGrid's JWT
+    authorization, HS256 with a secret of this server's. It takes seconds to start, and more for each
+    instance (about 1.5 s of CPU): one serves a test session, whose tests each take fresh instances
+    (fresh_instance)."""
+
+    def __init__(self, work, count=8, secured=2):
+        self.work = os.path.abspath(work)
+        os.makedirs(self.work, exist_ok=True)
+        self.port = free_port()
+        self.secret = os.urandom(32).hex()
+        secret_file = os.path.join(self.work, "jwt-secret")
+        with open(secret_file, "w") as f:
+            f.write(self.secret)
+        self.open = [f"i{n}" for n in range(count)]
+        # An instance no one serves, which BuildGrid's authorization lets through to say so.
+        self.unknown_instance = "no-such-instance"
+        self.secured = [f"secured{n}" for n in range(secured)]
+        names = self.open + self.secured
+        config = os.path.join(self.work, "buildgrid.yml")
+        with open(config, "w") as f:
+            f.write(REAPI_CONFIG.format(
+                port=self.port, secret=secret_file, open=", ".join(self.open + [self.unknown_instance]),
+                storages="".join(REAPI_INSTANCE.format(name=n, cas=self.cas_dir(n)) for n in names),
+                caches="".join(REAPI_CACHE.format(name=n) for n in names),
+                instances="".join(REAPI_SERVICES.format(name=n) for n in names)))
+        bgd = shutil.which("bgd") or os.path.join(os.path.dirname(sys.executable), "bgd")
+        if not os.access(bgd, os.X_OK):
+            raise RuntimeError("bgd not found: scripts/install-deps.sh installs BuildGrid (PyPI: buildgrid) into .venv")
+        self.log = open(os.path.join(self.work, "bgd.log"), "w")
+        self.process = subprocess.Popen([bgd, "server", "start", config], stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(self.port, self.process, "BuildGrid (bgd server start)", timeout=120.0)
+        except RuntimeError:
+            self.stop()
+            raise
+        self.address = f"127.0.0.1:{self.port}"
+
+    def cas_dir(self, name):
+        return os.path.join(self.work, "cas", name)
+
+    def fresh_instance(self, secured=False):
+        names = self.secured if secured else self.open
+        if not names:
+            raise RuntimeError("no fresh REAPI instance left: give servers.Reapi a larger count")
+        return names.pop(0)
+
+    def url(self, instance):
+        return f"grpc://{self.address}/{instance}"
+
+    def token(self, lifetime=3600):
+        import jwt   # PyJWT, which BuildGrid uses to check tokens
+        return jwt.encode({"sub": "kiln-tests", "exp": int(time.time()) + lifetime}, self.secret, algorithm="HS256")
+
+    def blob_files(self, instance):
+        """The files of an instance's CAS on disk: Kiln's blobs and BuildGrid's action results."""
+        found = []
+        for directory, _, files in os.walk(self.cas_dir(instance)):
+            found += [os.path.join(directory, f) for f in files]
+        return sorted(found)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+class ReapiClient:
+    """Reads a REAPI server as any client would, through BuildGrid's generated stubs (grpcio)."""
+
+    def __init__(self, address, instance):
+        import grpc
+        from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2, remote_execution_pb2_grpc
+        self.grpc, self.messages, self.instance = grpc, remote_execution_pb2, instance
+        self.channel = grpc.insecure_channel(address)
+        self.actions = remote_execution_pb2_grpc.ActionCacheStub(self.channel)
+        self.cas = remote_execution_pb2_grpc.ContentAddressableStorageStub(self.channel)
+
+    def action_result(self, action_bytes):
+        """The ActionResult of the action whose digest is that of `action_bytes`; None when there is none."""
+        request = self.messages.GetActionResultRequest(instance_name=self.instance, action_digest=self.digest(action_bytes))
+        try:
+            return self.actions.GetActionResult(request, timeout=10)
+        except self.grpc.RpcError as error:
+            if error.code() == self.grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+
+    def read_blob(self, digest):
+        answer = self.cas.BatchReadBlobs(self.messages.BatchReadBlobsRequest(instance_name=self.instance, digests=[digest]),
+                                         timeout=10)
+        assert len(answer.responses) == 1 and answer.responses[0].status.code == 0, answer
+        return answer.responses[0].data
+
+    def missing(self, digests):
+        return list(self.cas.FindMissingBlobs(
+            self.messages.FindMissingBlobsRequest(instance_name=self.instance, blob_digests=digests), timeout=10
+        ).missing_blob_digests)
+
+    def digest(self, data):
+        import hashlib
+        return self.messages.Digest(hash=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
+
+    def close(self):
+        self.channel.close()
+
+
+class ReapiProxy:
+    """A gRPC server on loopback that passes every call on to a REAPI server (`upstream`, "host:port"),
+    with its authorization header, and counts the calls by method ("ByteStream/Write"). With
+    `max_batch`, its GetCapabilities answer says that batch calls may carry no more than so many
+    bytes; with `tls` (a self_signed_certificate()), it speaks TLS."""
+
+    STREAMS = {"/google.bytestream.ByteStream/Read": "unary_stream", "/google.bytestream.ByteStream/Write": "stream_unary"}
+
+    def __init__(self, upstream, max_batch=None, tls=None):
+        import collections
+        from concurrent import futures
+
+        import grpc
+        from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2
+        self.calls = collections.Counter()
+        self.channel = grpc.insecure_channel(upstream)
+        proxy = self
+
+        def passed_on(method, kind):
+            forward = getattr(proxy.channel, kind)(method)   # bytes in, bytes out
+
+            def call(request, context):
+                proxy.calls[method.split(".")[-1]] += 1   # "ByteStream/Write"
+                headers = [(k, v) for k, v in context.invocation_metadata() if k == "authorization"]
+                try:
+                    answer = forward(request, metadata=headers, timeout=context.time_remaining())
+                    if kind == "unary_stream":
+                        yield from answer
+                        return
+                except grpc.RpcError as error:
+                    context.abort(error.code(), error.details())
+                if method.endswith("/GetCapabilities") and max_batch is not None:
+                    capabilities = remote_execution_pb2.ServerCapabilities.FromString(answer)
+                    capabilities.cache_capabilities.max_batch_total_size_bytes = max_batch
+                    answer = capabilities.SerializeToString()
+                yield answer
+
+            if kind == "unary_stream":
+                return grpc.unary_stream_rpc_method_handler(call)
+            single = lambda request, context: next(call(request, context))   # noqa: E731
+            if kind == "stream_unary":
+                return grpc.stream_unary_rpc_method_handler(single)
+            return grpc.unary_unary_rpc_method_handler(single)
+
+        class Handler(grpc.GenericRpcHandler):
+            def service(self, details):
+                return passed_on(details.method, ReapiProxy.STREAMS.get(details.method, "unary_unary"))
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self.server.add_generic_rpc_handlers((Handler(),))
+        if tls:
+            credentials = grpc.ssl_server_credentials([(tls["key"], tls["certificate"])])
+            self.port = self.server.add_secure_port("127.0.0.1:0", credentials)
+        else:
+            self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+        self.address = f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.server.stop(grace=None)
+        self.channel.close()
+
+
+def self_signed_certificate(directory):
+    """A key and a certificate for 127.0.0.1 and localhost (PEM bytes), and the certificate's file."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kiln test server")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                               x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                  critical=False)
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    pem = certificate.public_bytes(serialization.Encoding.PEM)
+    path = os.path.join(directory, "server-certificate.pem")
+    with open(path, "wb") as f:
+        f.write(pem)
+    return {"key": key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption()),
+            "certificate": pem, "file": path}
+
+
+class MisbehavingReapi(_Served):
+    """A REAPI server on loopback (grpcio, with BuildGrid's messages) whose action cache has a result
+    for every action, naming one blob of `blob_size` bytes, and which answers as `behaviour` says:
+
+      endless   ByteStream.Read sends chunks of 1 MiB without end
+      crowded   GetActionResult answers a result of 200,000 output files, a message of MiBs that
+                would parse into far more memory (a list of small messages)
+
+    GetCapabilities sets no batch limit; nothing else is served (UNIMPLEMENTED). `requests` counts the
+    reads of the blob, `sent` what they sent."""
+
+    def __init__(self, behaviour, blob_size=16 << 20):
+        from concurrent import futures
+
+        import grpc
+        from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as rex
+        from buildgrid._protos.google.bytestream import bytestream_pb2
+        super().__init__()
+        served = self
+        digest = rex.Digest(hash="ab" * 32, size_bytes=blob_size)
+        files = 200_000 if behaviour == "crowded" else 1
+        result = rex.ActionResult(output_files=[rex.OutputFile(path="kiln-entry", digest=digest)] * files)
+        result = result.SerializeToString()
+        capabilities = rex.ServerCapabilities(cache_capabilities=rex.CacheCapabilities()).SerializeToString()
+        chunk = bytestream_pb2.ReadResponse(data=b"\0" * (1 << 20)).SerializeToString()
+
+        def answer(data):
+            def call(request, context):
+                return data
+            return grpc.unary_unary_rpc_method_handler(call)
+
+        def read(request, context):
+            served.count(requests=1)
+            while context.is_active():
+                served.count(sent=len(chunk))
+                yield chunk
+
+        methods = {
+            "/build.bazel.remote.execution.v2.ActionCache/GetActionResult": answer(result),
+            "/build.bazel.remote.execution.v2.Capabilities/GetCapabilities": answer(capabilities),
+            "/google.bytestream.ByteStream/Read": grpc.unary_stream_rpc_method_handler(read),
+        }
+
+        class Handler(grpc.GenericRpcHandler):
+            def service(self, details):
+                return methods.get(details.method)
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self.server.add_generic_rpc_handlers((Handler(),))
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+    def url(self):
+        return f"grpc://127.0.0.1:{self.port}/main"
+
+    def stop(self):
+        self.server.stop(grace=None)

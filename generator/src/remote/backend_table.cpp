@@ -1,6 +1,7 @@
 #include "remote/backend_table.hpp"
 
 #include "remote/http/http_backend.hpp"
+#include "remote/reapi/reapi_backend.hpp"
 #include "remote/redis/redis_backend.hpp"
 
 #include <array>
@@ -13,6 +14,8 @@ constexpr std::array k_rows{
     BackendRow{"http", "http://[user:password@]host[:port]/prefix", prepare_http},
     BackendRow{"https", "https://[user:password@]host[:port]/prefix", prepare_http},
     BackendRow{"redis", "redis://[[user]:password@]host[:port][/db]", prepare_redis},
+    BackendRow{"grpc", "grpc://host[:port][/instance]", prepare_reapi},
+    BackendRow{"grpcs", "grpcs://host[:port][/instance]", prepare_reapi},
 };
 
 }  // namespace
