@@ -123,9 +123,9 @@ class Backends:
             self.s3 = s3
             return s3.environment(prefix=f"bench{case}")
         if name == "reapi":
-            reapi = getattr(self, "reapi", None) or self.start(servers.Reapi(self.work / "reapi"))
+            reapi = getattr(self, "reapi", None) or self.start(servers.Reapi(self.work / "reapi", count=2, secured=0))
             self.reapi = reapi
-            return reapi.environment(case)
+            return {"KILN_REMOTE_CACHE": reapi.url(reapi.fresh_instance())}
         raise ValueError(name)
 
     def stop(self):
@@ -170,8 +170,8 @@ def main():
     try:
         for name in args.backends.split(","):
             fill_env = backends.settings(name, 1)
-            fill, _, fill_remote = build(kiln, project, work / f"{name}-fill.kiln", work / f"{name}-fill-cache", env, fill_env)
-            rows.append((f"{name}: cold, filling the server", fill, "", fill_remote,
+            fill, fill_compiled, fill_remote = build(kiln, project, work / f"{name}-fill.kiln", work / f"{name}-fill-cache", env, fill_env)
+            rows.append((f"{name}: cold, filling the server", fill, fill_compiled, fill_remote,
                          (work / f"{name}-fill.kiln").read_bytes() == reference))
             times, same = [], True
             for r in range(args.runs):
@@ -185,7 +185,7 @@ def main():
 
     cold = rows[0][1]
     lines = ["# Remote cache: warm servers against a cold build", "",
-             f"`python3 bench/remote_cache/run.py{' --corpora …' if args.corpora else ''} --units {args.units} "
+             f"`python3 bench/remote_cache/run.py{f' --corpora … --units {args.units}' if args.corpora else ''} "
              f"--targets {args.targets} --runs {args.runs}` on {os.cpu_count()} cores: {what}, targets "
              f"{', '.join(targets)}. Servers on loopback; median of {args.runs} runs (the fill, once). "
              "Absolute times hold only on this machine.", "",
