@@ -5,8 +5,11 @@
 #include "remote/reapi/action_cache_backend.hpp"
 #include "remote/reapi/cache_service.hpp"
 #include "remote/reapi/digests.hpp"
+#include "remote/reapi/proto/remote_execution.pb.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <map>
 #include <set>
@@ -21,12 +24,31 @@ std::vector<std::byte> bytes_of(std::string_view text) {
 
 const std::string k_key = "0123456789abcdef0123456789abcdef";
 
+namespace rex = build::bazel::remote::execution::v2;
+
+std::string text_of(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::string hex_of(const std::vector<std::byte>& bytes) {
+  std::string hex;
+  for (const std::byte b : bytes) {
+    hex += "0123456789abcdef"[std::to_integer<int>(b) >> 4];
+    hex += "0123456789abcdef"[std::to_integer<int>(b) & 15];
+  }
+  return hex;
+}
+
+Digest digest_in(const rex::Digest& digest) { return {digest.hash(), digest.size_bytes()}; }
+
 // A REAPI cache in memory that records the calls made to it, and can be told to fail one kind of call.
 class MemoryCacheService final : public CacheService {
 public:
   std::map<std::string, std::vector<OutputFile>> results;   // by action hash
   std::map<std::string, std::vector<std::byte>> blobs;      // by blob hash
   std::vector<std::string> calls;                          // "get", "update", "find", "read", "write"
+  std::vector<std::vector<Digest>> found;                  // what each find asked about
+  std::vector<std::vector<Digest>> written;                // what each write stored
   std::map<std::string, Outcome> failing;                  // a call's name -> what it answers instead
   Deadline last_deadline{};
 
@@ -42,9 +64,11 @@ public:
     results[action.hash] = {OutputFile{std::string(k_entry_path), blob}};
     return {};
   }
-  Outcome find_missing(const Digest& blob, bool& missing, Deadline deadline) override {
+  Outcome find_missing(std::span<const Digest> asked, std::vector<Digest>& missing, Deadline deadline) override {
     if (std::optional<Outcome> early = enter("find", deadline)) return *early;
-    missing = !blobs.count(blob.hash);
+    found.emplace_back(asked.begin(), asked.end());
+    for (const Digest& blob : asked)
+      if (!blobs.count(blob.hash)) missing.push_back(blob);
     return {};
   }
   Outcome read_blob(const Digest& blob, std::vector<std::byte>& bytes, Deadline deadline) override {
@@ -54,9 +78,13 @@ public:
     bytes = it->second;
     return {};
   }
-  Outcome write_blob(const Digest& blob, std::span<const std::byte> bytes, Deadline deadline) override {
+  Outcome write_blobs(std::span<const BlobToWrite> stored, Deadline deadline) override {
     if (std::optional<Outcome> early = enter("write", deadline)) return *early;
-    blobs[blob.hash].assign(bytes.begin(), bytes.end());
+    written.emplace_back();
+    for (const BlobToWrite& blob : stored) {
+      blobs[blob.digest.hash].assign(blob.bytes.begin(), blob.bytes.end());
+      written.back().push_back(blob.digest);
+    }
     return {};
   }
 
@@ -85,11 +113,54 @@ struct Fixture {
 
 constexpr std::chrono::milliseconds k_limit{2000};
 
-TEST(ReapiDigests, Sha256AndTheActionOfAKey) {
+TEST(ReapiDigests, Sha256) {
   EXPECT_EQ(digest_of(bytes_of("abc")),
             (Digest{"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3}));
-  // SHA-256 of "kiln-action 1 0123456789abcdef0123456789abcdef" (46 bytes), by Python's hashlib.
-  EXPECT_EQ(action_digest(k_key), (Digest{"135b3f2e18bf2d9e623a88d6b3abc63039acd849948333c4eadb81db06196f10", 46}));
+  EXPECT_EQ(digest_of({}), (Digest{"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", 0}));
+}
+
+// The bytes are written on servers: these must never change (digests.hpp). The golden values are
+// Python's protobuf (BuildGrid's messages, SerializeToString(deterministic=True)) and hashlib.
+TEST(ReapiDigests, TheActionOfAKeyIsStable) {
+  const KeyAction action = key_action(k_key);
+  EXPECT_EQ(hex_of(action.command.bytes),
+            "0a0a6b696c6e2d656e7472790a01310a2030313233343536373839616263646566303132333435363738396162636465663a0a6b69"
+            "6c6e2d656e747279");
+  EXPECT_EQ(action.command.digest,
+            (Digest{"c414f4e99aa38dae7a775506713c7929b6c1e004d7931b7122dd0cfddffa0b59", 61}));
+  EXPECT_EQ(action.action.digest,
+            (Digest{"a687bdcb634c65fb15793fd3e89376f2c5e69358cd9684d7d766ae4175948a40", 138}));
+  EXPECT_EQ(action_digest(k_key), action.action.digest);
+  EXPECT_EQ(digest_of(action.action.bytes), action.action.digest);
+  EXPECT_EQ(digest_of(action.command.bytes), action.command.digest);
+  // The same every time; another key, another action.
+  EXPECT_EQ(key_action(k_key).action.bytes, action.action.bytes);
+  EXPECT_NE(action_digest("fedcba9876543210fedcba9876543210"), action.action.digest);
+}
+
+TEST(ReapiDigests, TheActionDecodesToWhatDigestsHppSays) {
+  const KeyAction action = key_action(k_key);
+  rex::Action decoded;
+  ASSERT_TRUE(decoded.ParseFromString(text_of(action.action.bytes)));
+  EXPECT_EQ(digest_in(decoded.command_digest()), action.command.digest);
+  EXPECT_EQ(digest_in(decoded.input_root_digest()), digest_of({}));   // the empty Directory
+  // Nothing else: the message of these fields alone is the same bytes (a field this .proto leaves
+  // out would have been kept as unknown by the parse, and be missing here).
+  rex::Action only;
+  *only.mutable_command_digest() = decoded.command_digest();
+  *only.mutable_input_root_digest() = decoded.input_root_digest();
+  EXPECT_EQ(only.SerializeAsString(), text_of(action.action.bytes));
+
+  rex::Command command;
+  ASSERT_TRUE(command.ParseFromString(text_of(action.command.bytes)));
+  EXPECT_EQ(std::vector<std::string>(command.arguments().begin(), command.arguments().end()),
+            (std::vector<std::string>{"kiln-entry", "1", k_key}));
+  EXPECT_EQ(std::vector<std::string>(command.output_paths().begin(), command.output_paths().end()),
+            (std::vector<std::string>{"kiln-entry"}));
+  rex::Command command_only;
+  *command_only.mutable_arguments() = command.arguments();
+  *command_only.mutable_output_paths() = command.output_paths();
+  EXPECT_EQ(command_only.SerializeAsString(), text_of(action.command.bytes));
 }
 
 TEST(ReapiDigests, WhatCountsAsADigest) {
@@ -116,6 +187,23 @@ TEST(ReapiDigests, BatchOrByteStreamBySize) {
   EXPECT_FALSE(fits_in_batch(16 * 1024 - k_batch_overhead + 1, 16 * 1024, 0));
   EXPECT_FALSE(fits_in_batch(most + 1, std::int64_t{64} << 20, 0));
   EXPECT_FALSE(fits_in_batch(static_cast<std::int64_t>(k_max_remote_entry_size), 0, 0));
+}
+
+TEST(ReapiDigests, TheBlobsOfOneBatchCall) {
+  const std::int64_t most = k_default_batch_limit - k_batch_overhead;
+  using Sizes = std::vector<std::int64_t>;
+  using Indices = std::vector<std::size_t>;
+  // A put's three blobs: all in one call while they fit together.
+  EXPECT_EQ(batched_blobs(Sizes{1000, 61, 138}, 0, 0), (Indices{0, 1, 2}));
+  EXPECT_EQ(batched_blobs(Sizes{most - 199, 61, 138}, 0, 0), (Indices{0, 1, 2}));
+  // The largest goes by byte stream when it fits alone but not with the others; the smallest first.
+  EXPECT_EQ(batched_blobs(Sizes{most - 198, 61, 138}, 0, 0), (Indices{1, 2}));
+  EXPECT_EQ(batched_blobs(Sizes{61, most, 138}, 0, 0), (Indices{0, 2}));
+  EXPECT_EQ(batched_blobs(Sizes{2000, 61, 138}, 3072, 2), (Indices{1, 2}));
+  EXPECT_EQ(batched_blobs(Sizes{1800, 61, 138}, 3072, 2), (Indices{0, 1, 2}));
+  EXPECT_EQ(batched_blobs(Sizes{most + 1}, 0, 0), Indices{});
+  EXPECT_EQ(batched_blobs(Sizes{}, 0, 0), Indices{});
+  EXPECT_EQ(batched_blobs(Sizes{0, 0}, 0, 0), (Indices{0, 1}));
 }
 
 TEST(ReapiDigests, ByteStreamResourceNames) {
@@ -148,6 +236,23 @@ TEST(ReapiBackend, PutStoresTheBlobBeforeTheResultThatNamesIt) {
   EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find", "write", "update"}));
   const Digest blob = digest_of(entry);
   EXPECT_EQ(f.server->blobs.at(blob.hash), entry);
+  // One FindMissingBlobs for the entry, the Command and the Action; one write for the three.
+  const KeyAction action = key_action(k_key);
+  const std::vector<Digest> three{blob, action.command.digest, action.action.digest};
+  EXPECT_EQ(f.server->found, std::vector<std::vector<Digest>>{three});
+  EXPECT_EQ(f.server->written, std::vector<std::vector<Digest>>{three});
+  EXPECT_EQ(f.server->blobs.size(), 3u);
+  // What the server holds, read as a server would: the result's action is an Action in the CAS,
+  // whose Command is in the CAS and names the entry.
+  rex::Action stored_action;
+  ASSERT_TRUE(stored_action.ParseFromString(text_of(f.server->blobs.at(action_digest(k_key).hash))));
+  const Digest command_digest = digest_in(stored_action.command_digest());
+  rex::Command stored_command;
+  ASSERT_TRUE(stored_command.ParseFromString(text_of(f.server->blobs.at(command_digest.hash))));
+  EXPECT_EQ(digest_of(f.server->blobs.at(command_digest.hash)), command_digest);
+  ASSERT_EQ(stored_command.arguments_size(), 3);
+  EXPECT_EQ(stored_command.arguments(2), k_key);
+  EXPECT_EQ(stored_command.output_paths(0), "kiln-entry");
   const std::vector<OutputFile>& files = f.server->results.at(action_digest(k_key).hash);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].path, "kiln-entry");
@@ -197,7 +302,15 @@ TEST(ReapiBackend, ABlobTheServerHasIsNotSentAgain) {
   const std::vector<std::byte> entry = bytes_of("shared bytes");
   f.server->blobs[digest_of(entry).hash] = entry;
   ASSERT_EQ(f.backend->put(k_key, entry, true, k_limit).kind, Reply::Kind::found);
-  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find", "update"}));
+  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"get", "find", "write", "update"}));
+  const KeyAction action = key_action(k_key);
+  EXPECT_EQ(f.server->written,
+            (std::vector<std::vector<Digest>>{{action.command.digest, action.action.digest}}));
+  // All three there (a result written again): no write at all.
+  f.server->calls.clear();
+  ASSERT_EQ(f.backend->put(k_key, entry, false, k_limit).kind, Reply::Kind::found);
+  EXPECT_EQ(f.server->calls, (std::vector<std::string>{"find", "update"}));
+  EXPECT_EQ(f.server->written.size(), 1u);
 }
 
 TEST(ReapiBackend, NoResultOrNoBlobIsAbsent) {

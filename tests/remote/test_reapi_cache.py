@@ -14,10 +14,21 @@ import servers
 from kiln_builds import COMPILES, ENTRIES, LOOKUPS, build, fresh_build, remote_warnings, split_entry
 from test_remote_cache import check_filled_then_served
 
-# The action of the store's key K is the SHA-256 of these bytes and K (generator/src/remote/reapi/digests.hpp).
-ACTION_PREFIX = b"kiln-action 1 "
-# What a batch call carries besides the blob and the instance name (digests.hpp's k_batch_overhead).
+# What a batch call carries besides the blobs and the instance name (digests.hpp's k_batch_overhead).
 BATCH_OVERHEAD = 1024
+
+
+def key_action(key):
+    """The Command and the Action of the store's key, encoded as generator/src/remote/reapi/digests.hpp
+    says (here by BuildGrid's messages and Python's protobuf): (command bytes, action bytes)."""
+    from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as rex
+
+    def digest(data):
+        return rex.Digest(hash=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
+    command = rex.Command(arguments=["kiln-entry", "1", key], output_paths=["kiln-entry"])
+    command = command.SerializeToString(deterministic=True)
+    action = rex.Action(command_digest=digest(command), input_root_digest=digest(b""))
+    return command, action.SerializeToString(deterministic=True)
 
 
 def local_keys(cache):
@@ -27,14 +38,30 @@ def local_keys(cache):
 
 
 def server_entries(reapi, instance, keys):
-    """{key: the blob the key's action result names}, each checked as valid: an ActionResult with exit
-    code 0 and one output file, kiln-entry, whose blob is in the CAS, matches its digest and is the
-    entry of that key."""
+    """{key: the blob the key's action result names}, each checked as valid: the key's action is an
+    Action in the CAS, whose Command is in the CAS and names the entry (kiln-entry, its key), and its
+    result in the action cache has exit code 0 and one output file, kiln-entry, whose blob is in the
+    CAS, matches its digest and is the entry of that key."""
     client = servers.ReapiClient(reapi.address, instance)
+    messages = client.messages
     try:
         entries = {}
         for key in keys:
-            result = client.action_result(ACTION_PREFIX + key.encode())
+            command_bytes, action_bytes = key_action(key)
+            action_digest = client.digest(action_bytes)
+            assert client.missing([action_digest]) == []
+            action = messages.Action.FromString(client.read_blob(action_digest))
+            assert action.input_root_digest == client.digest(b"")   # the empty Directory
+            assert client.missing([action.command_digest]) == []
+            command = messages.Command.FromString(client.read_blob(action.command_digest))
+            assert list(command.arguments) == ["kiln-entry", "1", key] and list(command.output_paths) == ["kiln-entry"]
+            # Nothing else set, and Kiln's bytes are protobuf's deterministic encoding of them.
+            assert client.read_blob(action.command_digest) == command_bytes
+            assert messages.Command(arguments=command.arguments, output_paths=command.output_paths) == command
+            assert messages.Action(command_digest=action.command_digest,
+                                   input_root_digest=action.input_root_digest) == action
+
+            result = client.action_result(action_bytes)
             assert result is not None, f"no action result for {key}"
             assert result.exit_code == 0
             assert [f.path for f in result.output_files] == ["kiln-entry"]
@@ -59,19 +86,28 @@ def test_second_build_is_all_remote_hits(project, reference, reapi, tmp_path):
 
 def test_entries_over_the_batch_limit_go_by_byte_stream(project, reference, reapi, tmp_path):
     instance = reapi.fresh_instance()
-    max_batch = 3072   # some of the project's entries are larger, some smaller
+    # Some of the project's entries are larger, some smaller, and two (1268 and 1348 bytes as built
+    # here, in a room of 1374) fit alone but not with the 199 bytes of their Command and Action.
+    max_batch = 2400
     proxy = servers.ReapiProxy(reapi.address, max_batch=max_batch)
     try:
         check_filled_then_served(project, tmp_path, reference, f"grpc://{proxy.address}/{instance}")
     finally:
         proxy.stop()
-    sizes = [len(blob) for blob in server_entries(reapi, instance, local_keys(tmp_path / "cache-first")).values()]
-    streamed = sum(size > max_batch - BATCH_OVERHEAD - len(instance) for size in sizes)
-    assert 0 < streamed < ENTRIES, sizes
+    entries = server_entries(reapi, instance, local_keys(tmp_path / "cache-first"))
+    # A put's blobs share one batch call while they fit together, the smallest first: the Command and
+    # the Action always, the entry when it fits with them (else by byte stream). A read is the entry alone.
+    room = max_batch - BATCH_OVERHEAD - len(instance)
+    streamed_writes = sum(len(blob) + sum(map(len, key_action(key))) > room for key, blob in entries.items())
+    streamed_reads = sum(len(blob) > room for blob in entries.values())
+    assert 0 < streamed_reads <= streamed_writes < ENTRIES, [len(blob) for blob in entries.values()]
     calls = proxy.calls
     # The first build writes every entry, the second reads every one, each by the way its size says.
-    assert calls["ByteStream/Write"] == streamed and calls["ContentAddressableStorage/BatchUpdateBlobs"] == ENTRIES - streamed
-    assert calls["ByteStream/Read"] == streamed and calls["ContentAddressableStorage/BatchReadBlobs"] == ENTRIES - streamed
+    assert calls["ContentAddressableStorage/FindMissingBlobs"] == ENTRIES   # one for each put's three blobs
+    assert calls["ContentAddressableStorage/BatchUpdateBlobs"] == ENTRIES and calls["ByteStream/Write"] == streamed_writes
+    assert calls["ActionCache/UpdateActionResult"] == ENTRIES
+    assert calls["ByteStream/Read"] == streamed_reads
+    assert calls["ContentAddressableStorage/BatchReadBlobs"] == ENTRIES - streamed_reads
     assert calls["Capabilities/GetCapabilities"] == 2, calls   # once per build
 
 

@@ -61,10 +61,10 @@ public:
             std::chrono::milliseconds limit) override {
     if (limit.count() <= 0) return out_of_time();
     const Deadline deadline = deadline_of(limit);
-    const Digest action = action_digest(key);
+    const KeyAction action = key_action(key);
     if (only_if_missing) {
       std::vector<OutputFile> files;
-      const Outcome asked = m_service->get_action_result(action, files, deadline);
+      const Outcome asked = m_service->get_action_result(action.action.digest, files, deadline);
       if (!asked.ok() && asked.kind != Outcome::Kind::not_found) return reply_of(asked);
       // A result is left as it is while the CAS has its blob; one whose blob is gone (the spec asks
       // servers to drop such results, and not all do) would be a miss for every build: replaced.
@@ -72,19 +72,30 @@ public:
         const auto entry = entry_file(files);
         bool gone = entry == files.end();
         if (!gone) {
-          if (const Outcome found = m_service->find_missing(entry->digest, gone, deadline); !found.ok())
+          std::vector<Digest> missing;
+          if (const Outcome found = m_service->find_missing({&entry->digest, 1}, missing, deadline); !found.ok())
             return reply_of(found);
+          gone = !missing.empty();
         }
         if (!gone) return stored();
       }
     }
-    const Digest blob = digest_of(value);
-    bool missing = true;
-    if (const Outcome found = m_service->find_missing(blob, missing, deadline); !found.ok()) return reply_of(found);
-    if (missing) {
-      if (const Outcome written = m_service->write_blob(blob, value, deadline); !written.ok()) return reply_of(written);
+    // The entry's blob, and the Action and Command the spec asks for before the result: those the
+    // CAS lacks, in one batch call where they fit together.
+    const BlobToWrite blobs[] = {{digest_of(value), value},
+                                 {action.command.digest, action.command.bytes},
+                                 {action.action.digest, action.action.bytes}};
+    const Digest digests[] = {blobs[0].digest, blobs[1].digest, blobs[2].digest};
+    std::vector<Digest> missing;
+    if (const Outcome found = m_service->find_missing(digests, missing, deadline); !found.ok()) return reply_of(found);
+    std::vector<BlobToWrite> to_write;
+    for (const BlobToWrite& blob : blobs)
+      if (std::find(missing.begin(), missing.end(), blob.digest) != missing.end()) to_write.push_back(blob);
+    if (!to_write.empty()) {
+      if (const Outcome written = m_service->write_blobs(to_write, deadline); !written.ok()) return reply_of(written);
     }
-    if (const Outcome updated = m_service->update_action_result(action, blob, deadline); !updated.ok())
+    if (const Outcome updated = m_service->update_action_result(action.action.digest, blobs[0].digest, deadline);
+        !updated.ok())
       return reply_of(updated);
     return stored();
   }

@@ -46,6 +46,12 @@ struct OutputFile {
   Digest digest;
 };
 
+// A blob to store: its digest and its bytes.
+struct BlobToWrite {
+  Digest digest;
+  std::span<const std::byte> bytes;
+};
+
 using Deadline = std::chrono::steady_clock::time_point;
 
 // Text a server sent (an error message, a digest that is not one), fit for a message: at most
@@ -66,12 +72,16 @@ public:
   // ActionCache.UpdateActionResult with Kiln's one shape of result: exit code 0 and one output file,
   // k_entry_path (digests.hpp), whose digest is `blob`.
   virtual Outcome update_action_result(const Digest& action, const Digest& blob, Deadline deadline) = 0;
-  // ContentAddressableStorage.FindMissingBlobs for one blob.
-  virtual Outcome find_missing(const Digest& blob, bool& missing, Deadline deadline) = 0;
+  // ContentAddressableStorage.FindMissingBlobs, one call for all of `blobs`: those the server says
+  // it lacks (only ever some of `blobs`, in their order).
+  virtual Outcome find_missing(std::span<const Digest> blobs, std::vector<Digest>& missing, Deadline deadline) = 0;
   // The blob's bytes as the server sent them, at most blob.size of them (more is `failed`): whether
   // they are the blob's is for the caller to check.
   virtual Outcome read_blob(const Digest& blob, std::vector<std::byte>& bytes, Deadline deadline) = 0;
-  virtual Outcome write_blob(const Digest& blob, std::span<const std::byte> bytes, Deadline deadline) = 0;
+  // All of `blobs`, each `digest` naming its `bytes`: those that fit together in one
+  // BatchUpdateBlobs call (digests.hpp's batched_blobs), the others each by a byte stream. Not ok
+  // when any one is not stored.
+  virtual Outcome write_blobs(std::span<const BlobToWrite> blobs, Deadline deadline) = 0;
 };
 
 }  // namespace kiln::remote::reapi

@@ -12,6 +12,7 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
+#include <algorithm>
 #include <array>
 #include <mutex>
 #include <optional>
@@ -98,18 +99,22 @@ public:
     return outcome_of(m_actions->UpdateActionResult(&context, request, &stored), "ActionCache.UpdateActionResult");
   }
 
-  Outcome find_missing(const Digest& blob, bool& missing, Deadline deadline) override {
+  Outcome find_missing(std::span<const Digest> blobs, std::vector<Digest>& missing, Deadline deadline) override {
     if (Outcome connected = connect(deadline); !connected.ok()) return connected;
     grpc::ClientContext context;
     start(context, deadline);
     rex::FindMissingBlobsRequest request;
     request.set_instance_name(m_endpoint.instance);
-    *request.add_blob_digests() = proto_digest(blob);
+    for (const Digest& blob : blobs) *request.add_blob_digests() = proto_digest(blob);
     rex::FindMissingBlobsResponse answer;
     const Outcome outcome =
         outcome_of(m_cas->FindMissingBlobs(&context, request, &answer), "ContentAddressableStorage.FindMissingBlobs");
-    missing = false;
-    for (const rex::Digest& digest : answer.missing_blob_digests()) missing = missing || plain_digest(digest) == blob;
+    // Only what was asked, whatever else the server lists.
+    for (const Digest& blob : blobs) {
+      const auto listed = [&](const rex::Digest& digest) { return plain_digest(digest) == blob; };
+      if (std::any_of(answer.missing_blob_digests().begin(), answer.missing_blob_digests().end(), listed))
+        missing.push_back(blob);
+    }
     return outcome;
   }
 
@@ -120,11 +125,22 @@ public:
                                                                                 : stream_read(blob, bytes, deadline);
   }
 
-  Outcome write_blob(const Digest& blob, std::span<const std::byte> bytes, Deadline deadline) override {
+  Outcome write_blobs(std::span<const BlobToWrite> blobs, Deadline deadline) override {
     if (Outcome connected = connect(deadline); !connected.ok()) return connected;
     if (Outcome asked = ask_batch_limit(deadline); !asked.ok()) return asked;
-    return fits_in_batch(blob.size, *m_batch_limit, m_endpoint.instance.size()) ? batch_write(blob, bytes, deadline)
-                                                                                : stream_write(blob, bytes, deadline);
+    std::vector<std::int64_t> sizes;
+    for (const BlobToWrite& blob : blobs) sizes.push_back(blob.digest.size);
+    const std::vector<std::size_t> batched = batched_blobs(sizes, *m_batch_limit, m_endpoint.instance.size());
+    std::vector<BlobToWrite> batch;
+    for (const std::size_t i : batched) batch.push_back(blobs[i]);
+    if (!batch.empty()) {
+      if (Outcome written = batch_write(batch, deadline); !written.ok()) return written;
+    }
+    for (std::size_t i = 0; i < blobs.size(); ++i) {
+      if (std::find(batched.begin(), batched.end(), i) != batched.end()) continue;
+      if (Outcome written = stream_write(blobs[i].digest, blobs[i].bytes, deadline); !written.ok()) return written;
+    }
+    return {};
   }
 
 private:
@@ -246,21 +262,30 @@ private:
     return outcome_of(status, "ByteStream.Read");
   }
 
-  Outcome batch_write(const Digest& blob, std::span<const std::byte> bytes, Deadline deadline) {
+  // Every blob must be answered, and stored.
+  Outcome batch_write(std::span<const BlobToWrite> blobs, Deadline deadline) {
     const char* method = "ContentAddressableStorage.BatchUpdateBlobs";
     grpc::ClientContext context;
     start(context, deadline);
     rex::BatchUpdateBlobsRequest request;
     request.set_instance_name(m_endpoint.instance);
-    rex::BatchUpdateBlobsRequest::Request* one = request.add_requests();
-    *one->mutable_digest() = proto_digest(blob);
-    one->set_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    for (const BlobToWrite& blob : blobs) {
+      rex::BatchUpdateBlobsRequest::Request* one = request.add_requests();
+      *one->mutable_digest() = proto_digest(blob.digest);
+      one->set_data(reinterpret_cast<const char*>(blob.bytes.data()), blob.bytes.size());
+    }
     rex::BatchUpdateBlobsResponse answer;
     if (Outcome outcome = outcome_of(m_cas->BatchUpdateBlobs(&context, request, &answer), method); !outcome.ok())
       return outcome;
-    for (const rex::BatchUpdateBlobsResponse::Response& stored : answer.responses())
-      if (plain_digest(stored.digest()) == blob) return stored.status().code() == 0 ? Outcome{} : blob_status(stored.status(), method, blob);
-    return failed(std::string(method) + " answered without blob " + blob.hash + "/" + std::to_string(blob.size));
+    for (const BlobToWrite& blob : blobs) {
+      const auto stored = std::find_if(answer.responses().begin(), answer.responses().end(),
+                                       [&](const auto& one) { return plain_digest(one.digest()) == blob.digest; });
+      if (stored == answer.responses().end())
+        return failed(std::string(method) + " answered without blob " + blob.digest.hash + "/" +
+                      std::to_string(blob.digest.size));
+      if (stored->status().code() != 0) return blob_status(stored->status(), method, blob.digest);
+    }
+    return {};
   }
 
   Outcome stream_write(const Digest& blob, std::span<const std::byte> bytes, Deadline deadline) {

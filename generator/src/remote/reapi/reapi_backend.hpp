@@ -11,10 +11,11 @@
 // SSL_CERT_FILE names, else the system's bundle (/etc/ssl/certs/ca-certificates.crt and the other
 // distributions' places), else gRPC's own.
 //
-// Entries are blobs in the CAS and results in the action cache (digests.hpp names them; the calls:
-// action_cache_backend.hpp). Nothing a server sends is trusted: a blob must match its digest, and
-// every answer is bounded by k_max_remote_entry_size and each call's time limit
-// (grpc_cache_service.hpp).
+// An entry is stored as the spec has a client store any action's result: the key's Action and
+// Command and the entry's blob in the CAS, then the result in the action cache, whose one output file
+// is the blob (digests.hpp names them all; the calls: action_cache_backend.hpp). Nothing a server
+// sends is trusted: a blob must match its digest, and every answer is bounded by
+// k_max_remote_entry_size and each call's time limit (grpc_cache_service.hpp).
 #pragma once
 
 #include "remote/remote_settings.hpp"
