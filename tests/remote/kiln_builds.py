@@ -46,6 +46,10 @@ def environment(cache, remote, **variables):
     env["KILN_CACHE_DIR"] = str(cache)
     if remote:
         env["KILN_REMOTE_CACHE"] = remote
+        # A machine running other tests beside these can take seconds to complete a Python server's
+        # gRPC handshake; the 2 s default would make such a build go without the cache. Tests of the
+        # connect timeout set their own.
+        env["KILN_REMOTE_CACHE_CONNECT_TIMEOUT"] = "30"
     env.update(variables)
     return env
 
