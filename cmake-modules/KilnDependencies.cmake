@@ -26,10 +26,11 @@ if(NOT KILN_RUNTIME_ONLY)
   find_package(fmt CONFIG REQUIRED)
   find_package(CUDAToolkit 13 REQUIRED)
   # The remote compile cache (generator/src/remote): libcurl for HTTP, hiredis for Redis, libsodium
-  # for the Ed25519 signatures of its entries.
+  # for the Ed25519 signatures of its entries, inih for the AWS CLI's credentials and config files (S3).
   find_package(CURL REQUIRED)
   pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
   pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+  pkg_check_modules(INIH REQUIRED IMPORTED_TARGET inih)
   # Link NVRTC and nvJitLink by file, not through CUDA::nvrtc: that target drags in the driver stub
   # (cuda-platform-facts.md section 6.1), and kiln must run on machines with no driver.
   find_library(KILN_NVRTC_LIBRARY nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED NO_DEFAULT_PATH)
