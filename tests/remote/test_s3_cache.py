@@ -10,12 +10,13 @@ kiln_builds drops the runner's own AWS_* variables.
 
 import hashlib
 import re
+import subprocess
 
 import pytest
 
 import servers
 from conftest import S3_KEY_ID, S3_SECRET
-from kiln_builds import COMPILES, ENTRIES, LOOKUPS, build, fresh_build, remote_warnings
+from kiln_builds import COMPILES, ENTRIES, KILN, LOOKUPS, build, environment, fresh_build, remote_warnings
 from test_remote_cache import check_filled_then_served
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -76,6 +77,14 @@ def test_s3_anonymous_read_for_forks(project, reference, s3, s3_anonymous, tmp_p
     assert empty_stats["remote"]["misses"] == LOOKUPS and empty_stats["remote"]["writes"] == 0
     assert "read only: no AWS credentials" in empty.stderr
     assert s3.objects("kiln", tmp_path.name) == []
+    # CI systems hand forks empty secrets: an empty variable is no variable.
+    blank, blank_stats, _ = fresh_build(project, tmp_path, "fork-blank", url, AWS_ACCESS_KEY_ID="",
+                                        AWS_SECRET_ACCESS_KEY="", AWS_SESSION_TOKEN="", **nobody)
+    assert blank.returncode == 0 and remote_warnings(blank) == [], blank.stderr
+    assert blank_stats["remote"]["misses"] == LOOKUPS and "read only: no AWS credentials" in blank.stderr
+    stats = subprocess.run([KILN, "cache", "stats"], env=environment(tmp_path / "cache-fork-empty", url, **nobody),
+                           capture_output=True, text=True)
+    assert f"{url} (read: no AWS credentials" in stats.stdout, stats.stdout + stats.stderr
 
     ci, _, _ = fresh_build(project, tmp_path, "ci", url, **signed(s3, tmp_path))
     assert ci.returncode == 0 and remote_warnings(ci) == [], ci.stderr
@@ -114,6 +123,16 @@ def test_s3_credentials_from_a_profile(project, reference, s3, tmp_path, where):
     assert run.returncode == 0 and remote_warnings(run) == [], run.stderr
     assert run_stats["remote"]["writes"] == ENTRIES and package == reference
     check_entries_layout(s3.objects("kiln", tmp_path.name))
+
+
+def test_s3_a_bucket_that_is_not_there_is_said(project, reference, s3, tmp_path):
+    run, run_stats, package = fresh_build(project, tmp_path, "nobucket", "s3://kiln-missing/x", **signed(s3, tmp_path))
+    assert run.returncode == 0 and package == reference
+    warnings = remote_warnings(run)
+    assert len(warnings) == 1 and "S3 404 NoSuchBucket" in warnings[0], run.stderr
+    assert "no bucket kiln-missing there: check KILN_REMOTE_CACHE and AWS_ENDPOINT_URL_S3" in warnings[0]
+    # Not a miss: every get and put of the build erred.
+    assert run_stats["remote"]["misses"] == 0 and run_stats["remote"]["errors"] == LOOKUPS + 2 * COMPILES
 
 
 def test_s3_a_wrong_profile_key_names_the_profile(project, reference, s3, tmp_path):
