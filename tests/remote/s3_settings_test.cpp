@@ -141,6 +141,11 @@ TEST_F(S3SettingsTest, CredentialsFromAProfile) {
   EXPECT_EQ(ci.credentials->secret_access_key, k_secret);
   EXPECT_EQ(ci.credentials->session_token, k_token);
   EXPECT_EQ(ci.credentials->source, "profile ci of " + file.string());
+  // "~/" is HOME, as the AWS CLI reads it.
+  const AwsSettings tilde = aws({{"AWS_SHARED_CREDENTIALS_FILE", "~/ci/credentials"}, {"AWS_PROFILE", "ci"},
+                                 {"HOME", m_dir.string()}});
+  ASSERT_TRUE(tilde.credentials);
+  EXPECT_EQ(tilde.credentials->access_key_id, "AKIDCI");
   const AwsSettings fallback = aws({{"AWS_SHARED_CREDENTIALS_FILE", file.string()}});
   ASSERT_TRUE(fallback.credentials);
   EXPECT_EQ(fallback.credentials->access_key_id, "AKIDDEFAULT");

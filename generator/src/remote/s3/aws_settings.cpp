@@ -34,11 +34,13 @@ struct AwsFile {
   std::optional<IniSections> sections;   // nothing: no such file
 
   AwsFile(const store::Environment& env, const char* variable, const char* name) {
+    const std::optional<std::string> home = aws_variable(env, "HOME");
     if (std::optional<std::string> value = aws_variable(env, variable)) {
-      path = *value;
+      // "~/..." is under HOME, as the AWS CLI (Python's expanduser) reads it.
+      path = home && value->starts_with("~/") ? std::filesystem::path(*home) / value->substr(2) : std::filesystem::path(*value);
       named = std::string(variable) + "=" + *value;
       given = true;
-    } else if (std::optional<std::string> home = aws_variable(env, "HOME")) {
+    } else if (home) {
       path = std::filesystem::path(*home) / ".aws" / name;
       named = platform::utf8_of(path);
     }
