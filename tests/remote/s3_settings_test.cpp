@@ -97,9 +97,8 @@ TEST_F(S3SettingsTest, NoCredentialsMeansUnsignedAndReadOnly) {
   EXPECT_EQ(none.region, "us-east-1");
   EXPECT_EQ(none.endpoint, "");
   // An empty variable is none (CI systems hand forks' builds empty secrets).
-  EXPECT_EQ(settings_of("s3://kiln-cache", {{"AWS_ACCESS_KEY_ID", ""}, {"AWS_SECRET_ACCESS_KEY", ""}, {"AWS_SESSION_TOKEN", ""}})
-                .mode,
-            Mode::read);
+  const Variables blank{{"AWS_ACCESS_KEY_ID", ""}, {"AWS_SECRET_ACCESS_KEY", ""}, {"AWS_SESSION_TOKEN", ""}};
+  EXPECT_EQ(settings_of("s3://kiln-cache", blank).mode, Mode::read);
   // KILN_REMOTE_CACHE_MODE=read needs no reason from the backend.
   EXPECT_EQ(settings_of("s3://kiln-cache/ci", {{"KILN_REMOTE_CACHE_MODE", "read"}}).mode_reason, "");
 }
@@ -127,7 +126,8 @@ TEST_F(S3SettingsTest, HalfAKeyPairInTheVariablesIsAnError) {
             "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not: give both (or neither, to use a profile)");
   EXPECT_EQ(error_of("s3://kiln-cache", {{"AWS_SESSION_TOKEN", k_token}}),
             "AWS_SESSION_TOKEN is set without AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: give all three");
-  EXPECT_EQ(error_of("s3://kiln-cache", {{"AWS_ACCESS_KEY_ID", "AKID"}, {"AWS_SECRET_ACCESS_KEY", std::string(k_secret) + "\n"}}),
+  EXPECT_EQ(error_of("s3://kiln-cache",
+                     {{"AWS_ACCESS_KEY_ID", "AKID"}, {"AWS_SECRET_ACCESS_KEY", std::string(k_secret) + "\n"}}),
             "AWS_SECRET_ACCESS_KEY holds a space, a line break or a character that is not ASCII");
 }
 
@@ -156,7 +156,8 @@ TEST_F(S3SettingsTest, CredentialsFromAProfile) {
   EXPECT_EQ(home.credentials->access_key_id, "AKIDHOME");
   // Keys in the config file's [profile NAME] serve too, as the AWS CLI's do.
   const fs::path config = write("ci/config", "[profile ci]\naws_access_key_id = AKIDCONFIG\naws_secret_access_key = c\n");
-  const AwsSettings from_config = aws({{"AWS_CONFIG_FILE", config.string()}, {"AWS_PROFILE", "ci"}, {"HOME", (m_dir / "home").string()}});
+  const AwsSettings from_config =
+      aws({{"AWS_CONFIG_FILE", config.string()}, {"AWS_PROFILE", "ci"}, {"HOME", (m_dir / "home").string()}});
   ASSERT_TRUE(from_config.credentials);
   EXPECT_EQ(from_config.credentials->access_key_id, "AKIDCONFIG");
 }
@@ -175,7 +176,8 @@ TEST_F(S3SettingsTest, ProfileMistakesAreErrors) {
   EXPECT_EQ(error_of("s3://kiln-cache", with({{"AWS_PROFILE", "half"}})),
             "profile half of " + file.string() + " has aws_secret_access_key but no aws_access_key_id");
   EXPECT_EQ(error_of("s3://kiln-cache", with({{"AWS_PROFILE", "token"}})),
-            "profile token of " + file.string() + " has aws_session_token but no aws_access_key_id and aws_secret_access_key");
+            "profile token of " + file.string() +
+                " has aws_session_token but no aws_access_key_id and aws_secret_access_key");
   EXPECT_EQ(error_of("s3://kiln-cache", with({{"AWS_PROFILE", "nope"}})),
             "AWS_PROFILE=nope: no such profile in " + file.string());
   EXPECT_NE(error_of("s3://kiln-cache", with({{"AWS_PROFILE", "other"}}))
@@ -225,10 +227,12 @@ TEST_F(S3SettingsTest, RegionFromTheVariablesThenTheProfile) {
   EXPECT_NE(error_of("s3://kiln-cache", {{"AWS_CONFIG_FILE", config.string()}, {"AWS_PROFILE", "ci"}})
                 .find("AWS_PROFILE=ci: the profile has no aws_access_key_id"),
             std::string::npos);
-  EXPECT_EQ(error_of("s3://kiln-cache", {{"AWS_REGION", "EU West"}}), "AWS_REGION=EU West: not a region name (like eu-west-1)");
+  EXPECT_EQ(error_of("s3://kiln-cache", {{"AWS_REGION", "EU West"}}),
+            "AWS_REGION=EU West: not a region name (like eu-west-1)");
   const fs::path bad = write("bad", "[default]\nregion = eu_west\n");
   EXPECT_EQ(error_of("s3://kiln-cache", {{"AWS_CONFIG_FILE", bad.string()}}),
-            "AWS_CONFIG_FILE=" + bad.string() + ": region = eu_west (profile default) is not a region name (like eu-west-1)");
+            "AWS_CONFIG_FILE=" + bad.string() +
+                ": region = eu_west (profile default) is not a region name (like eu-west-1)");
 }
 
 TEST_F(S3SettingsTest, VirtualHostedOnAwsPathStyleOnAnEndpoint) {
@@ -240,7 +244,8 @@ TEST_F(S3SettingsTest, VirtualHostedOnAwsPathStyleOnAnEndpoint) {
   EXPECT_EQ(base_of("s3://kiln-cache/ci", {{"AWS_ENDPOINT_URL", "http://127.0.0.1:9000/"}}),
             "http://127.0.0.1:9000/kiln-cache/ci/");
   // The S3 endpoint before the general one.
-  EXPECT_EQ(base_of("s3://kiln-cache/ci", {{"AWS_ENDPOINT_URL", "http://general:1"}, {"AWS_ENDPOINT_URL_S3", "https://s3.local/api"}}),
+  EXPECT_EQ(base_of("s3://kiln-cache/ci",
+                    {{"AWS_ENDPOINT_URL", "http://general:1"}, {"AWS_ENDPOINT_URL_S3", "https://s3.local/api"}}),
             "https://s3.local/api/kiln-cache/ci/");
   EXPECT_EQ(base_of("s3://kiln-cache", {{"AWS_ENDPOINT_URL_S3", "http://[::1]:9000"}}), "http://[::1]:9000/kiln-cache/");
 }

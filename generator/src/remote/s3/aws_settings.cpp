@@ -37,7 +37,8 @@ struct AwsFile {
     const std::optional<std::string> home = aws_variable(env, "HOME");
     if (std::optional<std::string> value = aws_variable(env, variable)) {
       // "~/..." is under HOME, as the AWS CLI (Python's expanduser) reads it.
-      path = home && value->starts_with("~/") ? std::filesystem::path(*home) / value->substr(2) : std::filesystem::path(*value);
+      path = home && value->starts_with("~/") ? std::filesystem::path(*home) / value->substr(2)
+                                               : std::filesystem::path(*value);
       named = std::string(variable) + "=" + *value;
       given = true;
     } else if (home) {
@@ -67,7 +68,8 @@ struct AwsFile {
 std::string aws_files_shown(const AwsFile& credentials, const AwsFile& config) {
   if (credentials.path.empty() && config.path.empty())
     return "no file (no AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE or HOME)";
-  if (credentials.path.empty() || config.path.empty()) return credentials.path.empty() ? config.shown() : credentials.shown();
+  if (credentials.path.empty() || config.path.empty())
+    return credentials.path.empty() ? config.shown() : credentials.shown();
   return credentials.shown() + " or " + config.shown();
 }
 
@@ -102,8 +104,9 @@ Result<std::optional<AwsCredentials>> aws_keys_from_variables(const store::Envir
     if (token) return Error{"AWS_SESSION_TOKEN is set without AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: give all three"};
     return std::optional<AwsCredentials>();
   }
-  if (!id) return Error{"AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not: give both (or neither, to use a profile)"};
-  if (!secret) return Error{"AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not: give both (or neither, to use a profile)"};
+  const std::string both = ": give both (or neither, to use a profile)";
+  if (!id) return Error{"AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not" + both};
+  if (!secret) return Error{"AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not" + both};
   AwsCredentials keys{*id, *secret, token.value_or(""), "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"};
   for (const auto& [name, text] : {std::pair{"AWS_ACCESS_KEY_ID", &keys.access_key_id},
                                    std::pair{"AWS_SECRET_ACCESS_KEY", &keys.secret_access_key},
@@ -156,7 +159,8 @@ bool aws_region_name(const std::string& region) {
 Status read_region(AwsSettings& out, const store::Environment& env, AwsFile& config, const std::string& profile) {
   for (const char* name : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
     if (std::optional<std::string> region = aws_variable(env, name)) {
-      if (!aws_region_name(*region)) return Error{std::string(name) + "=" + *region + ": not a region name (like eu-west-1)"};
+      if (!aws_region_name(*region))
+        return Error{std::string(name) + "=" + *region + ": not a region name (like eu-west-1)"};
       out.region = *region;
       return {};
     }
