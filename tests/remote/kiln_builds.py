@@ -42,7 +42,8 @@ PEAK_MEMORY = ("import resource, subprocess, sys\n"
 
 
 def environment(cache, remote, **variables):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_REMOTE_CACHE")}
+    # The machine's own AWS settings never reach a build (an S3 test gives what it means, HOME too).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KILN_REMOTE_CACHE", "AWS_"))}
     env["KILN_CACHE_DIR"] = str(cache)
     if remote:
         env["KILN_REMOTE_CACHE"] = remote

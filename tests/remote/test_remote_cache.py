@@ -15,12 +15,12 @@ import servers
 from kiln_builds import COMPILES, ENTRIES, LOOKUPS, SCANS, build, fresh_build, remote_warnings
 
 
-def check_filled_then_served(project, tmp_path, reference, url):
-    first, first_stats, first_package = fresh_build(project, tmp_path, "first", url)
+def check_filled_then_served(project, tmp_path, reference, url, **variables):
+    first, first_stats, first_package = fresh_build(project, tmp_path, "first", url, **variables)
     assert first.returncode == 0, first.stderr
     assert first_stats["compile"] == {"hits": 0, "misses": COMPILES}, first.stderr
     assert first_stats["remote"]["misses"] == LOOKUPS and first_stats["remote"]["writes"] == ENTRIES, first.stderr
-    second, second_stats, second_package = fresh_build(project, tmp_path, "second", url)
+    second, second_stats, second_package = fresh_build(project, tmp_path, "second", url, **variables)
     assert second.returncode == 0, second.stderr
     assert second_stats["compile"] == {"hits": COMPILES, "misses": 0}
     assert second_stats["scan"] == {"hits": SCANS, "misses": 0}
@@ -30,7 +30,7 @@ def check_filled_then_served(project, tmp_path, reference, url):
     assert first_package == reference and second_package == reference
     assert remote_warnings(first) == [] and remote_warnings(second) == []
     # Remote hits were written back: a third build with the second's cache finds them locally.
-    third = build(project, tmp_path / "cache-second", tmp_path / "third.kiln", url)
+    third = build(project, tmp_path / "cache-second", tmp_path / "third.kiln", url, **variables)
     assert "remote cache: 0 hits, 0 misses" in third.stderr
 
 

@@ -33,7 +33,8 @@ std::string remote_summary(const store::Store& store) {
   return "remote cache: " + std::to_string(counts["remote.hits"]) + " hits, " + std::to_string(counts["remote.misses"]) +
          " misses (" + std::to_string(counts["remote.damaged"]) + " damaged, " +
          std::to_string(counts["remote.untrusted"]) + " untrusted), " + std::to_string(counts["remote.errors"]) +
-         " errors, " + std::to_string(counts["remote.writes"]) + " writes";
+         " errors, " + std::to_string(counts["remote.writes"]) + " writes" +
+         (layered->mode_reason().empty() ? "" : "; read only: " + layered->mode_reason());
 }
 
 }  // namespace kiln::build

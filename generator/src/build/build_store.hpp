@@ -28,8 +28,9 @@ struct BuildStores {
 Result<BuildStores> open_build_stores(const store::CacheSettings& cache, const store::Environment& env,
                                          WarnFn warn);
 
-// "remote cache: 26 hits, 0 misses (0 damaged, 0 untrusted), 0 errors, 0 writes" for -v; "" when `store`
-// has no remote side.
+// "remote cache: 26 hits, 0 misses (0 damaged, 0 untrusted), 0 errors, 0 writes" for -v, then "; read
+// only: <why>" when the backend made the cache read only (an S3 cache without credentials); "" when
+// `store` has no remote side.
 std::string remote_summary(const store::Store& store);
 
 }  // namespace kiln::build

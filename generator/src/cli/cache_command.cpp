@@ -154,7 +154,8 @@ private:
     return k_exit_ok;
   }
 
-  // The remote cache builds here use now, the password hidden, with its mode; "" when none.
+  // The remote cache builds here use now, the password hidden, with its mode (and why the backend made
+  // it read only, if it did); "" when none.
   static std::string remote_url() {
     Result<std::optional<remote::RemoteSettings>> settings = remote::remote_settings(store::process_environment());
     if (!settings) return settings.error().message;

@@ -3,6 +3,7 @@
 #include "remote/http/http_backend.hpp"
 #include "remote/reapi/reapi_backend.hpp"
 #include "remote/redis/redis_backend.hpp"
+#include "remote/s3/s3_backend.hpp"
 
 #include <array>
 
@@ -14,6 +15,7 @@ constexpr std::array k_rows{
     BackendRow{"http", "http://[user:password@]host[:port]/prefix", prepare_http},
     BackendRow{"https", "https://[user:password@]host[:port]/prefix", prepare_http},
     BackendRow{"redis", "redis://[[user]:password@]host[:port][/db]", prepare_redis},
+    BackendRow{"s3", "s3://bucket[/prefix]", prepare_s3},
     BackendRow{"grpc", "grpc://host[:port][/instance]", prepare_reapi},
     BackendRow{"grpcs", "grpcs://host[:port][/instance]", prepare_reapi},
 };

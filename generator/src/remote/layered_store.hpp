@@ -49,6 +49,8 @@ public:
 
   // What this store counted so far (for -v).
   store::Counters remote_counters() const;
+  // Why the backend made the cache read only ("no AWS credentials ..."), "" when it did not (for -v).
+  const std::string& mode_reason() const { return m_settings.mode_reason; }
 
 private:
   void trouble(const Reply& reply);

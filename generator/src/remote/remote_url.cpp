@@ -34,14 +34,15 @@ std::string shown(CURLU* url, const std::string& given) {
 }  // namespace
 
 Error url_error(const RemoteUrl& url, const std::string& why) {
-  return Error{"KILN_REMOTE_CACHE=" + url.shown + ": " + why};
+  return Error{url.variable + "=" + url.shown + ": " + why};
 }
 
-Result<RemoteUrl> parse_remote_url(const std::string& given) {
+Result<RemoteUrl> parse_remote_url(const std::string& given, const char* variable) {
   RemoteUrl out;
+  out.variable = variable;
   out.given = given;
   Url url(curl_url());
-  if (!url) return Error{"KILN_REMOTE_CACHE: out of memory"};
+  if (!url) return Error{out.variable + ": out of memory"};
   // Any scheme: which ones Kiln takes is the backend table's to say.
   const CURLUcode parsed = curl_url_set(url.get(), CURLUPART_URL, given.c_str(), CURLU_NON_SUPPORT_SCHEME);
   out.shown = parsed == CURLUE_OK ? shown(url.get(), given) : std::string("(unreadable)");

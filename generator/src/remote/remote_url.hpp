@@ -9,6 +9,7 @@
 namespace kiln::remote {
 
 struct RemoteUrl {
+  std::string variable = "KILN_REMOTE_CACHE";   // the variable that gave it, for messages
   std::string given;      // as given, credentials included: for the client alone
   std::string shown;      // the password replaced by "***": for every message
   std::string scheme;     // lower case: "http", "s3", "grpcs"
@@ -20,13 +21,14 @@ struct RemoteUrl {
 };
 
 // An error names the variable and the URL, the password hidden: "KILN_REMOTE_CACHE=http://[x: Bad IPv6 address".
-// A query or a fragment is refused: no backend takes one.
-Result<RemoteUrl> parse_remote_url(const std::string& given);
+// A query or a fragment is refused: no backend takes one. `variable`: another variable that holds a
+// URL a backend reads (the S3 backend's AWS_ENDPOINT_URL).
+Result<RemoteUrl> parse_remote_url(const std::string& given, const char* variable = "KILN_REMOTE_CACHE");
 
 // The port of `url`, `fallback` when it has none; an error (with the URL shown) when it is not 1 to 65535.
 Result<int> port_of(const RemoteUrl& url, int fallback);
 
-// "KILN_REMOTE_CACHE=<shown URL>: <why>": how a backend refuses part of its URL.
+// "KILN_REMOTE_CACHE=<shown URL>: <why>" (or the URL's own variable): how a backend refuses part of its URL.
 Error url_error(const RemoteUrl& url, const std::string& why);
 
 }  // namespace kiln::remote
