@@ -119,9 +119,10 @@ class Backends:
             self.redis = redis
             return {"KILN_REMOTE_CACHE": redis.url(case)}
         if name == "s3":
-            s3 = getattr(self, "s3", None) or self.start(servers.S3(self.work / "s3"))
+            s3 = getattr(self, "s3", None) or self.start(servers.S3(self.work / "s3", keys=[("AKIDBENCH", "bench/secret")]))
             self.s3 = s3
-            return s3.environment(prefix=f"bench{case}")
+            return {"KILN_REMOTE_CACHE": f"s3://kiln/bench{case}", "AWS_ENDPOINT_URL_S3": s3.endpoint(),
+                    "AWS_ACCESS_KEY_ID": "AKIDBENCH", "AWS_SECRET_ACCESS_KEY": "bench/secret"}
         if name == "reapi":
             reapi = getattr(self, "reapi", None) or self.start(servers.Reapi(self.work / "reapi", count=2, secured=0))
             self.reapi = reapi
