@@ -51,6 +51,25 @@ def wait_for_port(port, process, what, timeout=10.0):
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 
+def stop_process(process, timeout=10, how=signal.SIGTERM):
+    """Asks a server to stop (`how`), and kills it if it has not within `timeout` seconds."""
+    if process.poll() is None:
+        process.send_signal(how)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def files_under(top, relative=True):
+    """The files under `top`, sorted; relative to it, or whole paths."""
+    found = []
+    for directory, _, files in os.walk(top):
+        found += [os.path.join(directory, f) for f in files]
+    return sorted(os.path.relpath(f, top) for f in found) if relative else sorted(found)
+
+
 def find_program(name, extra=(), source="Debian: nginx-light, redis-server"):
     found = shutil.which(name) or next((p for p in extra if os.access(p, os.X_OK)), None)
     if not found:
@@ -121,19 +140,10 @@ class Nginx:
 
     def entries(self):
         """The files under the DAV root, relative to it."""
-        found = []
-        for directory, _, files in os.walk(self.dav_root):
-            found += [os.path.relpath(os.path.join(directory, f), self.dav_root) for f in files]
-        return sorted(found)
+        return files_under(self.dav_root)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, how=signal.SIGQUIT)
         shutil.rmtree(self.work, ignore_errors=True)
 
 
@@ -171,13 +181,7 @@ class Redis:
         return subprocess.run([cli, "-p", str(self.port), *words], check=True, capture_output=True, text=True).stdout
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 class S3:
@@ -214,20 +218,10 @@ class S3:
 
     def objects(self, bucket, prefix):
         """The objects under <bucket>/<prefix>/, relative to it."""
-        top = os.path.join(self.root, bucket, prefix)
-        found = []
-        for directory, _, files in os.walk(top):
-            found += [os.path.relpath(os.path.join(directory, f), top) for f in files]
-        return sorted(found)
+        return files_under(os.path.join(self.root, bucket, prefix))
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 class SilentServer:
@@ -517,19 +511,10 @@ class Reapi:
 
     def blob_files(self, instance):
         """The files of an instance's CAS on disk: Kiln's blobs and BuildGrid's action results."""
-        found = []
-        for directory, _, files in os.walk(self.cas_dir(instance)):
-            found += [os.path.join(directory, f) for f in files]
-        return sorted(found)
+        return files_under(self.cas_dir(instance), relative=False)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout=20)
         self.log.close()
 
 

@@ -157,4 +157,19 @@ long CurlSession::perform(Reply& reply, const Body& body) {
   return status;
 }
 
+bool CurlSession::needs_storing(bool only_if_missing, std::chrono::milliseconds& limit, Reply& reply,
+                                const std::function<bool(std::chrono::milliseconds)>& start_head) {
+  if (!only_if_missing) return true;
+  const auto started = std::chrono::steady_clock::now();
+  if (!start_head(limit)) return false;
+  const long status = head(reply);
+  if (status == 200) {
+    reply.kind = Reply::Kind::found;
+    return false;
+  }
+  if (status == 0) return false;
+  limit -= std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  return true;
+}
+
 }  // namespace kiln::remote

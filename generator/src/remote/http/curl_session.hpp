@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +37,13 @@ public:
   long head(Reply& reply);
   // `answer`, when given, keeps what the server said (a status page, at most k_max_put_answer).
   long put(std::span<const std::byte> value, Reply& reply, std::vector<std::byte>* answer = nullptr);
+
+  // Whether an object must still be stored: false when `only_if_missing` and a HEAD (readied by
+  // `start_head`, given the time left) finds it (`reply` found) or gets no answer (`reply` says why).
+  // Any other status (404, a server that refuses HEAD) means store it. What the HEAD took comes off
+  // `limit`: the HEAD and the PUT keep one limit.
+  bool needs_storing(bool only_if_missing, std::chrono::milliseconds& limit, Reply& reply,
+                     const std::function<bool(std::chrono::milliseconds)>& start_head);
 
   // The most a server may say in answer to a PUT or a HEAD: a status page, not an entry.
   static constexpr std::size_t k_max_put_answer = 1 << 20;

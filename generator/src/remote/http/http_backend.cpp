@@ -43,19 +43,8 @@ public:
   Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
             std::chrono::milliseconds limit) override {
     Reply reply;
-    const auto started = std::chrono::steady_clock::now();
-    if (only_if_missing) {
-      if (!start(key, reply, limit)) return reply;
-      const long status = m_session.head(reply);
-      if (status == 200) {
-        reply.kind = Reply::Kind::found;
-        return reply;
-      }
-      if (status == 0) return reply;
-      // Anything else (404, or a server that refuses HEAD): store it.
-    }
-    // One limit for both requests.
-    limit -= std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    const auto start_head = [&](std::chrono::milliseconds left) { return start(key, reply, left); };
+    if (!m_session.needs_storing(only_if_missing, limit, reply, start_head)) return reply;
     if (!start(key, reply, limit)) return reply;
     const long status = m_session.put(value, reply);
     if (status >= 200 && status < 300)

@@ -76,18 +76,11 @@ public:
   Reply put(std::string_view key, std::span<const std::byte> value, bool only_if_missing,
             std::chrono::milliseconds limit) override {
     Reply reply;
-    const auto started = std::chrono::steady_clock::now();
-    if (only_if_missing) {
-      if (!start(key, k_s3_empty_payload_sha256, limit, reply)) return reply;
-      const long status = m_session.head(reply);
-      if (status == 200) {
-        reply.kind = Reply::Kind::found;
-        return reply;
-      }
-      if (status == 0) return reply;
-      // 404; or 403, which S3 answers for a missing object to whoever may not list the bucket: store it.
-    }
-    limit -= std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    // A HEAD's 403 is stored over too: S3 answers it for a missing object to whoever may not list the bucket.
+    const auto start_head = [&](std::chrono::milliseconds left) {
+      return start(key, k_s3_empty_payload_sha256, left, reply);
+    };
+    if (!m_session.needs_storing(only_if_missing, limit, reply, start_head)) return reply;
     if (!start(key, s3_payload_sha256(value), limit, reply)) return reply;
     std::vector<std::byte> answer;
     const long status = m_session.put(value, reply, &answer);
