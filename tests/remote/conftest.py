@@ -40,8 +40,9 @@ def redis(tmp_path):
 @pytest.fixture(scope="session")
 def reapi(tmp_path_factory):
     """One BuildGrid for the session (it takes seconds to start, and more per instance): each test that
-    writes takes a fresh instance of it, and there are as many as test_reapi_cache.py's tests take."""
-    server = servers.Reapi(tmp_path_factory.mktemp("reapi"), count=5, secured=1)
+    writes takes a fresh instance of it, and there are as many as test_reapi_cache.py's tests and
+    test_signed_entries.py's take."""
+    server = servers.Reapi(tmp_path_factory.mktemp("reapi"), count=7, secured=1)
     yield server
     server.stop()
 

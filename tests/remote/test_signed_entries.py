@@ -93,6 +93,31 @@ def test_signed_entries_are_verified_hits(project, reference, keys, server, tmp_
         assert again_stats["remote"]["hits"] == ENTRIES and again_package == reference, again.stderr
 
 
+@pytest.mark.parametrize("backend", ["s3", "reapi"])
+def test_signatures_hold_through_every_backend(project, reference, keys, backend, request, tmp_path):
+    """Signing is the layered store's, the same for every row of the backend table: what a build that signs
+    writes is a verified hit, and what a build that does not sign writes is a miss to one that verifies."""
+    if backend == "s3":
+        from test_s3_cache import signed
+        variables = signed(request.getfixturevalue("s3"), tmp_path)
+        signed_url, plain_url = f"s3://kiln/{tmp_path.name}/signed", f"s3://kiln/{tmp_path.name}/plain"
+    else:
+        reapi = request.getfixturevalue("reapi")
+        variables = {}
+        signed_url, plain_url = reapi.url(reapi.fresh_instance()), reapi.url(reapi.fresh_instance())
+    writer, writer_stats, _ = fresh_build(project, tmp_path, "signer", signed_url, **variables, **signing(keys))
+    assert writer_stats["remote"]["writes"] == ENTRIES, writer.stderr
+    run, run_stats, package = fresh_build(project, tmp_path, "verifier", signed_url, **variables, **verifying(keys))
+    assert remote_warnings(run) == [] and run_stats["remote"]["hits"] == ENTRIES and package == reference, run.stderr
+    plain, plain_stats, _ = fresh_build(project, tmp_path, "plain", plain_url, **variables)
+    assert plain_stats["remote"]["writes"] == ENTRIES, plain.stderr
+    run, run_stats, package = fresh_build(project, tmp_path, "refuser", plain_url, **variables, **verifying(keys))
+    assert package == reference and run_stats["remote"]["hits"] == 0, run.stderr
+    assert run_stats["remote"]["untrusted"] >= COMPILES and run_stats["compile"]["misses"] == COMPILES, run.stderr
+    warnings = remote_warnings(run)
+    assert len(warnings) == 1 and "is not signed" in warnings[0], run.stderr
+
+
 def check_refused(project, reference, tmp_path, server, variables, counter, said):
     """A build with `variables` (a verify key) misses every image, says `said` once, and its package holds
     what it compiled."""
