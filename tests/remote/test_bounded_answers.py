@@ -37,6 +37,12 @@ def build_against(project, reference, tmp_path, protocol, behaviour, delay=0.0, 
         (tmp_path / "home").mkdir()
         variables.update(AWS_ENDPOINT_URL_S3=server.endpoint(), AWS_ACCESS_KEY_ID="AKID", AWS_SECRET_ACCESS_KEY="s",
                          HOME=str(tmp_path / "home"))
+    return build_against_server(project, reference, tmp_path, server, url, **variables)
+
+
+def build_against_server(project, reference, tmp_path, server, url, **variables):
+    """A build against `server` (stopped after it) at `url`: it succeeds with the package a build without
+    the server writes, and says one thing of the server. (run, its one warning, the server)."""
     try:
         run = build(project, tmp_path / "cache", tmp_path / "out.kiln", url, measure=True, **variables)
     finally:

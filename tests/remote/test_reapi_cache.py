@@ -236,16 +236,9 @@ MiB = 1 << 20
 def build_against_misbehaving(project, reference, tmp_path, behaviour):
     """A build against a servers.MisbehavingReapi: it succeeds with the reference package and one
     warning. (run, the warning, the server)."""
+    from test_bounded_answers import build_against_server
     server = servers.MisbehavingReapi(behaviour)
-    try:
-        run = build(project, tmp_path / "cache", tmp_path / "out.kiln", server.url(), measure=True)
-    finally:
-        server.stop()
-    assert run.returncode == 0, run.stderr
-    assert (tmp_path / "out.kiln").read_bytes() == reference
-    warnings = remote_warnings(run)
-    assert len(warnings) == 1, run.stderr
-    return run, warnings[0], server
+    return build_against_server(project, reference, tmp_path, server, server.url())
 
 
 def test_a_byte_stream_longer_than_its_blob_is_cut_off(project, reference, tmp_path):
