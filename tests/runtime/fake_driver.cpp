@@ -183,10 +183,10 @@ CUresult FakeDriver::primary_ctx_retain(driver::CUcontext* context, driver::CUde
 }
 
 CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* image, std::string* error_log) {
-  {
-    std::lock_guard lock(m_mutex);
-    record_locked("cuLibraryLoadData");
-  }
+  // One lock for the whole call: the loader loads different images from many threads at once, and
+  // every table here (log_buffer_given too) is shared between them.
+  std::lock_guard lock(m_mutex);
+  record_locked("cuLibraryLoadData");
   const std::string text = image_key(image);  // test images carry a line of text (runtime_fixture.hpp)
   log_buffer_given[text] = error_log != nullptr;
   auto failure = load_failures.find(text);
@@ -196,7 +196,6 @@ CUresult FakeDriver::library_load_data(driver::CUlibrary* library, const void* i
   }
   // The real driver fills the log during a load that returns success for PTX that does not compile.
   if (auto log = load_logs.find(text); log != load_logs.end() && error_log) *error_log = log->second;
-  std::lock_guard lock(m_mutex);
   m_libraries.push_back(Library{text, true});
   m_loads.push_back(text);
   *library = reinterpret_cast<driver::CUlibrary>(static_cast<std::uintptr_t>(m_libraries.size()));
