@@ -40,8 +40,9 @@ int open_utf8_for_reading(const char* utf8);
 // blocking (a FIFO's open and read would wait for a writer; /dev/zero never ends). Without
 // `follow_link`, so is a final symbolic link on POSIX (where a file Kiln publishes by rename stands, a
 // link is not Kiln's). -1 with errno ELOOP (a link), EISDIR, or EINVAL for anything else that is not
-// a regular file.
-int open_regular_for_reading(const std::filesystem::path& path, bool follow_link);
+// a regular file. With `status`, the file's status as the check read it (one fstat, not two: the
+// run-time cache's hits read two files each).
+int open_regular_for_reading(const std::filesystem::path& path, bool follow_link, FileStatus* status = nullptr);
 // Created if missing (permissions 0666 less the umask), truncated when asked.
 int open_for_writing(const std::filesystem::path& path, bool truncate);
 int close_file(int fd);

@@ -18,10 +18,10 @@ constexpr long k_touch_after_seconds = 60;
 // The bytes of the entry file at `path` and its status: a regular file, not a link (the store makes
 // no links), no larger than an entry can be. open, fstat, read: no message is made for a miss.
 std::optional<std::vector<std::byte>> read_file(const std::filesystem::path& path, platform::FileStatus& status) {
-  const int fd = platform::open_regular_for_reading(path, /*follow_link=*/false);
+  const int fd = platform::open_regular_for_reading(path, /*follow_link=*/false, &status);
   if (fd < 0) return std::nullopt;
   std::optional<std::vector<std::byte>> bytes;
-  if (platform::status_of(fd, status) && status.is_regular && status.size <= k_max_entry_size) {
+  if (status.size <= k_max_entry_size) {
     bytes.emplace(static_cast<std::size_t>(status.size));
     std::size_t done = 0;
     while (done < bytes->size()) {

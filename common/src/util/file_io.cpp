@@ -18,7 +18,8 @@ Result<std::vector<std::byte>> read_regular_file(const fs::path& path, std::uint
   // open, fstat, read: the run-time cache reads a few files on every hit, and a stream costs more
   // than the read itself for small ones.
   const auto failure = [&path](const std::string& why) { return Error{"cannot read " + platform::utf8_of(path) + ": " + why}; };
-  const int fd = platform::open_regular_for_reading(path, follow_link);
+  platform::FileStatus st;
+  const int fd = platform::open_regular_for_reading(path, follow_link, &st);
   if (fd < 0) {
     const int error = errno;
     if (error == ELOOP && !follow_link) return failure("it is a symbolic link" + std::string(k_not_a_regular_file));
@@ -27,11 +28,9 @@ Result<std::vector<std::byte>> read_regular_file(const fs::path& path, std::uint
       return failure("it is " + std::string(st.kind) + std::string(k_not_a_regular_file));
     return failure(std::strerror(error));
   }
-  platform::FileStatus st;
-  if (!platform::status_of(fd, st) || st.size > max_size) {
-    const std::string why = st.size > max_size ? "it is larger than " + std::to_string(max_size) + " bytes" : std::strerror(errno);
+  if (st.size > max_size) {
     platform::close_file(fd);
-    return failure(why);
+    return failure("it is larger than " + std::to_string(max_size) + " bytes");
   }
   // The size fstat gave: a file cut short since is what its reader's checks find.
   std::vector<std::byte> bytes(static_cast<std::size_t>(st.size));

@@ -43,11 +43,14 @@ int open_for_reading(const std::filesystem::path& path) {
 
 int open_utf8_for_reading(const char* utf8) { return ::open(utf8, O_RDONLY | O_CLOEXEC | O_NONBLOCK); }
 
-int open_regular_for_reading(const std::filesystem::path& path, bool follow_link) {
+int open_regular_for_reading(const std::filesystem::path& path, bool follow_link, FileStatus* status) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow_link ? 0 : O_NOFOLLOW));
   if (fd < 0) return -1;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return fd;   // O_NONBLOCK changes nothing for it
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {   // O_NONBLOCK changes nothing for it
+    if (status) *status = status_from(st);
+    return fd;
+  }
   const int error = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
   ::close(fd);
   errno = error;

@@ -83,11 +83,15 @@ int open_for_reading(const std::filesystem::path& path) {
 
 int open_utf8_for_reading(const char* utf8) { return open_for_reading(path_of_utf8(utf8)); }
 
-int open_regular_for_reading(const std::filesystem::path& path, bool /*follow_link: links need privileges here*/) {
+int open_regular_for_reading(const std::filesystem::path& path, bool /*follow_link: links need privileges here*/,
+                             FileStatus* status) {
   const int fd = open_for_reading(path);
   if (fd < 0) return -1;
   FileStatus st;
-  if (GetFileType(handle_of(fd)) == FILE_TYPE_DISK && status_of_handle(handle_of(fd), st) && st.is_regular) return fd;
+  if (GetFileType(handle_of(fd)) == FILE_TYPE_DISK && status_of_handle(handle_of(fd), st) && st.is_regular) {
+    if (status) *status = st;
+    return fd;
+  }
   _close(fd);
   errno = st.is_directory ? EISDIR : EINVAL;
   return -1;
