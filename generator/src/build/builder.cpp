@@ -14,6 +14,7 @@
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
 #include "writer/package_writer.hpp"
+#include "manifest/fragment_reader.hpp"
 #include "manifest/manifest_reader.hpp"
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"
@@ -182,6 +183,8 @@ void BuildRun::run() {
   Result<manifest::Manifest> manifest = manifest::read_manifest(m_request.manifest, m_request.root);
   // Every error of the manifest, the first one's place in `where` and the others in its log.
   if (!manifest) return stop(BuildFailure::bad_input, manifest.error());
+  for (const fs::path& fragment : m_request.additions)
+    if (Status s = manifest::add_fragment(*manifest, fragment); !s) return stop(BuildFailure::bad_input, s.error());
   if (Status s = override_targets(*manifest, m_request.targets); !s) return stop(BuildFailure::usage, s.error());
   const std::optional<shard::ShardSpec>& shard = m_request.shard;
   if (!m_request.parts.empty()) {
