@@ -120,7 +120,9 @@ Result<std::string> add_to_manifest(std::string_view text, std::string_view path
       insertions.push_back({line_end, std::move(block)});
     }
   }
-  // From the end, so that every offset still points where it did.
+  // From the end, so that every offset still points where it did; of two at one offset the later
+  // goes in first, so that the text reads in the order the insertions were made.
+  std::reverse(insertions.begin(), insertions.end());
   std::stable_sort(insertions.begin(), insertions.end(),
                    [](const Insertion& a, const Insertion& b) { return a.offset > b.offset; });
   std::string edited(text);
