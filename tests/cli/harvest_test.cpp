@@ -222,6 +222,11 @@ TEST_F(Harvest, AFragmentNamesOnlyTheManifestsSourcesAndKnownKeys) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("top.toml:1:1: error"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(m_project / "x.kiln"));
+
+  write_text(m_project / "fine.toml", "[[source]]\npath = \"kernels/scale.cu\"\n");
+  r = kiln({"build", "-o", "fine.toml", "--add", "fine.toml"});
+  EXPECT_EQ(r.exit_code, 2) << "the output is an input";
+  EXPECT_NE(r.err.find("the --add fragment"), std::string::npos) << r.err;
 }
 
 }  // namespace
