@@ -102,6 +102,7 @@ TEST_F(Harvest, ThreeKernelsCompiledAtRunTimeAreInTheNextPackageAndTheFallbackCo
   EXPECT_EQ(kiln({"harvest", m_cache.string(), "--manifest", "kiln.toml"}).out, fragment) << "stdout by default";
 
   const std::vector<std::byte> second = build("second.kiln", {"--add", "harvested.toml"});
+  EXPECT_NE(read_text(m_project / "second.kiln.d").find("harvested.toml"), std::string::npos) << "an input of the build";
   format::PackageReader reader;
   ASSERT_TRUE(reader.open(second, "second.kiln"));
   for (const std::string& name : k_resolved) {

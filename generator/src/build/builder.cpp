@@ -410,6 +410,8 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
   // Host and Python sources are inputs too: a new request there changes the package.
   assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
+  // So are the --add fragments: a harvest that adds names must build again.
+  for (const fs::path& fragment : m_request.additions) assembled->inputs.push_back(fs::absolute(fragment));
   for (const plan::Finding& warning : assembled->warnings)
     m_events.warning(WarningSource::kiln, plan::render(warning, false));
   for (const plan::Finding& warning : empty_source_warnings(plan, assembled->contents, prefix))
