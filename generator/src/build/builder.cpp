@@ -200,7 +200,8 @@ void BuildRun::run() {
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
   std::vector<Input> inputs = known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources);
-  for (const fs::path& fragment : m_request.additions) inputs.push_back({fragment, "the --add fragment", fragment.string()});
+  for (const fs::path& fragment : m_request.additions)
+    inputs.push_back({fragment, "the --add fragment", fragment.string()});
   if (Status s = check_outputs({output, depfile, m_request.compile_commands}, inputs); !s)
     return stop(BuildFailure::usage, s.error());
   // The compile times are written last, over nothing the build reads or writes.
