@@ -189,6 +189,10 @@ TEST_F(Harvest, CommandLineAndManifestErrors) {
   EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
   EXPECT_EQ(kiln({"harvest", (m_dir.path() / "absent").string()}).exit_code, 2);
   EXPECT_EQ(kiln({"harvest"}).exit_code, 2);
+  fs::create_directories(m_project / "a-directory");
+  const RunResult unwritable = kiln({"harvest", m_cache.string(), "-o", "a-directory"});
+  EXPECT_EQ(unwritable.exit_code, 4) << unwritable.err;
+  EXPECT_NE(unwritable.err.find("a-directory"), std::string::npos) << unwritable.err;
   const RunResult no_manifest = kiln({"harvest", m_cache.string(), "--manifest", "absent.toml"});
   EXPECT_EQ(no_manifest.exit_code, 3);
   EXPECT_NE(no_manifest.err.find("absent.toml"), std::string::npos) << no_manifest.err;
@@ -217,6 +221,12 @@ TEST_F(Harvest, AFragmentNamesOnlyTheManifestsSourcesAndKnownKeys) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("other.toml:5:8: error: source path 'kernels/private.cu' is not a [[source]] of"),
             std::string::npos) << r.err;
+
+  write_text(m_project / "broken.toml", "[[source]]\npath = \"kernels/scale.cu\"\ninstantiate = [\"k<int>\"\n");
+  r = kiln({"build", "-o", "x.kiln", "--add", "broken.toml"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("broken.toml:3:25: error"), std::string::npos) << r.err;
+  EXPECT_EQ(kiln({"build", "-o", "x.kiln", "--add", "absent.toml"}).exit_code, 2);
 
   write_text(m_project / "top.toml", "targets = [\"sm_90\"]\n");
   r = kiln({"build", "-o", "x.kiln", "--add", "top.toml"});
