@@ -6,8 +6,10 @@
 
 #include "kiln/kiln.h"
 #include "kiln/program.hpp"
+#include "store/harvest_record.hpp"
 #include "test_process.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -68,6 +70,23 @@ TEST_F(FallbackTest, AnInstantiationThePackageLacksIsCompiledForTheDevice) {
   EXPECT_EQ(package.kernel("ops::scale<double>").get(), k.get());
   const kiln_cache_stats after = kiln::cache_stats();
   EXPECT_EQ((after.compiles + after.cache_hits) - (before.compiles + before.cache_hits), 1u);
+}
+
+// What kiln harvest reads (store/harvest_record.hpp): the name as asked and as resolved, the carried
+// source, the device's target and the package, by the last part of the name it was opened by.
+TEST_F(FallbackTest, ACompiledKernelIsRecordedInTheCacheForKilnHarvest) {
+  kiln::Package package = open(carried_package(), "dist/extended.kiln");
+  package.kernel("scale<short>");
+  const store::HarvestRead read = store::read_harvest_records(std::getenv("KILN_CACHE_DIR"));
+  EXPECT_TRUE(read.warnings.empty()) << read.warnings.front();
+  const auto found = std::find_if(read.records.begin(), read.records.end(),
+                                  [](const store::HarvestRecord& r) { return r.asked == "scale<short>"; });
+  ASSERT_NE(found, read.records.end());
+  EXPECT_EQ(found->expression, "ops::scale<short>");
+  EXPECT_EQ(found->source, "kernels/scale.cu");
+  EXPECT_EQ(found->target, "sm_90");
+  EXPECT_EQ(found->package_file, "extended.kiln");
+  EXPECT_NE(found->package_checksum, 0u);
 }
 
 TEST_F(FallbackTest, AKernelWithNoImageForTheDeviceIsCompiledForIt) {

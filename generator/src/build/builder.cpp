@@ -14,6 +14,7 @@
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
 #include "writer/package_writer.hpp"
+#include "manifest/fragment_reader.hpp"
 #include "manifest/manifest_reader.hpp"
 #include "package/assemble.hpp"
 #include "package/depfile.hpp"
@@ -182,6 +183,8 @@ void BuildRun::run() {
   Result<manifest::Manifest> manifest = manifest::read_manifest(m_request.manifest, m_request.root);
   // Every error of the manifest, the first one's place in `where` and the others in its log.
   if (!manifest) return stop(BuildFailure::bad_input, manifest.error());
+  for (const fs::path& fragment : m_request.additions)
+    if (Status s = manifest::add_fragment(*manifest, fragment); !s) return stop(BuildFailure::bad_input, s.error());
   if (Status s = override_targets(*manifest, m_request.targets); !s) return stop(BuildFailure::usage, s.error());
   const std::optional<shard::ShardSpec>& shard = m_request.shard;
   if (!m_request.parts.empty()) {
@@ -197,6 +200,8 @@ void BuildRun::run() {
                                                                            : m_request.depfile;
   const std::string prefix = display_prefix(manifest->root);
   std::vector<Input> inputs = known_inputs(*manifest, prefix, m_request.host_sources, m_request.python_sources);
+  for (const fs::path& fragment : m_request.additions)
+    inputs.push_back({fragment, "the --add fragment", fragment.string()});
   if (Status s = check_outputs({output, depfile, m_request.compile_commands}, inputs); !s)
     return stop(BuildFailure::usage, s.error());
   // The compile times are written last, over nothing the build reads or writes.
@@ -406,6 +411,8 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
   // Host and Python sources are inputs too: a new request there changes the package.
   assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
+  // So are the --add fragments: a harvest that adds names must build again.
+  for (const fs::path& fragment : m_request.additions) assembled->inputs.push_back(fs::absolute(fragment));
   for (const plan::Finding& warning : assembled->warnings)
     m_events.warning(WarningSource::kiln, plan::render(warning, false));
   for (const plan::Finding& warning : empty_source_warnings(plan, assembled->contents, prefix))

@@ -25,6 +25,8 @@ namespace kiln::build {
 struct BuildRequest {
   std::filesystem::path manifest = "kiln.toml";
   std::filesystem::path root;                  // resolve the manifest's relative paths here, not its directory
+  // Manifest fragments (`--add`, manifest/fragment_reader.hpp) whose names join the manifest's sources.
+  std::vector<std::filesystem::path> additions;
   std::vector<std::string> targets;            // instead of the manifest's, when not empty
   std::optional<shard::ShardSpec> shard;       // compile this shard's jobs only and write them as a part
   std::vector<std::filesystem::path> parts;    // merge: one part of each shard; compile nothing

@@ -96,6 +96,11 @@ public:
                    "jobserver allows, else the number of cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--cuda-root", m_cuda_root, "The CUDA toolkit whose headers to use");
+    app.add_option("--add", m_additions,
+                   "Add the names of a manifest fragment (kiln harvest writes one) to the manifest's sources of "
+                   "the same path; its paths are relative to the manifest's directory (repeatable)")
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(false);
     app.add_option("--root", m_root, "Resolve the manifest's relative paths against DIR, not its directory")
         ->check(CLI::ExistingDirectory);
     app.add_option("--build-dir", m_build_dir,
@@ -149,6 +154,7 @@ private:
     build::BuildRequest request;
     request.manifest = m_manifest;
     request.root = m_root;
+    request.additions = m_additions;
     request.targets = m_targets;
     if (!m_shard.empty()) {
       Result<shard::ShardSpec> spec = shard::parse_shard(m_shard);
@@ -244,6 +250,7 @@ private:
   fs::path m_compile_commands;
   fs::path m_cuda_root;
   fs::path m_root;
+  std::vector<fs::path> m_additions;
   fs::path m_build_dir;
   std::vector<std::string> m_targets;
   std::vector<fs::path> m_host_sources;

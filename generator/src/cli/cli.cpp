@@ -33,6 +33,8 @@ constexpr CommandEntry k_commands[] = {
     {"check", "Check targets and compile options as kiln build would, without building (for kiln_add_cache)", &make_check_command},
     {"compile-commands", "Merge kiln build --compile-commands files into a compile_commands.json (for kiln_add_cache)",
      &make_compile_commands_command},
+    {"harvest", "Write the kernels the run-time fallback compiled as manifest entries, for kiln build --add",
+     &make_harvest_command},
     {"cache", "Show, clear or trim the compile and scan cache; make keys that sign remote entries", &make_cache_command},
 };
 

@@ -31,5 +31,6 @@ std::unique_ptr<Command> make_scan_command();
 std::unique_ptr<Command> make_cache_command();
 std::unique_ptr<Command> make_check_command();
 std::unique_ptr<Command> make_compile_commands_command();
+std::unique_ptr<Command> make_harvest_command();
 
 }  // namespace kiln::cli

@@ -8,6 +8,7 @@
 #include "rtc/compiled_package.hpp"
 #include "rtc/compiler_access.hpp"
 #include "rtc/direct_records.hpp"
+#include "rtc/harvest_writer.hpp"
 #include "rtc/run_log.hpp"
 #include "rtc/source_tree.hpp"
 
@@ -136,6 +137,7 @@ Result<Compiled> RuntimeCompiler::package_kernel(const format::PackageReader& re
     if (package) {
       if (m_settings.log && source != Source::produced) log_cache_hit(candidate.expression, target, source);
       write_direct_record(m_cache, reader, request, target, key, candidate.expression, *identity);
+      write_harvest_note(m_cache, reader, label, request, candidate.expression, unit.inputs.program, target);
       return Compiled{*package, source, candidate.expression};
     }
     failures.push_back(std::move(package).error());

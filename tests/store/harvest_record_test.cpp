@@ -1,0 +1,99 @@
+// Harvest records (store/harvest_record.hpp): a record reads back as written, under a name from its
+// hash; a damaged, oversized, misnamed or hostile file is skipped with one warning naming it; a second
+// write of the same record writes nothing.
+#include "store/harvest_record.hpp"
+
+#include "test_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kiln::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+HarvestRecord sample() {
+  return HarvestRecord{"scale<double>", "ops::scale<double>", "kernels/scale.cu", "sm_90", "app.kiln", "app",
+                       0x0123456789abcdefULL};
+}
+
+class HarvestRecordTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("kiln-harvest-record-" + std::to_string(test::process_id()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(m_dir, ignored);
+  }
+  void write_raw(const std::string& name, const std::string& bytes) {
+    fs::create_directories(harvest_directory(m_dir));
+    std::ofstream(harvest_directory(m_dir) / name, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(HarvestRecordTest, ARecordReadsBackAsWrittenUnderItsHashedName) {
+  write_harvest_record(m_dir, sample());
+  const HarvestRead read = read_harvest_records(m_dir);
+  ASSERT_EQ(read.records.size(), 1u);
+  EXPECT_TRUE(read.warnings.empty());
+  EXPECT_EQ(read.records[0], sample());
+  EXPECT_EQ(read.files[0].filename(), harvest_file_name(sample()));
+  EXPECT_EQ(harvest_file_name(sample()).size(), 32u);
+  HarvestRecord other = sample();
+  other.target = "sm_80";
+  EXPECT_NE(harvest_file_name(other), harvest_file_name(sample()));
+}
+
+TEST_F(HarvestRecordTest, ASecondWriteOfTheSameRecordWritesNothing) {
+  write_harvest_record(m_dir, sample());
+  const fs::path file = harvest_directory(m_dir) / harvest_file_name(sample());
+  fs::last_write_time(file, fs::file_time_type{});
+  write_harvest_record(m_dir, sample());
+  EXPECT_EQ(fs::last_write_time(file), fs::file_time_type{});
+  EXPECT_EQ(read_harvest_records(m_dir).records.size(), 1u);
+}
+
+TEST_F(HarvestRecordTest, AFieldWithAControlCharacterIsNeitherWrittenNorRead) {
+  HarvestRecord hostile = sample();
+  hostile.expression = "ops::scale<double>\n[[source]]";
+  write_harvest_record(m_dir, hostile);
+  EXPECT_FALSE(fs::exists(harvest_directory(m_dir) / harvest_file_name(hostile)));
+  const std::string bytes = encode_harvest_record(hostile);
+  EXPECT_FALSE(decode_harvest_record(std::as_bytes(std::span(bytes.data(), bytes.size()))));
+}
+
+TEST_F(HarvestRecordTest, DamagedOversizedAndMisnamedFilesAreSkippedWithAWarningNamingEach) {
+  write_harvest_record(m_dir, sample());
+  std::string damaged = encode_harvest_record(sample());
+  damaged[20] ^= 1;
+  write_raw(std::string(32, 'a'), damaged);
+  write_raw(std::string(32, 'b'), std::string(k_max_harvest_record_size + 1, 'x'));
+  write_raw(std::string(32, 'c'), encode_harvest_record(sample()).substr(0, 30));
+  write_raw("not-a-record", encode_harvest_record(sample()));
+  write_raw(".writer.tmp-1-XXXXXX", "half");   // a writer's temporary file: not a record, not a warning
+  const HarvestRead read = read_harvest_records(m_dir);
+  EXPECT_EQ(read.records.size(), 1u);
+  ASSERT_EQ(read.warnings.size(), 4u);
+  for (const char* name : {"aaaa", "bbbb", "cccc", "not-a-record"}) {
+    const bool named = std::any_of(read.warnings.begin(), read.warnings.end(),
+                                   [&](const std::string& w) { return w.find(name) != std::string::npos; });
+    EXPECT_TRUE(named) << name;
+  }
+}
+
+TEST_F(HarvestRecordTest, ACacheWithoutRecordsReadsAsNone) {
+  const HarvestRead read = read_harvest_records(m_dir / "absent");
+  EXPECT_TRUE(read.records.empty());
+  EXPECT_TRUE(read.warnings.empty());
+}
+
+}  // namespace
+}  // namespace kiln::store
