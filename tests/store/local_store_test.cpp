@@ -2,6 +2,7 @@
 // writers (threads and processes) and a writer killed mid-write; a damaged entry is a miss and is
 // replaced; eviction removes the least recently used first.
 #include "store/entry_format.hpp"
+#include "store/harvest_record.hpp"
 #include "store/local_store.hpp"
 
 #include "test_process.hpp"
@@ -229,6 +230,38 @@ TEST_F(LocalStoreTest, ClearRemovesEntriesAndCounters) {
   EXPECT_EQ(store.usage().entries, 0u);
   EXPECT_EQ(store.counters().count("scan.hits"), 0u);
   EXPECT_FALSE(store.get(key(0)));
+}
+
+TEST_F(LocalStoreTest, ClearRemovesTheHarvestRecordsToo) {
+  LocalStore store(m_dir, 0);
+  store.put(key(0), value(100, 0));
+  HarvestRecord record{"scale<double>", "ops::scale<double>", "kernels/scale.cu", "sm_90", "app.kiln", "app", 7};
+  write_harvest_record(m_dir, record);
+  record.target = "sm_80";
+  write_harvest_record(m_dir, record);
+  ASSERT_EQ(read_harvest_records(m_dir).records.size(), 2u);
+  const LocalStore::Cleared cleared = store.clear();
+  EXPECT_TRUE(cleared.failures.empty()) << cleared.failures.front();
+  EXPECT_EQ(cleared.removed.entries, 1u);
+  EXPECT_EQ(cleared.harvest_records, 2u);
+  EXPECT_TRUE(read_harvest_records(m_dir).records.empty());
+}
+
+TEST_F(LocalStoreTest, ClearRemovesALinkedHarvestFolderAsALink) {
+  LocalStore store(m_dir, 0);
+  const fs::path outside = m_dir.parent_path() / (m_dir.filename().string() + "-harvest-outside");
+  fs::create_directories(outside);
+  fs::create_directories(m_dir);
+  std::ofstream(outside / "keep") << "not the cache's";
+  std::error_code linked;
+  fs::create_directory_symlink(outside, harvest_directory(m_dir), linked);
+  if (linked) GTEST_SKIP() << "no symbolic links here: " << linked.message();
+  const LocalStore::Cleared cleared = store.clear();
+  EXPECT_TRUE(cleared.failures.empty()) << cleared.failures.front();
+  EXPECT_EQ(cleared.harvest_records, 0u);
+  EXPECT_TRUE(fs::exists(outside / "keep")) << "clear followed the link";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(harvest_directory(m_dir)))) << "the link itself goes";
+  fs::remove_all(outside);
 }
 
 #if !defined(_WIN32)

@@ -2,6 +2,7 @@
 
 #include "store/entry_format.hpp"
 #include "store/entry_reader.hpp"
+#include "store/harvest_record.hpp"
 #include "util/file_io.hpp"
 #include "store/stats_file.hpp"
 #include "util/file_io.hpp"
@@ -174,6 +175,20 @@ LocalStore::Cleared LocalStore::clear() {
       }
       ++cleared.removed.entries;
       cleared.removed.bytes += e.bytes;
+    }
+    // The harvest records go too: a cleared cache has nothing to harvest. A link where the folder
+    // should be is removed as a link, never followed (as a shard's).
+    const fs::path harvest = harvest_directory(m_directory);
+    std::error_code link;
+    if (fs::is_symlink(harvest, link)) {
+      if (!fs::remove(harvest, link)) failed(harvest, "cannot remove this symbolic link: " + link.message());
+      return;
+    }
+    std::error_code listing;
+    for (fs::directory_iterator dir(harvest, listing), end; !listing && dir != end; dir.increment(listing)) {
+      std::error_code error;
+      if (fs::remove(dir->path(), error)) ++cleared.harvest_records;
+      else if (error) failed(dir->path(), "cannot remove it: " + error.message());
     }
   };
   if (!update_stats(m_directory, [&](Counters& c) {

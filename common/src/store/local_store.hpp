@@ -58,6 +58,7 @@ public:
   // the counters it could not zero, are in `failures`, each naming the path and the reason.
   struct Cleared {
     Usage removed;
+    std::uint64_t harvest_records = 0;   // what the run-time fallback noted for kiln harvest (harvest_record.hpp)
     std::vector<std::string> failures;
   };
   Cleared clear();

@@ -66,8 +66,11 @@ public:
     if (m_stats->parsed()) return stats(local, *settings);
     if (m_clear->parsed()) {
       const store::LocalStore::Cleared cleared = local.clear();
-      std::printf("cleared %s: removed %llu entries, %s\n", printable(settings->directory.string()).c_str(),
+      std::printf("cleared %s: removed %llu entries, %s", printable(settings->directory.string()).c_str(),
                   static_cast<unsigned long long>(cleared.removed.entries), store::format_size(cleared.removed.bytes).c_str());
+      if (cleared.harvest_records > 0)
+        std::printf(", and %llu harvest records", static_cast<unsigned long long>(cleared.harvest_records));
+      std::printf("\n");
       if (cleared.failures.empty()) return k_exit_ok;
       std::fflush(stdout);
       for (const std::string& failure : cleared.failures) std::cerr << diagnostic(Location{}, "error", failure) << "\n";
