@@ -15,6 +15,7 @@ import threading
 from importlib import resources
 
 from . import _kiln as kiln
+from . import _providers
 
 __version__ = "0.1.0"
 __all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "scale"]
@@ -33,6 +34,8 @@ def package():
 
     Opening reads the file's index: it needs no GPU and no driver, so listing
     kernels works anywhere; the driver is loaded when a kernel is first asked for.
+    A provider wheel (kiln-example-wheel-cc<major>) of another version than this
+    package raises _providers.ProviderVersionError naming both.
     """
     global _package
     with _lock:
@@ -40,6 +43,7 @@ def package():
             # as_file gives a file system path (a zipped package would be extracted for the call);
             # the open package keeps the file open, so it stays readable after the context ends.
             with resources.as_file(PACKAGE_FILE) as path:
+                _providers.check(path.parent, _providers.own_version(__version__))
                 _package = kiln.Package.open(path)
         return _package
 
