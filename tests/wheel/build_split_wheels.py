@@ -9,7 +9,10 @@ Writes, under --work:
                   kiln_example_wheel_cc<major>-0.1.0-py3-none-any.whl, from the one build
   variant-dist/   the same providers under PEP 825 file names (...-any-cc<major>.whl)
   other-version/  the providers as version 0.2.0 (the same files): for wheel_split_install's refusal
-The last two are provider_wheels.py run again on the build's split package: no kernel is rebuilt.
+  another-build/  the cc9 provider, version 0.1.0, of another build (for sm_90 and compute_90 only):
+                  a companion the runtime must refuse
+The middle two are provider_wheels.py run again on the build's split package; the last is a second
+pip wheel whose kernels all come from the test tree's Kiln cache. No kernel is compiled twice.
 Checks:
   - the main wheel is the single wheel's layout (build_wheel.check_contents), its kernels.kiln a main
     file of a split and no companion beside it; its METADATA offers extra cc<major> pinned to its version;
@@ -36,9 +39,9 @@ def families(architectures):
     return {int(re.match(r"[0-9]+", arch)[0]) // 10 for arch in architectures.split(",")}
 
 
-def build(args, dist):
-    settings = [f"build-dir={args.work / 'build'}",
-                f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={args.architectures.replace(',', ';')}",
+def build(args, dist, architectures, build_dir="build"):
+    settings = [f"build-dir={args.work / build_dir}",
+                f"cmake.define.KILN_EXAMPLE_ARCHITECTURES={architectures.replace(',', ';')}",
                 f"cmake.define.KILN_EXAMPLE_PROVIDER_WHEELS={dist}"]
     prefixes = os.pathsep.join(p for p in (str(args.prefix), os.environ.get("CMAKE_PREFIX_PATH", "")) if p)
     run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
@@ -114,7 +117,7 @@ def main():
 
     shutil.rmtree(args.work, ignore_errors=True)
     dist = args.work / "dist"
-    build(args, dist)
+    build(args, dist, args.architectures)
     majors = families(args.architectures)
     wheels = sorted(p.name for p in dist.glob("*.whl"))
     expected = sorted([MAIN] + [f"kiln_example_wheel_cc{m}-0.1.0-py3-none-any.whl" for m in majors])
@@ -126,6 +129,7 @@ def main():
 
     write_providers(args, "variant-dist", "--version", "0.1.0", "--variant-names")
     write_providers(args, "other-version", "--version", "0.2.0")
+    build(args, args.work / "another-build", "90", "another-build-tree")
 
     sizes = [(p.name, p.stat().st_size) for p in sorted(dist.glob("*.whl"))]
     if args.single_wheel and args.single_wheel.is_file():

@@ -22,12 +22,16 @@ Error cases:
     --no-deps, kiln_example.package() raises ProviderVersionError naming both versions and the file,
     and python -m kiln_example exits 2 saying so;
   - no provider for the device's family and no PTX for it (8.6 above): the runtime's error names the
-    file to install.
+    file to install;
+  - a provider of the same version from another build (another-build/: its cubins are not the ones
+    the main file lists): the runtime refuses it, KILN_STATUS_CORRUPT naming the file and saying to
+    install the provider of the main wheel's version, rather than loading it or the PTX.
 With a GPU the kernel is also loaded, and in the providers venv it must come from its family's cubin.
 """
 import argparse
 import json
 import shutil
+import sys
 from pathlib import Path
 
 from wheel_support import fail, make_venv, run, run_status, show
@@ -55,8 +59,10 @@ print(json.dumps(out))
 
 
 def pip(python, *arguments, expect=0):
-    return run([str(python), "-m", "pip", "install", "--no-index", "--no-cache-dir", "--disable-pip-version-check",
-                *map(str, arguments)], "pip install", expect=expect)
+    """pip install into the venv of `python`, by this interpreter's pip (the venvs have none: making
+    five venvs with pip took 20 s)."""
+    return run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-cache-dir",
+                "--disable-pip-version-check", *map(str, arguments)], "pip install", expect=expect)
 
 
 def probe(python):
@@ -95,7 +101,7 @@ def expect_gpu(venv, choices, providers):
 
 
 def venv_main(args, kiln):
-    python, site = make_venv(args.work / "main")
+    python, site = make_venv(args.work / "main", with_pip=False)
     pip(python, "--find-links", args.wheels / "dist", "kiln-example-wheel")
     companions = sorted(p.name for p in (site / "kiln_example").glob("kernels.cc*.kiln"))
     if companions:
@@ -111,7 +117,7 @@ def venv_main(args, kiln):
 
 
 def venv_providers(args, kiln):
-    python, site = make_venv(args.work / "providers")
+    python, site = make_venv(args.work / "providers", with_pip=False)
     pip(python, "--find-links", args.wheels / "dist", "kiln-example-wheel[cc8,cc9]")
     choices = probe(python)
     show("providers: saxpy's image by device", json.dumps(choices, indent=1))
@@ -130,7 +136,7 @@ def venv_providers(args, kiln):
 
 
 def venv_by_provider(args):
-    python, _ = make_venv(args.work / "by-provider")
+    python, _ = make_venv(args.work / "by-provider", with_pip=False)
     pip(python, "--find-links", args.wheels / "dist", "kiln-example-wheel-cc9")
     choices = probe(python)
     expect_choice("by-provider", choices, 90, "cubin", "sm_90")
@@ -139,7 +145,7 @@ def venv_by_provider(args):
 
 
 def venv_other_version(args):
-    python, site = make_venv(args.work / "other-version")
+    python, site = make_venv(args.work / "other-version", with_pip=False)
     refused = pip(python, "--find-links", args.wheels / "dist", "--find-links", args.wheels / "other-version",
                   "kiln-example-wheel==0.1.0", "kiln-example-wheel-cc9==0.2.0", expect=1)
     show("other-version: pip's resolver", refused)
@@ -160,6 +166,20 @@ def venv_other_version(args):
              f"exit {status}:\n{output}")
 
 
+def venv_another_build(args):
+    python, site = make_venv(args.work / "another-build", with_pip=False)
+    pip(python, "--no-deps", args.wheels / "dist" / "kiln_example_wheel-0.1.0-py3-none-linux_x86_64.whl",
+        args.wheels / "another-build" / "kiln_example_wheel_cc9-0.1.0-py3-none-any.whl")
+    choices = probe(python)
+    show("another-build: saxpy's image by device", json.dumps(choices, indent=1))
+    companion = site / "kiln_example" / "kernels.cc9.kiln"
+    expect_choice("another-build", choices, 90, "error", says=f"{companion}, cannot be used: ")
+    expect_choice("another-build", choices, 90, "error", says="(from wheels: the provider wheel of the same version")
+    if choices["90"][1] != "CORRUPT":
+        fail(f"another-build: a companion of another build must be CORRUPT, not {choices['90'][1]}")
+    expect_choice("another-build", choices, 120, "ptx", "compute_90")  # PTX serves where no companion is asked
+
+
 def main():
     parser = argparse.ArgumentParser()
     for option in ("--wheels", "--work"):
@@ -171,6 +191,7 @@ def main():
     venv_providers(args, args.kiln)
     venv_by_provider(args)
     venv_other_version(args)
+    venv_another_build(args)
     print("main wheel alone: PTX; with providers: their cubins; another version: refused")
 
 
