@@ -30,6 +30,7 @@ With a GPU the kernel is also loaded, and in the providers venv it must come fro
 """
 import argparse
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -54,6 +55,8 @@ try:
     out["device"] = [image.kind, image.target, image.compute_capability]
 except (kiln_example.kiln.NoDriverError, kiln_example.kiln.NoDeviceError):
     out["device"] = None
+except kiln_example.kiln.KilnError as error:
+    out["device"] = ["error", error.status_name, str(error)]
 print(json.dumps(out))
 """
 
@@ -90,11 +93,24 @@ def expect_inspect(venv, kiln, site, lines):
             fail(f"{venv}: kiln inspect --device 9.0 printed no '{line}'")
 
 
-def expect_gpu(venv, choices, providers):
+def expect_gpu(venv, choices, providers, refused=None):
+    """With a GPU: its image comes from its family's provider where one is installed; `refused`, the
+    major whose installed provider is of another build, must fail naming it."""
     device = choices.get("device")
     if device is None:
         return
+    if device[0] == "error":
+        if refused is not None and device[1] == "CORRUPT" and f"kernels.cc{refused}.kiln" in device[2]:
+            print(f"{venv}: the GPU's provider is refused: {device[2]}")
+            return
+        missing = re.search(r"kernels\.cc([0-9]+)\.kiln, which is not installed", device[2])
+        if device[1] == "NO_IMAGE_FOR_DEVICE" and missing and int(missing[1]) not in providers:
+            print(f"{venv}: the GPU has no image without its provider: {device[2]}")  # an 8.x GPU, no PTX
+            return
+        fail(f"{venv}: the GPU's image for saxpy: {device[1]}: {device[2]}")
     kind, target, capability = device
+    if refused is not None and capability // 10 == refused:
+        fail(f"{venv}: the GPU loaded {kind} {target} despite its provider of another build")
     if capability // 10 in providers and kind != "cubin":
         fail(f"{venv}: the GPU (compute capability {capability}) loads {kind} {target}, not its provider's cubin")
     print(f"{venv}: the GPU ({capability}) loads saxpy from {kind} {target}")
@@ -178,6 +194,7 @@ def venv_another_build(args):
     if choices["90"][1] != "CORRUPT":
         fail(f"another-build: a companion of another build must be CORRUPT, not {choices['90'][1]}")
     expect_choice("another-build", choices, 120, "ptx", "compute_90")  # PTX serves where no companion is asked
+    expect_gpu("another-build", choices, set(), refused=9)
 
 
 def main():
