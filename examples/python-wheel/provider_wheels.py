@@ -20,7 +20,9 @@ ships the main file, and this writes `<distribution>-cc<major>`, a wheel holding
     name carries the label as PEP 825 says (`...-py3-none-any-cc9.whl`), for a variant-aware index;
     pip and uv refuse such names today, so the default is the plain name they install.
 
-The wheels are the same bytes for the same companions: entries sorted, dated 1980-01-01.
+The wheels are the same bytes for the same companions: entries sorted, dated 1980-01-01. A provider
+of this version that an earlier build wrote into --out and this one did not (the build lost a family)
+is removed, as `kiln split` removes a stale companion: uploading the directory uploads this build.
 """
 import argparse
 import base64
@@ -123,10 +125,20 @@ def main():
         sys.exit(f"provider_wheels: {args.package} is not the main file of a split package (kiln split)")
     args.out.mkdir(parents=True, exist_ok=True)
     stem = str(args.package).removesuffix(".kiln")
+    written = []
     for tag in split.split():
         companion = Path(f"{stem}.{tag}.kiln")
         path = provider_wheel(args, int(tag.removeprefix("cc")), companion, inspect(args.kiln, companion)["targets"])
+        written.append(path)
         print(f"provider_wheels: {path.name} ({path.stat().st_size} bytes)")
+    normalized = re.sub(r"[-_.]+", "_", args.distribution).lower()
+    # Only names of this run's kind: a directory may hold both plain and --variant-names wheels.
+    label = r"-cc[0-9]+" if args.variant_names else ""
+    for stale in set(args.out.glob(f"{normalized}_cc*-{args.version}-py3-none-any*.whl")) - set(written):
+        if re.fullmatch(rf"{re.escape(normalized)}_cc[0-9]+-{re.escape(args.version)}-py3-none-any{label}\.whl",
+                        stale.name):
+            stale.unlink()
+            print(f"provider_wheels: removed {stale.name}, a family this build does not have")
 
 
 if __name__ == "__main__":
