@@ -18,7 +18,7 @@ ships the main file, and this writes `<distribution>-cc<major>`, a wheel holding
     offers them (`90_real`; `sm_90a` and `sm_100f` run on 9.0 and 10.x, so they are `90_real` and
     `100_real`: the provider has no spelling for arch-specific targets). With --variant-names the file
     name carries the label as PEP 825 says (`...-py3-none-any-cc9.whl`), for a variant-aware index;
-    pip and uv refuse such names today, so the default is the plain name they install.
+    pip refuses such names today ("not a valid wheel filename"), so the default is the plain name.
 
 The wheels are the same bytes for the same companions: entries sorted, dated 1980-01-01. A provider
 of this version that an earlier build wrote into --out and this one did not (the build lost a family)
