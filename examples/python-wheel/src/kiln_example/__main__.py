@@ -10,8 +10,9 @@ without a usable GPU is not a failure: the package is listed, the reason printed
 Listing needs only the standard library: no numpy, CuPy or driver.
 """
 import sys
+from importlib import resources
 
-from . import PACKAGE_FILE, kiln, package
+from . import PACKAGE_FILE, _providers, kiln, package
 from .checks import run_checks
 
 
@@ -22,6 +23,9 @@ def _list(pkg):
         print(f"kernel   {name}")
     for target in pkg.targets:
         print(f"target   {target}")
+    with resources.as_file(PACKAGE_FILE) as path:
+        for major, file, name, version in _providers.installed(path.parent):
+            print(f"provider cc{major}: {file.name} from {name or 'no installed wheel'} {version or ''}".rstrip())
 
 
 def main(argv):
@@ -29,7 +33,7 @@ def main(argv):
     try:
         pkg = package()
         _list(pkg)
-    except kiln.KilnError as error:  # the package or libkiln is missing or damaged
+    except (kiln.KilnError, _providers.ProviderVersionError) as error:  # missing, damaged, mismatched
         print(f"kiln_example: {error}", file=sys.stderr)
         return 2
     # Asking for a kernel loads the driver: where there is none (or no GPU) the binding says why.
