@@ -81,7 +81,7 @@ def check_provider(wheel, major):
     dist_info = f"kiln_example_wheel_cc{major}-0.1.0.dist-info"
     with zipfile.ZipFile(wheel) as archive:
         names = sorted(archive.namelist())
-    expected = sorted([f"kiln_example/kernels.cc{major}.kiln"] +
+    expected = sorted([f"kiln_example/kernels.cc{major}.kiln", f"kiln_example/kernels.cc{major}.version"] +
                       [f"{dist_info}/{n}" for n in ("METADATA", "WHEEL", "RECORD", "variant.json")])
     if names != expected:
         fail(f"{wheel.name} holds {names}, expected {expected}")

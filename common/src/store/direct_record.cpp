@@ -1,5 +1,7 @@
 #include "store/direct_record.hpp"
 
+#include "store/record_bytes.hpp"
+
 #include "format/checksum.hpp"
 #include "platform/text.hpp"
 #include "util/hasher.hpp"
@@ -28,42 +30,6 @@ void add(std::string& text, std::string_view tag, std::string_view value) {
 std::uint64_t hash_of(std::string_view text) {
   return format::checksum(std::as_bytes(std::span(text.data(), text.size())));
 }
-
-template <typename Number>
-void put(std::string& out, Number value) {
-  char bytes[sizeof value];
-  std::memcpy(bytes, &value, sizeof value);   // little-endian machines only, as the package format
-  out.append(bytes, sizeof value);
-}
-
-void put_string(std::string& out, std::string_view text) {
-  put(out, static_cast<std::uint32_t>(text.size()));
-  out.append(text);
-}
-
-// Reads a record front to back; any read past its end leaves it failed.
-struct Cursor {
-  std::span<const std::byte> rest;
-  bool ok = true;
-
-  template <typename Number>
-  Number take() {
-    Number value{};
-    ok = ok && rest.size() >= sizeof value;
-    if (!ok) return value;
-    std::memcpy(&value, rest.data(), sizeof value);
-    rest = rest.subspan(sizeof value);
-    return value;
-  }
-  std::string take_string() {
-    const std::uint32_t size = take<std::uint32_t>();
-    ok = ok && rest.size() >= size;
-    if (!ok) return {};
-    std::string text(reinterpret_cast<const char*>(rest.data()), size);
-    rest = rest.subspan(size);
-    return text;
-  }
-};
 
 }  // namespace
 
@@ -114,16 +80,16 @@ std::string encode_direct_record(const DirectRecord& record) {
   put_string(out, record.query);
   put_string(out, record.entry_key);
   put_string(out, record.expression);
-  put(out, static_cast<std::uint32_t>(record.files.size()));
+  put_number(out, static_cast<std::uint32_t>(record.files.size()));
   for (const FileIdentity& f : record.files) {
     const platform::FileStatus none;
     const platform::FileStatus& s = f.present ? f.status : none;
-    put(out, static_cast<std::uint32_t>(f.present));
-    put(out, s.size);
-    put(out, s.mtime_ns);
-    put(out, s.ctime_ns);
-    put(out, s.device);
-    put(out, s.file);
+    put_number(out, static_cast<std::uint32_t>(f.present));
+    put_number(out, s.size);
+    put_number(out, s.mtime_ns);
+    put_number(out, s.ctime_ns);
+    put_number(out, s.device);
+    put_number(out, s.file);
     put_string(out, f.path);
   }
   return out;
@@ -133,7 +99,7 @@ std::optional<DirectRecord> decode_direct_record(std::span<const std::byte> byte
   if (bytes.size() < k_direct_record_magic.size() ||
       std::memcmp(bytes.data(), k_direct_record_magic.data(), k_direct_record_magic.size()) != 0)
     return std::nullopt;
-  Cursor in{bytes.subspan(k_direct_record_magic.size())};
+  RecordCursor in{bytes.subspan(k_direct_record_magic.size())};
   DirectRecord record;
   record.query = in.take_string();
   record.entry_key = in.take_string();

@@ -1,5 +1,7 @@
 #include "store/harvest_record.hpp"
 
+#include "store/record_bytes.hpp"
+
 #include "format/checksum.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
@@ -14,43 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-template <typename Number>
-void put(std::string& out, Number value) {
-  char bytes[sizeof value];
-  std::memcpy(bytes, &value, sizeof value);   // little-endian machines only, as the package format
-  out.append(bytes, sizeof value);
-}
-
-void put_string(std::string& out, std::string_view text) {
-  put(out, static_cast<std::uint32_t>(text.size()));
-  out.append(text);
-}
-
 std::uint64_t checksum_of(std::span<const std::byte> bytes) { return format::checksum(bytes); }
-
-// Reads front to back; a read past the end, or a field over the bound, leaves it failed.
-struct Cursor {
-  std::span<const std::byte> rest;
-  bool ok = true;
-
-  template <typename Number>
-  Number take() {
-    Number value{};
-    ok = ok && rest.size() >= sizeof value;
-    if (!ok) return value;
-    std::memcpy(&value, rest.data(), sizeof value);
-    rest = rest.subspan(sizeof value);
-    return value;
-  }
-  std::string take_string() {
-    const std::uint32_t size = take<std::uint32_t>();
-    ok = ok && size <= k_max_harvest_field && rest.size() >= size;
-    if (!ok) return {};
-    std::string text(reinterpret_cast<const char*>(rest.data()), size);
-    rest = rest.subspan(size);
-    return text;
-  }
-};
 
 // Names and paths go into a manifest and onto the terminal: no control characters, ever.
 bool plain(std::string_view text) {
@@ -86,8 +52,8 @@ std::string encode_harvest_record(const HarvestRecord& record) {
   for (const std::string* field : {&record.asked, &record.expression, &record.source, &record.target,
                                    &record.package_file, &record.package_name})
     put_string(out, *field);
-  put(out, record.package_checksum);
-  put(out, checksum_of(std::as_bytes(std::span(out.data(), out.size()))));
+  put_number(out, record.package_checksum);
+  put_number(out, checksum_of(std::as_bytes(std::span(out.data(), out.size()))));
   return out;
 }
 
@@ -99,7 +65,7 @@ std::optional<HarvestRecord> decode_harvest_record(std::span<const std::byte> by
   std::uint64_t stored = 0;
   std::memcpy(&stored, bytes.data() + body.size(), sizeof stored);
   if (stored != checksum_of(body)) return std::nullopt;
-  Cursor cursor{body.subspan(k_harvest_magic.size())};
+  RecordCursor cursor{body.subspan(k_harvest_magic.size()), k_max_harvest_field};
   HarvestRecord record;
   for (std::string* field : {&record.asked, &record.expression, &record.source, &record.target,
                              &record.package_file, &record.package_name})

@@ -13,16 +13,6 @@ namespace kiln::harvest {
 
 namespace {
 
-// ("block_sum", "<double, 512>") of a normalized name, without a leading "::".
-std::pair<std::string, std::string> split_name(const std::string& normalized) {
-  const std::size_t open = normalized.find('<');
-  std::string base = normalized.substr(0, open);
-  std::string arguments = open == std::string::npos ? std::string() : normalized.substr(open);
-  while (!base.empty() && base.back() == ' ') base.pop_back();
-  if (base.rfind("::", 0) == 0) base.erase(0, 2);
-  return {base, arguments};
-}
-
 // A name goes into a manifest as a TOML string and onto terminals: printable ASCII only, as C++
 // name expressions are.
 bool plain_ascii(std::string_view text) {
@@ -39,8 +29,8 @@ std::set<std::string> listed_names(const manifest::Manifest& manifest, const man
 }  // namespace
 
 bool resolves_to(std::string_view asked, std::string_view expression) {
-  const auto [asked_base, asked_arguments] = split_name(format::normalize_name(asked));
-  const auto [base, arguments] = split_name(format::normalize_name(expression));
+  const auto [asked_base, asked_arguments] = format::split_template_name(format::normalize_name(asked));
+  const auto [base, arguments] = format::split_template_name(format::normalize_name(expression));
   if (asked_base.empty() || arguments != asked_arguments) return false;
   return base == asked_base || (base.size() > asked_base.size() + 2 && base.ends_with("::" + asked_base));
 }

@@ -40,6 +40,17 @@ std::string_view describe_type(const toml::node& node) {
   return "nothing";
 }
 
+std::optional<toml::table> parse_document(std::string_view text, const std::filesystem::path& path,
+                                          Diagnostics& diags) {
+  try {
+    return toml::parse(text, std::string_view(path.string()));
+  } catch (const toml::parse_error& error) {
+    diags.error(static_cast<int>(error.source().begin.line), static_cast<int>(error.source().begin.column),
+                std::string(error.description()));
+    return std::nullopt;
+  }
+}
+
 void check_keys(const toml::table& table, const KeyRules& rules, Diagnostics& diags) {
   const std::string where = rules.section.empty() ? "" : " in " + std::string(rules.section);
   for (auto&& [key, value] : table) {

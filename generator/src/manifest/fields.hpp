@@ -33,6 +33,11 @@ struct KeyRules {
   std::string_view hint;
 };
 
+// The TOML document `text` (read from `path`), or nothing with its syntax error reported at its
+// line and column. toml++ is built with exceptions; this is the one place they can come from.
+std::optional<toml::table> parse_document(std::string_view text, const std::filesystem::path& path,
+                                          Diagnostics& diags);
+
 // Reports every key of `table` that `rules` does not know.
 void check_keys(const toml::table& table, const KeyRules& rules, Diagnostics& diags);
 

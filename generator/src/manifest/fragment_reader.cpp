@@ -50,14 +50,9 @@ Status add_fragment(Manifest& manifest, const std::filesystem::path& path) {
 
 Status add_fragment_text(Manifest& manifest, std::string_view text, const std::filesystem::path& path) {
   Diagnostics diags(path.string());
-  toml::table document;
-  try {
-    document = toml::parse(text, std::string_view(path.string()));
-  } catch (const toml::parse_error& error) {
-    diags.error(static_cast<int>(error.source().begin.line), static_cast<int>(error.source().begin.column),
-                std::string(error.description()));
-    return diags.to_error();
-  }
+  std::optional<toml::table> parsed = parse_document(text, path, diags);
+  if (!parsed) return diags.to_error();
+  toml::table& document = *parsed;
   check_keys(document, KeyRules{"a manifest fragment", k_fragment_keys, {}, {}}, diags);
   std::vector<std::pair<SourceEntry*, std::vector<std::string>>> additions;
   if (const toml::node* sources = document.get("source")) {

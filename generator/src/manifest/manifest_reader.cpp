@@ -254,16 +254,9 @@ Result<Manifest> read_manifest(const fs::path& path, const fs::path& root) {
 
 Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, const fs::path& root) {
   Diagnostics diags(path.string());
-  toml::table document;
-  // toml++ is built with exceptions; this is the one place they can come from, so they are turned
-  // into an Error here and go no further.
-  try {
-    document = toml::parse(text, std::string_view(path.string()));
-  } catch (const toml::parse_error& error) {
-    diags.error(static_cast<int>(error.source().begin.line), static_cast<int>(error.source().begin.column),
-                std::string(error.description()));
-    return diags.to_error();
-  }
+  std::optional<toml::table> parsed = detail::parse_document(text, path, diags);
+  if (!parsed) return diags.to_error();
+  toml::table& document = *parsed;
 
   Manifest manifest;
   manifest.path = path;

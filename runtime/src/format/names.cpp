@@ -127,4 +127,13 @@ std::optional<VariantName> split_variant_name(std::string_view stored) {
   return VariantName{stored.substr(0, slash), stored.substr(slash + 1)};
 }
 
+TemplateParts split_template_name(std::string_view normalized) {
+  const std::size_t open = normalized.find('<');
+  std::string base(normalized.substr(0, open));
+  std::string arguments(open == std::string_view::npos ? std::string_view() : normalized.substr(open));
+  while (!base.empty() && base.back() == ' ') base.pop_back();
+  if (base.rfind("::", 0) == 0) base.erase(0, 2);
+  return {std::move(base), std::move(arguments)};
+}
+
 }  // namespace kiln::format

@@ -22,6 +22,13 @@ std::size_t unspaced_prefix(std::string_view name);
 // normalize_name_into for a name whose first `prefix` bytes (unspaced_prefix, at most) `out`
 // already holds: the rest is normalized after them.
 std::string_view normalize_name_after(std::string_view name, std::size_t prefix, char* out);
+// A normalized name's template and its arguments, without a leading "::":
+// "block_sum<double, 512>" -> ("block_sum", "<double, 512>"); "::ns::k" -> ("ns::k", "").
+struct TemplateParts {
+  std::string base;
+  std::string arguments;
+};
+TemplateParts split_template_name(std::string_view normalized);
 // Whether normalize_name(name) would return `name` unchanged, as it does for every name a package
 // stores: lookups and checks then use the name as it is, without a copy.
 bool is_normalized(std::string_view name);
