@@ -182,6 +182,23 @@ TEST_F(Harvest, ADamagedOrImplausibleRecordIsSkippedWithAWarningNamingItsFile) {
   EXPECT_NE(r.err.find("note: 1 names to add"), std::string::npos) << r.err;
 }
 
+TEST_F(Harvest, WriteEditsALinkedManifestsTargetAndKeepsItsPermissions) {
+  // As an editor would: the link stays a link and the file it names is edited; a manifest kept
+  // private (0600) or group-readable (0640) does not come back readable by all.
+  record(sample("shift<int>", "ops::shift<int>", "kernels/shift.cu"));
+  const fs::path real = m_project / "manifests" / "kiln.toml";
+  fs::create_directories(real.parent_path());
+  fs::rename(m_project / "kiln.toml", real);
+  fs::create_symlink(fs::path("manifests") / "kiln.toml", m_project / "kiln.toml");
+  const fs::perms kept = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read;
+  fs::permissions(real, kept);
+  const RunResult r = kiln({"harvest", m_cache.string(), "--write"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(m_project / "kiln.toml")) << "the link was replaced by a file";
+  EXPECT_NE(read_text(real).find("\"ops::shift<int>\","), std::string::npos) << read_text(real);
+  EXPECT_EQ(fs::status(real).permissions() & fs::perms::all, kept);
+}
+
 TEST_F(Harvest, CommandLineAndManifestErrors) {
   record(sample("shift<int>", "ops::shift<int>", "kernels/shift.cu"));
   const RunResult both = kiln({"harvest", m_cache.string(), "--write", "-o", "x.toml"});

@@ -93,6 +93,26 @@ TEST_F(HarvestRecordTest, DamagedOversizedAndMisnamedFilesAreSkippedWithAWarning
   }
 }
 
+TEST_F(HarvestRecordTest, ALinkWhereTheFolderShouldBeIsNeitherWrittenThroughNorRead) {
+  // The link chooses a folder outside the cache: a record written there would land where the cache's
+  // owner never said, and records read from there would be someone else's.
+  const fs::path elsewhere = m_dir / "elsewhere";
+  fs::create_directories(elsewhere);
+  std::error_code linked;
+  fs::create_directory_symlink(elsewhere, harvest_directory(m_dir), linked);
+  if (linked) GTEST_SKIP() << "no symbolic links here: " << linked.message();
+  write_harvest_record(m_dir, sample());
+  EXPECT_TRUE(fs::is_empty(elsewhere)) << "nothing is written through the link";
+  EXPECT_TRUE(fs::is_symlink(harvest_directory(m_dir)));
+
+  std::ofstream(elsewhere / harvest_file_name(sample()), std::ios::binary) << encode_harvest_record(sample());
+  const HarvestRead read = read_harvest_records(m_dir);
+  EXPECT_TRUE(read.records.empty());
+  ASSERT_EQ(read.warnings.size(), 1u);
+  EXPECT_NE(read.warnings[0].find("symbolic link"), std::string::npos) << read.warnings[0];
+  EXPECT_NE(read.warnings[0].find(harvest_directory(m_dir).string()), std::string::npos) << read.warnings[0];
+}
+
 TEST_F(HarvestRecordTest, ACacheWithoutRecordsReadsAsNone) {
   const HarvestRead read = read_harvest_records(m_dir / "absent");
   EXPECT_TRUE(read.records.empty());

@@ -87,6 +87,8 @@ void write_harvest_record(const fs::path& cache_directory, const HarvestRecord& 
   const fs::path directory = harvest_directory(cache_directory);
   const fs::path file = directory / harvest_file_name(record);
   std::error_code ec;
+  // The store makes no links: a link where the folder should be would choose where records are written.
+  if (fs::is_symlink(directory, ec)) return;
   if (fs::exists(file, ec)) return;   // written before: by this process or another
   const std::string bytes = encode_harvest_record(record);
   // What a reader would refuse (a name with a control character, a field over the bound) is not written.
@@ -100,6 +102,10 @@ HarvestRead read_harvest_records(const fs::path& cache_directory) {
   HarvestRead read;
   const fs::path directory = harvest_directory(cache_directory);
   std::error_code ec;
+  if (fs::is_symlink(directory, ec)) {
+    read.warnings.push_back(directory.string() + ": a symbolic link, not the cache's folder: not followed, no records read");
+    return read;
+  }
   if (!fs::is_directory(directory, ec)) return read;   // nothing compiled at run time yet
   std::vector<fs::path> files;
   for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {

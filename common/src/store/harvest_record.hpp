@@ -62,6 +62,7 @@ std::optional<HarvestRecord> decode_harvest_record(std::span<const std::byte> by
 
 // Writes the record into the cache unless a file of its name is there already (a hit writes
 // nothing). Errors are swallowed, as every cache write's: a read-only cache only loses the record.
+// A symbolic link where <cache>/harvest should be is never followed: nothing is written.
 void write_harvest_record(const std::filesystem::path& cache_directory, const HarvestRecord& record);
 
 struct HarvestRead {
@@ -69,7 +70,8 @@ struct HarvestRead {
   std::vector<std::filesystem::path> files;   // parallel: where each was read
   std::vector<std::string> warnings;     // one per file skipped, naming it; one if records were left unread
 };
-// Every record of a cache: damaged, oversized or unreadable files are skipped with a warning.
+// Every record of a cache: damaged, oversized or unreadable files are skipped with a warning; a
+// symbolic link where the folder should be is not followed (one warning, no records).
 HarvestRead read_harvest_records(const std::filesystem::path& cache_directory);
 
 }  // namespace kiln::store

@@ -62,7 +62,7 @@ std::optional<std::string> read_text_file(const fs::path& path) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-Status write_file_atomically(const fs::path& path, std::span<const std::byte> bytes) {
+Status write_file_atomically(const fs::path& path, std::span<const std::byte> bytes, Permissions permissions) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   // The rename would put a regular file where a device, a FIFO or a directory was (/dev/null, as root).
   if (platform::FileStatus existing; platform::status_of(path, existing) && !existing.is_regular)
@@ -95,6 +95,17 @@ Status write_file_atomically(const fs::path& path, std::span<const std::byte> by
   }
   // mkstemp creates 0600 files; a package is meant to be shared like any build output.
   if (!platform::share_like_other_outputs(fd)) return fail("chmod");
+  if (permissions == Permissions::of_replaced_file) {
+    std::error_code ec;
+    const fs::file_status replaced = fs::status(path, ec);
+    if (!ec && fs::is_regular_file(replaced)) {
+      fs::permissions(platform::path_of_utf8(temp), replaced.permissions(), ec);
+      if (ec) {
+        errno = ec.value();
+        return fail("chmod");
+      }
+    }
+  }
   if (!platform::sync_file(fd)) return fail("fsync");
   if (!platform::replace_file(platform::path_of_utf8(temp), path)) return fail("rename into place");
   platform::close_file(fd);   // after the rename: until then the lock says the temporary file is in use

@@ -39,6 +39,10 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path);
 // reason) the temporary file is removed and `path` is untouched. Only a regular file (or a link to
 // one) is replaced: a directory, a FIFO or a device at `path` is an error, and nothing is written. The temporary file is
 // .<name>.tmp-<pid>-XXXXXX (scratch_names.hpp), removed on SIGINT/SIGTERM too.
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+// A new output is readable by all, as the umask allows (mkstemp's 0600 would hide a package from the
+// group that shares it); a file edited in place (`kiln harvest --write`) keeps the permissions it had.
+enum class Permissions { of_new_output, of_replaced_file };
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes,
+                             Permissions permissions = Permissions::of_new_output);
 
 }  // namespace kiln

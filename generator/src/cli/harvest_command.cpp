@@ -73,7 +73,13 @@ private:
     if (!text) return fail(k_exit_bad_input, Error{"cannot read " + m_manifest.string()});
     Result<std::string> edited = harvest::add_to_manifest(*text, m_manifest.string(), found.names);
     if (!edited) return fail(k_exit_bad_input, edited.error());
-    if (Status s = write_file_atomically(m_manifest, std::as_bytes(std::span(edited->data(), edited->size()))); !s)
+    // Edited in place as an editor would: a linked manifest stays a link (its target is rewritten),
+    // and the file keeps its permissions.
+    std::error_code ec;
+    const fs::path target = fs::canonical(m_manifest, ec);
+    if (Status s = write_file_atomically(ec ? m_manifest : target, std::as_bytes(std::span(edited->data(), edited->size())),
+                                         Permissions::of_replaced_file);
+        !s)
       return fail(k_exit_environment, s.error());
     return k_exit_ok;
   }
