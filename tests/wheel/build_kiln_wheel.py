@@ -11,7 +11,9 @@ a tenth smaller, 104 MB against 115, in about 6 s more), then its contents check
   - the entry points: the `kiln` console script and `cmake.root` Kiln = kiln._prefix;
   - LLVM and clang grafted by auditwheel into kiln_cuda.libs/;
   - no symbolic link.
-Prints the wheel's size, compressed and unpacked.
+Prints the wheel's size, compressed and unpacked. First, the script's errors (each exits 1 with a
+message naming what failed): no build tree; a directory that is no configured tree; an interpreter
+without wheel and auditwheel.
 """
 import argparse
 import re
@@ -21,7 +23,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from wheel_support import fail, run, show
+from wheel_support import fail, make_venv, run, run_status, show
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build-kiln-wheel.py"
 REQUIRED = ["kiln/__init__.py", "kiln/_library.py", "kiln/_command.py", "kiln/_prefix/__init__.py",
@@ -34,6 +36,23 @@ ENTRY_POINTS = {"[console_scripts]", "kiln = kiln._command:main", "[cmake.root]"
 GRAFTED = (r"kiln_cuda\.libs/libLLVM-[0-9a-f]+\.so\.19\.1", r"kiln_cuda\.libs/libclang-cpp-[0-9a-f]+\.so\.19\.1")
 
 
+def check_errors(work):
+    """The script's refusals, before any work: each exits 1 naming the cause."""
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "not-a-tree").mkdir(parents=True)
+    bare_python, _ = make_venv(work / "bare-venv", with_pip=False)  # no wheel, no auditwheel
+    cases = [([sys.executable, str(SCRIPT), "--build", str(work / "no-such-tree")], "no build tree at "),
+             ([sys.executable, str(SCRIPT), "--build", str(work / "not-a-tree")],
+              "no configured Kiln build tree at "),
+             ([str(bare_python), str(SCRIPT), "--build", str(work / "not-a-tree")], "missing wheel (in ")]
+    for command, expected in cases:
+        status, output = run_status(command)
+        if status != 1 or f"build-kiln-wheel: error: {expected}" not in output:
+            fail(f"{' '.join(command)} exited {status}, expected 1 and '{expected}':\n{output}")
+    if "auditwheel (in " not in output:
+        fail(f"an interpreter without auditwheel: the message does not name it:\n{output}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", type=Path, required=True)
@@ -42,6 +61,7 @@ def main():
     parser.add_argument("--version", required=True)
     args = parser.parse_args()
 
+    check_errors(args.work / "errors")
     shutil.rmtree(args.dist, ignore_errors=True)
     show("build-kiln-wheel.py", run([sys.executable, str(SCRIPT), "--build", str(args.build), "--no-build",
                                      "--work", str(args.work), "--out", str(args.dist), "--compression-level", "1"],
