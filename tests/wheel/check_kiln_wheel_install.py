@@ -8,6 +8,8 @@ directory and nothing else, then used:
     through (an unknown command exits as the binary itself does);
   - `import kiln` loads the libkiln.so.0 inside the wheel (kiln/_prefix/lib), and kiln._prefix names
     the prefix that holds lib/cmake/Kiln (what a plain CMake build passes as Kiln_ROOT);
+  - a plain CMake build of the project, given Kiln_ROOT as docs/python.md writes it (from
+    kiln._prefix), finds the wheel's Kiln and builds its package;
   - `auditwheel show` finds the wheel consistent with manylinux_2_36_x86_64 and needing no library
     outside the policy;
   - with /usr/lib/llvm-19 hidden (a tmpfs over it, in a mount namespace of its own: unshare -m),
@@ -18,6 +20,7 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,8 +68,33 @@ def check_import(python, site):
     return prefix
 
 
-def check_auditwheel(wheel):
-    output = run([sys.executable, "-m", "auditwheel", "show", str(wheel)], "auditwheel show")
+def check_plain_cmake(python, prefix, project, work):
+    """The project configured and built by CMake alone, Kiln_ROOT asked of the installed wheel."""
+    root = run([str(python), "-c", "import kiln._prefix as p; print(p.__path__[0])"], "kiln._prefix").strip()
+    build = work / "plain-cmake"
+    env = dict(os.environ, KILN_CACHE_DIR=str(work / "cache"))
+    for name in ("Kiln_DIR", "CMAKE_PREFIX_PATH"):
+        env.pop(name, None)
+    output = run(["cmake", "-S", str(project), "-B", str(build), "-G", "Ninja", f"-DKiln_ROOT={root}"],
+                 "cmake -DKiln_ROOT=...", env=env)
+    if f"kiln_cuda_consumer: Kiln from {prefix}/lib/cmake/Kiln" not in output:
+        fail(f"cmake -DKiln_ROOT={root} did not find the wheel's Kiln ({prefix}):\n{output}")
+    run(["cmake", "--build", str(build)], "cmake --build of the project against the wheel's Kiln", env=env)
+    if not (build / "consumer_kernels.kiln").is_file():
+        fail(f"the plain CMake build wrote no {build / 'consumer_kernels.kiln'}")
+
+
+def start_auditwheel(wheel):
+    """auditwheel show, started first and read last: it reads every ELF file of the wheel with
+    pyelftools (most of a minute for LLVM's), while the rest of the test runs beside it."""
+    return subprocess.Popen([sys.executable, "-m", "auditwheel", "show", str(wheel)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def check_auditwheel(show_process):
+    output, _ = show_process.communicate()
+    if show_process.returncode != 0:
+        fail(f"auditwheel show exited {show_process.returncode}:\n{output}")
     text = " ".join(output.split())  # auditwheel wraps its sentences at 72 columns
     if f'is consistent with the following platform tag: "{PLATFORM}"' not in text:
         fail(f"auditwheel show does not find the wheel consistent with {PLATFORM}:\n{output}")
@@ -113,17 +141,23 @@ def main():
     if len(wheels) != 1:
         fail(f"expected one kiln_cuda wheel in {args.dist} (kiln_wheel_build), found {[w.name for w in wheels]}")
     shutil.rmtree(args.work, ignore_errors=True)
-    python, site = make_venv(args.work / "venv")
-    run([str(python), "-m", "pip", "install", "--no-index", "--find-links", str(args.dist), "--no-cache-dir",
-         "--disable-pip-version-check", "kiln-cuda"], "pip install --no-index --find-links")
-    kiln = args.work / "venv" / "bin" / "kiln"
-    output = run([str(kiln), "--version"], "the console script kiln --version")
-    if output.strip() != f"kiln {args.version}":
-        fail(f"kiln --version printed {output!r}, expected 'kiln {args.version}'")
-    prefix = check_import(python, site)
-    check_exit_status(kiln, prefix / "bin" / "kiln")
-    check_without_system_llvm(kiln, args.project.resolve(), args.work)
-    check_auditwheel(wheels[0])
+    auditwheel = start_auditwheel(wheels[0])
+    try:
+        python, site = make_venv(args.work / "venv")
+        run([str(python), "-m", "pip", "install", "--no-index", "--find-links", str(args.dist), "--no-cache-dir",
+             "--disable-pip-version-check", "kiln-cuda"], "pip install --no-index --find-links")
+        kiln = args.work / "venv" / "bin" / "kiln"
+        output = run([str(kiln), "--version"], "the console script kiln --version")
+        if output.strip() != f"kiln {args.version}":
+            fail(f"kiln --version printed {output!r}, expected 'kiln {args.version}'")
+        prefix = check_import(python, site)
+        check_exit_status(kiln, prefix / "bin" / "kiln")
+        check_without_system_llvm(kiln, args.project.resolve(), args.work)
+        check_plain_cmake(python, prefix, args.project.resolve(), args.work)
+        check_auditwheel(auditwheel)
+    finally:
+        if auditwheel.poll() is None:  # a check above failed: stop it rather than leave it running
+            auditwheel.kill()
     print("installed from a local directory; kiln, import kiln and find_package's prefix are the wheel's; "
           f"{PLATFORM}; builds without the system's LLVM")
 
