@@ -88,9 +88,9 @@ def prepare_build(build, default, no_build):
 
 
 def stage(build, work):
-    """`cmake --install --strip` into work/install. The static archives keep their debug information
-    through --strip (CMake strips executables and shared libraries only): without it they are 20
-    times smaller. Returns the prefix."""
+    """`cmake --install --strip` into work/install, then the static archives' debug information
+    stripped too (CMake's --strip leaves archives alone; without it they are 20 times smaller: 5 MB
+    against 100). Returns the prefix."""
     prefix = work / "install"
     shutil.rmtree(prefix, ignore_errors=True)
     run(["cmake", "--install", str(build), "--prefix", str(prefix), "--strip"], "cmake --install")
