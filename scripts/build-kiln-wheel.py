@@ -132,7 +132,7 @@ def lay_out(prefix, tree, version, resource_dir):
     dist_info.mkdir()
     (dist_info / "METADATA").write_text(
         f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\nSummary: {SUMMARY}\n"
-        "Home-page: https://github.com/kiln-cuda/kiln\nLicense: Apache-2.0\nRequires-Python: >=3.8\n")
+        "Requires-Python: >=3.8\n")
     # Tagged linux_x86_64 here; auditwheel retags it. Not purelib: it holds binaries.
     (dist_info / "WHEEL").write_text("Wheel-Version: 1.0\nGenerator: kiln build-kiln-wheel.py\n"
                                      "Root-Is-Purelib: false\nTag: py3-none-linux_x86_64\n")
