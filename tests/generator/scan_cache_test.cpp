@@ -132,6 +132,19 @@ TEST_F(ScanCacheTest, TheSourceAndEveryFlagAreInTheKey) {
   EXPECT_FALSE(cache.lookup(input()));
 }
 
+// clang's headers are the parse's input too: another resource directory (here through the variable)
+// is another key, and the same one hits again.
+TEST_F(ScanCacheTest, AnotherClangResourceDirectoryMisses) {
+  ASSERT_EQ(std::getenv("KILN_CLANG_RESOURCE_DIR"), nullptr) << "the test expects the built-in directory";
+  ScanCache(store()).store(input(), result());
+  const ScanCache cache(store());
+  setenv("KILN_CLANG_RESOURCE_DIR", (m_root / "other-clang").c_str(), 1);
+  const bool hit_with_another = cache.lookup(input()).has_value();
+  unsetenv("KILN_CLANG_RESOURCE_DIR");
+  EXPECT_FALSE(hit_with_another);
+  EXPECT_TRUE(cache.lookup(input()));
+}
+
 // Nothing in the key or the entry says where the tree lies: a copy at another depth, with its build
 // directory elsewhere, hits; paths under the roots come back under the copy's.
 TEST_F(ScanCacheTest, ACopyOfTheTreeElsewhereWithAnotherBuildDirectoryHits) {

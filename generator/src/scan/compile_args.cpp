@@ -1,5 +1,6 @@
 #include "scan/compile_args.hpp"
 
+#include "scan/parser_module.hpp"
 #include "scan/source_text.hpp"
 
 #include <algorithm>
@@ -23,9 +24,20 @@ bool under(const fs::path& path, const fs::path& root) {
 
 }  // namespace
 
-fs::path clang_resource_dir() {
-  if (const char* env = std::getenv("KILN_CLANG_RESOURCE_DIR"); env && *env) return env;
-  return KILN_CLANG_RESOURCE_DIR;
+ResourceDir choose_clang_resource_dir(const char* variable, const fs::path& parser_dir, const fs::path& built_in) {
+  if (variable != nullptr && *variable != '\0') return {variable, ResourceDir::From::variable};
+  // Only a complete copy counts: without the CUDA wrapper every CUDA parse would fail, and the
+  // built-in directory may still be there.
+  const fs::path bundled = parser_dir / k_bundled_resource_dir;
+  std::error_code ec;
+  if (!parser_dir.empty() && fs::is_regular_file(bundled / "include" / "__clang_cuda_runtime_wrapper.h", ec))
+    return {bundled, ResourceDir::From::bundled};
+  return {built_in, ResourceDir::From::built_in};
+}
+
+ResourceDir clang_resource_dir() {
+  return choose_clang_resource_dir(std::getenv("KILN_CLANG_RESOURCE_DIR"), parser_module_path().parent_path(),
+                                   KILN_CLANG_RESOURCE_DIR);
 }
 
 fs::path effective_cuda_root(const fs::path& cuda_root) {
@@ -44,7 +56,7 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
   // No error limit: errors the scanner tolerates (tolerated_errors.hpp) must not stop the parse.
   // -Wno-register: `register` is an error in C++17 unless this is off; nvcc and GCC only warn.
   std::vector<std::string> args = {"clang", "-fsyntax-only", "-fno-caret-diagnostics", "-w", "-ferror-limit=0",
-                                   "-Wno-register", "-resource-dir=" + clang_resource_dir().string()};
+                                   "-Wno-register", "-resource-dir=" + clang_resource_dir().path.string()};
   switch (mode) {
     case ParseMode::device_prelude:
       args.insert(args.end(), {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",

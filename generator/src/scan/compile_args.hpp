@@ -36,8 +36,21 @@ inline constexpr std::string_view k_managed_annotation = "kiln.managed";
 // overrides/, searched first for the wrapper's quoted includes (-iquote).
 const std::vector<VirtualFile>& support_files();
 
-// clang's resource directory: $KILN_CLANG_RESOURCE_DIR, else the one found when Kiln was configured.
-std::filesystem::path clang_resource_dir();
+// clang's resource directory (its builtin headers and CUDA wrappers) and where it was found. In order:
+//   variable  $KILN_CLANG_RESOURCE_DIR, when set and not empty;
+//   bundled   clang/ beside the parser module (<libdir>/kiln/clang: the copy Kiln's wheel ships, for
+//             machines without clang), when it holds include/__clang_cuda_runtime_wrapper.h;
+//   built_in  the one found when Kiln was configured (/usr/lib/llvm-19/lib/clang/19 on Debian).
+struct ResourceDir {
+  enum class From { variable, bundled, built_in };
+  std::filesystem::path path;
+  From from = From::built_in;
+};
+inline constexpr std::string_view k_bundled_resource_dir = "clang";
+ResourceDir choose_clang_resource_dir(const char* variable, const std::filesystem::path& parser_dir,
+                                      const std::filesystem::path& built_in);
+// The choice for this process: the environment, the loaded kiln's parser module, the built-in path.
+ResourceDir clang_resource_dir();
 
 // The toolkit to parse against: `cuda_root`, else the one Kiln was built against.
 std::filesystem::path effective_cuda_root(const std::filesystem::path& cuda_root);

@@ -19,9 +19,11 @@ namespace {
 
 constexpr const char* k_module_file = "libkiln_scan_parser.so";
 
+}  // namespace
+
 // Where the module is: beside the running kiln as installed (and as the build tree lays it out),
 // else in the build tree that made this kiln (test programs run from elsewhere).
-fs::path module_path() {
+fs::path parser_module_path() {
   std::error_code ec;
   const fs::path exe = fs::canonical("/proc/self/exe", ec);
   if (!ec) {
@@ -31,14 +33,12 @@ fs::path module_path() {
   return KILN_SCAN_PARSER_BUILD_PATH;
 }
 
-}  // namespace
-
 Result<const ParserModule*> parser_module() {
   static const ParserModule* module = nullptr;
   static std::string load_error;
   static std::once_flag once;
   std::call_once(once, [] {
-    const fs::path path = module_path();
+    const fs::path path = parser_module_path();
     // Kept for the life of the process: its code is what every later parse runs.
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
@@ -96,7 +96,7 @@ std::string file_build_id(const fs::path& path) {
 
 const std::string& parser_module_identity() {
   static const std::string identity = [] {
-    const fs::path path = module_path();
+    const fs::path path = parser_module_path();
     if (std::string id = file_build_id(path); !id.empty()) return "build-id " + id;
     struct stat info {};
     if (stat(path.c_str(), &info) != 0) return std::string("none");

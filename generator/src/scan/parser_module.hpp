@@ -20,6 +20,9 @@ struct ParserModule {
                      std::map<std::string, std::string>& spellings) = nullptr;
 };
 
+// The module's file: beside the running kiln when it is there, else the build tree's.
+std::filesystem::path parser_module_path();
+
 // Loads the module once per process (a process forked after inherits it). An error names the file
 // and why it cannot be loaded; each parse then fails with it.
 Result<const ParserModule*> parser_module();

@@ -12,6 +12,7 @@
 // recorded when it read it.
 #include "scan/scan_cache.hpp"
 
+#include "scan/compile_args.hpp"
 #include "scan/parser_module.hpp"
 
 #include "format/checksum.hpp"
@@ -108,8 +109,13 @@ std::optional<Key> make_key(const ScanInput& input, const std::vector<RuntimeReq
   Hasher toolkit;
   if (Result<std::vector<std::byte>> json = read_binary_file(input.cuda_root / "version.json")) toolkit.add("json", *json);
   hasher.add("toolkit", toolkit.hex_digest());
-  const char* resource_dir = std::getenv("KILN_CLANG_RESOURCE_DIR");
-  hasher.add("clang_resource_dir", resource_dir ? resource_dir : "");
+  // The headers clang parses with: the directory chosen. The bundled copy is named relative to the
+  // parser module, whose build ID is in the key and which ships with it, so that the same wheel
+  // installed in two places shares entries.
+  const detail::ResourceDir resource_dir = detail::clang_resource_dir();
+  hasher.add("clang_resource_dir", resource_dir.from == detail::ResourceDir::From::bundled
+                                       ? std::string("<parser>/") + std::string(detail::k_bundled_resource_dir)
+                                       : resource_dir.path.string());
   // A resolution's entry: the requests it resolved, with the places its instantiations will carry.
   if (requests) {
     hasher.add("entry", "resolution");
