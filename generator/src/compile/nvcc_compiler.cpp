@@ -6,6 +6,7 @@
 #include "compile/lto_link.hpp"
 #include "compile/name_errors.hpp"
 #include "compile/nvcc_workspace.hpp"
+#include "compile/wheel_toolkit.hpp"
 #include "format/target.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -366,6 +367,9 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
     if (!job_target(jobs[i], outs[i])) return fail_all(outs[i].log);
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
+    // From NVIDIA's wheels: which ones to install (job.nvcc is <root>/bin/nvcc).
+    if (std::string wheels = missing_wheel_nvcc(job.nvcc.parent_path().parent_path()); !wheels.empty())
+      return fail_all(failure(wheels));
     return fail_all(failure("nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
                             " (nvcc compiles sources with host code, and those NVRTC cannot compile)"));
   }
