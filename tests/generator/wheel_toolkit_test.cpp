@@ -78,7 +78,8 @@ TEST_F(WheelTree, AMissingPieceNamesTheWheelsOfTheTreesRelease) {
   const fs::path root = m_dir / "nvidia" / "cu13";
   touch("nvidia/cu13/lib/libnvrtc-builtins.so.13.0");
   EXPECT_EQ(compile::missing_wheel_nvcc(root),
-            "this unit needs nvcc (host code), which NVIDIA's wheels at " + root.string() +
+            "this unit needs nvcc (it has host code, or NVRTC cannot compile it), which NVIDIA's wheels at " +
+                root.string() +
                 " lack: pip install nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-cuda-crt==13.0.* "
                 "nvidia-cuda-runtime==13.0.*");
   EXPECT_EQ(compile::missing_wheel_cccl(root),
@@ -90,6 +91,14 @@ TEST_F(WheelTree, AMissingPieceNamesTheWheelsOfTheTreesRelease) {
   EXPECT_EQ(compile::missing_wheel_cccl(root), "") << "present";
   EXPECT_EQ(compile::missing_wheel_nvcc(m_dir / "cuda"), "") << "a system toolkit has its own message";
   EXPECT_EQ(compile::missing_wheel_cccl(m_dir / "cuda"), "");
+}
+
+TEST(CcclHeaders, NamedAsNvrtcAndGccSayTheyAreMissing) {
+  EXPECT_TRUE(compile::names_a_cccl_header("a.cu(3): catastrophic error: cannot open source file \"cub/block/x.cuh\""));
+  EXPECT_TRUE(compile::names_a_cccl_header("a.cu:3:10: fatal error: thrust/sort.h: No such file or directory"));
+  EXPECT_TRUE(compile::names_a_cccl_header("#include <cuda/std/atomic>"));
+  EXPECT_FALSE(compile::names_a_cccl_header("a.cu:3:10: fatal error: mine/cub.h: No such file or directory"));
+  EXPECT_FALSE(compile::names_a_cccl_header("/usr/local/cuda/include/x.h: error: expected ';'"));
 }
 
 TEST_F(WheelTree, TheBuiltInLibrariesWhileTheyExistElseTheToolkitsBySoname) {

@@ -65,7 +65,8 @@ bool is_wheel_tree(const fs::path& root) {
 std::string missing_wheel_nvcc(const fs::path& root) {
   if (!is_wheel_tree(root) || is_file(root / "bin" / "nvcc")) return {};
   const std::string v = "==" + wheel_release(root) + ".*";
-  return "this unit needs nvcc (host code), which NVIDIA's wheels at " + root.string() +
+  return "this unit needs nvcc (it has host code, or NVRTC cannot compile it), which NVIDIA's wheels at " +
+         root.string() +
          " lack: pip install nvidia-cuda-nvcc" + v + " nvidia-nvvm" + v + " nvidia-cuda-crt" + v +
          " nvidia-cuda-runtime" + v;
 }
@@ -75,6 +76,14 @@ std::string missing_wheel_cccl(const fs::path& root) {
   if (!is_wheel_tree(root) || fs::is_directory(root / "include" / "cccl", ec)) return {};
   return "CCCL's headers (<cub/...>, <thrust/...>, <cuda/...>) are not in NVIDIA's wheels at " + root.string() +
          ": pip install nvidia-cuda-cccl==" + wheel_release(root) + ".*";
+}
+
+bool names_a_cccl_header(std::string_view log) {
+  // As NVRTC quotes an include ("cub/...") and GCC's preprocessor starts a line or message with it.
+  for (const char* directory : {"cub/", "thrust/", "cuda/", "nv/"})
+    for (const char* before : {"\"", " ", "\n", "<"})
+      if (log.find(std::string(before) + directory) != std::string_view::npos) return true;
+  return false;
 }
 
 }  // namespace kiln::compile

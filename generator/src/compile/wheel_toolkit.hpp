@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,9 +39,12 @@ bool is_wheel_toolkit(const std::filesystem::path& root);
 bool is_wheel_tree(const std::filesystem::path& root);
 
 // What to tell a user whose unit needs a piece the wheels' tree at `root` lacks: empty where `root`
-// is no wheels' tree or holds the piece. nvcc: "...: pip install nvidia-cuda-nvcc==13.0.* ...".
+// is no wheels' tree or holds the piece. nvcc, for units with host code or that NVRTC rejects:
+// "this unit needs nvcc (...), which NVIDIA's wheels at <root> lack: pip install nvidia-cuda-nvcc==13.0.* ...".
 std::string missing_wheel_nvcc(const std::filesystem::path& root);
 // CCCL's headers (<cub/...>, <thrust/...>, <cuda/...>): "... pip install nvidia-cuda-cccl==13.0.*".
 std::string missing_wheel_cccl(const std::filesystem::path& root);
+// Whether a compiler's log names a header of CCCL's (cub/, thrust/, cuda/, nv/ as an include path).
+bool names_a_cccl_header(std::string_view log);
 
 }  // namespace kiln::compile
