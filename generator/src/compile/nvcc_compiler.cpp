@@ -372,13 +372,8 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
     // From NVIDIA's wheels: which ones to install (job.nvcc is <root>/bin/nvcc).
-    if (std::string wheels = missing_wheel_nvcc(job.nvcc.parent_path().parent_path()); !wheels.empty()) {
-      std::string log = failure(wheels);
-      // NVRTC's rejection (above it in the output) may have been a CCCL header the wheels lack too.
-      if (std::string cccl = missing_wheel_cccl(job.nvcc.parent_path().parent_path()); !cccl.empty())
-        add_note(log, cccl);
-      return fail_all(log);
-    }
+    if (std::string wheels = missing_wheel_nvcc(job.nvcc.parent_path().parent_path()); !wheels.empty())
+      return fail_all(failure(wheels));
     return fail_all(failure("nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
                             " (nvcc compiles sources with host code, and those NVRTC cannot compile)"));
   }
