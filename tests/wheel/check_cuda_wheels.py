@@ -134,6 +134,9 @@ def check_all_wheels(args):
     report = json.loads(out)
     if report["targets"] != ["sm_90"] or any(u["images"][0]["cache"] != "miss" for u in report["units"]):
         fail("the saxpy build did not compile every unit for sm_90 afresh")
+    # The scan read every source: clang's CUDA wrapper found its cuRAND header (a stand-in: no wheel has it).
+    if report["warnings"]:
+        fail(f"the saxpy build warned: {report['warnings']}")
     # Not nvcc's fallback: the wheels' NVRTC compiled them (its builtins found beside it).
     compilers = {u["source"]: u.get("compiler") for u in report["units"]}
     if compilers != {"kernels/saxpy.cu": "nvrtc", "kernels/block_sum.cu": "nvrtc"}:
