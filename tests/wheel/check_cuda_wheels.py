@@ -16,7 +16,8 @@ CUDA_HOME and CUDA directories on PATH are dropped. Each venv's builds have a fr
   - a venv with the seven wheels (--wheelhouse, scripts/install-deps.sh fills it) and Kiln at
     site-packages/kiln/_prefix (install_kiln), run without VIRTUAL_ENV, so found beside kiln:
     examples/saxpy builds for sm_90 with the wheels' NVRTC (block_sum includes CUB: nvidia-cuda-cccl's
-    headers), inspect lists its kernels and verify passes; the unit with host code builds with the
+    headers), inspect lists its kernels and verify passes; `kiln check --list-architectures` (what
+    kiln_add_cache's ARCHITECTURES all asks) lists NVRTC's; the unit with host code builds with the
     wheels' nvcc.
 """
 import argparse
@@ -145,6 +146,11 @@ def check_all_wheels(args):
     expect_in(out, ["saxpy", "scale<float>", "scale<double>", "block_sum<float, 128>", "block_sum<double, 256>"],
               "kiln inspect of saxpy.kiln")
     kiln(args.toolkit, args.work, [kiln_exe, "verify", saxpy], "kiln verify saxpy.kiln")
+
+    # What kiln_add_cache(ARCHITECTURES all) asks: the wheels' NVRTC's architectures.
+    out, _ = kiln(args.toolkit, args.work, [kiln_exe, "check", "--list-architectures"], "kiln check --list-architectures")
+    if "90" not in out.split():
+        fail("kiln check --list-architectures does not list the wheels' NVRTC's architectures")
 
     host = args.work / "host.kiln"
     out, _ = kiln(args.toolkit, args.work,
