@@ -108,3 +108,14 @@ fi
 if ! ls "$venv"/wheelhouse/scikit_build_core-*.whl >/dev/null 2>&1; then
   "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --dest "$venv/wheelhouse" "scikit-build-core>=0.10"
 fi
+
+# NVIDIA's CUDA 13.0 wheels, downloaded (not installed) into .venv/wheelhouse: wheel_cuda installs them
+# offline into venvs of its own to build with CUDA from pip and no toolkit (tests/wheel/check_cuda_wheels.py).
+cuda_wheels="nvidia-cuda-nvrtc nvidia-nvjitlink nvidia-cuda-cccl nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-crt nvidia-cuda-runtime"
+for wheel in $cuda_wheels; do
+  if ! ls "$venv/wheelhouse/$(echo "$wheel" | tr - _)"-13.0.*.whl >/dev/null 2>&1; then
+    echo "install-deps: downloading $wheel==13.0.* into $venv/wheelhouse"
+    "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --dest "$venv/wheelhouse" "$wheel==13.0.*"
+  fi
+done

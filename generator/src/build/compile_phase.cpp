@@ -2,6 +2,7 @@
 
 #include "compile/diagnostics.hpp"
 #include "compile/ptxas_report.hpp"
+#include "compile/wheel_toolkit.hpp"
 #include "plan/nvrtc_reach.hpp"
 #include "util/diagnostic.hpp"
 
@@ -200,8 +201,13 @@ void settle_rejection(const plan::BuildPlan& plan, std::size_t u, const Verdicts
   const std::string said = "NVRTC cannot compile it (" + (reason.starts_with('/') ? "" : prefix) + reason +
                            (remembered ? "; remembered from an earlier build" : "") + ")";
   if (nvcc_ok) events.detail(diagnostic(place(source), "note", said + ", so nvcc did"));
-  if (!nvcc_ok && nvcc_stands)
+  if (!nvcc_ok && nvcc_stands) {
     events.error(diagnostic(place(source), "note", said + ", and nvcc, which compiled it instead, fails:"));
+    // NVRTC missed a CCCL header where NVIDIA's wheels lack CCCL: which wheel to install.
+    if (const std::string wheel = compile::missing_wheel_cccl(plan.nvcc.parent_path().parent_path());
+        !wheel.empty() && compile::names_a_cccl_header(nvrtc_log))
+      events.error(diagnostic(place(source), "note", wheel));
+  }
 }
 
 }  // namespace

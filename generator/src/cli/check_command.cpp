@@ -58,9 +58,16 @@ private:
   bool m_list_architectures = false;
 
   // The architectures of the NVRTC kiln build compiles with (the files kiln was built against, not
-  // the toolkit at --cuda-root, which gives headers only), on one line.
-  static int list_architectures() {
-    const Result<compile::NvrtcFacts> facts = compile::nvrtc_facts({});
+  // the toolkit at --cuda-root, which gives headers only), on one line. Where those files are absent
+  // (Kiln from pip where CUDA is NVIDIA's wheels) the build's are the found toolkit's, which
+  // find_toolkit chooses as kiln build does; with no toolkit found, the built-in files all the same.
+  int list_architectures() const {
+    Result<compile::Toolkit> toolkit = compile::find_toolkit(m_cuda_root);
+    const Result<compile::NvrtcFacts> facts =
+        toolkit ? Result<compile::NvrtcFacts>(check::NvrtcFacts{toolkit->nvrtc_major, toolkit->nvrtc_minor,
+                                                                toolkit->nvjitlink_major, toolkit->nvjitlink_minor,
+                                                                toolkit->supported_archs})
+                : compile::nvrtc_facts({});
     if (!facts) {
       std::cerr << diagnostic(Location{}, "error", facts.error().message) << "\n";
       return k_exit_environment;

@@ -6,6 +6,7 @@
 #include "compile/lto_link.hpp"
 #include "compile/name_errors.hpp"
 #include "compile/nvcc_workspace.hpp"
+#include "compile/wheel_toolkit.hpp"
 #include "format/target.hpp"
 #include "util/diagnostic.hpp"
 #include "util/file_io.hpp"
@@ -362,10 +363,17 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   };
   const Location where = job_location(job);
   const auto failure = [&](std::string_view message) { return diagnostic(where, "error", message); };
+  const auto add_note = [&](std::string& log, std::string_view message) {
+    if (!log.empty() && log.back() != '\n') log += '\n';
+    log += diagnostic(where, "note", message);
+  };
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!job_target(jobs[i], outs[i])) return fail_all(outs[i].log);
   std::error_code ec;
   if (!fs::is_regular_file(job.nvcc, ec)) {
+    // From NVIDIA's wheels: which ones to install (job.nvcc is <root>/bin/nvcc).
+    if (std::string wheels = missing_wheel_nvcc(job.nvcc.parent_path().parent_path()); !wheels.empty())
+      return fail_all(failure(wheels));
     return fail_all(failure("nvcc compiles this source, and there is no nvcc at " + job.nvcc.string() +
                             " (nvcc compiles sources with host code, and those NVRTC cannot compile)"));
   }
@@ -401,8 +409,14 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   log = workspace->unlinked(std::move(log));
   log = rewrite_diagnostics(prefix_gcc_locations(log, job.display_prefix), job.display_prefix, job.root);
   log = label_wrapper_errors(log, job);
-  if (ran->exit_code != 0)
-    return fail_all(log.empty() ? failure("nvcc failed with exit code " + std::to_string(ran->exit_code)) : log);
+  if (ran->exit_code != 0) {
+    if (log.empty()) return fail_all(failure("nvcc failed with exit code " + std::to_string(ran->exit_code)));
+    // A CCCL header not found where NVIDIA's wheels lack CCCL: which wheel to install.
+    if (std::string wheel = missing_wheel_cccl(job.nvcc.parent_path().parent_path());
+        !wheel.empty() && names_a_cccl_header(log))
+      add_note(log, wheel);
+    return fail_all(log);
+  }
   const std::vector<std::string> headers =
       project_headers(job, *workspace, preprocessed_files(workspace->directory() / k_kept_name));
   std::vector<std::optional<std::vector<std::byte>>> images(jobs.size());

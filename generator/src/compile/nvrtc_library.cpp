@@ -1,6 +1,7 @@
 #include "compile/nvrtc_library.hpp"
 
 #include "nvrtc/compiler_loader.hpp"
+#include "platform/library.hpp"
 #include "util/file_io.hpp"
 
 #include <sys/stat.h>
@@ -20,10 +21,30 @@ namespace {
 constexpr const char* k_nvrtc_file = KILN_NVRTC_LIBRARY_FILE;
 constexpr const char* k_nvjitlink_file = KILN_NVJITLINK_LIBRARY_FILE;
 
-// What identifies the libraries: their paths, sizes and modification times.
+fs::path g_toolkit_root;   // use_toolkit_libraries
+
+bool is_file(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+// The major version of the NVRTC this kiln was built against (its soname's number): 13 where its
+// facts were not asked at configure time, as CUDA 13's wheels are.
+int built_in_major() {
+  const std::optional<NvrtcFacts> facts = check::parse_nvrtc_facts(KILN_NVRTC_BUILT_IN_FACTS);
+  return facts ? facts->nvrtc_major : 13;
+}
+
+CompilerFiles process_files() {
+  return compiler_files({k_nvrtc_file, k_nvjitlink_file}, g_toolkit_root, built_in_major());
+}
+
+// What identifies the libraries: their paths, sizes and modification times. Other files than the
+// built-in ones have another identity, so their facts are asked and kept in the facts file.
 std::string library_identity() {
   std::string identity;
-  for (const char* file : {k_nvrtc_file, k_nvjitlink_file}) {
+  const CompilerFiles files = process_files();
+  for (const fs::path& file : {files.nvrtc, files.nvjitlink}) {
     std::error_code ec;
     const fs::path real = fs::canonical(file, ec);
     struct stat info {};
@@ -94,10 +115,44 @@ Result<NvrtcFacts> nvrtc_facts(const fs::path& facts_dir) {
   return asked;
 }
 
+CompilerFiles compiler_files(const CompilerFiles& built_in, const fs::path& toolkit_root, int major) {
+  if (toolkit_root.empty() || (is_file(built_in.nvrtc) && is_file(built_in.nvjitlink))) return built_in;
+  // By soname (libnvrtc.so.13): the wheels have no libnvrtc.so, the name a toolkit's linker uses.
+  const fs::path nvrtc = platform::versioned_library_name("nvrtc", major);
+  const fs::path nvjitlink = platform::versioned_library_name("nvJitLink", major);
+  for (const char* directory : {"lib64", "lib"}) {
+    const fs::path dir = toolkit_root / directory;
+    CompilerFiles files{dir / nvrtc, dir / nvjitlink};
+    if (is_file(files.nvrtc) && is_file(files.nvjitlink)) return files;
+  }
+  return built_in;
+}
+
+void use_toolkit_libraries(const fs::path& toolkit_root) { g_toolkit_root = toolkit_root; }
+
+namespace {
+
+// NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by name when it first compiles, through the
+// loader's search, which knows a system toolkit's lib/ (ld.so.conf.d) but not NVIDIA's wheels' (and
+// libnvrtc has no RUNPATH): opened here by path from NVRTC's own directory, it is already loaded
+// under that name when NVRTC asks. Where there is none, NVRTC's own error says so at the compile.
+void preload_builtins(const fs::path& nvrtc) {
+  std::error_code ec;
+  const fs::path directory = fs::canonical(nvrtc, ec).parent_path();
+  if (ec) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, ec))
+    if (entry.path().filename().string().starts_with("libnvrtc-builtins.so."))
+      (void)platform::open_library(entry.path().string());   // kept for the process, as NVRTC keeps it
+}
+
+}  // namespace
+
 Result<const jit::CompilerApi*> nvrtc_api() {
   // Loaded once, kept for the process as a linked library would be; a failure is kept too.
   static const Result<jit::CompilerApi> loaded = [] {
-    Result<jit::CompilerApi> api = jit::load_compiler_files(k_nvrtc_file, k_nvjitlink_file);
+    const CompilerFiles files = process_files();
+    preload_builtins(files.nvrtc);
+    Result<jit::CompilerApi> api = jit::load_compiler_files(files.nvrtc.string(), files.nvjitlink.string());
     return api ? api : Result<jit::CompilerApi>(Error{"kiln " + api.error().message});
   }();
   if (!loaded) return loaded.error();

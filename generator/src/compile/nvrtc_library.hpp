@@ -20,7 +20,20 @@
 
 namespace kiln::compile {
 
-// The build's NVRTC and nvJitLink (the files named when kiln was configured), loaded on the first
+// The files NVRTC and nvJitLink are loaded from: `built_in` (those kiln was configured with) while
+// both exist, else NVRTC `major`'s by soname in the toolkit at `toolkit_root` (lib64/, or lib/ where
+// NVIDIA's wheels put them), else `built_in` still, whose absence the load reports. An empty root:
+// `built_in`.
+struct CompilerFiles {
+  std::filesystem::path nvrtc, nvjitlink;
+};
+CompilerFiles compiler_files(const CompilerFiles& built_in, const std::filesystem::path& toolkit_root, int major);
+
+// The toolkit whose libraries stand in for absent built-in ones (find_toolkit sets it, before any
+// load; a forked worker inherits it).
+void use_toolkit_libraries(const std::filesystem::path& toolkit_root);
+
+// The build's NVRTC and nvJitLink (compiler_files of the configured ones), loaded on the first
 // call and kept for the process; every later call gives the same table, or the same error
 // ("kiln cannot load <file>: <the system's message>").
 Result<const jit::CompilerApi*> nvrtc_api();

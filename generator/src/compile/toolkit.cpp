@@ -3,6 +3,7 @@
 #include "check/nvrtc_facts.hpp"
 #include "compile/child_process.hpp"
 #include "compile/nvrtc_library.hpp"
+#include "compile/wheel_toolkit.hpp"
 #include "platform/text.hpp"
 #include "util/path_variables.hpp"
 
@@ -75,7 +76,7 @@ std::string Toolkit::tokenize(const fs::path& absolute) const {
 }
 
 Result<Toolkit> find_toolkit(const fs::path& explicit_root, const fs::path& facts_dir) {
-  std::vector<std::pair<std::string, fs::path>> tried;
+  std::vector<std::pair<std::string, fs::path>> tried, wheels;
   if (!explicit_root.empty()) {
     tried.emplace_back("--cuda-root", explicit_root);
   } else {
@@ -89,21 +90,36 @@ Result<Toolkit> find_toolkit(const fs::path& explicit_root, const fs::path& fact
     }
     if (fs::path p = nvcc_on_path_root(); !p.empty()) tried.emplace_back("nvcc on PATH", p);
     tried.emplace_back("built-in default", KILN_DEFAULT_CUDA_ROOT);
+    // NVIDIA's wheels only where no system toolkit is (wheel_toolkit.hpp): a toolkit someone
+    // installed, or named, is the one they mean.
+    const char* venv = platform::environment("VIRTUAL_ENV");
+    std::error_code ec;
+    const fs::path executable = fs::canonical("/proc/self/exe", ec);
+    for (auto& place : wheel_places(ec ? fs::path() : executable, venv ? venv : ""))
+      wheels.push_back(std::move(place));
   }
   Toolkit toolkit;
-  for (const auto& [source, root] : tried) {
-    if (is_toolkit_root(root)) {
+  const auto first = [](const auto& places, bool (*usable)(const fs::path&)) -> fs::path {
+    for (const auto& [source, root] : places) {
+      if (!usable(root)) continue;
       std::error_code ec;
       fs::path canonical = fs::weakly_canonical(root, ec);
-      toolkit.root = ec ? root : canonical;
-      break;
+      return ec ? root : canonical;
     }
-  }
+    return {};
+  };
+  toolkit.root = first(tried, is_toolkit_root);
+  if (toolkit.root.empty()) toolkit.root = first(wheels, is_wheel_toolkit);
   if (toolkit.root.empty()) {
     std::string message = "no CUDA toolkit found (looked for include/cuda.h under:";
     for (const auto& [source, root] : tried) message += " " + root.string() + " [" + source + "]";
-    return Error{message + "); set CUDA_PATH or pass --cuda-root"};
+    if (!wheels.empty()) message += "; for NVIDIA's wheels (lib/libnvrtc.so.13 and lib/libnvJitLink.so.13) under:";
+    for (const auto& [source, root] : wheels) message += " " + root.string() + " [" + source + "]";
+    return Error{message + "); set CUDA_PATH, pass --cuda-root, or pip install nvidia-cuda-nvrtc==13.0.* "
+                           "nvidia-nvjitlink==13.0.* in kiln's Python environment"};
   }
+  // Without the NVRTC and nvJitLink this kiln was built against, those of the toolkit found.
+  use_toolkit_libraries(toolkit.root);
   Result<NvrtcFacts> facts = nvrtc_facts(facts_dir);
   if (!facts) return facts.error();
   toolkit.nvrtc_major = facts->nvrtc_major;

@@ -31,7 +31,9 @@ struct Toolkit {
 };
 
 // Finds the toolkit: `explicit_root` if given, else $CUDA_PATH, $CUDA_HOME, the directory above the
-// nvcc on PATH, and the root Kiln was built against, in that order. The root must hold include/cuda.h.
+// nvcc on PATH, and the root Kiln was built against, in that order; the root must hold include/cuda.h.
+// Where none does, NVIDIA's wheels' tree beside kiln or in $VIRTUAL_ENV (wheel_toolkit.hpp). Its
+// NVRTC and nvJitLink are the build's where the files kiln was built against are absent.
 // NVRTC's and nvJitLink's versions and architectures come from `facts_dir` where they were kept
 // (nvrtc_library.hpp), so that a build need not load them; an empty one asks the libraries.
 Result<Toolkit> find_toolkit(const std::filesystem::path& explicit_root = {},

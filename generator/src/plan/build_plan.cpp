@@ -217,9 +217,11 @@ Result<BuildPlan> make_plan(const manifest::Manifest& manifest, const compile::T
   for (const format::Target& t : targets) plan.targets.push_back(t.name());
   plan.root = std::filesystem::absolute(manifest.root).lexically_normal();
   plan.nvcc = toolkit.root / "bin" / "nvcc";
-  plan.device_runtime = toolkit.root / "lib64" / "libcudadevrt.a";
-  if (std::error_code ec; !std::filesystem::exists(plan.device_runtime, ec))   // a toolkit without the lib64 link
-    plan.device_runtime = toolkit.root / "targets" / "x86_64-linux" / "lib" / "libcudadevrt.a";
+  // lib64/, else where a toolkit without the lib64 link has it, else lib/ (NVIDIA's wheels).
+  for (const char* directory : {"lib64", "targets/x86_64-linux/lib", "lib"}) {
+    plan.device_runtime = toolkit.root / directory / "libcudadevrt.a";
+    if (std::error_code ec; std::filesystem::exists(plan.device_runtime, ec)) break;
+  }
   // Relative to the root when it is inside (the usual kiln.toml), else absolute (a manifest that
   // kiln_add_cache generated into the build tree, built with --root <source dir>).
   plan.manifest_file = manifest_file_of(manifest);
