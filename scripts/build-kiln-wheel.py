@@ -37,6 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DISTRIBUTION = "kiln-cuda"
 PLATFORM = "manylinux_2_36_x86_64"  # Debian 12's glibc; auditwheel checks every symbol against it
 SUMMARY = "Kiln: CUDA kernels compiled ahead of time into one package, loaded with the driver alone"
+# NVIDIA's wheels of every CUDA piece kiln build may use (generator/src/compile/wheel_toolkit.hpp), of
+# the CUDA release Kiln is built for: NVRTC and nvJitLink for every build, the runtime's headers, CCCL,
+# and nvcc with what it runs (cicc, the crt headers) for units with host code. Any release of the
+# major version Kiln's NVRTC has (`~=13.0`): the one whose sonames kiln looks for in the wheels.
+CUDA_WHEELS = ("nvidia-cuda-nvrtc", "nvidia-nvjitlink", "nvidia-cuda-runtime", "nvidia-cuda-cccl", "nvidia-cuda-nvcc",
+               "nvidia-nvvm", "nvidia-cuda-crt")
 # The file that marks a usable resource directory, as the scanner checks it (scan/compile_args.hpp).
 CUDA_WRAPPER = "include/__clang_cuda_runtime_wrapper.h"
 
@@ -101,7 +107,16 @@ def stage(build, work):
     return prefix
 
 
-def lay_out(prefix, tree, version, resource_dir):
+def cuda_major(build):
+    """The major version of the NVRTC the build tree was configured with: its soname's number."""
+    library = Path(cache_value(build, "KILN_NVRTC_LIBRARY")).resolve()
+    match = re.search(r"\.so\.(\d+)", library.name)
+    if not match:
+        fail(f"cannot tell NVRTC's major version from {library} (KILN_NVRTC_LIBRARY of {build})")
+    return int(match.group(1))
+
+
+def lay_out(prefix, tree, version, resource_dir, cuda_major):
     """The wheel's tree: kiln/ (the binding, the command), kiln/_prefix/ (the install) and .dist-info."""
     shutil.rmtree(tree, ignore_errors=True)
     package = tree / "kiln"
@@ -130,9 +145,12 @@ def lay_out(prefix, tree, version, resource_dir):
 
     dist_info = tree / f"kiln_cuda-{version}.dist-info"
     dist_info.mkdir()
+    # The `cuda` extra: NVIDIA's wheels of the CUDA pieces kiln build uses, for a machine without a
+    # toolkit (`pip install 'kiln-cuda[cuda]'`); kiln finds them beside itself (docs/cli.md).
+    extra = "".join(f"Requires-Dist: {wheel}~={cuda_major}.0; extra == 'cuda'\n" for wheel in CUDA_WHEELS)
     (dist_info / "METADATA").write_text(
         f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\nSummary: {SUMMARY}\n"
-        "Requires-Python: >=3.8\n")
+        "Requires-Python: >=3.8\nProvides-Extra: cuda\n" + extra)
     # Tagged linux_x86_64 here; auditwheel retags it. Not purelib: it holds binaries.
     (dist_info / "WHEEL").write_text("Wheel-Version: 1.0\nGenerator: kiln build-kiln-wheel.py\n"
                                      "Root-Is-Purelib: false\nTag: py3-none-linux_x86_64\n")
@@ -185,7 +203,7 @@ def main():
     version = cache_value(build, "CMAKE_PROJECT_VERSION")
     prefix = stage(build, work)
     tree = work / "tree" / f"kiln_cuda-{version}"
-    lay_out(prefix, tree, version, Path(cache_value(build, "KILN_CLANG_RESOURCE_DIR")))
+    lay_out(prefix, tree, version, Path(cache_value(build, "KILN_CLANG_RESOURCE_DIR")), cuda_major(build))
     wheel = repair(pack(tree, work), args.out.resolve(), args.compression_level)
     print(f"{wheel} {wheel.stat().st_size} bytes ({wheel.stat().st_size / 1e6:.1f} MB)")
 

@@ -13,12 +13,15 @@ CUDA_HOME and CUDA directories on PATH are dropped. Each venv's builds have a fr
   - the same venv with NVRTC, nvJitLink and the runtime's headers only: the build finds them through
     $VIRTUAL_ENV; the unit with host code fails saying which wheels nvcc needs, examples/saxpy's CUB
     kernel says so and names nvidia-cuda-cccl too;
-  - a venv with the seven wheels (--wheelhouse, scripts/install-deps.sh fills it) and Kiln at
-    site-packages/kiln/_prefix (install_kiln), run without VIRTUAL_ENV, so found beside kiln:
-    examples/saxpy builds for sm_90 with the wheels' NVRTC (block_sum includes CUB: nvidia-cuda-cccl's
-    headers), inspect lists its kernels and verify passes; `kiln check --list-architectures` (what
-    kiln_add_cache's ARCHITECTURES all asks) lists NVRTC's; the unit with host code builds with the
-    wheels' nvcc.
+  - a venv with Kiln's own wheel and its `cuda` extra, `pip install 'kiln-cuda[cuda]'` offline from
+    --kiln-dist and --wheelhouse (scripts/install-deps.sh fills it): the seven wheels and nothing else;
+    its `kiln` command, run without VIRTUAL_ENV, finds them beside itself: examples/saxpy builds for
+    sm_90 with the wheels' NVRTC (block_sum includes CUB: nvidia-cuda-cccl's headers), inspect lists its
+    kernels and verify passes; `kiln check --list-architectures` (what kiln_add_cache's ARCHITECTURES
+    all asks) lists NVRTC's; the unit with host code builds with the wheels' nvcc; and the binding
+    compiles a kernel at run time (kiln.compile_program, on the test driver's sm_90 device:
+    --fake-libcuda) with the wheels' NVRTC, which the binding registers and whose builtins libkiln_jit
+    opens beside it.
 """
 import argparse
 import json
@@ -44,13 +47,25 @@ def install_wheels(python, wheelhouse, names):
          *[name + RELEASE for name in names]], "pip install of NVIDIA's wheels")
 
 
-def install_kiln(cmake, build, site):
-    """Kiln at site-packages/kiln/_prefix, where Kiln's wheel puts it: cmake --install of this build,
-    which lays it out the same way (installing Kiln's wheel would take this function's place).
-    Returns its kiln executable."""
-    prefix = site / "kiln" / "_prefix"
-    run([str(cmake), "--install", str(build), "--prefix", str(prefix)], "cmake --install")
-    return prefix / "bin" / "kiln"
+def install_kiln_with_cuda(python, kiln_dist, wheelhouse):
+    """Kiln's wheel with its `cuda` extra, which brings NVIDIA's wheels: what a user without a toolkit
+    installs. Returns the venv's `kiln` command (the console script, which runs kiln/_prefix/bin/kiln)."""
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-cache-dir",
+         "--disable-pip-version-check", "--find-links", str(kiln_dist), "--find-links", str(wheelhouse),
+         "kiln-cuda[cuda]"], "pip install 'kiln-cuda[cuda]'")
+    return python.parent / "kiln"
+
+
+# Run in the venv with the toolkit hidden: a run-time compile through the binding, on the test driver's
+# device (sm_90). The binding registers the wheels' lib/ with libkiln, whose compile library loads
+# NVRTC from there, and NVRTC's builtins beside it.
+RUN_TIME_COMPILE = """
+import kiln
+package = kiln.compile_program("__global__ void twice(float* x) { x[threadIdx.x] *= 2; }", kernels=["twice"])
+stats = kiln.cache_stats()
+assert stats["compiles"] == 1 and stats["compile_failures"] == 0, stats
+print("compiled at run time with the wheels' NVRTC:", stats)
+"""
 
 
 def hidden(toolkit, command):
@@ -126,8 +141,11 @@ def check_without_nvcc(args, build_kiln):
 def check_all_wheels(args):
     """The seven wheels and Kiln in one venv, found beside kiln (no VIRTUAL_ENV)."""
     python, site = make_venv(args.work / "venv", with_pip=False)
-    install_wheels(python, args.wheelhouse, ALL_WHEELS)
-    kiln_exe = install_kiln(args.cmake, args.build, site)
+    kiln_exe = install_kiln_with_cuda(python, args.kiln_dist, args.wheelhouse)
+    installed = sorted(p.name.split("-")[0] for p in site.glob("*.dist-info"))
+    expected = sorted(n.replace("-", "_") for n in ("kiln-cuda", *ALL_WHEELS))
+    if installed != expected:
+        fail(f"'kiln-cuda[cuda]' installed {installed}, expected {expected}")
     saxpy = args.work / "saxpy.kiln"
     out, _ = kiln(args.toolkit, args.work,
                   [kiln_exe, "build", args.example / "kiln.toml", "--targets", "sm_90", "-o", saxpy, "--json"],
@@ -162,12 +180,18 @@ def check_all_wheels(args):
     out, _ = kiln(args.toolkit, args.work, [kiln_exe, "inspect", host], "kiln inspect host.kiln")
     expect_in(out, ["fill"], "kiln inspect of host.kiln")
 
+    # The test driver stands in for libcuda; KILN_ variables are dropped by environment(), so it is
+    # named in the command the hidden toolkit runs.
+    out, _ = kiln(args.toolkit, args.work, ["env", f"KILN_LIBCUDA={args.fake_libcuda}", python, "-c", RUN_TIME_COMPILE],
+                  "a run-time compile through the binding")
+    expect_in(out, ["compiled at run time with the wheels' NVRTC"], "the run-time compile")
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wheelhouse", type=Path, required=True, help="NVIDIA's wheels (scripts/install-deps.sh)")
-    parser.add_argument("--build", type=Path, required=True, help="the build tree to install Kiln from")
-    parser.add_argument("--cmake", type=Path, required=True)
+    parser.add_argument("--kiln-dist", type=Path, required=True, help="Kiln's wheel (kiln_wheel_build)")
+    parser.add_argument("--fake-libcuda", type=Path, required=True, help="the tests' stand-in driver")
     parser.add_argument("--kiln", type=Path, required=True, help="the build tree's kiln, beside no wheels")
     parser.add_argument("--toolkit", type=Path, required=True, help="the system toolkit, to hide")
     parser.add_argument("--example", type=Path, required=True)

@@ -17,6 +17,11 @@ const char* driver_library_name();
 // ("nvJitLink", 13) -> "libnvJitLink.so.13" / "nvJitLink_130_0.dll".
 std::string versioned_library_name(const std::string& stem, int major);
 
+// The file NVRTC <major>.<minor> opens by name, through the system's search, when it first compiles:
+// "libnvrtc-builtins.so.13.0"; empty on Windows, where it is not opened this way from Kiln's side
+// (compiler_loader.cpp's preload).
+std::string nvrtc_builtins_name(int major, int minor);
+
 // The directories under a CUDA toolkit's root that hold its libraries, in the order searched.
 const char* const* toolkit_library_directories();
 

@@ -130,28 +130,11 @@ CompilerFiles compiler_files(const CompilerFiles& built_in, const fs::path& tool
 
 void use_toolkit_libraries(const fs::path& toolkit_root) { g_toolkit_root = toolkit_root; }
 
-namespace {
-
-// NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by name when it first compiles, through the
-// loader's search, which knows a system toolkit's lib/ (ld.so.conf.d) but not NVIDIA's wheels' (and
-// libnvrtc has no RUNPATH): opened here by path from NVRTC's own directory, it is already loaded
-// under that name when NVRTC asks. Where there is none, NVRTC's own error says so at the compile.
-void preload_builtins(const fs::path& nvrtc) {
-  std::error_code ec;
-  const fs::path directory = fs::canonical(nvrtc, ec).parent_path();
-  if (ec) return;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory, ec))
-    if (entry.path().filename().string().starts_with("libnvrtc-builtins.so."))
-      (void)platform::open_library(entry.path().string());   // kept for the process, as NVRTC keeps it
-}
-
-}  // namespace
 
 Result<const jit::CompilerApi*> nvrtc_api() {
   // Loaded once, kept for the process as a linked library would be; a failure is kept too.
   static const Result<jit::CompilerApi> loaded = [] {
     const CompilerFiles files = process_files();
-    preload_builtins(files.nvrtc);
     Result<jit::CompilerApi> api = jit::load_compiler_files(files.nvrtc.string(), files.nvjitlink.string());
     return api ? api : Result<jit::CompilerApi>(Error{"kiln " + api.error().message});
   }();

@@ -6,6 +6,7 @@
 #include "platform/text.hpp"
 #include "util/path_variables.hpp"
 
+#include <filesystem>
 #include <mutex>
 
 namespace kiln::jit {
@@ -95,6 +96,24 @@ Result<void*> open_library(const Candidate& c, const char* entry_point) {
 
 std::string describe(const Candidate& c) { return c.file + " (" + c.where + ")"; }
 
+// NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by name when it first compiles, through the
+// system loader's search, which knows a system toolkit's lib/ (ld.so.conf.d) but not NVIDIA's wheels'
+// (libnvrtc has no RUNPATH): every compile then fails, or finds another toolkit's copy. Opened here by
+// path from NVRTC's own directory, it is already loaded under that name when NVRTC asks. Only the file
+// of NVRTC's own version, and only once its bytes show it exports that version's entry point; where
+// there is none, NVRTC's own error says so at the compile.
+void preload_nvrtc_builtins(const std::string& nvrtc_file, int major, int minor) {
+  const std::string name = platform::nvrtc_builtins_name(major, minor);
+  if (name.empty() || !platform::names_a_path(nvrtc_file)) return;   // a bare soname: the loader's search found it
+  std::error_code ec;
+  const std::filesystem::path directory = std::filesystem::canonical(platform::path_of_utf8(nvrtc_file), ec).parent_path();
+  if (ec) return;
+  const std::string builtins = platform::utf8_of(directory / name);
+  const std::string entry_point =
+      "__nvrtc_builtins__" + std::to_string(major) + "_" + std::to_string(minor) + "_getArchBuiltins";
+  (void)image::open_library_exporting(builtins, entry_point.c_str());   // kept for the process, as NVRTC keeps it
+}
+
 Status bind_nvrtc(void* library, NvrtcApi& api) {
   Binder binder(library);
   binder.bind("nvrtcVersion", api.version);
@@ -149,6 +168,7 @@ Status use_nvrtc(const Candidate& c, int required_major, CompilerApi& api) {
   api.nvrtc_path = c.file;
   api.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
   api.major = major;
+  preload_nvrtc_builtins(c.file, major, minor);
   return {};
 }
 
@@ -215,6 +235,7 @@ Result<CompilerApi> load_compiler_files(const std::string& nvrtc_file, const std
   if (int major = 0, minor = 0; api.nvrtc.version(&major, &minor) == 0) {
     api.nvrtc_version = std::to_string(major) + "." + std::to_string(minor);
     api.major = major;
+    preload_nvrtc_builtins(nvrtc_file, major, minor);
   }
   if (unsigned major = 0, minor = 0; api.nvjitlink.version(&major, &minor) == 0)
     api.nvjitlink_version = std::to_string(major) + "." + std::to_string(minor);

@@ -7,7 +7,9 @@
 //   4. the dynamic loader's search path (dlopen of the bare soname)
 // by sonames libnvrtc.so.13, .so.12 (libnvJitLink likewise), newest first. A pair must share one major
 // version (NVRTC's LTO-IR is read by the nvJitLink of its major), and a library of another major than
-// the caller needs (the NVRTC that wrote a package's options) is skipped with a message.
+// the caller needs (the NVRTC that wrote a package's options) is skipped with a message. An NVRTC
+// opened by path has its builtins (libnvrtc-builtins.so.<major>.<minor>, which it opens by name at its
+// first compile) opened first from its own directory: NVIDIA's wheels' lib/ is on no loader path.
 #pragma once
 
 #include "nvrtc/compiler_api.hpp"

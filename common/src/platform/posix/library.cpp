@@ -21,6 +21,10 @@ std::string versioned_library_name(const std::string& stem, int major) {
   return "lib" + stem + ".so." + std::to_string(major);
 }
 
+std::string nvrtc_builtins_name(int major, int minor) {
+  return "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+}
+
 const char* const* toolkit_library_directories() {
 #if defined(__aarch64__)
   static const char* const directories[] = {"lib64", "lib", "targets/sbsa-linux/lib", nullptr};

@@ -14,6 +14,9 @@ std::string versioned_library_name(const std::string& stem, int major) {
   return (stem == "nvrtc" ? "nvrtc64_" : stem + "_") + version + ".dll";
 }
 
+// Untried on Windows with NVIDIA's wheels: NVRTC's DLL is left to find its builtins itself.
+std::string nvrtc_builtins_name(int, int) { return {}; }
+
 const char* const* toolkit_library_directories() {
   static const char* const directories[] = {"bin\\x64", "bin", nullptr};
   return directories;
