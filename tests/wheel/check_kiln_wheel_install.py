@@ -84,10 +84,24 @@ def check_plain_cmake(python, prefix, project, work):
         fail(f"the plain CMake build wrote no {build / 'consumer_kernels.kiln'}")
 
 
+# `auditwheel show`, its own main, with one change that leaves its report as it is: a library's
+# undefined symbols are read once, not once for each policy and each library that needs it (pyelftools
+# reads LLVM's 1.4 million symbols in Python: most of a minute in all, against a third of that).
+AUDITWHEEL_SHOW = """
+import functools, sys
+import auditwheel.elfutils as elfutils
+if hasattr(elfutils, "get_undefined_symbols"):
+    elfutils.get_undefined_symbols = functools.lru_cache(maxsize=None)(elfutils.get_undefined_symbols)
+from auditwheel.main import main
+sys.argv = ["auditwheel", "show", sys.argv[1]]
+sys.exit(main())
+"""
+
+
 def start_auditwheel(wheel):
     """auditwheel show, started first and read last: it reads every ELF file of the wheel with
-    pyelftools (most of a minute for LLVM's), while the rest of the test runs beside it."""
-    return subprocess.Popen([sys.executable, "-m", "auditwheel", "show", str(wheel)], stdout=subprocess.PIPE,
+    pyelftools, while the rest of the test runs beside it."""
+    return subprocess.Popen([sys.executable, "-c", AUDITWHEEL_SHOW, str(wheel)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 
 
