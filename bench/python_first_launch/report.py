@@ -139,13 +139,24 @@ def floor_summary(samples: list[dict], kernels: list[str]) -> list[str]:
 
 
 def breakdown_table(samples: list[dict], kernels: list[str]) -> list[str]:
-    rows = ["| kernel | path | prepare | get kernel | launch | synchronize | allocation (excluded) |",
-            "|---|---|---:|---:|---:|---:|---:|"]
+    rows = ["| kernel | path | prepare | get kernel | launch | synchronize | allocation (excluded) | "
+            "collector in the first launch |",
+            "|---|---|---:|---:|---:|---:|---:|---|"]
     for kernel, path in _present(samples, kernels):
         cells = [_ms(_median(samples, path, kernel, key))
                  for key in ("prepare_ms", "get_ms", "launch_ms", "sync_ms", "alloc_ms")]
-        rows.append(f"| `{kernel}` | {PATHS[path]} | " + " | ".join(cells) + " |")
+        rows.append(f"| `{kernel}` | {PATHS[path]} | " + " | ".join(cells) + f" | {_collector(samples, path, kernel)} |")
     return rows
+
+
+def _collector(samples: list[dict], path: str, kernel: str) -> str:
+    """Python's garbage collector inside the first launch (worker.py collects before the clock
+    starts): in how many runs it ran, and its median time over those runs."""
+    mine = [s for s in samples if s["path"] == path and s["kernel"] == kernel and "gc_ms" in s]
+    if not mine:
+        return "—"
+    ran = [s["gc_ms"] for s in mine if s["gc_generations"]]
+    return f"{len(ran)} of {len(mine)} runs" + (f", {_ms(statistics.median(ran))}" if ran else "")
 
 
 def notes(samples: list[dict], kernels: list[str], images: dict | None = None) -> list[str]:
@@ -193,7 +204,9 @@ def render(samples: list[dict], environment: dict, config: dict, images: dict | 
               "`cupy.RawModule(...)`; get kernel = `pkg.kernel/cupy_kernel/cuda_core_kernel(name)` or "
               "`RawModule.get_function(name)` (CuPy's compile or cache read happens here; for (7), its "
               "load of the image file); for (8), prepare = reading the file and `ObjectCode.from_cubin`, "
-              "get kernel = `ObjectCode.get_kernel(lowered name)`:", ""]
+              "get kernel = `ObjectCode.get_kernel(lowered name)`. The collector column: in how many runs "
+              "Python's garbage collector ran inside the first launch, and its median time in those runs "
+              "(included in the figures above; worker.py collects before starting the clock):", ""]
     lines += breakdown_table(samples, kernels)
     lines += ["", *notes(samples, kernels, images)]
     return "\n".join(lines) + "\n"

@@ -264,7 +264,17 @@ def sample(path, kernel, first, total=None, nvrtc=False):
             "prepare_ms": 0.1, "get_ms": first - 0.2, "launch_ms": 0.05, "sync_ms": 0.05,
             "first_launch_ms": first, "total_ms": total if total is not None else 190.0 + first,
             "module_import_ms": {"cupy": 100.0}, "image": "cubin sm_90 (exact match)" if "kiln" in path else None,
-            "loaded": {"libnvrtc": nvrtc}}
+            "loaded": {"libnvrtc": nvrtc}, "gc_ms": 0.0, "gc_generations": []}
+
+
+def test_the_breakdown_says_when_the_collector_ran_in_the_first_launch():
+    quiet, collected = sample("kiln", "saxpy", 1.0), sample("kiln", "saxpy", 1.2)
+    collected.update(gc_ms=0.14, gc_generations=[0])
+    text = report.render([quiet, collected, sample("kiln", "saxpy", 1.1)], {}, {"kernels": ["saxpy"], "runs": 3})
+    assert "| 1 of 3 runs, 0.14 |" in text
+    older = sample("kiln-cupy", "saxpy", 1.0)
+    del older["gc_ms"], older["gc_generations"]   # a sample from before worker.py recorded it
+    assert "| — |" in report.render([older], {}, {"kernels": ["saxpy"], "runs": 1})
 
 
 def test_report_gives_medians_and_ratios():

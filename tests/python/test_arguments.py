@@ -131,6 +131,33 @@ def test_numpy_scalars_pass_their_bytes():
 
 
 @pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
+@pytest.mark.parametrize("name", sorted(_arguments._NUMPY_SCALARS))
+def test_every_numpy_scalar_packed_by_its_type_gives_its_own_bytes(name):
+    kind = getattr(numpy, name, None)
+    if kind is None:
+        pytest.skip("numpy %s has no %s (the other spelling of its bool is tested)" % (numpy.__version__, name))
+    for value in (kind(0), kind(1), kind(-1) if name.startswith(("int", "float")) else kind(True)):
+        assert encode(value, value.nbytes) == value.tobytes(), (name, value)
+        assert _arguments.encode_all("k", None, (value,)) == [value.tobytes()]   # no recorded size: its own
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
+def test_a_nan_keeps_its_payload_bits():
+    # A signalling NaN would come back quieted from struct's trip through a double.
+    for kind, bits, unsigned in ((numpy.float32, 0x7F800001, numpy.uint32), (numpy.float64, 0x7FF0000000000001,
+                                                                           numpy.uint64),
+                                 (numpy.float16, 0x7C01, numpy.uint16)):
+        value = unsigned(bits).view(kind)
+        assert encode(value, value.nbytes) == unsigned(bits).tobytes()
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
+def test_a_numpy_scalar_of_the_wrong_size_is_refused_by_name():
+    with pytest.raises(kiln.ArgumentMismatchError, match=r"argument 0 \(numpy.int32\) is 4 bytes but parameter 0 takes 8"):
+        encode(numpy.int32(1), 8)
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed: numpy scalars not tested")
 def test_a_numpy_float64_for_a_float_parameter_is_refused():
     # numpy.float64 is a Python float, but it says which C type it is: no silent narrowing.
     with pytest.raises(kiln.ArgumentMismatchError, match=r"\(numpy.float64\) is 8 bytes but parameter 0 takes 4"):
@@ -187,9 +214,15 @@ def test_argument_errors_are_type_errors_with_the_runtime_status():
 
 
 def test_the_pointer_array_points_at_each_argument():
-    address, buffer = _arguments.pointer_array([b"\x01\x02", b"\x03\x04\x05\x06", b""])
-    pointers = (ctypes.c_void_p * 3).from_address(address)
+    table, data = _arguments.pointer_array([b"\x01\x02", b"\x03\x04\x05\x06", b""])
+    pointers = struct.unpack("3P", table)   # what the void** parameter receives: the table's bytes
     assert ctypes.string_at(pointers[0], 2) == b"\x01\x02"
     assert ctypes.string_at(pointers[1], 4) == b"\x03\x04\x05\x06"
-    assert all(pointer % _arguments._ALIGNMENT == 0 for pointer in pointers[:3])
-    assert address == ctypes.addressof(buffer)   # the table is in the buffer kept alive
+    base = ctypes.cast(data, ctypes.c_void_p).value   # the arguments live in `data`, which the caller keeps
+    assert all(base <= pointer <= base + len(data) for pointer in pointers)
+    assert all(pointer % _arguments._ALIGNMENT == 0 for pointer in pointers)
+
+
+def test_an_empty_argument_list_gives_an_empty_table():
+    table, data = _arguments.pointer_array([])
+    assert table == b"" and data == b""

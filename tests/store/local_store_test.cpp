@@ -2,6 +2,7 @@
 // writers (threads and processes) and a writer killed mid-write; a damaged entry is a miss and is
 // replaced; eviction removes the least recently used first.
 #include "store/entry_format.hpp"
+#include "store/entry_reader.hpp"
 #include "store/harvest_record.hpp"
 #include "store/local_store.hpp"
 
@@ -88,6 +89,20 @@ TEST_F(LocalStoreTest, PutThenGetAndCounters) {
   EXPECT_EQ(c.at("entries"), 1u);
   EXPECT_EQ(c.at("size"), fs::file_size(store.entry_path(key(1))));
   EXPECT_EQ(store.usage().entries, 1u);
+}
+
+TEST_F(LocalStoreTest, TheLoadersUtf8ReaderFindsWhatTheStoreWrote) {
+  // The loader's direct hits read entries by UTF-8 text, never a std::filesystem::path: the same file
+  // as entry_path names, with or without a separator at the directory's end.
+  LocalStore store(m_dir, 0);
+  store.put(key(4), value(300, 4));
+  const std::string directory = m_dir.string();
+  EXPECT_EQ(fs::path(entry_path_utf8(directory, key(4))), store.entry_path(key(4)));
+  EXPECT_EQ(fs::path(entry_path_utf8(directory + "/", key(4))), store.entry_path(key(4)));   // one separator
+  EXPECT_EQ(read_entry_utf8(directory, key(4)), value(300, 4));
+  EXPECT_FALSE(read_entry_utf8(directory, key(5)));          // absent
+  EXPECT_FALSE(read_entry_utf8(directory, "not-a-key"));      // refused before any path is made
+  EXPECT_FALSE(read_entry_utf8(directory + "/missing", key(4)));
 }
 
 TEST_F(LocalStoreTest, ADamagedEntryIsAMissAndIsReplaced) {

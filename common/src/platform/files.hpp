@@ -43,12 +43,17 @@ int open_utf8_for_reading(const char* utf8);
 // a regular file. With `status`, the file's status as the check read it (one fstat, not two: the
 // run-time cache's hits read two files each).
 int open_regular_for_reading(const std::filesystem::path& path, bool follow_link, FileStatus* status = nullptr);
+// The same for a UTF-8 path: on POSIX without building a std::filesystem::path (a run-time cache hit
+// opens two files, and a fresh process would page in that code for them).
+int open_regular_utf8_for_reading(const char* utf8, bool follow_link, FileStatus* status = nullptr);
 // Created if missing (permissions 0666 less the umask), truncated when asked.
 int open_for_writing(const std::filesystem::path& path, bool truncate);
 int close_file(int fd);
 
 bool status_of(int fd, FileStatus& out);
 bool status_of(const std::filesystem::path& path, FileStatus& out);
+// The same for a UTF-8 path, without a std::filesystem::path on POSIX (as open_utf8_for_reading).
+bool status_of_utf8(const char* utf8, FileStatus& out);
 
 // The status of files named within one directory at a time, as the header check takes them, sorted
 // by directory (POSIX: the directory is held open and each name is looked up relative to it, a path

@@ -54,7 +54,7 @@ std::string direct_key(std::string_view query) {
 FileIdentity identity_of(const std::string& path) {
   FileIdentity identity;
   identity.path = path;
-  identity.present = platform::status_of(platform::path_of_utf8(path), identity.status);
+  identity.present = platform::status_of_utf8(path.c_str(), identity.status);
   return identity;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,10 +14,15 @@ namespace kiln::store {
 
 // <directory>/<k0k1>/<key>.
 std::filesystem::path entry_path(const std::filesystem::path& directory, std::string_view key);
+// The same as UTF-8 text, from the directory as UTF-8 text.
+std::string entry_path_utf8(std::string_view directory_utf8, std::string_view key);
 
 // The payload stored under `key` in the store at `directory`, or nothing: absent, damaged, not a
 // regular file or too large to be an entry (store.hpp's Store::get). A hit counts as a use for
 // eviction: the entry's modification time is set when it is older than a minute.
 std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& directory, std::string_view key);
+// The same for the directory as UTF-8 text: on POSIX the entry's path is never a
+// std::filesystem::path, whose parsing a run-time cache hit in a fresh process would page in and pay.
+std::optional<std::vector<std::byte>> read_entry_utf8(std::string_view directory_utf8, std::string_view key);
 
 }  // namespace kiln::store

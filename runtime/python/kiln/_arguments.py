@@ -18,7 +18,6 @@ _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _FLOAT_FORMATS = {2: "<e", 4: "<f", 8: "<d"}
 _FLOAT_PACKERS = {size: struct.Struct(form).pack for size, form in _FLOAT_FORMATS.items()}
 _ALIGNMENT = 16   # each argument's bytes start at a multiple of this in pointer_array's buffer
-_BUFFER_STEP = 64
 _CTYPES_DATA = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)
 
 
@@ -95,6 +94,43 @@ class _Argument:
                                 % (value, size, self.index)) from None
 
 
+def _exact_float(pack):
+    """pack for a numpy float scalar: struct converts through a double, exact for every value but a
+    NaN, whose payload bits (a signalling NaN's) the conversion may change: those go by tobytes()."""
+    def packer(value):
+        return pack(value) if value == value else value.tobytes()
+    return packer
+
+
+# numpy's fixed-size scalar types by name (numpy is not imported here): (size, pack), which gives the
+# bytes tobytes() gives, in a fraction of the time a first tobytes() takes.
+_NUMPY_SCALARS = {name: (struct.calcsize(form), pack) for name, form, pack in [
+    (name, form, _exact_float(struct.Struct(form).pack) if form in ("<e", "<f", "<d") else struct.Struct(form).pack)
+    for name, form in (("float16", "<e"), ("float32", "<f"), ("float64", "<d"), ("int8", "<b"), ("int16", "<h"),
+                       ("int32", "<i"), ("int64", "<q"), ("uint8", "<B"), ("uint16", "<H"), ("uint32", "<I"),
+                       ("uint64", "<Q"), ("bool", "<?"), ("bool_", "<?"))]}
+
+
+def _packer_for(kind):
+    """A function that packs any value of type `kind` by its type alone (numpy's fixed-size scalars,
+    CuPy arrays), or None when the type does not decide the bytes: such types take encode's general
+    path, which also words every error."""
+    module = kind.__module__
+    if module == "numpy":
+        return _NUMPY_SCALARS.get(kind.__name__)
+    if kind.__name__ == "ndarray" and module.partition(".")[0] == "cupy":
+        return _POINTER_SIZE, _cupy_pointer_bytes
+    return None
+
+
+def _cupy_pointer_bytes(value):
+    return _cupy_pointer(value).to_bytes(_POINTER_SIZE, "little")
+
+
+# type -> (size, pack) for the types _packer_for knows, filled as they are first seen.
+_PACKERS = {}
+
+
 def encode(kernel, index, value, size):
     """The bytes of argument `index` for a parameter of `size` bytes (None: not recorded)."""
     # A plain Python float or int (not a numpy scalar or a bool, whose types differ) that fits: the
@@ -107,6 +143,18 @@ def encode(kernel, index, value, size):
             pass  # the general path words the error
     elif kind is int and size in (1, 2, 4, 8) and -(1 << (8 * size - 1)) <= value < (1 << (8 * size)):
         return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    else:
+        known = _PACKERS.get(kind)
+        if known is None:
+            known = _packer_for(kind)
+            if known is not None:  # only these: numpy's and CuPy's types are few, a program's own may not be
+                _PACKERS[kind] = known
+        if known is not None and (size is None or size == known[0]):
+            return known[1](value)
+    return _encode_general(kernel, index, value, size)
+
+
+def _encode_general(kernel, index, value, size):
     argument = _Argument(kernel, index, value)
     pointer = 0 if value is None else _device_pointer(value)
     if pointer is not None:
@@ -138,12 +186,14 @@ _PADDING = tuple(bytes(n) for n in range(_ALIGNMENT))
 
 
 def pointer_array(blobs):
-    """The void*[] cuLaunchKernel takes, as an address, and the one buffer that holds it and every
-    argument's bytes (keep it alive): the table first, then each argument at a multiple of
-    _ALIGNMENT. One allocation per launch, and one ctypes array type for every launch of up to
-    _BUFFER_STEP bytes: ctypes makes each array type once, in tens of microseconds, which a first
-    launch would pay for a second type (the pointer table's) too."""
-    at = len(blobs) * _POINTER_SIZE
+    """The void*[] cuLaunchKernel takes, and what keeps it alive until the launch returns (keep it).
+
+    Every argument's bytes go into one bytes object, each at a multiple of _ALIGNMENT from its start
+    (CPython aligns that start to 16 bytes), and the table of their addresses into a second one, which
+    is what is returned for the void** parameter (ctypes passes a bytes object as its buffer's
+    address). No ctypes array type is made: ctypes makes each type once, in tens of microseconds,
+    which a first launch would pay for every new size."""
+    at = 0
     parts, offsets = [], []
     for blob in blobs:
         pad = -at % _ALIGNMENT
@@ -153,17 +203,13 @@ def pointer_array(blobs):
         offsets.append(at)
         parts.append(blob)
         at += len(blob)
-    size = max(-(-at // _BUFFER_STEP), 1) * _BUFFER_STEP
-    buffer = (_BUFFER if size == _BUFFER_STEP else ctypes.c_char * size)()
-    base = ctypes.addressof(buffer)
+    data = b"".join(parts)
+    base = ctypes.cast(data, ctypes.c_void_p).value or 0
     table = _POINTER_TABLE.get(len(offsets)) or struct.Struct("%dP" % len(offsets))
-    data = table.pack(*[base + offset for offset in offsets]) + b"".join(parts)
-    ctypes.memmove(base, data, len(data))
-    return base, buffer
+    pointers = table.pack(*[base + offset for offset in offsets])
+    return pointers, data
 
 
-# The buffer type of nearly every launch, and packers of the pointer table for the usual argument
-# counts: made once, with the binding's other C types.
-_BUFFER = ctypes.c_char * _BUFFER_STEP
-_BUFFER()   # ctypes completes an array type at its first instance (about 30 us): here, not in a first launch
+# Packers of the pointer table for the usual argument counts: made once, with the binding's other
+# C types.
 _POINTER_TABLE = {count: struct.Struct("%dP" % count) for count in range(17)}

@@ -78,12 +78,12 @@ class Kernel:
                                              _launch.cluster(self.name, cluster), 1 if cooperative else 0,
                                              *_launch.priority(self.name, priority))
             launch_ex = runtime.function("kiln_kernel_launch_ex", "Kernel.launch with cluster, cooperative or priority")
-        pointers, buffers = _arguments.pointer_array(blobs)
+        pointers, data = _arguments.pointer_array(blobs)
         if extended:
             status = launch_ex(self._handle, ctypes.byref(config), pointers, len(blobs))
         else:
             status = runtime.lib.kiln_kernel_launch(self._handle, grid3, block3, shared, handle, pointers, len(blobs))
-        del buffers  # the driver copied the parameters when the launch call returned
+        del data  # the driver copied the parameters when the launch call returned
         runtime.check(status)
 
     def attribute(self, name):

@@ -3,6 +3,7 @@
 #include "core/compile_library.hpp"
 #include "core/image_choice.hpp"
 #include "format/layout.hpp"
+#include "platform/text.hpp"
 #include "store/cache_settings.hpp"
 #include "store/entry_reader.hpp"
 #include "util/printable.hpp"
@@ -35,6 +36,12 @@ const store::CacheSettings& cache() {
   return settings;
 }
 
+// Its directory as UTF-8 text, which the entries' paths are made from.
+const std::string& cache_directory_utf8() {
+  static const std::string directory = platform::utf8_of(cache().directory);
+  return directory;
+}
+
 }  // namespace
 
 bool direct_hits_enabled() {
@@ -50,7 +57,7 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
   std::memcpy(&header, reader.bytes().data(), sizeof header);   // checked when the package was opened
   const std::string query =
       store::direct_query({header.toc_checksum, header.file_size, name, target, compiler_search_directories()});
-  const std::optional<std::vector<std::byte>> bytes = store::read_entry(cache().directory, store::direct_key(query));
+  const std::optional<std::vector<std::byte>> bytes = store::read_entry_utf8(cache_directory_utf8(), store::direct_key(query));
   if (!bytes) return std::nullopt;
   std::optional<store::DirectRecord> record = store::decode_direct_record(*bytes);
   if (!record || record->query != query || !store::files_unchanged(*record)) return std::nullopt;
@@ -58,7 +65,7 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
 }
 
 std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::DirectRecord& record) {
-  std::optional<std::vector<std::byte>> entry = store::read_entry(cache().directory, record.entry_key);
+  std::optional<std::vector<std::byte>> entry = store::read_entry_utf8(cache_directory_utf8(), record.entry_key);
   if (!entry) return nullptr;
   return std::make_shared<const std::vector<std::byte>>(std::move(*entry));
 }

@@ -44,7 +44,11 @@ int open_for_reading(const std::filesystem::path& path) {
 int open_utf8_for_reading(const char* utf8) { return ::open(utf8, O_RDONLY | O_CLOEXEC | O_NONBLOCK); }
 
 int open_regular_for_reading(const std::filesystem::path& path, bool follow_link, FileStatus* status) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow_link ? 0 : O_NOFOLLOW));
+  return open_regular_utf8_for_reading(path.c_str(), follow_link, status);
+}
+
+int open_regular_utf8_for_reading(const char* utf8, bool follow_link, FileStatus* status) {
+  const int fd = ::open(utf8, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow_link ? 0 : O_NOFOLLOW));
   if (fd < 0) return -1;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {   // O_NONBLOCK changes nothing for it
@@ -70,9 +74,11 @@ bool status_of(int fd, FileStatus& out) {
   return true;
 }
 
-bool status_of(const std::filesystem::path& path, FileStatus& out) {
+bool status_of(const std::filesystem::path& path, FileStatus& out) { return status_of_utf8(path.c_str(), out); }
+
+bool status_of_utf8(const char* utf8, FileStatus& out) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
+  if (::stat(utf8, &st) != 0) return false;
   out = status_from(st);
   return true;
 }

@@ -105,6 +105,12 @@ int close_file(int fd) { return _close(fd); }
 
 bool status_of(int fd, FileStatus& out) { return status_of_handle(handle_of(fd), out); }
 
+bool status_of_utf8(const char* utf8, FileStatus& out) { return status_of(path_of_utf8(utf8), out); }
+
+int open_regular_utf8_for_reading(const char* utf8, bool follow_link, FileStatus* status) {
+  return open_regular_for_reading(path_of_utf8(utf8), follow_link, status);
+}
+
 bool status_of(const std::filesystem::path& path, FileStatus& out) {
   WIN32_FILE_ATTRIBUTE_DATA data{};
   if (!GetFileAttributesExW(long_path(path).c_str(), GetFileExInfoStandard, &data)) {

@@ -25,6 +25,19 @@ __all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "s
 # found as a resource of the package: importlib.resources also finds it where it is not beside
 # __file__, as in an editable install.
 PACKAGE_FILE = resources.files(__package__) / "kernels.kiln"
+# Where the file is on disk: its folder, and the provider wheels' stamps there, listed at import (the
+# listing is the same work later, and the first launch need not wait for it); package() checks them.
+_PACKAGE_DIRECTORY = str(PACKAGE_FILE.parent) if isinstance(PACKAGE_FILE, pathlib.Path) else None
+
+
+def _listed_stamps():
+    try:
+        return _providers.stamps(_PACKAGE_DIRECTORY) if _PACKAGE_DIRECTORY is not None else None
+    except OSError:
+        return None  # package() lists again, and reports what it cannot read
+
+
+_PROVIDER_STAMPS = _listed_stamps()
 
 _lock = threading.Lock()
 _package = None
@@ -44,7 +57,7 @@ def package():
             if isinstance(PACKAGE_FILE, pathlib.Path):
                 # A file on disk (a regular or an editable install): what as_file would give,
                 # without as_file's first call, which costs about 0.2 ms of a first launch.
-                _providers.check(PACKAGE_FILE.parent, __version__)
+                _providers.check(_PACKAGE_DIRECTORY, __version__, _PROVIDER_STAMPS)
                 _package = kiln.Package.open(PACKAGE_FILE)
             else:
                 # A package in a zip: as_file extracts a copy for the call; the open package keeps

@@ -50,15 +50,23 @@ def installed(directory):
     return found
 
 
-def check(directory, version):
+def stamps(directory):
+    """The names of the providers' stamps in `directory`, sorted: one listing and string tests (a
+    regular expression's first match per name, or os.scandir's entries, cost more than the listing)."""
+    return sorted(name for name in os.listdir(directory)
+                  if name.startswith("kernels.cc") and name.endswith(".version") and _STAMP.fullmatch(name))
+
+
+def check(directory, version, found=None):
     """Raises ProviderVersionError for a provider wheel of another version than `version` (this
-    package's __version__, which pyproject.toml's version matches). Reads the providers' stamps: one
-    listing of this package's directory and a line per provider, on the first launch's path, where
+    package's __version__, which pyproject.toml's version matches). Reads the providers' stamps
+    (`found`, from stamps(directory), which it lists when None) and a line per provider, where
     importlib.metadata (installed() above) would scan all of sys.path, in milliseconds. A stamp that
     cannot be read is passed over: the runtime still refuses a companion of another build."""
-    with os.scandir(directory) as entries:
-        stamps = sorted((entry.name, entry.path) for entry in entries if _STAMP.fullmatch(entry.name))
-    for stamp_name, stamp_path in stamps:
+    if found is None:
+        found = stamps(directory)
+    for stamp_name in found:
+        stamp_path = os.path.join(directory, stamp_name)
         major = int(_STAMP.fullmatch(stamp_name)[1])
         try:
             with open(stamp_path, encoding="utf-8") as stamp:
