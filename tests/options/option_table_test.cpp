@@ -57,7 +57,9 @@ TEST(OptionTable, EveryRowButNvccsOwnIsDocumentedAndSaysWhatItDoes) {
     EXPECT_TRUE(!spec.refused.empty() || spec.nvrtc == Nvrtc::passed || spec.link != Link::none ||
                 spec.nvcc == Nvcc::same || spec.nvrtc == Nvrtc::planned)
         << spec.name;
-    if (spec.link != Link::none && spec.link != Link::fast_math) EXPECT_FALSE(spec.link_name.empty()) << spec.name;
+    if (spec.link != Link::none && spec.link != Link::fast_math) {
+      EXPECT_FALSE(spec.link_name.empty()) << spec.name;
+    }
   }
 }
 

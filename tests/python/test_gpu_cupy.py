@@ -9,6 +9,7 @@ import tempfile
 import pytest
 
 import kiln
+from kiln import _interop
 
 try:
     import cupy
@@ -37,6 +38,8 @@ def test_one_raw_kernel_per_kernel_and_device(package):
 
 
 def test_the_temporary_file_is_private_and_removed(package, tmp_path, monkeypatch):
+    # Where there is no memory file (Windows, macOS): a private temporary file, gone once loaded.
+    monkeypatch.delattr(os, "memfd_create", raising=False)
     directory = tmp_path / "tmp"
     directory.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(directory))
@@ -54,6 +57,19 @@ def test_the_temporary_file_is_private_and_removed(package, tmp_path, monkeypatc
     data = cupy.asarray(numpy.array([1, 2, 3], dtype=numpy.float32))
     scale((1,), (32,), (data, numpy.float32(2), numpy.int32(3)))  # loaded before the file went
     assert data.get().tolist() == [2, 4, 6]
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no os.memfd_create here")
+def test_on_linux_cupy_loads_the_image_from_a_memory_file(package, tmp_path, monkeypatch):
+    directory = tmp_path / "tmp"
+    directory.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(directory))
+    held = len(_interop._memory_files)
+    scale = package.cupy_kernel("scale<double>")
+    assert len(_interop._memory_files) == held + 1 and os.listdir(directory) == []
+    data = cupy.asarray(numpy.array([1, 2, 3], dtype=numpy.float64))
+    scale((1,), (32,), (data, numpy.float64(3), numpy.int32(3)))
+    assert data.get().tolist() == [3, 6, 9]
 
 
 def test_the_binding_launches_on_cupy_arrays_and_streams(package):

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 namespace kiln::store {
 namespace {
@@ -74,6 +75,31 @@ TEST(CacheSettings, OnOffAndMaximumSize) {
   const Result<CacheSettings> size = cache_settings("", table({k_home, {"KILN_CACHE_MAX_SIZE", "lots"}}));
   ASSERT_FALSE(size);
   EXPECT_NE(size.error().message.find("KILN_CACHE_MAX_SIZE: 'lots'"), std::string::npos) << size.error().message;
+}
+
+// The loader's direct hits read the cache through cache_settings_text: the same directory as the
+// compile library's cache_settings writes to, for every way of naming it, and the same refusals.
+TEST(CacheSettings, TheTextFormNamesTheSameDirectory) {
+#if defined(_WIN32)
+  const std::vector<std::map<std::string, std::string>> environments = {
+      {{"LOCALAPPDATA", "C:\\Users\\u\\AppData\\Local"}}, {{"LOCALAPPDATA", "C:\\l\\"}},
+      {{"LOCALAPPDATA", "C:\\l"}, {"KILN_CACHE_DIR", "D:\\k"}}, {{"HOME", "/h"}}};
+#else
+  const std::vector<std::map<std::string, std::string>> environments = {
+      {{"HOME", "/h"}}, {{"HOME", "/h/"}}, {{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x/"}},
+      {{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"KILN_CACHE_DIR", "/k"}}, {{"KILN_CACHE_DIR", ""}}, {}};
+#endif
+  for (const auto& values : environments) {
+    const Result<CacheSettings> path = cache_settings("", table(values));
+    const Result<CacheSettingsText> text = cache_settings_text(table(values));
+    ASSERT_TRUE(path && text);
+    EXPECT_EQ(std::filesystem::path(text->directory), path->directory) << text->directory;
+    EXPECT_EQ(text->enabled && !text->directory.empty(), path->enabled) << text->directory;
+    EXPECT_EQ(text->max_size, path->max_size);
+  }
+  EXPECT_FALSE(cache_settings_text(table({k_home, {"KILN_CACHE", "maybe"}})));
+  EXPECT_FALSE(cache_settings_text(table({k_home, {"KILN_CACHE_MAX_SIZE", "lots"}})));
+  EXPECT_FALSE(cache_settings_text(table({k_home, {"KILN_CACHE", "off"}}))->enabled);
 }
 
 }  // namespace

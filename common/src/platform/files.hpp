@@ -98,6 +98,9 @@ bool memory_backed_with_room(const std::filesystem::path& directory, std::uint64
 // Empty when none of them is set.
 std::filesystem::path user_cache_directory(const std::function<std::optional<std::string>(const char*)>& env,
                                            const std::string& application);
+// The same as UTF-8 text (what the loader's run-time cache hits use, without a std::filesystem::path).
+std::string user_cache_directory_utf8(const std::function<std::optional<std::string>(const char*)>& env,
+                                      const std::string& application);
 
 // Where temporary files go when nothing says otherwise: /tmp; Windows' GetTempPathW.
 std::filesystem::path default_temporary_directory();

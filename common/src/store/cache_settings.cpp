@@ -18,8 +18,8 @@ Environment process_environment() {
   };
 }
 
-Result<CacheSettings> cache_settings(const fs::path& directory_option, const Environment& env) {
-  CacheSettings settings;
+Result<CacheSettingsText> cache_settings_text(const Environment& env) {
+  CacheSettingsText settings;
   if (const std::optional<std::string> on = env("KILN_CACHE")) {
     if (is_off_word(*on)) {
       settings.enabled = false;
@@ -33,14 +33,21 @@ Result<CacheSettings> cache_settings(const fs::path& directory_option, const Env
     if (!parsed) return parsed.error();
     settings.max_size = *parsed;
   }
-  const auto set = [](const std::optional<std::string>& value) { return value && !value->empty(); };
-  if (!directory_option.empty()) {
-    settings.directory = directory_option;
-  } else if (const std::optional<std::string> dir = env("KILN_CACHE_DIR"); set(dir)) {
-    settings.directory = platform::path_of_utf8(*dir);
+  if (const std::optional<std::string> dir = env("KILN_CACHE_DIR"); dir && !dir->empty()) {
+    settings.directory = *dir;
   } else {
-    settings.directory = platform::user_cache_directory(env, "kiln");
+    settings.directory = platform::user_cache_directory_utf8(env, "kiln");
   }
+  return settings;
+}
+
+Result<CacheSettings> cache_settings(const fs::path& directory_option, const Environment& env) {
+  Result<CacheSettingsText> text = cache_settings_text(env);
+  if (!text) return text.error();
+  CacheSettings settings;
+  settings.enabled = text->enabled;
+  settings.max_size = text->max_size;
+  settings.directory = !directory_option.empty() ? directory_option : platform::path_of_utf8(text->directory);
   if (settings.directory.empty()) settings.enabled = false;
   return settings;
 }

@@ -24,11 +24,21 @@ struct CacheSettings {
   std::uint64_t max_size = 0;          // bytes; 0: no limit
 };
 
+// The same from the environment alone, the directory as UTF-8 text: what the loader's run-time cache
+// hits read, without a std::filesystem::path. `enabled` is only what KILN_CACHE says; an empty
+// `directory` (no variable names one) turns the cache off, as cache_settings does.
+struct CacheSettingsText {
+  bool enabled = true;
+  std::string directory;
+  std::uint64_t max_size = 0;
+};
+
 // Reads a variable: getenv, or a table in tests.
 using Environment = std::function<std::optional<std::string>(const char* name)>;
 Environment process_environment();
 
 // An error names the variable and its value: "KILN_CACHE=maybe: not one of 0, 1, ...".
 Result<CacheSettings> cache_settings(const std::filesystem::path& directory_option, const Environment& env);
+Result<CacheSettingsText> cache_settings_text(const Environment& env);
 
 }  // namespace kiln::store

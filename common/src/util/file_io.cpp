@@ -24,8 +24,9 @@ Result<std::vector<std::byte>> read_regular_file(const fs::path& path, std::uint
     const int error = errno;
     if (error == ELOOP && !follow_link) return failure("it is a symbolic link" + std::string(k_not_a_regular_file));
     // What it is, where that is why (a socket does not even open: ENXIO).
-    if (platform::FileStatus st; error != EISDIR && platform::status_of(path, st) && !st.is_regular && !st.is_directory)
-      return failure("it is " + std::string(st.kind) + std::string(k_not_a_regular_file));
+    if (platform::FileStatus what; error != EISDIR && platform::status_of(path, what) && !what.is_regular &&
+                                   !what.is_directory)
+      return failure("it is " + std::string(what.kind) + std::string(k_not_a_regular_file));
     return failure(std::strerror(error));
   }
   if (st.size > max_size) {

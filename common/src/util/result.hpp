@@ -23,11 +23,11 @@ namespace failure {
 
 // Where a failure is. Every field is optional: "" or 0 is "not known".
 struct Location {
-  std::string file;     // as the user wrote or sees it: "kiln.toml", "src/reduce.cu", a package path
+  std::string file{};   // as the user wrote or sees it: "kiln.toml", "src/reduce.cu", a package path
   int line = 0;         // 1-based
   int column = 0;       // 1-based; meaningful only with a line
-  std::string kernel;   // the kernel's name as asked for: "block_sum<float, 256>"
-  std::string target;   // "sm_90", "compute_90"
+  std::string kernel{}; // the kernel's name as asked for: "block_sum<float, 256>"
+  std::string target{}; // "sm_90", "compute_90"
 
   bool empty() const { return file.empty() && line == 0 && kernel.empty() && target.empty(); }
 };

@@ -107,8 +107,8 @@ public:
       Result<std::vector<std::byte>> written = format::write_package(part.contents, options);
       if (written && part.major != 0) {
         format::PackageReader reader;
-        if (Status opened = reader.open(*written, path.string()); !opened) {
-          written = std::move(opened).error();
+        if (Status read = reader.open(*written, path.string()); !read) {
+          written = std::move(read).error();
         } else {
           contents_written.push_back(format::CompanionContent{part.major, format::content_id(reader)});
         }

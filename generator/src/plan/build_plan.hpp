@@ -15,10 +15,10 @@
 namespace kiln::plan {
 
 struct PlanSettings {
-  std::string display_prefix;                   // how the manifest directory looks from the user's cwd
-  std::filesystem::path scratch_dir;            // absolute; time traces go here
-  std::filesystem::path build_dir;              // <build> in include directories (util/named_roots.hpp)
-  std::filesystem::path kiln_include_dir;       // <kiln>
+  std::string display_prefix{};                 // how the manifest directory looks from the user's cwd
+  std::filesystem::path scratch_dir{};          // absolute; time traces go here
+  std::filesystem::path build_dir{};            // <build> in include directories (util/named_roots.hpp)
+  std::filesystem::path kiln_include_dir{};     // <kiln>
 };
 
 struct BuildPlan {

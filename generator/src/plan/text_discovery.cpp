@@ -10,13 +10,6 @@ namespace {
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// `word` in `text` with no identifier character right before it.
-bool has_word(std::string_view text, std::string_view word) {
-  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
-    if (at == 0 || !identifier_char(text[at - 1])) return true;
-  return false;
-}
-
 // Whether a line of `code` is `#include` naming something that contains `name`.
 bool includes(std::string_view code, std::string_view name) {
   std::size_t line_start = 0;

@@ -2,10 +2,15 @@
 Both are imported here, lazily: the binding itself needs neither.
 
 CuPy loads modules only from source or from a file (cupy.RawModule(path=...)), so the image goes
-to a private temporary file (tempfile.mkstemp: mode 0600, in the temporary directory, never the
-home directory) that is removed as soon as CuPy has loaded it. CuPy loads a file-backed module
-once per device, so a RawKernel is made per (kernel, device): call cupy_kernel again on another
-device. cuda.core takes the bytes directly."""
+to a file only this process can reach: on Linux an anonymous memory file (os.memfd_create), named
+to CuPy as /proc/self/fd/<n>, which nothing on disk ever holds; elsewhere, or where /proc does not
+show it, a private temporary file (tempfile.mkstemp: mode 0600, in the temporary directory, never
+the home directory) removed as soon as CuPy has loaded it. CuPy remembers a loaded module by its
+path for the life of the process, so a memory file stays open as long as that: its descriptor
+number, and with it the path, is never handed out again (one descriptor and one copy of the image
+per kernel and device loaded this way). CuPy loads a file-backed module once per device, so a
+RawKernel is made per (kernel, device): call cupy_kernel again on another device. cuda.core takes
+the bytes directly."""
 
 import os
 
@@ -56,7 +61,39 @@ def _cached(package, key, make):
     return kernel
 
 
+# The memory files CuPy's loaded modules are named by: kept open for the process's life (see above).
+_memory_files = []
+
+
+def _memory_file(image):
+    """The path of an anonymous memory file holding the image, or None where there is none to have
+    (no os.memfd_create, or no /proc/self/fd to name it by)."""
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is None:
+        return None
+    try:
+        descriptor = memfd_create("kiln-image." + image.kind, getattr(os, "MFD_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        data = memoryview(image.data)
+        while data:
+            data = data[os.write(descriptor, data):]
+        path = "/proc/self/fd/%d" % descriptor
+        if os.stat(path).st_size != len(image.data):   # /proc missing, or not this file
+            raise OSError("%s does not show the memory file" % path)
+    except OSError:
+        os.close(descriptor)
+        return None
+    _memory_files.append(descriptor)
+    return path
+
+
 def _load_with_cupy(cupy, image):
+    path = _memory_file(image)
+    if path is not None:
+        # get_function loads the module on the current device now.
+        return cupy.RawModule(path=path).get_function(image.lowered_name)
     import tempfile  # here, not at the top: it costs milliseconds at import and only this needs it
     descriptor, path = tempfile.mkstemp(prefix="kiln-", suffix="." + image.kind)
     try:

@@ -3,7 +3,6 @@
 #include "core/compile_library.hpp"
 #include "core/image_choice.hpp"
 #include "format/layout.hpp"
-#include "platform/text.hpp"
 #include "store/cache_settings.hpp"
 #include "store/entry_reader.hpp"
 #include "util/printable.hpp"
@@ -27,19 +26,14 @@ bool compiling_off() {
   return value != nullptr && is_off_word(value);
 }
 
-// The user's cache as the compile library's cache reads it (rtc::CompiledCache::process), once.
-const store::CacheSettings& cache() {
-  static const store::CacheSettings settings = [] {
-    Result<store::CacheSettings> read = store::cache_settings({}, store::process_environment());
-    return read ? *read : store::CacheSettings{false, {}, 0};   // the compile library says why
+// The user's cache as the compile library's cache reads it (rtc::CompiledCache::process), once, with
+// its directory as UTF-8 text, which the entries' paths are made from.
+const store::CacheSettingsText& cache() {
+  static const store::CacheSettingsText settings = [] {
+    Result<store::CacheSettingsText> read = store::cache_settings_text(store::process_environment());
+    return read ? *read : store::CacheSettingsText{false, {}, 0};   // the compile library says why
   }();
   return settings;
-}
-
-// Its directory as UTF-8 text, which the entries' paths are made from.
-const std::string& cache_directory_utf8() {
-  static const std::string directory = platform::utf8_of(cache().directory);
-  return directory;
 }
 
 }  // namespace
@@ -57,7 +51,7 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
   std::memcpy(&header, reader.bytes().data(), sizeof header);   // checked when the package was opened
   const std::string query =
       store::direct_query({header.toc_checksum, header.file_size, name, target, compiler_search_directories()});
-  const std::optional<std::vector<std::byte>> bytes = store::read_entry_utf8(cache_directory_utf8(), store::direct_key(query));
+  const std::optional<std::vector<std::byte>> bytes = store::read_entry_utf8(cache().directory, store::direct_key(query));
   if (!bytes) return std::nullopt;
   std::optional<store::DirectRecord> record = store::decode_direct_record(*bytes);
   if (!record || record->query != query || !store::files_unchanged(*record)) return std::nullopt;
@@ -65,7 +59,7 @@ std::optional<store::DirectRecord> find_direct_record(const format::PackageReade
 }
 
 std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::DirectRecord& record) {
-  std::optional<std::vector<std::byte>> entry = store::read_entry_utf8(cache_directory_utf8(), record.entry_key);
+  std::optional<std::vector<std::byte>> entry = store::read_entry_utf8(cache().directory, record.entry_key);
   if (!entry) return nullptr;
   return std::make_shared<const std::vector<std::byte>>(std::move(*entry));
 }

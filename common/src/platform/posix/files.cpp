@@ -147,11 +147,18 @@ std::filesystem::path default_temporary_directory() { return "/tmp"; }
 
 std::filesystem::path user_cache_directory(const std::function<std::optional<std::string>(const char*)>& env,
                                            const std::string& application) {
+  return user_cache_directory_utf8(env, application);
+}
+
+std::string user_cache_directory_utf8(const std::function<std::optional<std::string>(const char*)>& env,
+                                      const std::string& application) {
   const auto set = [](const std::optional<std::string>& value) { return value && !value->empty(); };
-  if (const std::optional<std::string> xdg = env("XDG_CACHE_HOME"); set(xdg)) return std::filesystem::path(*xdg) / application;
-  if (const std::optional<std::string> home = env("HOME"); set(home)) {
-    return std::filesystem::path(*home) / ".cache" / application;
-  }
+  const auto join = [](std::string directory, const std::string& name) {
+    if (directory.back() != '/') directory += '/';
+    return directory + name;
+  };
+  if (const std::optional<std::string> xdg = env("XDG_CACHE_HOME"); set(xdg)) return join(*xdg, application);
+  if (const std::optional<std::string> home = env("HOME"); set(home)) return join(join(*home, ".cache"), application);
   return {};
 }
 

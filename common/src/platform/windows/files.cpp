@@ -198,9 +198,15 @@ bool memory_backed_with_room(const std::filesystem::path&, std::uint64_t) { retu
 std::filesystem::path user_cache_directory(const std::function<std::optional<std::string>(const char*)>& env,
                                            const std::string& application) {
   // The per-user, per-machine place (not the roaming profile): caches are rebuilt, not carried.
+  return path_of_utf8(user_cache_directory_utf8(env, application));
+}
+
+std::string user_cache_directory_utf8(const std::function<std::optional<std::string>(const char*)>& env,
+                                      const std::string& application) {
   const std::optional<std::string> local = env("LOCALAPPDATA");
   if (!local || local->empty()) return {};
-  return path_of_utf8(*local) / path_of_utf8(application);
+  const char last = local->back();
+  return *local + (last == '\\' || last == '/' ? "" : "\\") + application;
 }
 
 std::filesystem::path default_temporary_directory() {
