@@ -121,7 +121,7 @@ class CupyRawModule(CupyArrays):
 class CupyCubin(CupyArrays):
     """(7) The floor of (2): CuPy loads the image Kiln's package selects for the device from its file,
     without Kiln: cupy.RawModule(path=...) only records the path; get_function(<lowered name>) loads
-    the file (cuModuleLoad: the driver reads it), as it does for the temporary file of (2)."""
+    the file (cuModuleLoad: the driver reads it), as it does for the file of (2) (on Linux a memory file, /proc/self/fd/<n>)."""
     needs_image = True
 
     def prepare(self):
