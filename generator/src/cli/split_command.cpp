@@ -107,8 +107,8 @@ public:
       Result<std::vector<std::byte>> written = format::write_package(part.contents, options);
       if (written && part.major != 0) {
         format::PackageReader reader;
-        if (Status read = reader.open(*written, path.string()); !read) {
-          written = std::move(read).error();
+        if (Status reopened = reader.open(*written, path.string()); !reopened) {
+          written = std::move(reopened).error();
         } else {
           contents_written.push_back(format::CompanionContent{part.major, format::content_id(reader)});
         }
