@@ -40,7 +40,7 @@ std::optional<std::vector<std::byte>> read_file(const std::string& path, platfor
 }  // namespace
 
 std::filesystem::path entry_path(const std::filesystem::path& directory, std::string_view key) {
-  return directory / std::string(key.substr(0, 2)) / std::string(key);
+  return platform::path_of_utf8(entry_path_utf8(platform::utf8_of(directory), key));
 }
 
 std::string entry_path_utf8(std::string_view directory_utf8, std::string_view key) {

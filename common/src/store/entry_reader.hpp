@@ -12,7 +12,7 @@
 
 namespace kiln::store {
 
-// <directory>/<k0k1>/<key>.
+// <directory>/<k0k1>/<key>: entry_path_utf8's text as a path (the layout has that one definition).
 std::filesystem::path entry_path(const std::filesystem::path& directory, std::string_view key);
 // The same as UTF-8 text, from the directory as UTF-8 text.
 std::string entry_path_utf8(std::string_view directory_utf8, std::string_view key);
