@@ -21,7 +21,17 @@ fi
 # (windows.a_crash_fails checks this).
 export WINEPREFIX="$KILN_WINE_PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winedbg.exe=d"
 mkdir -p "$(dirname "$WINEPREFIX")"
-if [ ! -f "$WINEPREFIX/system.reg" ]; then
-  flock "$WINEPREFIX.lock" sh -c '[ -f "$WINEPREFIX/system.reg" ] || "$1" wineboot --init >/dev/null 2>&1 || true' sh "$wine"
+# The prefix is ready once wineboot has finished and its wineserver has exited: the server writes
+# system.reg seconds after wineboot returns, so system.reg alone let a second test start wineboot
+# again while the first one's program ran. The marker is written only after both.
+ready="$WINEPREFIX/.kiln-prefix-ready"
+if [ ! -f "$ready" ]; then
+  wineserver=$(dirname "$wine")/wineserver
+  [ -x "$wineserver" ] || wineserver=$(command -v wineserver || true)
+  flock "$WINEPREFIX.lock" sh -c '
+    [ -f "$1" ] && exit 0
+    "$2" wineboot --init >/dev/null 2>&1 || true
+    if [ -n "$3" ]; then "$3" -w; fi
+    touch "$1"' sh "$ready" "$wine" "$wineserver"
 fi
 exec "$wine" "$@"
