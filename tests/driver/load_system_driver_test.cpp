@@ -8,6 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 namespace kiln::driver {
 namespace {
@@ -170,6 +175,33 @@ TEST(LoadSystemDriver, UnnamedInitErrorIsReportedByNumber) {
   EXPECT_EQ(load.failure, DriverLoadFailure::init_failed);
   EXPECT_EQ(load.init_result, 999);
   EXPECT_TRUE(contains(load.message, "the NVIDIA driver failed to initialize (cuInit: CUDA error 999, "));
+}
+
+// Whether the driver is in the process already (a package binds to it at open if so) is answered
+// from what is loaded: a driver file copied under a fresh name is not loaded until it is opened, and
+// is after; the system's driver name is not loaded here, where no program has used CUDA.
+TEST(LoadSystemDriver, TheDriverInTheProcessIsTheOneLoaded) {
+#if defined(_WIN32)
+  GTEST_SKIP() << "GetModuleHandle answers this on Windows";
+#else
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("libkiln-fake-cuda-" + std::to_string(::getpid()) + ".so.1");
+  std::filesystem::copy_file(KILN_TEST_FAKE_LIBCUDA, copy, std::filesystem::copy_options::overwrite_existing);
+  ScopedEnv env("KILN_LIBCUDA", copy.c_str());
+  EXPECT_FALSE(system_driver_in_process());
+  EXPECT_FALSE(platform::library_loaded("libkiln-fake-cuda-" + std::to_string(::getpid()) + ".so.2"));
+  const platform::OpenedLibrary opened = platform::open_library(copy.string());
+  ASSERT_NE(opened.handle, nullptr) << opened.error;
+  EXPECT_TRUE(system_driver_in_process());
+  EXPECT_TRUE(platform::library_loaded(copy.string()));
+  platform::close_library(opened.handle);
+  std::filesystem::remove(copy);
+  EXPECT_TRUE(platform::library_loaded("libc.so.6")) << "a library loaded by its SONAME";
+  ScopedEnv system_driver("KILN_LIBCUDA", nullptr);
+  if (!system_has_libcuda()) {
+    EXPECT_FALSE(system_driver_in_process());
+  }
+#endif
 }
 
 }  // namespace

@@ -60,6 +60,20 @@ TEST(PackageLimits, SuffixesOfOneStringAreRefusedQuickly) {
   EXPECT_NE(text_of(e).find("name shares its bytes in STRINGS with record"), std::string::npos) << text_of(e);
 }
 
+// A table of up to 16 records is checked pair by pair, a larger one through a sort: both refuse keys
+// that share bytes, naming a later record and an earlier one (the pair met first in their order).
+TEST(PackageLimits, SuffixesOfOneStringAreRefusedInASmallTable) {
+  for (const std::uint32_t length : {2u, 5u, 16u, 17u}) {
+    PackageReader reader;
+    const Status e = reader.open(suffix_package(length, true), "app.kiln");
+    EXPECT_EQ(status_of(e), KILN_STATUS_CORRUPT) << length;
+    const std::string expected = length <= 16 ? "app.kiln: NAMES record 1: name shares its bytes in STRINGS with record 0's"
+                                              : "app.kiln: NAMES record 16: name shares its bytes in STRINGS with record 15's";
+    EXPECT_NE(text_of(e).find(expected), std::string::npos) << length << ": " << text_of(e);
+    open_ok(suffix_package(length, false));
+  }
+}
+
 TEST(PackageLimits, KernelsMustBeFoundByTheirOwnNames) {
   PackageContents contents = sample_contents();
   Bytes file = write_ok(contents);

@@ -53,7 +53,9 @@ OpenedLibrary open_checked_library(const std::string& path, const LibraryFileChe
 // search, where the driver lives).
 OpenedLibrary open_system_library(const std::string& name);
 
-// Whether the process has this library loaded already (by the name or path it was loaded with).
+// Whether the process has this library loaded already (by the name or path it was loaded with, or its
+// SONAME). On POSIX only a loaded file whose name starts as this one's does ("libcuda.so" for
+// "libcuda.so.1") is considered, so a library loaded from a file named otherwise counts as not loaded.
 bool library_loaded(const std::string& file);
 
 void close_library(void* library);
