@@ -9,7 +9,7 @@
 #
 #   scripts/gpu-check.sh [CARRY_DIR]         (default .carry; logs in ${OUT:-/tmp/kiln-gpu-out})
 #
-# Environment: KILN_BENCH_RUNS, fresh processes per benchmark case (default 15; 0 skips the
+# Environment: KILN_BENCH_RUNS, fresh processes per benchmark case (default 15, runtime_load at least 15; 0 skips the
 # benchmarks); KILN_GPU_PYTHON, a Python 3 with CuPy and cuda.core (default python3); CUDA_HOME, the toolkit whose NVRTC and headers the benchmark uses (default: the nvcc on
 # PATH, else /usr/local/cuda).
 # Exit status: 0 every step passed, 1 a step failed, 125 nothing failed but a step found no GPU.
@@ -19,6 +19,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 carry=${1:-.carry}
 out=${OUT:-/tmp/kiln-gpu-out}
 runs=${KILN_BENCH_RUNS:-15}
+# runtime_load reports medians and percentiles of at least 15 fresh processes: fewer runs shorten
+# the Python benchmark only.
+load_runs=$(( runs > 0 && runs < 15 ? 15 : runs ))
 mkdir -p "$out"
 summary=$out/summary.txt
 
@@ -120,7 +123,7 @@ if [ "$runs" -gt 0 ]; then
     KILN_JIT_LIBRARY="$carry/libkiln_jit.so.0" "$python" \
     bench/python_first_launch/run.py --runs "$runs" --out "$out/python-first-launch.md"
   step runtime_load runtime_load.log env PYTHONUNBUFFERED=1 python3 bench/runtime_load/run.py \
-    --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --carried "$carry/saxpy_carried.kiln" --listed "$carry/saxpy_listed.kiln" --runs "$runs" \
+    --bench "$carry/runtime_load_bench" --package "$carry/saxpy.kiln" --carried "$carry/saxpy_carried.kiln" --listed "$carry/saxpy_listed.kiln" --runs "$load_runs" \
     --sources examples/saxpy/kernels --cuda-include "$CUDA_HOME/include" \
     --out "$out/runtime_load.md" --raw "$out/runtime_load.jsonl"
 else
