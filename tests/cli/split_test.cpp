@@ -130,11 +130,11 @@ TEST_F(SplitCommand, WritesTheMainFileAndOneFilePerMajorEachAPackage) {
     ++moved;
   }
   EXPECT_EQ(moved, original.image_count());
-  for (const auto* r : {&main->reader, &cc8->reader, &cc9->reader}) EXPECT_EQ(r->kernel_count(), original.kernel_count());
+  for (const auto* split : {&main->reader, &cc8->reader, &cc9->reader}) EXPECT_EQ(split->kernel_count(), original.kernel_count());
 
   // guarded.cu: before_sm90 is in sm_80 and compute_80, from_sm90 in sm_90 only.
-  const auto in_other_file = [](const format::PackageReader& r, const char* name) {
-    return r.kernel_in_other_file(*r.find_kernel(name));
+  const auto in_other_file = [](const format::PackageReader& package, const char* name) {
+    return package.kernel_in_other_file(*package.find_kernel(name));
   };
   EXPECT_TRUE(in_other_file(main->reader, "from_sm90"));
   EXPECT_FALSE(in_other_file(main->reader, "before_sm90"));
