@@ -54,8 +54,9 @@ OpenedLibrary open_checked_library(const std::string& path, const LibraryFileChe
 OpenedLibrary open_system_library(const std::string& name);
 
 // Whether the process has this library loaded already (by the name or path it was loaded with, or its
-// SONAME). On POSIX only a loaded file whose name starts as this one's does ("libcuda.so" for
-// "libcuda.so.1") is considered, so a library loaded from a file named otherwise counts as not loaded.
+// SONAME). On POSIX a file loaded from this path, or by this file name from any directory, counts as
+// loaded, and only a loaded file whose name starts as this one's does ("libcuda.so" for "libcuda.so.1")
+// is considered otherwise, so a library loaded from a file named otherwise counts as not loaded.
 bool library_loaded(const std::string& file);
 
 void close_library(void* library);

@@ -76,25 +76,44 @@ OpenedLibrary open_system_library(const std::string& name) { return open_library
 
 namespace {
 
+std::string_view file_name_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 // The part of a library's file name that its versions share: "libcuda.so" of "libcuda.so.1" and of
 // "/usr/lib/libcuda.so.580.1"; the whole name where it has no ".so".
 std::string_view shared_stem(std::string_view file) {
-  const std::size_t slash = file.rfind('/');
-  if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  file = file_name_of(file);
   const std::size_t so = file.find(".so");
   return so == std::string_view::npos ? file : file.substr(0, so + 3);
 }
 
-// Whether any loaded object's file name starts with `stem`: a walk of the loader's own list, which
-// touches no file.
-bool loaded_object_named_like(std::string_view stem) {
-  const auto visit = [](dl_phdr_info* info, std::size_t, void* wanted) -> int {
-    std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-    const std::size_t slash = name.rfind('/');
-    if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
-    return name.starts_with(*static_cast<std::string_view*>(wanted)) ? 1 : 0;
+enum class LoadedMatch { none, stem, exact };
+
+// What the loader's own list of loaded objects says of `file`, without touching a file: an object
+// loaded from exactly that path (a request by path) or by that file name (a request by name), one
+// whose file name only starts with the same stem, or none.
+LoadedMatch match_loaded(const std::string& file) {
+  struct Wanted {
+    std::string_view file;
+    bool by_path;
+    std::string_view stem;
+    LoadedMatch found = LoadedMatch::none;
+  } wanted{file, file.find('/') != std::string::npos, shared_stem(file)};
+  const auto visit = [](dl_phdr_info* info, std::size_t, void* data) -> int {
+    Wanted& w = *static_cast<Wanted*>(data);
+    const std::string_view path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+    const std::string_view name = file_name_of(path);
+    if (w.by_path ? path == w.file : name == w.file) {
+      w.found = LoadedMatch::exact;
+      return 1;
+    }
+    if (name.starts_with(w.stem)) w.found = LoadedMatch::stem;
+    return 0;
   };
-  return dl_iterate_phdr(visit, &stem) != 0;
+  dl_iterate_phdr(visit, &wanted);
+  return wanted.found;
 }
 
 }  // namespace
@@ -102,10 +121,19 @@ bool loaded_object_named_like(std::string_view stem) {
 bool library_loaded(const std::string& file) {
   // dlopen(RTLD_NOLOAD) of a name no loaded object answers to still searches the library path and opens
   // each candidate to compare it with what is loaded: 0.1 ms in a fresh process, paid on every package
-  // open in a program that has not used CUDA yet. Where no loaded file is named like the request, the
-  // answer is no without that search. A driver loaded from a file named otherwise is then bound at the
-  // first kernel request, as when none is loaded.
-  if (!loaded_object_named_like(shared_stem(file))) return false;
+  // open in a program that has not used CUDA yet; where one answers, dlopen's own bookkeeping is still
+  // about 10 us of a first open. So the loader's list is read first: a file loaded by this name or path
+  // is the answer, and where no loaded file is even named like the request, the answer is no. A
+  // driver loaded from a file named otherwise is then bound at the first kernel request, as when none
+  // is loaded.
+  switch (match_loaded(file)) {
+  case LoadedMatch::exact:
+    return true;
+  case LoadedMatch::none:
+    return false;
+  case LoadedMatch::stem:
+    break;
+  }
   void* handle = dlopen(file.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (!handle) return false;
   dlclose(handle);  // RTLD_NOLOAD still takes a reference
