@@ -2,6 +2,7 @@
 
 import ctypes
 import struct
+import sys
 
 import pytest
 
@@ -221,6 +222,19 @@ def test_the_pointer_array_points_at_each_argument():
     base = ctypes.cast(data, ctypes.c_void_p).value   # the arguments live in `data`, which the caller keeps
     assert all(base <= pointer <= base + len(data) for pointer in pointers)
     assert all(pointer % _arguments._ALIGNMENT == 0 for pointer in pointers)
+
+
+def test_a_bytes_address_is_what_ctypes_says():
+    for data in (b"", b"x", bytes(15), bytes(16), bytes(100), bytes(range(256)) * 40):
+        assert _arguments._bytes_address(data) == ctypes.cast(data, ctypes.c_void_p).value
+
+
+def test_where_id_is_not_an_address_the_address_comes_from_ctypes(monkeypatch):
+    monkeypatch.setattr(sys.implementation, "name", "other")
+    address_of = _arguments._offset_address_of()
+    assert address_of is _arguments._cast_address
+    data = bytes(24)
+    assert address_of(data) == ctypes.cast(data, ctypes.c_void_p).value
 
 
 def test_an_empty_argument_list_gives_an_empty_table():

@@ -11,6 +11,7 @@ nothing is compiled at run time. See ``python -m kiln_example`` for a self-check
     kiln_example.saxpy(2.0, x, y, route="cupy")         # a cupy.RawKernel from the same image
     kiln_example.saxpy(2.0, x, y, route="cuda.core")    # a cuda.core Kernel from the same image
 """
+import os
 import pathlib
 import threading
 from importlib import resources
@@ -25,9 +26,11 @@ __all__ = ["PACKAGE_FILE", "ROUTES", "block_sum", "kiln", "package", "saxpy", "s
 # found as a resource of the package: importlib.resources also finds it where it is not beside
 # __file__, as in an editable install.
 PACKAGE_FILE = resources.files(__package__) / "kernels.kiln"
-# Where the file is on disk: its folder, and the provider wheels' stamps there, listed at import (the
-# listing is the same work later, and the first launch need not wait for it); package() checks them.
-_PACKAGE_DIRECTORY = str(PACKAGE_FILE.parent) if isinstance(PACKAGE_FILE, pathlib.Path) else None
+# Where the file is on disk, as text: the path package() opens (a Path's first str() costs about
+# 35 us, which a first launch need not wait for), its folder, and the provider wheels' stamps there,
+# listed at import (the listing is the same work later); package() checks them.
+_PACKAGE_PATH = str(PACKAGE_FILE) if isinstance(PACKAGE_FILE, pathlib.Path) else None
+_PACKAGE_DIRECTORY = os.path.dirname(_PACKAGE_PATH) if _PACKAGE_PATH is not None else None
 
 
 def _listed_stamps():
@@ -54,11 +57,11 @@ def package():
     global _package
     with _lock:
         if _package is None:
-            if isinstance(PACKAGE_FILE, pathlib.Path):
+            if _PACKAGE_PATH is not None:
                 # A file on disk (a regular or an editable install): what as_file would give,
                 # without as_file's first call, which costs about 0.2 ms of a first launch.
                 _providers.check(_PACKAGE_DIRECTORY, __version__, _PROVIDER_STAMPS)
-                _package = kiln.Package.open(PACKAGE_FILE)
+                _package = kiln.Package.open(_PACKAGE_PATH)
             else:
                 # A package in a zip: as_file extracts a copy for the call; the open package keeps
                 # the file open, so it stays readable after the context ends.
