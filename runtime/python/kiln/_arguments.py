@@ -11,7 +11,6 @@ A Python int for a float parameter is packed as an integer: pass 2.0 or numpy.fl
 
 import ctypes
 import struct
-import sys
 
 from ._errors import ArgumentMismatchError
 
@@ -205,7 +204,7 @@ def pointer_array(blobs):
         parts.append(blob)
         at += len(blob)
     data = b"".join(parts)
-    base = _bytes_address(data)
+    base = ctypes.cast(data, ctypes.c_void_p).value or 0
     table = _POINTER_TABLE.get(len(offsets)) or struct.Struct("%dP" % len(offsets))
     pointers = table.pack(*[base + offset for offset in offsets])
     return pointers, data
@@ -214,22 +213,3 @@ def pointer_array(blobs):
 # Packers of the pointer table for the usual argument counts: made once, with the binding's other
 # C types.
 _POINTER_TABLE = {count: struct.Struct("%dP" % count) for count in range(17)}
-
-
-def _cast_address(data):
-    return ctypes.cast(data, ctypes.c_void_p).value or 0
-
-
-def _offset_address_of():
-    """Where a bytes object's contents are, from its id(): in CPython they lie a fixed distance past
-    the object's address, which is its id(). ctypes.cast says the same in about 8 us the first time
-    (a fifth of a first launch's argument packing); the distance is taken from cast at import, and
-    checked on a second object. Elsewhere (id() need not be an address), cast each time."""
-    probe, check = b"kiln", bytes(range(40))
-    offset = _cast_address(probe) - id(probe)
-    if sys.implementation.name != "cpython" or _cast_address(check) - id(check) != offset:
-        return _cast_address
-    return lambda data: id(data) + offset
-
-
-_bytes_address = _offset_address_of()
