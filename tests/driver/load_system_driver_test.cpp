@@ -197,6 +197,7 @@ TEST(LoadSystemDriver, TheDriverInTheProcessIsTheOneLoaded) {
   platform::close_library(opened.handle);
   std::filesystem::remove(copy);
   EXPECT_TRUE(platform::library_loaded("libc.so.6")) << "a library loaded by its SONAME";
+  EXPECT_FALSE(platform::library_loaded("")) << "no library has an empty name (the program's is)";
   ScopedEnv system_driver("KILN_LIBCUDA", nullptr);
   if (!system_has_libcuda()) {
     EXPECT_FALSE(system_driver_in_process());

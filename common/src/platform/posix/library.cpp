@@ -126,6 +126,7 @@ bool library_loaded(const std::string& file) {
   // is the answer, and where no loaded file is even named like the request, the answer is no. A
   // driver loaded from a file named otherwise is then bound at the first kernel request, as when none
   // is loaded.
+  if (file.empty()) return false;   // dlopen("") is the program itself, whose loaded name is "" too
   switch (match_loaded(file)) {
   case LoadedMatch::exact:
     return true;
