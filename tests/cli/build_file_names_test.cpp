@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 using Names = std::set<std::string>;
 
 struct NameClass {
-  const char* label;
-  std::string text;     // what every name of the project holds; the commands in it would make PWNED
-  std::string header;   // the headers' where it differs: #include "..." ends at a '"', escapes none
+  const char* label = nullptr;
+  std::string text{};     // what every name of the project holds; the commands in it would make PWNED
+  std::string header{};   // the headers' where it differs: #include "..." ends at a '"', escapes none
 };
 
 const NameClass k_classes[] = {
@@ -103,7 +103,7 @@ TEST_P(BuildFileNames, SourcesHeadersAndOutputDirectoriesBuildOnBothRoutesAndRun
 }
 
 INSTANTIATE_TEST_SUITE_P(EachKind, BuildFileNames, ::testing::ValuesIn(k_classes),
-                         [](const ::testing::TestParamInfo<NameClass>& info) { return std::string(info.param.label); });
+                         [](const ::testing::TestParamInfo<NameClass>& name_class) { return std::string(name_class.param.label); });
 
 // A checkout whose own path holds a space and a command: nvcc runs in a workspace of Kiln's and reaches
 // the project through links; what it compiles and the headers it reports are the project's.

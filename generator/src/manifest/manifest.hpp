@@ -18,37 +18,37 @@ struct Position {
 };
 
 struct SourceEntry {
-  std::string path;                          // relative to the manifest directory, '/'-separated
+  std::string path{};                        // relative to the manifest directory, '/'-separated
   int line = 0;                              // where the [[source]] entry starts in the manifest
   int column = 0;
   // Name expressions to build, as written, after expanding cross products ("block_sum<float, 256>").
-  std::vector<std::string> instantiations;
+  std::vector<std::string> instantiations{};
   // Where each came from, parallel to `instantiations`: the `instantiate` entry itself, or the
   // `kernel` pattern of a [[source.template]]. Errors about an expression point there.
-  std::vector<Position> instantiation_positions;
+  std::vector<Position> instantiation_positions{};
   // __device__/__constant__ variables the host reads or fills; kept through trimming.
-  std::vector<std::string> variables;
-  std::vector<std::string> defines;          // added to the package-wide ones: "N=4", "FAST"
-  std::vector<std::string> options;          // added to the package-wide NVRTC options
+  std::vector<std::string> variables{};
+  std::vector<std::string> defines{};        // added to the package-wide ones: "N=4", "FAST"
+  std::vector<std::string> options{};        // added to the package-wide NVRTC options
   // Searched after the package-wide include_dirs, for this entry's unit only; the same forms. Those
   // the package-wide list has already are left out (the reader drops them).
-  std::vector<std::string> include_dirs;
+  std::vector<std::string> include_dirs{};
   // A variant's name ("f64"): the source compiled once more as a unit of its own, whose kernels are
   // found as "<variant>/<name>" (and by their plain names where no other kernel has them). "": none.
-  std::string variant;
+  std::string variant{};
   // The device link group the source joins ("physics"), set by 'link_group'; a source whose options
   // say -rdc=true joins the package's group, "rdc", which the plan names. "": none named here.
-  std::string link_group;
-  Position variant_position;                 // where 'variant' / 'link_group' are, for messages
-  Position link_group_position;
+  std::string link_group{};
+  Position variant_position{};               // where 'variant' / 'link_group' are, for messages
+  Position link_group_position{};
   // 'carry_sources': the package holds this source's text, every header its build read and its
   // options, so that the runtime can compile more of its kernels (other instantiations, other GPUs).
   // Unset: the manifest's top-level 'carry_sources'.
-  std::optional<bool> carry_sources;
+  std::optional<bool> carry_sources{};
   // 'kernels_per_image': the most kernels the compiler may put in one image of this source (image
   // parts, plan/image_parts.hpp). Unset: the manifest's top-level 'kernels_per_image'.
-  std::optional<std::size_t> kernels_per_image;
-  std::vector<Position> variable_positions;  // parallel to `variables` (last: aggregates list fields in order)
+  std::optional<std::size_t> kernels_per_image{};
+  std::vector<Position> variable_positions{}; // parallel to `variables` (last: aggregates list fields in order)
 };
 
 // The default 'kernels_per_image'. On an H200 the driver loads an image of 16 small kernels in 1.2
