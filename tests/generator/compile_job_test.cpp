@@ -24,6 +24,22 @@ TEST(CompileOutput, RoundTripsThroughBytes) {
   EXPECT_DOUBLE_EQ(back.seconds, 1.25);
 }
 
+// The cache keeps a compile's time in whole microseconds, and compile times files write them: a time
+// read back from the cache is the number written when it was measured (2.045428 s is
+// 2045427.9999999998 us as a double, which truncation made one less).
+TEST(CompileOutput, ATimeReadBackIsTheWholeMicrosecondsItWasMeasuredAs) {
+  for (const double seconds : {2.045428, 0.151874, 1.25, 0.0000004, 0.0000005, 3600.000001, 0.0}) {
+    CompileOutput out;
+    out.seconds = seconds;
+    CompileOutput back;
+    ASSERT_TRUE(deserialize(serialize(out), back));
+    EXPECT_EQ(whole_microseconds(back.seconds), whole_microseconds(seconds)) << seconds;
+  }
+  EXPECT_EQ(whole_microseconds(2.045428), 2045428u);
+  EXPECT_EQ(whole_microseconds(0.0000004), 0u);
+  EXPECT_EQ(whole_microseconds(-1.0), 0u);
+}
+
 TEST(CompileOutput, TruncatedBytesAreRejected) {
   CompileOutput out;
   out.log = "x";

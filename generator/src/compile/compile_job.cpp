@@ -3,6 +3,7 @@
 #include "util/byte_stream.hpp"
 #include "util/diagnostic.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -10,6 +11,11 @@ namespace kiln::compile {
 
 using Writer = ByteWriter;
 using Reader = ByteReader;
+
+std::uint64_t whole_microseconds(double seconds) {
+  // Rounded, not truncated: 2.045428 s is 2045427.9999999998 us as a double.
+  return seconds > 0 ? static_cast<std::uint64_t>(std::llround(seconds * 1e6)) : 0;
+}
 
 Location job_location(const CompileJob& job) {
   Location where = place(job.display_prefix + job.source);
@@ -40,8 +46,7 @@ std::vector<std::byte> serialize(const CompileOutput& output) {
   }
   w.u64(output.headers.size());
   for (const std::string& h : output.headers) w.str(h);
-  std::uint64_t micros = static_cast<std::uint64_t>(output.seconds * 1e6);
-  w.u64(micros);
+  w.u64(whole_microseconds(output.seconds));
   return w.take();
 }
 

@@ -114,6 +114,10 @@ void add_failure(std::string& log, const Location& where, std::string_view messa
 // not a target. The first step of every compiler.
 std::optional<format::Target> job_target(const CompileJob& job, CompileOutput& out);
 
+// A compile's time in whole microseconds, rounded: how the cache stores it and how compile times
+// files write it, so that a time read back from the cache writes the same number as when measured.
+std::uint64_t whole_microseconds(double seconds);
+
 std::vector<std::byte> serialize(const CompileOutput& output);
 // Returns false if `bytes` is not a complete serialized CompileOutput.
 bool deserialize(const std::vector<std::byte>& bytes, CompileOutput& output);

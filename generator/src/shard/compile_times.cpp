@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <string_view>
 
 namespace kiln::shard {
@@ -13,17 +12,13 @@ namespace {
 
 constexpr std::string_view k_header = "kiln compile times 1";
 
-std::uint64_t micros(double seconds) {
-  return seconds > 0 ? static_cast<std::uint64_t>(std::llround(seconds * 1e6)) : 0;
-}
-
 }  // namespace
 
 CompileTimes measured_times(const plan::BuildPlan& plan, const std::vector<compile::CompileOutput>& outputs) {
   CompileTimes times;
   for (std::size_t i = 0; i < plan.jobs.size() && i < outputs.size(); ++i) {
     const compile::CompileOutput& out = outputs[i];
-    const std::uint64_t us = micros(out.from_cache ? out.recorded_seconds : out.seconds);
+    const std::uint64_t us = compile::whole_microseconds(out.from_cache ? out.recorded_seconds : out.seconds);
     if (us > 0) times[{plan.jobs[i].unit, plan.jobs[i].target}] = us;
   }
   return times;
