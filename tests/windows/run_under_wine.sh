@@ -23,14 +23,16 @@ export WINEPREFIX="$KILN_WINE_PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,m
 mkdir -p "$(dirname "$WINEPREFIX")"
 # The prefix is ready once wineboot has finished and its wineserver has exited: the server writes
 # system.reg seconds after wineboot returns, so system.reg alone let a second test start wineboot
-# again while the first one's program ran. The marker is written only after both.
+# again while the first one's program ran. The marker is written only after both, and only when
+# wineboot succeeded: a failed one is tried again by the next test (this one runs regardless, and
+# says what Wine says).
 ready="$WINEPREFIX/.kiln-prefix-ready"
 if [ ! -f "$ready" ]; then
   wineserver=$(dirname "$wine")/wineserver
   [ -x "$wineserver" ] || wineserver=$(command -v wineserver || true)
   flock "$WINEPREFIX.lock" sh -c '
     [ -f "$1" ] && exit 0
-    "$2" wineboot --init >/dev/null 2>&1 || true
+    "$2" wineboot --init >/dev/null 2>&1 || exit 0
     if [ -n "$3" ]; then "$3" -w; fi
     touch "$1"' sh "$ready" "$wine" "$wineserver"
 fi
