@@ -53,6 +53,13 @@ struct Inputs {
   int arch = 0;               // compute capability major * 10 + minor
   bool integrated = false;
   int driver_version = 0;     // cuDriverGetVersion
+  // Where each path's image lies when the driver loads it, to tell whether that is what makes
+  // cuLibraryLoadData slower in Kiln's path than in the floor's (README, "Where the image lies"):
+  // (b) "heap": a vector, as by default; "anonymous": a fresh anonymous mapping, at the page offset
+  // the image has in the file, as Kiln reads it. (a, d) "file": kiln_package_open_file, as by
+  // default; "memory": the file read beforehand and opened with kiln_package_open_memory (a copy).
+  std::string floor_image = "heap";
+  std::string kiln_open = "file";
 };
 
 struct Timing {
@@ -80,6 +87,8 @@ Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& laun
 // one. Trimming the heap gives every case the same start, so a difference between cases is the work
 // each does, not what its setup happened to allocate.
 void settle_heap();
+// The whole file at `path`; BenchError when it cannot be read.
+std::string read_file(const std::string& path);
 
 // cuCtxSynchronize, for the files that do not include cuda.h.
 void synchronize();

@@ -5,14 +5,14 @@
 #include "driver_check.hpp"
 
 #include "format/package_reader.hpp"
+#include "platform/files.hpp"
 #include "select/select_image.hpp"
 
 #include <cuda.h>
 #include <nvrtc.h>
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
+#include <cstring>
 #include <vector>
 
 namespace kiln::bench {
@@ -25,12 +25,6 @@ using bench::check;  // the driver overload, beside the NVRTC one below
 
 void check(nvrtcResult result, const char* what) {
   if (result != NVRTC_SUCCESS) throw BenchError(std::string(what) + ": " + nvrtcGetErrorString(result));
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw BenchError("cannot read " + path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // Loads `image`, resolves `lowered_name`, launches and waits: the driver's part of a first launch.
@@ -82,14 +76,30 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
   if (!read) throw BenchError(error_text(read.error()));
   const std::vector<std::byte>& image = *read;
   const std::string lowered(kernel.lowered_name);
+  // --floor-image anonymous: the image where Kiln's path has it, in fresh anonymous pages at its
+  // page offset in the file (platform::reserve_memory, as PackageSource maps a file).
+  const void* loaded = image.data();
+  void* reserved = nullptr;
+  std::size_t reserved_size = 0;
+  if (inputs.floor_image == "anonymous") {
+    const std::size_t in_page = static_cast<std::size_t>(
+        reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).data() -
+        bytes.data()) % 4096;
+    reserved_size = in_page + image.size();
+    reserved = platform::reserve_memory(reserved_size);
+    if (!reserved) throw BenchError("cannot reserve memory for the image");
+    std::memcpy(static_cast<std::byte*>(reserved) + in_page, image.data(), image.size());
+    loaded = static_cast<std::byte*>(reserved) + in_page;
+  }
 
   Timing timing;
   timing.image = select::describe(candidates[selection.choice->index], selection.choice->rule) + ", " +
                  std::to_string(image.size()) + " bytes";
   settle_heap();
   const auto start = Clock::now();
-  load_and_launch(image.data(), lowered.c_str(), launch, timing.driver_steps);
+  load_and_launch(loaded, lowered.c_str(), launch, timing.driver_steps);
   timing.total_ms = since(start);
+  if (reserved) platform::release_memory(reserved, reserved_size);
   return timing;
 }
 

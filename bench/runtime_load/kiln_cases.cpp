@@ -28,7 +28,13 @@ void check(const Status& status, const char* what) {
 
 Timing run_kiln(const Inputs& inputs, const KernelSpec& spec, Launch& launch) {
   kiln_package* package = nullptr;
-  check(kiln_package_open_file(inputs.package.c_str(), &package), "kiln_package_open_file");
+  if (inputs.kiln_open == "memory") {
+    const std::string file = read_file(inputs.package);
+    check(kiln_package_open_memory(file.data(), file.size(), KILN_OPEN_COPY, inputs.package.c_str(), &package),
+          "kiln_package_open_memory");
+  } else {
+    check(kiln_package_open_file(inputs.package.c_str(), &package), "kiln_package_open_file");
+  }
   Timing timing;
   settle_heap();
   const auto start = Clock::now();
@@ -55,7 +61,13 @@ Timing run_kiln_timed(const Inputs& inputs, const KernelSpec& spec, Launch& laun
   core::set_driver_for_testing(timing_driver);
 
   std::unique_ptr<core::Package> package;
-  check(core::Package::open_file(inputs.package.c_str(), package), "opening the package");
+  if (inputs.kiln_open == "memory") {
+    const std::string file = read_file(inputs.package);
+    check(core::Package::open_memory(file.data(), file.size(), /*copy=*/true, inputs.package.c_str(), package),
+          "opening the package from memory");
+  } else {
+    check(core::Package::open_file(inputs.package.c_str(), package), "opening the package");
+  }
   // The open binds to the driver (libcuda is loaded): what is asked once per process is asked there.
   timing.open_driver_calls = timing_driver->calls();
   timing_driver->clear_by_call();

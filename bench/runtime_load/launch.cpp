@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <malloc.h>
 
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 namespace kiln::bench {
@@ -37,6 +39,12 @@ const KernelSpec& find_kernel_spec(const std::string& name) {
 }
 
 void settle_heap() { malloc_trim(0); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw BenchError("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 void synchronize() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 

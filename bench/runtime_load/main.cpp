@@ -2,6 +2,7 @@
 //
 //   runtime_load_bench --case a|b|c|d --kernel NAME --package saxpy.kiln
 //                      [--sources examples/saxpy/kernels] [--cuda-include /usr/local/cuda/include]
+//                      [--floor-image heap|anonymous] [--kiln-open file|memory]
 //
 // Prints one JSON line. Exit status: 0 done and checked, 1 the kernel's result is wrong, 2 setup
 // or a step failed.
@@ -27,7 +28,8 @@ std::map<std::string, std::string> parse(int argc, char** argv) {
     if (options.count(required) == 0) {
       throw BenchError(std::string("missing ") + required +
                        "\nusage: runtime_load_bench --case a|b|c|d --kernel NAME --package FILE"
-                       " [--sources DIR] [--cuda-include DIR]");
+                       " [--sources DIR] [--cuda-include DIR] [--floor-image heap|anonymous]"
+                       " [--kiln-open file|memory]");
     }
   }
   return options;
@@ -51,6 +53,12 @@ int main(int argc, char** argv) {
     const std::string which = options.at("--case");
     const KernelSpec& spec = find_kernel_spec(options.at("--kernel"));
     Inputs inputs{options.at("--package"), options.at("--sources"), options.at("--cuda-include")};
+    if (options.count("--floor-image")) inputs.floor_image = options.at("--floor-image");
+    if (options.count("--kiln-open")) inputs.kiln_open = options.at("--kiln-open");
+    if (inputs.floor_image != "heap" && inputs.floor_image != "anonymous")
+      throw BenchError("--floor-image is 'heap' or 'anonymous', not '" + inputs.floor_image + "'");
+    if (inputs.kiln_open != "file" && inputs.kiln_open != "memory")
+      throw BenchError("--kiln-open is 'file' or 'memory', not '" + inputs.kiln_open + "'");
 
     // Driver start-up and the context: timed, reported, and kept out of every case.
     auto start = Clock::now();

@@ -36,6 +36,15 @@ protected:
     spec.kernels = {KernelSpec("k", unit)};
     return build_package(spec);
   }
+  // Flips a byte inside the stored image of "a.cu" (found by its text).
+  static void corrupt_image(Bytes& bytes) {
+    const std::string text = image_text("a.cu", "sm_90");
+    const auto* begin = reinterpret_cast<const char*>(bytes.data());
+    const std::string_view all(begin, bytes.size());
+    const std::size_t at = all.find(text);
+    ASSERT_NE(at, std::string_view::npos);
+    bytes[at] ^= std::byte{0x20};
+  }
   fs::path m_path;
 };
 
@@ -61,6 +70,42 @@ TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
     EXPECT_TRUE(status == KILN_STATUS_IO_ERROR || status == KILN_STATUS_IMAGE_CORRUPT) << status;
     EXPECT_NE(std::string(kiln_last_error()).find(m_path.string()), std::string::npos) << kiln_last_error();
   }
+}
+
+// The first request for an image reads it without a stat (a syscall on every first launch): its
+// checksum stands behind the bytes, and a failure is put down to the file's change when there is one.
+TEST_F(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
+  Bytes bytes = package_for("a.cu");
+  write(bytes);
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
+  corrupt_image(bytes);
+  bytes.push_back(std::byte{0});   // the size shows the change
+  write(bytes);
+  const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IO_ERROR);
+  EXPECT_NE(message.find("'" + m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
+}
+
+TEST_F(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
+  Bytes bytes = package_for("a.cu");
+  write(bytes);
+  const fs::file_time_type opened_time = fs::last_write_time(m_path);
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
+  corrupt_image(bytes);
+  write(bytes);
+  fs::last_write_time(m_path, opened_time);   // same inode, size and time: only the checksum can tell
+  const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IMAGE_CORRUPT);
+  EXPECT_NE(message.find("a.cu [sm_90] fails its checksum"), std::string::npos) << message;
+}
+
+// Bytes after the index grew (the size changed), the image did not: it is the image the index
+// promised, so it is served.
+TEST_F(PackageChanges, AnImageTheChangeLeftAloneIsServed) {
+  Bytes bytes = package_for("a.cu");
+  write(bytes);
+  kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
+  bytes.push_back(std::byte{0});
+  write(bytes);
+  EXPECT_EQ(image_key(package.image_for_arch("k", 90).data), image_text("a.cu", "sm_90"));
 }
 
 TEST_F(PackageChanges, ImagesReadBeforeAChangeStayValid) {

@@ -48,12 +48,13 @@ Status ImageStore::bytes(std::uint32_t image, std::span<const std::byte>& out) {
 
 Status ImageStore::produce(std::uint32_t image, Slot& slot) const {
   KILN_TRY(m_source.fetch(m_reader.stored_image(image)));
+  // The checksum stands behind bytes fetched without a stat: a failure may be a file changed since open.
   Result<std::span<const std::byte>> read = m_reader.image_bytes(image, slot.owned);
-  if (!read) return std::move(read).error();
+  if (!read) return m_source.explain(std::move(read).error());
   std::span<const std::byte> view = *read;
   const format::ImageView record = m_reader.image(image);
   if (std::string why = format::check_image(view, m_reader.target(record.target).target); !why.empty()) {
-    return fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) + " " + why);
+    return m_source.explain(fail(KILN_STATUS_IMAGE_CORRUPT, m_label + ": image " + image_name(m_reader, image) + " " + why));
   }
   if (view.data() != slot.owned.data() && reinterpret_cast<std::uintptr_t>(view.data()) % alignof(std::uint64_t) != 0) {
     slot.owned.assign(view.begin(), view.end());

@@ -109,9 +109,13 @@ Status PackageSource::read_index_page(std::uint64_t offset, std::uint64_t size) 
                                           ") are not in the index of " + in_quotes(m_path));
   }
   Status read = read_range(offset, size);
-  if (read.ok()) return {};
-  Status unchanged = check_unchanged();   // a short read's likely cause, said plainly
-  return unchanged.ok() ? std::move(read) : std::move(unchanged);
+  return read.ok() ? Status{} : explain(std::move(read));
+}
+
+Status PackageSource::explain(Status failure) const {
+  if (failure.ok() || m_fd < 0) return failure;
+  Status unchanged = check_unchanged();
+  return unchanged.ok() ? std::move(failure) : std::move(unchanged);
 }
 
 Status PackageSource::check_unchanged() const {
@@ -130,8 +134,8 @@ Status PackageSource::fetch(std::span<const std::byte> range) const {
   if (m_fd < 0 || range.empty()) return {};
   const auto offset = static_cast<std::uint64_t>(range.data() - m_view.data());
   if (offset + range.size() <= m_lazy_begin || offset >= m_lazy_end) return {};  // read at open
-  KILN_TRY(check_unchanged());
-  return read_range(offset, range.size());
+  Status read = read_range(offset, range.size());
+  return read.ok() ? Status{} : explain(std::move(read));
 }
 
 Status PackageSource::read_range(std::uint64_t offset, std::uint64_t size) const {

@@ -50,10 +50,16 @@ public:
   // changed.
   Status check_unchanged() const;
   // Makes `range` (a subspan of bytes(): an image's stored bytes) hold the file's bytes: a no-op for
-  // memory, else read from the file once. IO_ERROR naming the file when it has changed since open
-  // (size, time or identity) or no longer holds the range; a change those do not show is caught by
-  // the image's checksum. Calls for ranges that do not overlap may run concurrently.
+  // memory, else read from the file once. Like read_index_page it does not ask first whether the
+  // file changed (a stat on every first request for an image): the image's checksum finds changed
+  // bytes, and the caller hands that failure to explain(). IO_ERROR naming the file when the file no
+  // longer holds the range (explained the same way). Calls for ranges that do not overlap may run
+  // concurrently.
   Status fetch(std::span<const std::byte> range) const;
+  // What to report for `failure`, a failed check of bytes read from this source: IO_ERROR naming the
+  // file when it has changed since open (size, time or identity), the likely cause, said plainly;
+  // otherwise `failure` itself (and always for memory).
+  Status explain(Status failure) const;
   // Copies `size` bytes: the caller may free its buffer as soon as this returns.
   void copy(const void* data, std::size_t size);
   // Uses the caller's bytes in place; they must outlive this object.
