@@ -110,7 +110,8 @@ TEST(LoadSystemDriver, FakeDriverLoadsWithTheAbiVersionsOfCudaTypedefs) {
   const DriverLoad load = load_system_driver();
   ASSERT_EQ(load.failure, DriverLoadFailure::none) << load.message;
   ASSERT_NE(load.driver, nullptr);
-  EXPECT_TRUE(contains(load.message, as_loaded(KILN_TEST_FAKE_LIBCUDA)));
+  // As requested: the loader is asked for the file's own name only to explain a failure.
+  EXPECT_EQ(load.message, "loaded the NVIDIA driver " + std::string(KILN_TEST_FAKE_LIBCUDA));
 }
 
 TEST(LoadSystemDriver, MissingEntryPointIsTooOldAndNamed) {

@@ -86,6 +86,10 @@ TEST_F(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
 }
 
 TEST_F(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
+#if defined(_WIN32)
+  // FILETIME counts 100 ns: the time a POSIX file system kept cannot be set back exactly.
+  GTEST_SKIP() << "a file's modification time cannot be restored to the nanosecond here";
+#endif
   Bytes bytes = package_for("a.cu");
   write(bytes);
   const fs::file_time_type opened_time = fs::last_write_time(m_path);

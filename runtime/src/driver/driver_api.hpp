@@ -61,7 +61,7 @@ struct DriverLoad {
   std::unique_ptr<DriverApi> driver;     // set when usable
   DriverLoadFailure failure = DriverLoadFailure::none;
   CUresult init_result = k_cuda_success; // cuInit's result when failure == init_failed
-  std::string message;                   // names the library and the reason
+  std::string message;                   // names the library (a failure: the file it was loaded from) and the reason
 };
 
 // Whether the driver library load_system_driver() would open is already loaded in this process

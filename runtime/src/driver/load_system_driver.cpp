@@ -198,38 +198,41 @@ DriverLoad load_or_throw() {
     return load(DriverLoadFailure::no_library, "no NVIDIA driver: " + requested + " cannot be opened" +
                                                    (overridden ? " (KILN_LIBCUDA)" : "") + ": " + opened.library.error);
   }
-  const std::string path = platform::library_file(library.get(), requested);
+  // The file it was loaded from, for messages only: asking the loader (dlinfo) cost a first open
+  // 7.5 us on an H200's host, so a driver that binds is never asked.
+  const auto path = [&library, &requested] { return platform::library_file(library.get(), requested); };
 
   // cuGetProcAddress_v2 (5 arguments) came with CUDA 12.0, as did the library API the runtime needs, so
   // its absence is the version check.
   void* get_proc_address = platform::library_symbol(library.get(), "cuGetProcAddress_v2");
-  if (get_proc_address == nullptr) return load(DriverLoadFailure::too_old, older_than_12_message(path));
+  if (get_proc_address == nullptr) return load(DriverLoadFailure::too_old, older_than_12_message(path()));
 
   Resolver resolver(reinterpret_cast<PFN_cuGetProcAddress_v12000>(get_proc_address));
   EntryPoints entry;
   resolve_all(resolver, entry);
   if (resolver.result() == k_cuda_error_stub_library) {
-    return load(DriverLoadFailure::stub_library, stub_message(path));
+    return load(DriverLoadFailure::stub_library, stub_message(path()));
   }
   if (resolver.failed()) {
-    return load(DriverLoadFailure::too_old, "the NVIDIA driver " + path + " lacks " +
+    return load(DriverLoadFailure::too_old, "the NVIDIA driver " + path() + " lacks " +
                                                 resolver.describe(entry.get_error_name) +
                                                 "; install a driver for CUDA 12.0 or newer");
   }
 
   const CUresult init_result = entry.init(0);
   if (init_result == k_cuda_error_stub_library) {
-    return load(DriverLoadFailure::stub_library, stub_message(path), init_result);
+    return load(DriverLoadFailure::stub_library, stub_message(path()), init_result);
   }
   // From here libcuda may have started threads and registered exit handlers, even if cuInit failed:
   // keep it loaded for the rest of the process (see ~SystemDriver).
   void* kept = library.release();
   if (init_result != k_cuda_success) {
     return load(DriverLoadFailure::init_failed,
-                init_failure_message(init_result, cuda_error_name(entry.get_error_name, init_result), path),
+                init_failure_message(init_result, cuda_error_name(entry.get_error_name, init_result),
+                                     platform::library_file(kept, requested)),
                 init_result);
   }
-  DriverLoad result = load(DriverLoadFailure::none, "loaded the NVIDIA driver " + path);
+  DriverLoad result = load(DriverLoadFailure::none, "loaded the NVIDIA driver " + requested);
   result.driver = make_system_driver(kept, entry);
   return result;
 }
