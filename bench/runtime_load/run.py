@@ -50,6 +50,15 @@ RUNTIME_CASES = {
 PROGRAM_CASE = {"e": "a", "f": "a", "f-own": "d", "g": "a"}
 
 
+def bench_result(command: list[str], environment: dict | None = None) -> dict:
+    """The JSON line one runtime_load_bench process prints; exits naming the command when it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.exit(f"{Path(sys.argv[0]).name}: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
+    return json.loads(lines[-1])
+
+
 def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | None = None) -> dict:
     package = {"e": args.carried, "f": args.carried, "f-own": args.carried, "g": args.listed}.get(case, args.package)
     command = [str(args.bench), "--case", PROGRAM_CASE.get(case, case), "--kernel", kernel,
@@ -57,11 +66,7 @@ def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | Non
     environment = dict(os.environ)
     if cache is not None:
         environment["KILN_CACHE_DIR"] = str(cache)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        sys.exit(f"run.py: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
-    result = json.loads(lines[-1])
+    result = bench_result(command, environment)
     result["case"] = case
     if case in ("d", "f-own"):
         result["kiln_ms"] = result["total_ms"] - result["driver_ms"]

@@ -6,24 +6,14 @@ Markdown table of medians (also written to --out).
     python3 bench/runtime_load/where_image.py --bench .carry/runtime_load_bench --package .carry/saxpy.kiln
 """
 import argparse
-import json
 import statistics
-import subprocess
-import sys
+
+from run import bench_result   # runtime_load's own run.py, beside this file
 
 VARIANTS = [("b", "--floor-image", "heap"), ("b", "--floor-image", "anonymous"),
             ("a", "--kiln-open", "file"), ("a", "--kiln-open", "memory"),
             ("d", "--kiln-open", "file"), ("d", "--kiln-open", "memory")]
 KERNELS = ["saxpy", "block_sum<float, 256>"]
-
-
-def run(bench, package, kernel, case, option, value):
-    command = [bench, "--case", case, "--kernel", kernel, "--package", package, option, value]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        sys.exit("where_image.py: %s exited %d\n%s%s" % (" ".join(command), done.returncode, done.stdout, done.stderr))
-    return json.loads(lines[-1])
 
 
 def main():
@@ -39,7 +29,8 @@ def main():
     for _ in range(args.runs):
         for kernel in KERNELS:
             for case, option, value in VARIANTS:
-                result = run(args.bench, args.package, kernel, case, option, value)
+                result = bench_result([args.bench, "--case", case, "--kernel", kernel, "--package", args.package,
+                                       option, value])
                 row = samples.setdefault((kernel, case, value), {"total": [], "load": [], "own": []})
                 row["total"].append(result["total_ms"])
                 if "cuLibraryLoadData" in result["driver_steps"]:

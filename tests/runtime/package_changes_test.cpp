@@ -78,7 +78,7 @@ TEST_F(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
   Bytes bytes = package_for("a.cu");
   write(bytes);
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
-  corrupt_image(bytes);
+  ASSERT_NO_FATAL_FAILURE(corrupt_image(bytes));
   bytes.push_back(std::byte{0});   // the size shows the change
   write(bytes);
   const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IO_ERROR);
@@ -94,7 +94,7 @@ TEST_F(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
   write(bytes);
   const fs::file_time_type opened_time = fs::last_write_time(m_path);
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
-  corrupt_image(bytes);
+  ASSERT_NO_FATAL_FAILURE(corrupt_image(bytes));
   write(bytes);
   fs::last_write_time(m_path, opened_time);   // same inode, size and time: only the checksum can tell
   const std::string message = error_of([&] { package.image_for_arch("k", 90); }, KILN_STATUS_IMAGE_CORRUPT);
