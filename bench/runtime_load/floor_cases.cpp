@@ -77,29 +77,52 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
   const std::vector<std::byte>& image = *read;
   const std::string lowered(kernel.lowered_name);
   // --floor-image anonymous: the image where Kiln's path has it, in fresh anonymous pages at its
-  // page offset in the file (platform::reserve_memory, as PackageSource maps a file).
+  // page offset in the file (platform::reserve_memory, as PackageSource maps a file), filled before
+  // the heap is settled. --floor-image pread: the same pages, filled by a pread from the package file
+  // just before the clock, as Kiln's first request reads its image; --floor-image pread-file-region: the
+  // same into a region the size of the whole package file at the image's offset in it, as Kiln's
+  // PackageSource lays a file out (its other pages never touched). --floor-image pread-elsewhere:
+  // the same pread into pages the driver never reads, and the image loaded from the heap: whether
+  // what follows the load is the read itself (a system call, fresh pages) or the pages it filled.
+  const std::size_t stored_offset = static_cast<std::size_t>(
+      reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).data() -
+      bytes.data());
+  const bool whole_file = inputs.floor_image == "pread-file-region";
+  const bool reads_before = inputs.floor_image == "pread" || whole_file || inputs.floor_image == "pread-elsewhere";
+  if (reads_before && reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).size() !=
+                          image.size())
+    throw BenchError("--floor-image " + inputs.floor_image + " reads the image as stored: this one is compressed");
   const void* loaded = image.data();
   void* reserved = nullptr;
   std::size_t reserved_size = 0;
-  if (inputs.floor_image == "anonymous") {
-    const std::size_t in_page = static_cast<std::size_t>(
-        reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).data() -
-        bytes.data()) % 4096;
-    reserved_size = in_page + image.size();
+  const std::size_t in_page = whole_file ? stored_offset : stored_offset % 4096;
+  if (inputs.floor_image != "heap") {
+    reserved_size = whole_file ? bytes.size() : in_page + image.size();
     reserved = platform::reserve_memory(reserved_size);
     if (!reserved) throw BenchError("cannot reserve memory for the image");
+  }
+  if (inputs.floor_image == "anonymous") {
     std::memcpy(static_cast<std::byte*>(reserved) + in_page, image.data(), image.size());
     loaded = static_cast<std::byte*>(reserved) + in_page;
   }
+  const int fd = reads_before ? platform::open_for_reading(inputs.package) : -1;
+  if (reads_before && fd < 0) throw BenchError("cannot open " + inputs.package);
 
   Timing timing;
   timing.image = select::describe(candidates[selection.choice->index], selection.choice->rule) + ", " +
                  std::to_string(image.size()) + " bytes";
   settle_heap();
+  if (reads_before) {
+    std::byte* target = static_cast<std::byte*>(reserved) + in_page;
+    if (platform::read_at(fd, target, image.size(), stored_offset) != static_cast<long>(image.size()))
+      throw BenchError("cannot read the image from " + inputs.package);
+    if (inputs.floor_image != "pread-elsewhere") loaded = target;
+  }
   const auto start = Clock::now();
   load_and_launch(loaded, lowered.c_str(), launch, timing.driver_steps);
   timing.total_ms = since(start);
   if (reserved) platform::release_memory(reserved, reserved_size);
+  if (fd >= 0) platform::close_file(fd);
   return timing;
 }
 

@@ -2,7 +2,7 @@
 //
 //   runtime_load_bench --case a|b|c|d --kernel NAME --package saxpy.kiln
 //                      [--sources examples/saxpy/kernels] [--cuda-include /usr/local/cuda/include]
-//                      [--floor-image heap|anonymous] [--kiln-open file|memory]
+//                      [--floor-image heap|anonymous|pread|pread-file-region|pread-elsewhere] [--kiln-open file|memory]
 //
 // Prints one JSON line. Exit status: 0 done and checked, 1 the kernel's result is wrong, 2 setup
 // or a step failed.
@@ -28,7 +28,7 @@ std::map<std::string, std::string> parse(int argc, char** argv) {
     if (options.count(required) == 0) {
       throw BenchError(std::string("missing ") + required +
                        "\nusage: runtime_load_bench --case a|b|c|d --kernel NAME --package FILE"
-                       " [--sources DIR] [--cuda-include DIR] [--floor-image heap|anonymous]"
+                       " [--sources DIR] [--cuda-include DIR] [--floor-image heap|anonymous|pread|pread-file-region|pread-elsewhere]"
                        " [--kiln-open file|memory]");
     }
   }
@@ -55,8 +55,10 @@ int main(int argc, char** argv) {
     Inputs inputs{options.at("--package"), options.at("--sources"), options.at("--cuda-include")};
     if (options.count("--floor-image")) inputs.floor_image = options.at("--floor-image");
     if (options.count("--kiln-open")) inputs.kiln_open = options.at("--kiln-open");
-    if (inputs.floor_image != "heap" && inputs.floor_image != "anonymous")
-      throw BenchError("--floor-image is 'heap' or 'anonymous', not '" + inputs.floor_image + "'");
+    if (inputs.floor_image != "heap" && inputs.floor_image != "anonymous" && inputs.floor_image != "pread" &&
+        inputs.floor_image != "pread-file-region" && inputs.floor_image != "pread-elsewhere")
+      throw BenchError("--floor-image is 'heap', 'anonymous', 'pread', 'pread-file-region' or 'pread-elsewhere', not '" + inputs.floor_image +
+                       "'");
     if (inputs.kiln_open != "file" && inputs.kiln_open != "memory")
       throw BenchError("--kiln-open is 'file' or 'memory', not '" + inputs.kiln_open + "'");
 

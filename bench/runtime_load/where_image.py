@@ -11,6 +11,8 @@ import statistics
 from run import bench_result   # runtime_load's own run.py, beside this file
 
 VARIANTS = [("b", "--floor-image", "heap"), ("b", "--floor-image", "anonymous"),
+            ("b", "--floor-image", "pread"), ("b", "--floor-image", "pread-file-region"),
+            ("b", "--floor-image", "pread-elsewhere"),
             ("a", "--kiln-open", "file"), ("a", "--kiln-open", "memory"),
             ("d", "--kiln-open", "file"), ("d", "--kiln-open", "memory")]
 KERNELS = ["saxpy", "block_sum<float, 256>"]
