@@ -21,6 +21,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import gpu_probe  # noqa: E402
+import open_cost  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
 
@@ -602,3 +603,48 @@ def test_write_image_refuses_an_unknown_kind(worker, monkeypatch, tmp_path):
     with pytest.raises(SystemExit, match="of kind 'unknown kind 7', not cubin or ptx"):
         worker.write_image("saxpy", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+# open_cost.py: the table it prints from the processes' samples, a mode that cannot be imported, a
+# process that fails, and its one argument check (the timed processes themselves need a GPU's wheel).
+
+def _open_cost_samples(skipped_mode=None):
+    def sample(mode, timeout):
+        if mode == skipped_mode:
+            return {"skipped": "No module named 'cupy'"}
+        first = {"none": 130.0, "cupy": 170.0, "cuda.core": 200.0}[mode]
+        return {"first_us": first, "second_us": first / 4, "objects": 20,
+                "libcuda": [] if mode == "none" else ["/usr/lib/libcuda.so.1"]}
+    return sample
+
+
+def test_open_cost_tabulates_medians_per_process_kind(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(open_cost, "sample", _open_cost_samples())
+    out = tmp_path / "open.md"
+    monkeypatch.setattr(sys, "argv", ["open_cost.py", "--runs", "2", "--out", str(out)])
+    assert open_cost.main() == 0
+    printed = capsys.readouterr().out
+    assert "| none | 130.0 | 32.5 | 20 | not loaded |" in printed
+    assert "| cuda.core | 200.0 | 50.0 | 20 | /usr/lib/libcuda.so.1 |" in printed
+    assert out.read_text() == printed
+
+
+def test_open_cost_reports_a_mode_it_cannot_import_as_skipped(monkeypatch, capsys):
+    monkeypatch.setattr(open_cost, "sample", _open_cost_samples(skipped_mode="cupy"))
+    monkeypatch.setattr(sys, "argv", ["open_cost.py", "--runs", "1"])
+    assert open_cost.main() == 0
+    assert "| cupy | skipped: No module named 'cupy' | | | |" in capsys.readouterr().out
+
+
+def test_open_cost_fails_naming_the_process_that_failed(monkeypatch):
+    monkeypatch.setattr(open_cost.subprocess, "run",
+                        lambda *args, **kwargs: SimpleNamespace(returncode=1, stdout="", stderr="no kiln_example"))
+    with pytest.raises(SystemExit, match="(?s)the none process exited 1.*no kiln_example"):
+        open_cost.sample("none", 5)
+
+
+def test_open_cost_refuses_no_runs(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["open_cost.py", "--runs", "0"])
+    with pytest.raises(SystemExit) as exited:
+        open_cost.main()
+    assert exited.value.code == 2
