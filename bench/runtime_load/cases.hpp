@@ -11,6 +11,9 @@
 
 namespace kiln::bench {
 
+// --floor-image's values (README.md, "Where the image lies"); the first is the default.
+inline constexpr const char* k_floor_images[] = {"heap", "anonymous", "pread", "pread-file-region", "pread-elsewhere"};
+
 // A kernel the benchmark knows how to launch and check.
 struct KernelSpec {
   const char* name;      // as asked for: "saxpy", "block_sum<float, 256>"
@@ -56,9 +59,11 @@ struct Inputs {
   // Where each path's image lies when the driver loads it, to tell whether that is what makes
   // cuLibraryLoadData slower in Kiln's path than in the floor's (README, "Where the image lies"):
   // (b) "heap": a vector, as by default; "anonymous": a fresh anonymous mapping, at the page offset
-  // the image has in the file, as Kiln reads it. (a, d) "file": kiln_package_open_file, as by
-  // default; "memory": the file read beforehand and opened with kiln_package_open_memory (a copy).
-  std::string floor_image = "heap";
+  // the image has in the file, as Kiln reads it; "pread", "pread-file-region", "pread-elsewhere":
+  // the image read from the file just before the clock (floor_cases.cpp says where). (a, d) "file":
+  // kiln_package_open_file, as by default; "memory": the file read beforehand and opened with
+  // kiln_package_open_memory (a copy).
+  std::string floor_image = "heap";   // one of k_floor_images
   std::string kiln_open = "file";
 };
 

@@ -84,13 +84,12 @@ Timing run_by_hand(const Inputs& inputs, const KernelSpec& spec, Launch& launch)
   // PackageSource lays a file out (its other pages never touched). --floor-image pread-elsewhere:
   // the same pread into pages the driver never reads, and the image loaded from the heap: whether
   // what follows the load is the read itself (a system call, fresh pages) or the pages it filled.
-  const std::size_t stored_offset = static_cast<std::size_t>(
-      reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).data() -
-      bytes.data());
+  const std::span<const std::byte> stored =
+      reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index));
+  const auto stored_offset = static_cast<std::size_t>(stored.data() - bytes.data());
   const bool whole_file = inputs.floor_image == "pread-file-region";
   const bool reads_before = inputs.floor_image == "pread" || whole_file || inputs.floor_image == "pread-elsewhere";
-  if (reads_before && reader.stored_image(unit.first_image + static_cast<std::uint32_t>(selection.choice->index)).size() !=
-                          image.size())
+  if (reads_before && stored.size() != image.size())
     throw BenchError("--floor-image " + inputs.floor_image + " reads the image as stored: this one is compressed");
   const void* loaded = image.data();
   void* reserved = nullptr;

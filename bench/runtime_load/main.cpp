@@ -2,7 +2,8 @@
 //
 //   runtime_load_bench --case a|b|c|d --kernel NAME --package saxpy.kiln
 //                      [--sources examples/saxpy/kernels] [--cuda-include /usr/local/cuda/include]
-//                      [--floor-image heap|anonymous|pread|pread-file-region|pread-elsewhere] [--kiln-open file|memory]
+//                      [--floor-image heap|anonymous|pread|pread-file-region|pread-elsewhere]
+//                      [--kiln-open file|memory]
 //
 // Prints one JSON line. Exit status: 0 done and checked, 1 the kernel's result is wrong, 2 setup
 // or a step failed.
@@ -13,12 +14,20 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace {
 
 using namespace kiln::bench;
 
+// k_floor_images for a message: each in `quote`, between `separator`s.
+std::string floor_images(const std::string& quote, const std::string& separator) {
+  std::string out;
+  for (const char* value : k_floor_images) out += (out.empty() ? "" : separator) + quote + value + quote;
+  return out;
+}
 
 std::map<std::string, std::string> parse(int argc, char** argv) {
   std::map<std::string, std::string> options{{"--sources", "examples/saxpy/kernels"},
@@ -28,8 +37,8 @@ std::map<std::string, std::string> parse(int argc, char** argv) {
     if (options.count(required) == 0) {
       throw BenchError(std::string("missing ") + required +
                        "\nusage: runtime_load_bench --case a|b|c|d --kernel NAME --package FILE"
-                       " [--sources DIR] [--cuda-include DIR] [--floor-image heap|anonymous|pread|pread-file-region|pread-elsewhere]"
-                       " [--kiln-open file|memory]");
+                       " [--sources DIR] [--cuda-include DIR] [--floor-image " + floor_images("", "|") +
+                       "] [--kiln-open file|memory]");
     }
   }
   return options;
@@ -55,10 +64,8 @@ int main(int argc, char** argv) {
     Inputs inputs{options.at("--package"), options.at("--sources"), options.at("--cuda-include")};
     if (options.count("--floor-image")) inputs.floor_image = options.at("--floor-image");
     if (options.count("--kiln-open")) inputs.kiln_open = options.at("--kiln-open");
-    if (inputs.floor_image != "heap" && inputs.floor_image != "anonymous" && inputs.floor_image != "pread" &&
-        inputs.floor_image != "pread-file-region" && inputs.floor_image != "pread-elsewhere")
-      throw BenchError("--floor-image is 'heap', 'anonymous', 'pread', 'pread-file-region' or 'pread-elsewhere', not '" + inputs.floor_image +
-                       "'");
+    if (std::find(std::begin(k_floor_images), std::end(k_floor_images), inputs.floor_image) == std::end(k_floor_images))
+      throw BenchError("--floor-image is one of " + floor_images("'", ", ") + ", not '" + inputs.floor_image + "'");
     if (inputs.kiln_open != "file" && inputs.kiln_open != "memory")
       throw BenchError("--kiln-open is 'file' or 'memory', not '" + inputs.kiln_open + "'");
 
