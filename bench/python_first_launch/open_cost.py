@@ -1,71 +1,35 @@
 #!/usr/bin/env python3
 """What opening the example wheel's package costs in a process that uses CuPy, cuda.core or no CUDA
 library: kiln_package_open_file called twice through the binding's ctypes prototype, in fresh
-processes, interleaved. The first open pays what a process pays once (libkiln's code and data
-touched for the first time, and, where libcuda is loaded, Kiln's binding to it); the second pays
-only the open. README.md, "What an open costs", says what it showed.
+processes (open_sample.py, one per sample), interleaved. The first open pays what a process pays
+once (libkiln's code and data touched for the first time, and, where libcuda is loaded, Kiln's
+binding to it); the second pays only the open. README.md, "What an open costs", says what it showed.
 
     PYTHONPATH=<site with kiln_example> python3 bench/python_first_launch/open_cost.py --runs 15
 
-Standard library only. Exit status: 0 done; 1 a process failed; 2 bad arguments. A mode whose
-library cannot be imported here (no CuPy, no cuda.core) is reported as skipped, not timed.
+Standard library only. Exit status: 0 done; 1 a process failed or took longer than --timeout; 2 bad
+arguments. A mode whose library cannot be imported here (no CuPy, no cuda.core) is reported as
+skipped, not timed.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
+from pathlib import Path
 
-MODES = ("none", "cupy", "cuda.core")
+from run import RunFailed, json_line   # the benchmark's own reader of a process's JSON line
 
-# One sample: make the mode's CUDA context current as the benchmark's paths do (launch_paths.py),
-# then open the package twice. The numbers of loaded objects and libcuda's mapping are reported
-# because both differ between the modes.
-CHILD = r'''
-import ctypes, json, os, sys, time
-mode = sys.argv[1]
-try:
-    if mode == "cupy":
-        import cupy
-        cupy.cuda.Device(0).use()
-        cupy.cuda.runtime.free(0)
-    elif mode == "cuda.core":
-        try:
-            from cuda.core import Device
-        except ImportError:
-            from cuda.core.experimental import Device
-        Device(0).set_current()
-except ImportError as error:
-    print(json.dumps({"skipped": str(error)}))
-    sys.exit(0)
-import kiln_example
-from kiln_example._kiln import _library
-with open("/proc/self/maps") as maps:
-    mapped = [line.split()[-1] for line in maps if ".so" in line]
-runtime = _library.runtime()
-path = os.fsencode(kiln_example._PACKAGE_PATH)
-clock = time.perf_counter_ns
-first, second = ctypes.c_void_p(), ctypes.c_void_p()
-start = clock()
-status_first = runtime.lib.kiln_package_open_file(path, ctypes.byref(first))
-middle = clock()
-status_second = runtime.lib.kiln_package_open_file(path, ctypes.byref(second))
-end = clock()
-if status_first or status_second:
-    sys.exit("kiln_package_open_file failed: %d, %d" % (status_first, status_second))
-print(json.dumps({"first_us": (middle - start) / 1e3, "second_us": (end - middle) / 1e3,
-                  "objects": len(set(mapped)), "libcuda": sorted({m for m in mapped if "libcuda" in m})}))
-'''
+HERE = Path(__file__).resolve().parent
+
+MODES = ("none", "cupy", "cuda.core")   # open_sample.py's
 
 
 def sample(mode: str, timeout: float) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, mode], capture_output=True, text=True, timeout=timeout)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        sys.exit(f"open_cost.py: the {mode} process exited {done.returncode}\n{done.stdout}{done.stderr}")
-    return json.loads(lines[-1])
+    try:
+        return json_line([sys.executable, str(HERE / "open_sample.py"), mode], timeout)
+    except RunFailed as failure:
+        sys.exit(f"open_cost.py: the {mode} process: {failure}")
 
 
 def main() -> int:
@@ -76,6 +40,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if not args.timeout > 0:
+        parser.error("--timeout must be more than 0 seconds")
     samples: dict[str, list[dict]] = {mode: [] for mode in MODES}
     for _ in range(args.runs):
         for mode in MODES:

@@ -61,6 +61,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--runs must be at least 1")
     if args.elements < 1:
         parser.error("--elements must be at least 1")
+    if not args.timeout > 0:
+        parser.error("--timeout must be more than 0 seconds")
     args.kernels = list(dict.fromkeys(args.kernels or KERNELS))
     args.paths = list(dict.fromkeys(args.paths or report.PATHS))
     args.raw = args.raw or args.out.with_suffix(".json")
@@ -77,11 +79,16 @@ def run_worker(args: argparse.Namespace, extra: list[str], cache: Path, kiln_cac
         environment["KILN_CACHE_DIR"] = str(kiln_cache)
     for name in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"):  # would bypass the disk cache
         environment.pop(name, None)
-    command = [sys.executable, str(HERE / "worker.py"), *extra]
+    return json_line([sys.executable, str(HERE / "worker.py"), *extra], args.timeout, environment)
+
+
+def json_line(command: list[str], timeout: float, environment: dict | None = None) -> dict:
+    """The last JSON line a process prints on stdout; RunFailed naming the command when it fails, prints
+    none or takes longer than `timeout` seconds."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, env=environment)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
     except subprocess.TimeoutExpired:
-        raise RunFailed(f"{' '.join(command)} took longer than {args.timeout:g} s")
+        raise RunFailed(f"{' '.join(command)} took longer than {timeout:g} s")
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RunFailed(f"{' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")

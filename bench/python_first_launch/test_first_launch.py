@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import subprocess
 import sys
 import types
@@ -39,7 +40,8 @@ def test_repeated_kernels_are_measured_once():
     assert args.kernels == ["saxpy"] and args.raw == Path("/tmp/x.json")
 
 
-@pytest.mark.parametrize("argv", [["--runs", "0"], ["--elements", "0"], ["--kernel", "nope"], ["--path", "nvcc"]])
+@pytest.mark.parametrize("argv", [["--runs", "0"], ["--elements", "0"], ["--timeout", "0"], ["--kernel", "nope"],
+                                  ["--path", "nvcc"]])
 def test_bad_arguments_exit_2(argv):
     with pytest.raises(SystemExit) as exit_:
         run.parse_args(argv)
@@ -606,7 +608,8 @@ def test_write_image_refuses_an_unknown_kind(worker, monkeypatch, tmp_path):
 
 
 # open_cost.py: the table it prints from the processes' samples, a mode that cannot be imported, a
-# process that fails, and its one argument check (the timed processes themselves need a GPU's wheel).
+# process that fails or hangs, its argument checks, and open_sample.py's refusal of a mode it does not
+# know (the timed processes themselves need the example wheel).
 
 def _open_cost_samples(skipped_mode=None):
     def sample(mode, timeout):
@@ -637,14 +640,30 @@ def test_open_cost_reports_a_mode_it_cannot_import_as_skipped(monkeypatch, capsy
 
 
 def test_open_cost_fails_naming_the_process_that_failed(monkeypatch):
-    monkeypatch.setattr(open_cost.subprocess, "run",
+    monkeypatch.setattr(run.subprocess, "run",
                         lambda *args, **kwargs: SimpleNamespace(returncode=1, stdout="", stderr="no kiln_example"))
-    with pytest.raises(SystemExit, match="(?s)the none process exited 1.*no kiln_example"):
+    with pytest.raises(SystemExit, match="(?s)the none process: .*open_sample.py none exited 1\nno kiln_example"):
         open_cost.sample("none", 5)
 
 
-def test_open_cost_refuses_no_runs(monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["open_cost.py", "--runs", "0"])
+def test_open_cost_fails_naming_the_process_that_took_too_long(monkeypatch):
+    def run_too_long(command, **kwargs):
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+    monkeypatch.setattr(run.subprocess, "run", run_too_long)
+    with pytest.raises(SystemExit, match="the cupy process: .*open_sample.py cupy took longer than 5 s"):
+        open_cost.sample("cupy", 5)
+
+
+@pytest.mark.parametrize("argv", [["--runs", "0"], ["--timeout", "0"], ["--timeout", "-1"]])
+def test_open_cost_refuses_bad_arguments(monkeypatch, argv):
+    monkeypatch.setattr(sys, "argv", ["open_cost.py", *argv])
     with pytest.raises(SystemExit) as exited:
         open_cost.main()
     assert exited.value.code == 2
+
+
+@pytest.mark.parametrize("argv", [[], ["gpu"], ["none", "cupy"]])
+def test_open_sample_refuses_what_is_not_one_mode(argv):
+    done = subprocess.run([sys.executable, str(HERE / "open_sample.py"), *argv], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert done.returncode == 1 and "usage: open_sample.py none|cupy|cuda.core" in done.stderr
