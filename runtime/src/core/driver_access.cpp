@@ -2,6 +2,7 @@
 
 #include "core/device.hpp"
 
+#include <atomic>
 #include <mutex>
 
 namespace kiln::core {
@@ -15,6 +16,7 @@ std::shared_ptr<const DriverAccess> g_override;  // set by the test hooks
 
 std::once_flag g_system_once;
 DriverAccess g_system;  // written once under g_system_once, read-only afterwards
+std::atomic<bool> g_system_bound{false};   // g_system holds a driver
 
 DriverAccess from_load(driver::DriverLoad load) {
   DriverAccess access;
@@ -54,9 +56,14 @@ DriverAccess acquire_driver() {
     std::lock_guard lock(g_override_mutex);
     if (g_override) return *g_override;
   }
-  std::call_once(g_system_once, [] { g_system = from_load(driver::load_system_driver()); });
+  std::call_once(g_system_once, [] {
+    g_system = from_load(driver::load_system_driver());
+    if (g_system.driver) g_system_bound.store(true, std::memory_order_release);
+  });
   return g_system;
 }
+
+bool system_driver_bound() { return g_system_bound.load(std::memory_order_acquire); }
 
 std::string describe_result(driver::DriverApi& driver, driver::CUresult result) {
   const std::string number = std::to_string(result);

@@ -1,5 +1,6 @@
-// The process's CUDA driver, loaded on the first call that needs a GPU (never at open), so that
-// programs linking Kiln start, and open and list packages, on machines without a driver.
+// The process's CUDA driver, loaded on the first call that needs a GPU, or at open where the process
+// has libcuda loaded already (core/package.cpp), so that programs linking Kiln start, and open and
+// list packages, on machines without a driver.
 #pragma once
 
 #include "util/result.hpp"
@@ -22,6 +23,10 @@ struct DriverAccess {
 // The driver: the first call runs load_system_driver() once for the whole process (std::call_once)
 // and every later call returns the same result, success or failure. A test driver, if set, wins.
 DriverAccess acquire_driver();
+
+// Whether the process-wide driver is loaded and bound: a package opened after that binds to it at
+// open without asking the loader whether libcuda is there (a walk of its list, 10-50 us).
+bool system_driver_bound();
 
 // The status a failed load becomes: NO_DRIVER for a missing, stub or too old library, NO_DEVICE
 // when cuInit reports no device (100), OUT_OF_MEMORY for 2, DRIVER_ERROR otherwise; the loader's

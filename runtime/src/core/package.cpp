@@ -63,7 +63,9 @@ Status Package::open_reader(std::string_view path) {
   // A program that already uses CUDA has libcuda loaded: bind to it now rather than on the first
   // kernel request, whose latency is what users feel. With no driver in the process nothing is
   // loaded here, so opening still works on machines without one; a failure is kept for later.
-  if (driver::system_driver_in_process()) {
+  // Once the process has bound libcuda, it is loaded: asking the loader again would cost a walk of
+  // its list of objects, 10-50 us in a Python process.
+  if (system_driver_bound() || driver::system_driver_in_process()) {
     driver::DriverApi* ignored = nullptr;
     (void)acquire_driver_once(ignored);
   }
