@@ -4,9 +4,10 @@
 //
 // Why: a first open and a first kernel request run code from all over the library, and each first
 // touch of a 64 KB window of it is a page fault (the kernel maps the window's pages from the page
-// cache at once). An open touched all seven windows of libkiln's 456 KB of code; those faults were
-// about 17 of a first open's 70-160 us (bench/results/runtime-load.md, "The library's code").
-// Mapping the pages here costs the same faults, once, in dlopen, where a program already waits for
+// cache at once). An open touched all seven windows of libkiln's 456 KB of code; mapping them here
+// took 18 us off a first open of 85 us on a build machine, and 28-75 us off one from Python on an
+// H200's host (bench/results/runtime-load.md, "The library's code").
+// Mapping the pages here costs about as many faults, once, in dlopen, where a program already waits for
 // the library: the latency moves out of the first request, which is what users feel.
 //
 // MADV_POPULATE_READ (Linux 5.14) faults the pages in without writing them, as reads would; an older
