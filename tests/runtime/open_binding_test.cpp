@@ -50,7 +50,10 @@ fs::path write_package(const std::string& name) {
   carried.nvrtc_version = "13.0";
   contents.carried = {carried};
   const Result<std::vector<std::byte>> written = format::write_package(contents);
-  EXPECT_TRUE(written.ok()) << written.error().message;
+  if (!written.ok()) {
+    ADD_FAILURE() << "the test package: " << written.error().message;
+    return {};
+  }
   const fs::path path = fs::temp_directory_path() / (name + "-" + std::to_string(test::process_id()) + ".kiln");
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(written->data()), static_cast<std::streamsize>(written->size()));
@@ -71,6 +74,7 @@ int walks_of_open(const fs::path& path) {
 TEST(OpenBinding, WithoutLibcudaLoadedEveryOpenAsks) {
   test::set_variable("KILN_LIBCUDA", KILN_TEST_FAKE_LIBCUDA);   // the file named, not loaded
   const fs::path path = write_package("open-binding-unbound");
+  ASSERT_FALSE(path.empty());
   EXPECT_GE(walks_of_open(path), 1);
   EXPECT_GE(walks_of_open(path), 1) << "nothing bound the driver, so the second open must ask again";
   fs::remove(path);
@@ -82,6 +86,7 @@ TEST(OpenBinding, OnceTheProcessIsBoundAnOpenDoesNotAsk) {
   void* cuda = dlopen(KILN_TEST_FAKE_LIBCUDA, RTLD_NOW | RTLD_GLOBAL);
   ASSERT_NE(cuda, nullptr) << dlerror();
   const fs::path path = write_package("open-binding-bound");
+  ASSERT_FALSE(path.empty());
   EXPECT_GE(walks_of_open(path), 1) << "the first open asks, finds libcuda and binds to it";
   // Had the first open failed to bind, this one would ask again.
   EXPECT_EQ(walks_of_open(path), 0) << "the process is bound: the open must not walk the loader's list";

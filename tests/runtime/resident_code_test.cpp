@@ -53,8 +53,8 @@ std::vector<Mapping> mappings_of(const std::string& file) {
   return found;
 }
 
-// Whether this kernel populates mappings on request (Linux 5.14): asked of a page of this program's
-// own file mapping, as libkiln asks of its own.
+// Whether this kernel populates mappings on request (Linux 5.14): asked of one anonymous page; a
+// kernel without MADV_POPULATE_READ refuses it for any mapping.
 bool kernel_populates() {
   const long page = sysconf(_SC_PAGESIZE);
   void* region = mmap(nullptr, static_cast<std::size_t>(page), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -6,13 +6,13 @@
 // touch of a 64 KB window of it is a page fault (the kernel maps the window's pages from the page
 // cache at once). An open touched all seven windows of libkiln's 456 KB of code; mapping them here
 // took 18 us off a first open of 85 us on a build machine, and 28-75 us off one from Python on an
-// H200's host (bench/results/runtime-load.md, "The library's code").
-// Mapping the pages here costs about as many faults, once, in dlopen, where a program already waits for
-// the library: the latency moves out of the first request, which is what users feel.
+// H200's host (bench/results/runtime-load.md, "The library's code"). Mapping the pages here costs
+// about as many faults, once, in dlopen, where a program already waits for the library: the latency
+// moves out of the first request, which is what users feel.
 //
-// MADV_POPULATE_READ (Linux 5.14) faults the pages in without writing them, as reads would; an older
-// kernel refuses it with EINVAL and the pages come in on first use, as before. Nothing is reported:
-// this only changes when the faults happen.
+// MADV_POPULATE_READ (Linux 5.14) faults the pages in without writing them, as reads would; an
+// older kernel refuses it with EINVAL and the pages come in on first use, as before. Nothing is
+// reported: this only changes when the faults happen.
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
