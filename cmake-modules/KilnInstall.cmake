@@ -14,7 +14,9 @@
 #                  KilnFunctions.cmake and what it includes, runs and configures
 #   lib/pkgconfig/kiln.pc
 #   share/kiln/python/kiln/*.py            the Python binding (KILN_PYTHON_BINDING_DIR in KilnConfig.cmake),
-#                                          and installed-library-dir: the way from there to lib/
+#                                          installed-library-dir: the way from there to lib/, and
+#                                          _native.abi3.so, its optional calls in C (Kiln::python_native;
+#                                          KILN_BUILD_PYTHON_NATIVE, Linux)
 #   share/doc/kiln/*.md                    the documentation (docs/), which messages name
 #
 # Nothing installed names an absolute path inside the prefix: the CMake files find the targets
@@ -42,6 +44,12 @@ if(TARGET kiln_runtime_static)
   install(TARGETS kiln_runtime_static EXPORT KilnTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
+if(TARGET kiln_python_native)
+  # Beside the binding, where its `from . import _native` finds it; Kiln::python_native for
+  # kiln_install_python_runtime().
+  install(TARGETS kiln_python_native EXPORT KilnTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/python/kiln)
 endif()
 if(TARGET kiln_jit)
   set_target_properties(kiln_jit PROPERTIES EXPORT_NAME jit)

@@ -5,7 +5,9 @@
 #
 # installs into DESTINATION the binding's Python files (from KILN_PYTHON_BINDING_DIR) and
 # Kiln::runtime's library file as libkiln.so.0: a real file, not a symbolic link, because a wheel
-# cannot hold links, and under the name the binding looks for beside itself. With COMPILE_LIBRARY,
+# cannot hold links, and under the name the binding looks for beside itself. Where this Kiln has
+# Kiln::python_native (Linux), its file too, as _native.abi3.so: the binding's first-launch calls in
+# C, which CPython 3.8 and later load (the binding goes through ctypes elsewhere, with the same results). With COMPILE_LIBRARY,
 # Kiln::jit's file too, as libkiln_jit.so.0 beside it, for a package that compiles at run time
 # (carried sources, kiln.Program); without it, such a compile is NoCompilerError naming the file. Each wheel carries its
 # own copy inside its own package (`from mypkg import _kiln as kiln`), so two wheels never install
@@ -65,6 +67,11 @@ function(kiln_install_python_runtime)
   set(libraries "Kiln::runtime=libkiln.so.0")
   if(arg_COMPILE_LIBRARY)
     list(APPEND libraries "Kiln::jit=libkiln_jit.so.0")
+  endif()
+  # The binding's optional calls in C, where this Kiln has them (Linux, KILN_BUILD_PYTHON_NATIVE):
+  # a first launch without ctypes' first-call costs; the binding works the same without it.
+  if(TARGET Kiln::python_native)
+    list(APPEND libraries "Kiln::python_native=_native.abi3.so")
   endif()
   foreach(library IN LISTS libraries)
     string(REPLACE "=" ";" library "${library}")

@@ -131,8 +131,9 @@ def lay_out(prefix, tree, version, resource_dir, cuda_major):
     # The binding at the top (import kiln), loading the library in _prefix/lib (its rule 3,
     # runtime/python/kiln/_library.py). The installed copy stays in share/: KilnConfig.cmake names it
     # for kiln_install_python_runtime().
+    # With the binding's optional companion in C, kiln._native, where the build made one.
     binding = inner / "share" / "kiln" / "python" / "kiln"
-    for source in binding.glob("*.py"):
+    for source in [*binding.glob("*.py"), *binding.glob("_native.abi3.so")]:
         shutil.copy2(source, package / source.name)
     (package / "installed-library-dir").write_text("_prefix/lib\n")
     shutil.copy2(ROOT / "scripts" / "kiln-wheel" / "command.py", package / "_command.py")

@@ -2,7 +2,7 @@
 # Builds, here (no GPU needed), what scripts/gpu-check.sh runs on a GPU machine, and copies it into
 # one folder that travels there (default .carry/, which git ignores):
 #
-#   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  libkiln_jit.so.0  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  arch.kiln  linking.kiln
+#   gpu_tests  saxpy  embedded  runtime_load_bench  libkiln.so.0  libkiln_jit.so.0  _native.abi3.so  saxpy.kiln  gpu.kiln  scan.kiln  scan_fixtures.kiln  arch.kiln  linking.kiln
 #   arch_split.kiln, arch_split.cc8.kiln, arch_split.cc9.kiln (arch.kiln after kiln split)  parts.kiln (image parts)
 #   std_headers.kiln (one kernel with <limits> and <cmath>, through nvcc and through NVRTC with JIT-safe headers)
 #   carried.kiln  saxpy_carried.kiln (the example with its sources carried, for run-time compiles)
@@ -39,6 +39,8 @@ fi
 # beside the loader, where libkiln looks for it.
 install -m 755 "$(readlink -f "$build/lib/libkiln.so")" "$carry/libkiln.so.0"
 install -m 755 "$(readlink -f "$build/lib/libkiln_jit.so")" "$carry/libkiln_jit.so.0"
+# The Python binding's calls in C, for its GPU tests (the wheel carries its own copy).
+install -m 755 "$build/lib/python/_native.abi3.so" "$carry/"
 install -m 644 "$build/examples/saxpy/saxpy.kiln" "$build/tests/gpu/gpu.kiln" "$build/tests/gpu/scan.kiln" \
   "$build/tests/gpu/scan_fixtures.kiln" "$build/tests/gpu/arch.kiln" "$build/tests/gpu/linking.kiln" "$build/tests/gpu/carried.kiln" \
   "$build/tests/gpu/arch_split.kiln" "$build/tests/gpu/arch_split.cc8.kiln" "$build/tests/gpu/arch_split.cc9.kiln" \
@@ -62,7 +64,7 @@ mkdir -p "$carry/split-wheels"
 cp -r "$build/bundle-split/dist" "$build/bundle-split/other-version" "$build/bundle-split/another-build" \
   "$carry/split-wheels/"
 strip "$carry/gpu_tests" "$carry/saxpy" "$carry/embedded" "$carry/runtime_load_bench" "$carry/fidelity_load_packages"
-strip --strip-unneeded "$carry/libkiln.so.0" "$carry/libkiln_jit.so.0"
+strip --strip-unneeded "$carry/libkiln.so.0" "$carry/libkiln_jit.so.0" "$carry/_native.abi3.so"
 
 # Every binary must look beside itself first, and find nothing else of Kiln's outside the folder.
 for binary in gpu_tests saxpy embedded runtime_load_bench fidelity_load_packages; do

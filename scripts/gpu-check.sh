@@ -13,8 +13,8 @@
 # benchmarks); KILN_GPU_PYTHON, a Python 3 with CuPy and cuda.core (default python3); CUDA_HOME, the toolkit whose NVRTC and headers the benchmark uses (default: the nvcc on
 # PATH, else /usr/local/cuda).
 # Exit status: 0 every step passed, 1 a step failed, 125 nothing failed but a step found no GPU.
-# Time on an H200: the checks about 40 s, runtime_load about 3 minutes, python_first_launch about 30 s
-# per run: KILN_BENCH_RUNS=10 fits one 10-minute device call, 15 does not.
+# Time on an H200: the checks about 40 s, runtime_load about 3 minutes, python_first_launch about 35 s
+# per run (nine paths): KILN_BENCH_RUNS=8 fits one 10-minute device call, 15 does not.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -27,7 +27,7 @@ load_runs=$(( runs > 0 && runs < 15 ? 15 : runs ))
 mkdir -p "$out"
 summary=$out/summary.txt
 
-for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 libkiln_jit.so.0 saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
+for file in gpu_tests saxpy embedded runtime_load_bench libkiln.so.0 libkiln_jit.so.0 _native.abi3.so saxpy.kiln gpu.kiln scan.kiln scan_fixtures.kiln \
             arch.kiln arch_split.kiln arch_split.cc8.kiln arch_split.cc9.kiln parts.kiln linking.kiln carried.kiln saxpy_carried.kiln \
             saxpy_listed.kiln python_test.kiln fidelity_load_packages; do
   if [ ! -e "$carry/$file" ]; then
@@ -90,8 +90,9 @@ step gpu_tests_index_pages gpu_tests_index_pages.log env KILN_GPU_TEST_PACKAGES=
 # KILN_FORCE_TARGET is read once per process: the PTX run is a process of its own.
 step gpu_tests_forced_ptx gpu_tests_forced_ptx.log env KILN_GPU_TEST_PACKAGES="$carry" KILN_FORCE_TARGET=ptx \
   KILN_LOG=1 "$carry/gpu_tests" '--gtest_filter=ForcedPtx.*:ExampleKernels.*:LoaderImage.*'
-# The binding, from the tree, over the bundled libkiln.
+# The binding, from the tree, over the bundled libkiln, with its calls in C (the tests launch both ways).
 step python_gpu python_gpu.log env KILN_LIBRARY="$carry/libkiln.so.0" KILN_PYTHON_TEST_PACKAGES="$carry" \
+  KILN_PYTHON_NATIVE="$carry/_native.abi3.so" \
   PYTHONPATH=runtime/python PYTHONDONTWRITEBYTECODE=1 "$python" tests/python/run_gpu_tests.py -p no:cacheprovider -q -rs
 # The wheel as a user installs it: offline into a fresh venv, read-only, empty HOME (tests/wheel).
 # Work folders outside $out: only logs and reports come back from the GPU machine.

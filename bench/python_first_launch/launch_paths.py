@@ -1,4 +1,4 @@
-"""The eight ways the benchmark gets a kernel launched, each as the steps worker.py times.
+"""The nine ways the benchmark gets a kernel launched, each as the steps worker.py times.
 
 Every module a path needs is imported inside import_modules(), never at the top of this file, so that
 the import is on the clock. Steps: import_modules, init_cuda, allocate (outside the first launch),
@@ -50,6 +50,11 @@ class LaunchPath:
     def image_description(self) -> str | None:
         return None
 
+    def native_calls(self) -> bool | None:
+        """Whether Kiln's binding made its calls through kiln._native (None: a path without Kiln)."""
+        example = getattr(self, "kiln_example", None)
+        return None if example is None else example.kiln._library.runtime().native is not None
+
 
 class CupyArrays(LaunchPath):
     """Data in CuPy arrays; CuPy makes device 0's primary context current, as a CuPy program does."""
@@ -96,6 +101,11 @@ class KilnBinding(CupyArrays):
 
     def image_description(self) -> str:
         return self.package.image(self.case.name).description
+
+
+class KilnBindingCtypes(KilnBinding):
+    """(1c) (1) with the binding's calls in C turned off (run.py sets KILN_PYTHON_NATIVE=off): every
+    call through ctypes, as on a Python the module does not load in."""
 
 
 class KilnCupy(KilnBinding):
@@ -251,6 +261,7 @@ class CudaCoreCubin(KilnCudaCore):
 
 PATHS = {
     "kiln": KilnBinding,
+    "kiln-ctypes": KilnBindingCtypes,
     "kiln-cupy": KilnCupy,
     "kiln-cuda-core": KilnCudaCore,
     "cupy-cold": CupyRawModule,

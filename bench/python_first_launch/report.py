@@ -11,6 +11,7 @@ import statistics
 
 PATHS = {
     "kiln": "(1) Kiln, the binding's launch",
+    "kiln-ctypes": "(1c) Kiln, the binding's launch through ctypes alone (KILN_PYTHON_NATIVE=off)",
     "kiln-cupy": "(2) Kiln through CuPy",
     "kiln-cuda-core": "(3) Kiln through cuda.core",
     "cupy-cold": "(4) CuPy RawModule, cold cache",
@@ -19,7 +20,10 @@ PATHS = {
     "cupy-cubin": "(7) floor of (2): CuPy RawModule(path=) on Kiln's image",
     "cuda-core-cubin": "(8) floor of (3): cuda.core ObjectCode on Kiln's image",
 }
-KILN_PATHS = ("kiln", "kiln-cupy", "kiln-cuda-core", "kiln-program-warm")
+KILN_PATHS = ("kiln", "kiln-ctypes", "kiln-cupy", "kiln-cuda-core", "kiln-program-warm")
+# What a path's processes run with besides run.py's own settings: (1c) is (1) with the binding's
+# calls in C turned off, so that one run compares the two.
+PATH_ENVIRONMENT = {"kiln-ctypes": {"KILN_PYTHON_NATIVE": "off"}}
 # Each Kiln path against its floor: the same library loading the same image from a file, without Kiln.
 FLOORS = {"kiln-cupy": "cupy-cubin", "kiln-cuda-core": "cuda-core-cubin"}
 FLOOR_PATHS = tuple(FLOORS.values())
@@ -177,8 +181,10 @@ def notes(samples: list[dict], kernels: list[str], images: dict | None = None) -
         modules = sorted({m for s in mine for m in s["module_import_ms"]})
         imports = ", ".join(f"{m} {_ms(statistics.median(s['module_import_ms'][m] for s in mine))}" for m in modules)
         nvrtc = sum(1 for s in mine if s["loaded"].get("libnvrtc"))
+        native = sum(1 for s in mine if s.get("native"))
+        calls = f"; the binding's calls in C (kiln._native) in {native} of them" if path in KILN_PATHS else ""
         rows.append(f"- {PATHS[path]}: imports (median ms) {imports}; libnvrtc mapped in "
-                    f"{nvrtc} of {len(mine)} processes")
+                    f"{nvrtc} of {len(mine)} processes{calls}")
     return rows
 
 

@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--kernel", action="append", choices=KERNELS, dest="kernels",
                         help="a kernel to measure, repeatable (default: all three)")
     parser.add_argument("--path", action="append", choices=list(report.PATHS), dest="paths",
-                        help="a path to measure, repeatable (default: all eight)")
+                        help="a path to measure, repeatable (default: all nine)")
     parser.add_argument("--kernel-dir", type=Path, default=REPO / "examples" / "python-wheel" / "kernels",
                         help="the example's kernel sources, which CuPy compiles")
     parser.add_argument("--elements", type=int, default=DEFAULT_ELEMENTS, help="array length")
@@ -73,8 +73,9 @@ def files_in(directory: Path) -> set[str]:
     return {str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file()}
 
 
-def run_worker(args: argparse.Namespace, extra: list[str], cache: Path, kiln_cache: Path | None = None) -> dict:
-    environment = dict(os.environ, CUPY_CACHE_DIR=str(cache))
+def run_worker(args: argparse.Namespace, extra: list[str], cache: Path, kiln_cache: Path | None = None,
+               settings: dict | None = None) -> dict:
+    environment = dict(os.environ, CUPY_CACHE_DIR=str(cache), **(settings or {}))
     if kiln_cache is not None:
         environment["KILN_CACHE_DIR"] = str(kiln_cache)
     for name in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"):  # would bypass the disk cache
@@ -135,7 +136,7 @@ def measure(args: argparse.Namespace, kernel: str, path: str, temp: Path, round_
     before = files_in(cache)
     kiln_cache = temp / "kiln-warm-cache" if path == "kiln-program-warm" else None
     kiln_before = files_in(kiln_cache) if kiln_cache and kiln_cache.exists() else set()
-    sample = run_worker(args, extra, cache, kiln_cache)
+    sample = run_worker(args, extra, cache, kiln_cache, report.PATH_ENVIRONMENT.get(path))
     after = files_in(cache)
     if kiln_cache is not None:
         # Entries live under two-hex-digit directories; the statistics file changes on every hit.
@@ -153,6 +154,8 @@ def measure(args: argparse.Namespace, kernel: str, path: str, temp: Path, round_
         raise RunFailed(f"{where}: the process mapped libkiln; a floor path runs without Kiln")
     if image is not None and path in report.KILN_PATHS and sample.get("image") not in (None, image["description"]):
         raise RunFailed(f"{where}: Kiln loaded {sample['image']}, but the floors load {image['description']}")
+    if path == "kiln-ctypes" and sample.get("native"):
+        raise RunFailed(f"{where}: the binding used kiln._native although KILN_PYTHON_NATIVE=off")
     if warm and round_ == 0 and after == before:
         raise RunFailed(f"{where}: CuPy added nothing to the warm cache {cache}: did it compile?")
     if warm and round_ > 0 and after != before:

@@ -81,17 +81,30 @@ def test_the_script_exits_125_without_a_gpu(tmp_path):
 
 
 # --- the cache checks, with a fake worker that writes (or not) into CUPY_CACHE_DIR --------------------
-def fake_worker(monkeypatch, writes: bool, **reply):
+def fake_worker(monkeypatch, writes: bool, settings_seen: list | None = None, **reply):
     """A stand-in for run_worker; returns the calls' extra arguments, and answers `reply` besides the path."""
     calls = []
 
-    def worker(args, extra, cache, kiln_cache=None):
+    def worker(args, extra, cache, kiln_cache=None, settings=None):
         calls.append(extra)
+        if settings_seen is not None:
+            settings_seen.append(settings)
         if writes:
             (cache / f"{len(list(cache.iterdir()))}.cubin").write_bytes(b"x")
         return {"path": extra[1], **reply}
     monkeypatch.setattr(run, "run_worker", worker)
     return calls
+
+
+def test_the_ctypes_path_turns_the_calls_in_c_off_and_checks_they_were(monkeypatch, tmp_path):
+    settings = []
+    fake_worker(monkeypatch, False, settings, native=False)
+    run.measure(run.parse_args([]), "saxpy", "kiln-ctypes", tmp_path, 1)
+    run.measure(run.parse_args([]), "saxpy", "kiln", tmp_path, 1)
+    assert settings == [{"KILN_PYTHON_NATIVE": "off"}, None]
+    fake_worker(monkeypatch, False, native=True)
+    with pytest.raises(run.RunFailed, match="used kiln._native although KILN_PYTHON_NATIVE=off"):
+        run.measure(run.parse_args([]), "saxpy", "kiln-ctypes", tmp_path, 1)
 
 
 @pytest.mark.parametrize("path, round_, writes, message", [
@@ -178,7 +191,7 @@ def image_writer(monkeypatch, content=b"cubin!", claimed=None):
     """A stand-in for run_worker that answers --write-image as worker.py does, writing `content`."""
     calls = []
 
-    def worker(args, extra, cache, kiln_cache=None):
+    def worker(args, extra, cache, kiln_cache=None, settings=None):
         calls.append(extra)
         assert extra[0] == "--write-image" and extra[2] == "--kernel"
         directory = Path(extra[1])
@@ -219,7 +232,7 @@ def test_main_prepares_the_images_before_any_measurement_and_reports_the_floors(
     calls = []
     first = {"kiln-cupy": 1.5, "cupy-cubin": 1.0, "kiln-cuda-core": 0.6, "cuda-core-cubin": 0.55}
 
-    def worker(args, extra, cache, kiln_cache=None):
+    def worker(args, extra, cache, kiln_cache=None, settings=None):
         calls.append(extra)
         if extra[0] == "--environment":
             return {"gpu": "test GPU"}
@@ -358,6 +371,7 @@ class HostPath:
     def get_kernel(self): pass
     def synchronize(self): pass
     def image_description(self): return "host"
+    def native_calls(self): return None
 
     def allocate(self, host):
         self.arrays = host

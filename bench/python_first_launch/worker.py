@@ -123,7 +123,7 @@ def measure(path_name: str, kernel: str, kernel_dir: Path, elements: int,
         "gc_ms": collector.ms, "gc_generations": collector.collections,
         "total_ms": (initialized - start) + first_launch,
         "module_import_ms": path.module_import_ms, "image": path.image_description(),
-        "loaded": libraries_loaded("libnvrtc", "libnvJitLink", "libkiln"),
+        "loaded": libraries_loaded("libnvrtc", "libnvJitLink", "libkiln"), "native": path.native_calls(),
     }
 
 

@@ -1,16 +1,32 @@
 """Launches through the binding itself (Package.kernel), with device memory from the driver
-(gpu_driver.py) passed through __cuda_array_interface__: no CuPy or cuda.core needed."""
+(gpu_driver.py) passed through __cuda_array_interface__: no CuPy or cuda.core needed. Every test
+runs twice: through kiln._native where this build made it, and through ctypes alone."""
 
 import array
 import ctypes
+import os
 import struct
 
 import pytest
 
 import kiln
+from kiln import _library
 from gpu_driver import DeviceArray
 
 N = 1000
+
+
+@pytest.fixture(autouse=True, params=["native", "ctypes"])
+def calls(request, monkeypatch):
+    """Which way the binding calls libkiln: kiln._native ($KILN_PYTHON_NATIVE), or ctypes alone."""
+    runtime = _library.runtime()
+    if request.param == "native":
+        if os.environ.get("KILN_TEST_NATIVE") == "0":
+            pytest.skip("this build has no kiln._native (KILN_TEST_NATIVE=0)")
+        assert runtime.native is not None, "the binding did not load $KILN_PYTHON_NATIVE"
+    else:
+        monkeypatch.setattr(runtime, "native", None)
+    return request.param
 
 
 def saxpy_arrays(gpu):

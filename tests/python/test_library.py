@@ -58,12 +58,45 @@ print("libkiln mapped:", "libkiln" in mapped, "libcuda mapped:", "libcuda" in ma
 declared = vars(_library._runtime.lib)
 print("declared:", all(name in declared for name in _abi.FIRST_LAUNCH_FUNCTIONS))
 print("lazy:", "kiln_package_preload" in declared)
+print("native:", _library._runtime.native)
 """
-    result = run_python(script, {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None})
+    # No kiln._native: ctypes makes a first launch's calls, so their prototypes are declared at load.
+    result = run_python(script, {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None,
+                                 "KILN_PYTHON_NATIVE": None})
     assert result.returncode == 0, result.stderr
     assert "libkiln mapped: True libcuda mapped: False" in result.stdout
     assert "declared: True" in result.stdout
     assert "lazy: False" in result.stdout   # the others still get their prototypes when first called
+    assert "native: None" in result.stdout
+
+
+NATIVE_PROBE = """
+import kiln
+from kiln import _library
+native = _library.runtime().native
+print("native:", None if native is None else native.__file__)
+"""
+
+
+@pytest.mark.skipif(os.environ.get("KILN_TEST_NATIVE") == "0", reason="this build has no kiln._native")
+def test_the_calls_in_c_beside_the_binding_are_used(tmp_path, runtime_library):
+    binding = copy_binding(tmp_path, with_library=runtime_library)
+    shutil.copy(os.environ["KILN_PYTHON_NATIVE"], binding / "_native.abi3.so")
+    settings = {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None, "KILN_PYTHON_NATIVE": None}
+    assert "native: %s" % (binding / "_native.abi3.so") in run_python(NATIVE_PROBE, settings).stdout
+    # Turned off by the variable.
+    off = run_python(NATIVE_PROBE, dict(settings, KILN_PYTHON_NATIVE="off"))
+    assert "native: None" in off.stdout, off.stderr
+
+
+def test_calls_in_c_beside_the_binding_that_do_not_load_leave_ctypes_to_make_them(tmp_path, runtime_library):
+    # A file that is not a module for this Python (here: not one at all) is passed over quietly:
+    # the module only makes calls faster, and ctypes makes the same ones.
+    binding = copy_binding(tmp_path, with_library=runtime_library)
+    (binding / "_native.abi3.so").write_bytes(b"not an ELF file")
+    settings = {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None, "KILN_PYTHON_NATIVE": None}
+    result = run_python(NATIVE_PROBE + "print('version', kiln.runtime_version())\n", settings)
+    assert "native: None" in result.stdout and "version " in result.stdout, result.stderr
 
 
 def test_an_explicit_library_that_is_missing_is_not_replaced(tmp_path, runtime_library):

@@ -26,7 +26,8 @@ from pathlib import Path
 from wheel_support import fail, make_venv, run, run_status, show
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build-kiln-wheel.py"
-REQUIRED = ["kiln/__init__.py", "kiln/_library.py", "kiln/_command.py", "kiln/_prefix/__init__.py",
+REQUIRED = ["kiln/__init__.py", "kiln/_library.py", "kiln/_native.abi3.so", "kiln/_command.py",
+            "kiln/_prefix/__init__.py",
             "kiln/_prefix/bin/kiln", "kiln/_prefix/lib/libkiln.so.0", "kiln/_prefix/lib/libkiln_jit.so.0",
             "kiln/_prefix/lib/kiln/libkiln_scan_parser.so",
             "kiln/_prefix/lib/kiln/clang/include/__clang_cuda_runtime_wrapper.h",

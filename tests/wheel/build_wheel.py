@@ -6,11 +6,12 @@ check what the wheel holds.
 
 With --package/--distribution a copy of the example is built under another import package and
 distribution name: a second wheel that carries its own Kiln, for wheel_side_by_side. Checks:
-  - the file name is <distribution>-0.1.0-py3-none-linux_x86_64.whl (no CPython extension);
+  - the file name is <distribution>-0.1.0-py3-none-linux_x86_64.whl: any Python 3 (the binding's
+    calls in C, _native.abi3.so, load in CPython 3.8 and later; elsewhere it uses ctypes);
   - the wheel holds <package>/... and its .dist-info only: no top-level kiln/, no symbolic link, and
-    one shared library, <package>/_kiln/libkiln.so.0;
-  - that library's NEEDED entries are system libraries only (no libcuda, no CUDA toolkit library),
-    it has no RPATH/RUNPATH, and it is stripped;
+    two shared libraries, <package>/_kiln/libkiln.so.0 and <package>/_kiln/_native.abi3.so;
+  - their NEEDED entries are system libraries only (no libcuda, no CUDA toolkit library, no
+    libpython), they have no RPATH/RUNPATH, and they are stripped;
   - kernels.kiln holds saxpy and the instantiations only the Python code asks for.
 """
 import argparse
@@ -92,9 +93,10 @@ def check_contents(wheel, package, distribution):
     links = [e.filename for e in entries if stat.S_ISLNK(e.external_attr >> 16)]
     if links:
         fail(f"symbolic links in the wheel: {links}")
-    libraries = [n for n in names if re.search(r"\.so(\.|$)", n)]
-    if libraries != [f"{package}/_kiln/libkiln.so.0"]:
-        fail(f"expected one shared library, {package}/_kiln/libkiln.so.0; found {libraries}")
+    libraries = sorted(n for n in names if re.search(r"\.so(\.|$)", n))
+    expected = [f"{package}/_kiln/_native.abi3.so", f"{package}/_kiln/libkiln.so.0"]
+    if libraries != expected:
+        fail(f"expected the binding's calls in C and libkiln, {expected}; found {libraries}")
     for needed in ("__init__.py", "ops.py", "__main__.py", "kernels.kiln", "_kiln/__init__.py"):
         if f"{package}/{needed}" not in names:
             fail(f"the wheel has no {package}/{needed}")
@@ -108,13 +110,13 @@ def check_library(library):
         fail("readelf shows no NEEDED entry at all: not the library expected")
     foreign = sorted(needed - ALLOWED_NEEDED)
     if foreign:
-        fail(f"libkiln.so.0 needs {foreign}: only system libraries are allowed ({sorted(ALLOWED_NEEDED)})")
+        fail(f"{library.name} needs {foreign}: only system libraries are allowed ({sorted(ALLOWED_NEEDED)})")
     if re.search(r"\((RPATH|RUNPATH)\)", dynamic):
-        fail("libkiln.so.0 has an RPATH/RUNPATH; it needs none")
+        fail(f"{library.name} has an RPATH/RUNPATH; it needs none")
     # scikit-build-core installs with --strip, and kiln_install_python_runtime strips then.
     sections = run(["readelf", "-S", str(library)], "readelf -S")
     if ".debug_info" in sections:
-        fail(f"libkiln.so.0 in the wheel carries debug information ({library.stat().st_size} bytes): not stripped")
+        fail(f"{library.name} in the wheel carries debug information ({library.stat().st_size} bytes): not stripped")
 
 
 def check_package_file(kiln, package_file):
@@ -146,6 +148,7 @@ def main():
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
     check_library(unpacked / args.package / "_kiln" / "libkiln.so.0")
+    check_library(unpacked / args.package / "_kiln" / "_native.abi3.so")
     check_package_file(args.prefix / "bin" / "kiln", unpacked / args.package / "kernels.kiln")
     print(f"wheel: {wheel}")
 

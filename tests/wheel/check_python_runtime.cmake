@@ -4,7 +4,8 @@
 #     a shared library, no binding in KILN_PYTHON_BINDING_DIR;
 #   - what it installs: the binding's .py files as installed with Kiln (found relative to
 #     KilnConfig.cmake, so in the moved prefix) and libkiln.so.0, a regular file with the library's
-#     bytes; nothing else; only with its COMPONENT; with COMPILE_LIBRARY, libkiln_jit.so.0 beside it.
+#     bytes, and _native.abi3.so where the installed Kiln has it; nothing else; only with its
+#     COMPONENT; with COMPILE_LIBRARY, libkiln_jit.so.0 beside it.
 #   cmake -DWORK=... -DPREFIX=... -P check_python_runtime.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/../consumer/consumer_support.cmake)
 kiln_fresh_dir(${WORK})
@@ -41,6 +42,11 @@ if(NOT binding)
 endif()
 list(TRANSFORM binding PREPEND mypkg/_kiln/)
 set(expected ${binding} mypkg/_kiln/libkiln.so.0)
+# The binding's calls in C, where the installed Kiln has them (Kiln::python_native: Linux builds
+# with Python's headers), as the name CPython imports.
+if(EXISTS ${PREFIX}/share/kiln/python/kiln/_native.abi3.so)
+  list(APPEND expected mypkg/_kiln/_native.abi3.so)
+endif()
 list(SORT expected)
 list(SORT installed)
 if(NOT installed STREQUAL expected)

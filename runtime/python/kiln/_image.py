@@ -44,6 +44,12 @@ class Image:
         return cls(data, kind, text(image.target), image.compute_capability, text(image.kernel_name),
                    text(image.lowered_name), text(image.description))
 
+    @classmethod
+    def from_fields(cls, data, kind, compute_capability, target, kernel_name, lowered_name, description):
+        """From kiln._native's select_image: the struct's fields read in C (a PTX image's NUL left off)."""
+        return cls(data, _abi.IMAGE_KINDS.get(kind, "unknown kind %d" % kind), target, compute_capability,
+                   kernel_name, lowered_name, description)
+
     def __repr__(self):
         return "<kiln.Image %s for %s (%s), %d bytes>" % (self.kind, self.kernel_name, self.description,
                                                           len(self.data))

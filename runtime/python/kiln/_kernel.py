@@ -21,9 +21,14 @@ class Kernel:
         self._package = package
         self._handle = handle
         runtime = package._runtime
-        self.name = runtime.lib.kiln_kernel_name(handle).decode("utf-8", "replace")
         self._lowered_name = None
-        self.param_sizes = self._read_param_sizes(runtime)
+        if runtime.native is not None:
+            status, name, self.param_sizes = runtime.native.kernel_info(handle)
+            runtime.check(status)
+        else:
+            name = runtime.lib.kiln_kernel_name(handle)
+            self.param_sizes = self._read_param_sizes(runtime)
+        self.name = name.decode("utf-8", "replace")
 
     def _read_param_sizes(self, runtime):
         count = ctypes.c_size_t()
@@ -67,6 +72,16 @@ class Kernel:
         `priority`, the launch's priority (an int; lower numbers are higher priority). Without any
         of them the launch goes through cuLaunchKernel, as with earlier runtimes."""
         runtime, _ = self._package._live()
+        native = runtime.native
+        # kiln._native packs and launches the usual arguments in C; NotImplemented leaves the rest
+        # (and every error's wording) to the Python path below, which packs the same bytes.
+        if native is not None and cluster is None and not cooperative and priority is None \
+                and self.param_sizes is not None:
+            status = native.launch(self._handle, self.param_sizes, args, grid, block, shared_mem,
+                                   _launch.stream_handle(self.name, stream))
+            if status is not NotImplemented:
+                runtime.check(status)
+                return
         blobs = _arguments.encode_all(self.name, self.param_sizes, args)
         grid3 = _launch.dim3(self.name, "grid", grid)
         block3 = _launch.dim3(self.name, "block", block)

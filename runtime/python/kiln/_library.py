@@ -16,6 +16,12 @@ Where it looks, in order (the library is libkiln.so.0 on Linux, kiln.dll on Wind
      the program's directory, System32 and directories added with os.add_dll_directory).
 Each copy is loaded by its full path (on Linux with RTLD_LOCAL), so two wheels that vendor their
 own copies get one library each and never share or clash.
+
+Beside it, the binding uses its optional companion in C, kiln._native (runtime/python/native), for
+the calls of a first launch: _native.abi3.so beside the binding (a wheel and the install lay it
+there), or the file $KILN_PYTHON_NATIVE names ("off": none). It calls the library loaded here, found
+by its handle. Where there is none (Windows, another Python than CPython 3.8+), or it is of another
+version, every call goes through ctypes, with the same results.
 """
 
 import ctypes
@@ -61,6 +67,7 @@ class Runtime:
         self.lib = library
         self._target = target
         self._path = None
+        self.native = None  # kiln._native bound to this library, or None: everything through ctypes
 
     @property
     def path(self):
@@ -213,11 +220,55 @@ def _load():
         raise RuntimeLibraryError("the Kiln runtime library %s (version %s) lacks %s, which this binding needs"
                                   % (runtime.path, version_string(version), ", ".join(missing)))
     runtime.lib = Library(library, version, lambda: runtime.path)
-    for name in _abi.FIRST_LAUNCH_FUNCTIONS:
-        getattr(runtime.lib, name)
+    runtime.native = _native_module(library._handle)
+    if runtime.native is None:  # ctypes makes each first-launch call: its prototypes, now
+        for name in _abi.FIRST_LAUNCH_FUNCTIONS:
+            getattr(runtime.lib, name)
     from ._compile import register_wheel_compilers   # noqa: PLC0415 (it imports this module)
     register_wheel_compilers(runtime)
     return runtime
+
+
+# The interface version of kiln._native this binding speaks (native.c: NATIVE_INTERFACE_VERSION).
+NATIVE_INTERFACE_VERSION = 1
+NATIVE_VARIABLE = "KILN_PYTHON_NATIVE"
+
+
+def _native_module(library_handle, environ=os.environ):
+    """kiln._native bound to the library at `library_handle`, or None. $KILN_PYTHON_NATIVE names a
+    file to use, and a failure to use it is reported (as for $KILN_LIBRARY, nothing else is tried);
+    "off" uses none. Unset, the copy beside the binding is used where it loads and is of this
+    binding's version, and otherwise none, quietly: it only makes calls faster."""
+    explicit = environ.get(NATIVE_VARIABLE)
+    if explicit == "off":
+        return None
+    if explicit:
+        import importlib.util  # noqa: PLC0415 (only for this development setting)
+        try:
+            spec = importlib.util.spec_from_file_location(__package__ + "._native", explicit)
+            if spec is None:
+                raise ImportError("not a module file")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        except (ImportError, OSError) as error:
+            raise RuntimeLibraryError("cannot load $%s=%s: %s" % (NATIVE_VARIABLE, explicit, error)) from None
+        if getattr(module, "INTERFACE_VERSION", None) != NATIVE_INTERFACE_VERSION:
+            raise RuntimeLibraryError("$%s=%s is kiln._native of interface %r; this binding speaks %d"
+                                      % (NATIVE_VARIABLE, explicit, getattr(module, "INTERFACE_VERSION", None),
+                                         NATIVE_INTERFACE_VERSION))
+        if not module.bind(library_handle):
+            raise RuntimeLibraryError("$%s=%s: the Kiln runtime library lacks an entry point kiln._native calls"
+                                      % (NATIVE_VARIABLE, explicit))
+        return module
+    if sys.implementation.name != "cpython" or not sys.platform.startswith("linux"):
+        return None
+    try:
+        from . import _native  # noqa: PLC0415 (optional: absent in many installs)
+    except ImportError:
+        return None
+    if getattr(_native, "INTERFACE_VERSION", None) != NATIVE_INTERFACE_VERSION or not _native.bind(library_handle):
+        return None
+    return _native
 
 
 def preload():

@@ -46,9 +46,14 @@ class Package:
         encoded = os.fsencode(path)
         if b"\0" in encoded:  # as open() refuses it: C would open the path up to the NUL
             raise InvalidArgumentError("a package path holds no NUL character: %r" % (path,))
-        handle = ctypes.c_void_p()
-        runtime.check(runtime.lib.kiln_package_open_file(encoded, ctypes.byref(handle)))
-        package = cls(handle.value, runtime, os.fsdecode(path))
+        if runtime.native is not None:
+            status, handle = runtime.native.open_file(encoded)
+            runtime.check(status)
+        else:
+            out = ctypes.c_void_p()
+            runtime.check(runtime.lib.kiln_package_open_file(encoded, ctypes.byref(out)))
+            handle = out.value
+        package = cls(handle, runtime, os.fsdecode(path))
         package._path = package.label
         return package
 
@@ -148,12 +153,16 @@ class Package:
     def _find(self, name, raise_missing=True):
         """The kernel's index, as kiln_package_get_kernel would find it."""
         runtime, handle = self._live()
-        index = ctypes.c_size_t()
-        status = runtime.lib.kiln_package_find_kernel(handle, _name_bytes(name), ctypes.byref(index))
+        if runtime.native is not None:
+            status, index = runtime.native.find_kernel(handle, _name_bytes(name))
+        else:
+            out = ctypes.c_size_t()
+            status = runtime.lib.kiln_package_find_kernel(handle, _name_bytes(name), ctypes.byref(out))
+            index = out.value
         if status == _KERNEL_NOT_FOUND and not raise_missing:
             return None
         self._check_name(status, name)
-        return index.value
+        return index
 
     # ---- Images for other loaders ----
 
@@ -176,6 +185,10 @@ class Package:
             if driver_version != 0:
                 raise InvalidArgumentError("Package.image: driver_version goes with arch (for a device, the "
                                            "driver's own version is used)")
+            if runtime.native is not None:
+                status, fields = runtime.native.select_image(handle, _name_bytes(name), device_ordinal(device))
+                self._check_name(status, name)
+                return Image.from_fields(*fields)
             status = runtime.lib.kiln_package_select_image(handle, _name_bytes(name), device_ordinal(device),
                                                            ctypes.byref(out))
         self._check_name(status, name)
@@ -199,13 +212,18 @@ class Package:
         """The kernel `name`, loaded for the current context's device (device 0's primary context
         is made current if none is)."""
         runtime, handle = self._live()
-        out = ctypes.c_void_p()
         # An unknown name fails here with the nearest names, before the driver is needed.
-        self._check_name(runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out)), name)
+        if runtime.native is not None:
+            status, address = runtime.native.get_kernel(handle, _name_bytes(name))
+        else:
+            out = ctypes.c_void_p()
+            status = runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out))
+            address = out.value
+        self._check_name(status, name)
         with self._lock:
-            kernel = self._kernels.get(out.value)
+            kernel = self._kernels.get(address)
             if kernel is None:
-                kernel = self._kernels[out.value] = Kernel(self, out.value)
+                kernel = self._kernels[address] = Kernel(self, address)
         return kernel
 
     def _lowered_name_of(self, kernel_handle, name):

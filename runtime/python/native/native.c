@@ -1,0 +1,587 @@
+/* kiln._native: the binding's first-launch calls in C, an optional companion of the pure-Python
+ * binding (runtime/python/kiln). Where it is absent or declines a call, the binding does the same work
+ * through ctypes, with the same result.
+ *
+ * Why it exists: in a fresh process ctypes' first call of each libkiln function costs 10-30 us and
+ * packing a launch's arguments in Python another 20 us per new argument type, which together were
+ * about half of a first launch from Python (bench/results/python-first-launch.md). This module calls
+ * the same entry points directly and packs the common arguments itself.
+ *
+ * What it takes on: exactly what the binding's fast paths take (runtime/python/kiln/_arguments.py),
+ * and it packs them into the same bytes: a Python float for a 4- or 8-byte parameter, a Python int
+ * that fits its parameter, numpy's fixed-size integer, float32/float64 and bool scalars whose size is
+ * the parameter's, and a CuPy array as its data pointer. Anything else (a NaN, a float16, a ctypes
+ * value, a cuda.core Buffer, a size mismatch, geometry that is not plain ints) returns
+ * NotImplemented, and the binding's Python path packs it or words the error.
+ *
+ * It links nothing: bind() takes the dlopen handle of the libkiln the binding loaded and looks its
+ * entry points up there, so both always call the same library. Built against the stable ABI of
+ * Python 3.8 (one file, _native.abi3.so, for every CPython from 3.8). Linux only. */
+#define Py_LIMITED_API 0x03080000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kiln/kiln.h"
+
+/* The version of this module's interface to the binding: the binding uses a module of its own
+ * version only (a stale copy beside a newer binding is left alone). */
+#define NATIVE_INTERFACE_VERSION 1
+
+/* A first launch's arguments fit here: more parameters than this go the Python way. */
+#define MAX_FAST_PARAMS 64
+/* Each argument's bytes start at a multiple of this, as _arguments.pointer_array lays them out. */
+#define SLOT_BYTES 16
+
+typedef struct {
+  kiln_status (*open_file)(const char*, kiln_package**);
+  kiln_status (*get_kernel)(kiln_package*, const char*, kiln_kernel**);
+  kiln_status (*kernel_params)(const kiln_kernel*, size_t*, size_t*, size_t*, size_t);
+  const char* (*kernel_name)(const kiln_kernel*);
+  kiln_status (*kernel_launch)(kiln_kernel*, kiln_dim3, kiln_dim3, uint32_t, void*, void**, size_t);
+  kiln_status (*find_kernel)(const kiln_package*, const char*, size_t*);
+  kiln_status (*select_image)(kiln_package*, const char*, int, kiln_image*);
+} entry_points;
+
+static entry_points entries;
+static int bound;
+
+/* ---- Argument kinds, by type ------------------------------------------------------------------ */
+
+typedef enum {
+  KIND_OTHER = 0,  /* the Python path decides */
+  KIND_SIGNED,     /* numpy.int8 ... numpy.int64 */
+  KIND_UNSIGNED,   /* numpy.uint8 ... numpy.uint64 */
+  KIND_FLOAT32,
+  KIND_FLOAT64,
+  KIND_BOOL,       /* numpy.bool_ (numpy.bool in numpy 2) */
+  KIND_CUPY_ARRAY  /* cupy.ndarray: .data.ptr */
+} arg_kind;
+
+typedef struct {
+  PyTypeObject* type; /* a strong reference: a type kept here is never freed and its address reused */
+  arg_kind kind;
+  size_t size;
+} known_type;
+
+/* The types seen so far, classified once by module and name as _arguments._packer_for does. A
+ * program passes few types; past this many the rest are classified on every call. */
+#define KNOWN_TYPES 32
+static known_type known[KNOWN_TYPES];
+static int known_count;
+
+static const struct {
+  const char* name;
+  arg_kind kind;
+  size_t size;
+} numpy_scalars[] = {
+    {"int8", KIND_SIGNED, 1},    {"int16", KIND_SIGNED, 2},   {"int32", KIND_SIGNED, 4},
+    {"int64", KIND_SIGNED, 8},   {"uint8", KIND_UNSIGNED, 1}, {"uint16", KIND_UNSIGNED, 2},
+    {"uint32", KIND_UNSIGNED, 4}, {"uint64", KIND_UNSIGNED, 8}, {"float32", KIND_FLOAT32, 4},
+    {"float64", KIND_FLOAT64, 8}, {"bool", KIND_BOOL, 1},     {"bool_", KIND_BOOL, 1},
+};
+
+/* Whether the type's attribute is the text `expected` (or, with `prefix`, begins with it). Errors
+ * are cleared: a type whose name cannot be read is one the Python path decides. */
+static int attribute_is(PyObject* text, const char* expected) {
+  return text && PyUnicode_Check(text) && PyUnicode_CompareWithASCIIString(text, expected) == 0;
+}
+
+static int attribute_starts_with(PyObject* text, const char* prefix) {
+  if (!text || !PyUnicode_Check(text)) return 0;
+  PyObject* start = PyUnicode_FromString(prefix);
+  if (!start) {
+    PyErr_Clear();
+    return 0;
+  }
+  Py_ssize_t match = PyUnicode_Tailmatch(text, start, 0, PY_SSIZE_T_MAX, -1);
+  Py_DECREF(start);
+  if (match < 0) PyErr_Clear();
+  return match == 1;
+}
+
+static known_type classify(PyTypeObject* type) {
+  known_type result = {type, KIND_OTHER, 0};
+  PyObject* module = PyObject_GetAttrString((PyObject*)type, "__module__");
+  PyObject* name = module ? PyObject_GetAttrString((PyObject*)type, "__name__") : NULL;
+  if (!name) PyErr_Clear();
+  if (attribute_is(module, "numpy")) {
+    for (size_t i = 0; i < sizeof numpy_scalars / sizeof numpy_scalars[0]; ++i)
+      if (attribute_is(name, numpy_scalars[i].name)) {
+        result.kind = numpy_scalars[i].kind;
+        result.size = numpy_scalars[i].size;
+      }
+  } else if (attribute_is(name, "ndarray") && (attribute_is(module, "cupy") || attribute_starts_with(module, "cupy."))) {
+    result.kind = KIND_CUPY_ARRAY;
+    result.size = sizeof(void*);
+  }
+  Py_XDECREF(module);
+  Py_XDECREF(name);
+  return result;
+}
+
+static known_type kind_of(PyTypeObject* type) {
+  for (int i = 0; i < known_count; ++i)
+    if (known[i].type == type) return known[i];
+  known_type found = classify(type);
+  if (known_count < KNOWN_TYPES) {
+    Py_INCREF((PyObject*)type);
+    known[known_count++] = found;
+  }
+  return found;
+}
+
+/* ---- Packing ---------------------------------------------------------------------------------- */
+
+static void store_little_endian(unsigned char* out, uint64_t value, size_t size) {
+  for (size_t i = 0; i < size; ++i) out[i] = (unsigned char)(value >> (8 * i));
+}
+
+/* An int value that fits a `size`-byte parameter, signed or unsigned, as the Python path takes it:
+ * -(2^(bits-1)) <= value < 2^bits. 1: stored; 0: not taken (no error left set); -1: an error. */
+static int pack_integer(PyObject* number, size_t size, unsigned char* out) {
+  if (size != 1 && size != 2 && size != 4 && size != 8) return 0;
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+  if (value == -1 && PyErr_Occurred()) return -1;
+  if (overflow == 0) {
+    if (size < 8) {
+      long long bits = 8 * (long long)size;
+      if (value < -(1LL << (bits - 1)) || value >= (1LL << bits)) return 0;
+    }
+    store_little_endian(out, (uint64_t)value, size);
+    return 1;
+  }
+  if (overflow < 0 || size != 8) return 0;
+  unsigned long long unsigned_value = PyLong_AsUnsignedLongLong(number);
+  if (unsigned_value == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  store_little_endian(out, unsigned_value, 8);
+  return 1;
+}
+
+/* A finite double or one too large for the parameter is left to the Python path: it raises the
+ * overflow as a mismatch naming the argument; a NaN keeps its payload only there (tobytes). */
+static int pack_real(double value, size_t size, unsigned char* out) {
+  if (isnan(value)) return 0;
+  if (size == 8) {
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    store_little_endian(out, bits, 8);
+    return 1;
+  }
+  if (size == 4) {
+    float narrow = (float)value;
+    if (isinf(narrow) && !isinf(value)) return 0;
+    uint32_t bits;
+    memcpy(&bits, &narrow, 4);
+    store_little_endian(out, bits, 4);
+    return 1;
+  }
+  return 0;
+}
+
+static int pack_index(PyObject* value, size_t size, unsigned char* out) {
+  PyObject* number = PyNumber_Index(value);
+  if (!number) return -1;
+  int packed = pack_integer(number, size, out);
+  Py_DECREF(number);
+  return packed;
+}
+
+static int pack_cupy_pointer(PyObject* array, unsigned char* out) {
+  PyObject* memory = PyObject_GetAttrString(array, "data");
+  if (!memory) return -1;
+  PyObject* pointer = PyObject_GetAttrString(memory, "ptr");
+  Py_DECREF(memory);
+  if (!pointer) return -1;
+  int packed = PyLong_Check(pointer) ? pack_integer(pointer, sizeof(void*), out) : 0;
+  Py_DECREF(pointer);
+  return packed;
+}
+
+/* One argument for a `size`-byte parameter: 1 packed, 0 not taken, -1 an error. */
+static int pack_argument(PyObject* value, size_t size, unsigned char* out) {
+  if (PyFloat_CheckExact(value)) {
+    double real = PyFloat_AsDouble(value);
+    return pack_real(real, size, out);
+  }
+  if (PyLong_CheckExact(value)) return pack_integer(value, size, out);
+  known_type type = kind_of(Py_TYPE(value));
+  if (type.kind == KIND_OTHER || type.size != size) return 0;
+  switch (type.kind) {
+    case KIND_SIGNED:
+    case KIND_UNSIGNED:
+      return pack_index(value, size, out);
+    case KIND_FLOAT32:
+    case KIND_FLOAT64: {
+      double real = PyFloat_AsDouble(value);
+      if (real == -1.0 && PyErr_Occurred()) return -1;
+      return pack_real(real, size, out);
+    }
+    case KIND_BOOL: {
+      int truth = PyObject_IsTrue(value);
+      if (truth < 0) return -1;
+      out[0] = (unsigned char)truth;
+      return 1;
+    }
+    case KIND_CUPY_ARRAY:
+      return pack_cupy_pointer(value, out);
+    default:
+      return 0;
+  }
+}
+
+/* A tuple's or list's length and items (borrowed), or -1 for anything else. */
+static Py_ssize_t sequence_length(PyObject* sequence) {
+  if (PyTuple_Check(sequence)) return PyTuple_Size(sequence);
+  if (PyList_Check(sequence)) return PyList_Size(sequence);
+  return -1;
+}
+
+static PyObject* sequence_item(PyObject* sequence, Py_ssize_t index) {
+  return PyTuple_Check(sequence) ? PyTuple_GetItem(sequence, index) : PyList_GetItem(sequence, index);
+}
+
+typedef struct {
+  _Alignas(SLOT_BYTES) unsigned char data[MAX_FAST_PARAMS * SLOT_BYTES];
+  void* pointers[MAX_FAST_PARAMS];
+  size_t count;
+} packed_arguments;
+
+/* Packs `args` by `sizes` (both tuples or lists of the same length). 1 packed, 0 not taken, -1 an
+ * error. Each item is held while it is packed: packing a CuPy array runs its code. */
+static int pack_all(PyObject* sizes, PyObject* args, packed_arguments* out) {
+  Py_ssize_t count = sequence_length(args);
+  if (count < 0 || count > MAX_FAST_PARAMS || sequence_length(sizes) != count) return 0;
+  memset(out->data, 0, (size_t)count * SLOT_BYTES);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    PyObject* size_object = sequence_item(sizes, i);
+    PyObject* value = sequence_item(args, i);
+    if (!size_object || !value) return -1;
+    size_t size = PyLong_AsSize_t(size_object);
+    if (size == (size_t)-1 && PyErr_Occurred()) return -1;
+    if (size > SLOT_BYTES) return 0;
+    Py_INCREF(value);
+    int packed = pack_argument(value, size, out->data + (size_t)i * SLOT_BYTES);
+    Py_DECREF(value);
+    if (packed != 1) return packed;
+    out->pointers[i] = out->data + (size_t)i * SLOT_BYTES;
+  }
+  out->count = (size_t)count;
+  return 1;
+}
+
+/* ---- Geometry --------------------------------------------------------------------------------- */
+
+/* A plain int in [minimum, UINT32_MAX]. 1 stored, 0 not taken. */
+static int plain_uint32(PyObject* value, uint32_t minimum, uint32_t* out) {
+  if (!PyLong_CheckExact(value)) return 0;
+  int overflow = 0;
+  long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow || (number == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (number < (long long)minimum || number > (long long)UINT32_MAX) return 0;
+  *out = (uint32_t)number;
+  return 1;
+}
+
+/* An int or a tuple of 1 to 3 ints, each at least 1 (_launch.dim3's fast cases). */
+static int plain_dim3(PyObject* value, kiln_dim3* out) {
+  uint32_t parts[3] = {1, 1, 1};
+  if (PyLong_CheckExact(value)) {
+    if (!plain_uint32(value, 1, &parts[0])) return 0;
+  } else if (PyTuple_CheckExact(value)) {
+    Py_ssize_t count = PyTuple_Size(value);
+    if (count < 1 || count > 3) return 0;
+    for (Py_ssize_t i = 0; i < count; ++i)
+      if (!plain_uint32(PyTuple_GetItem(value, i), 1, &parts[i])) return 0;
+  } else {
+    return 0;
+  }
+  out->x = parts[0];
+  out->y = parts[1];
+  out->z = parts[2];
+  return 1;
+}
+
+/* ---- Entry points ----------------------------------------------------------------------------- */
+
+static PyObject* none_reference(void) {
+  Py_INCREF(Py_None);
+  return Py_None;
+}
+
+static PyObject* handle_object(const void* pointer) {
+  return PyLong_FromVoidPtr((void*)pointer);
+}
+
+static int handle_argument(PyObject* object, void** out) {
+  if (object == Py_None) {
+    *out = NULL;
+    return 1;
+  }
+  *out = PyLong_AsVoidPtr(object);
+  return !(*out == NULL && PyErr_Occurred());
+}
+
+static int require_bound(void) {
+  if (bound) return 1;
+  PyErr_SetString(PyExc_RuntimeError, "kiln._native: bind() was not called");
+  return 0;
+}
+
+/* A name argument: bytes without a NUL (C would read it only up to one). */
+static int name_argument(PyObject* object, const char** out, const char* what) {
+  char* text = NULL;
+  Py_ssize_t length = 0;
+  if (PyBytes_AsStringAndSize(object, &text, &length) < 0) return 0;
+  if ((size_t)length != strlen(text)) {
+    PyErr_Format(PyExc_ValueError, "kiln._native.%s: the name holds a NUL byte", what);
+    return 0;
+  }
+  *out = text;
+  return 1;
+}
+
+/* bind(handle): looks up the entry points in the library at `handle` (a dlopen handle, as a ctypes
+ * CDLL's _handle). True if every one was found; False leaves the module unusable. */
+static PyObject* native_bind(PyObject* self, PyObject* handle_object_) {
+  (void)self;
+  void* handle = PyLong_AsVoidPtr(handle_object_);
+  if (!handle) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "kiln._native.bind: a null library handle");
+    return NULL;
+  }
+  entry_points found;
+  *(void**)&found.open_file = dlsym(handle, "kiln_package_open_file");
+  *(void**)&found.get_kernel = dlsym(handle, "kiln_package_get_kernel");
+  *(void**)&found.kernel_params = dlsym(handle, "kiln_kernel_params");
+  *(void**)&found.kernel_name = dlsym(handle, "kiln_kernel_name");
+  *(void**)&found.kernel_launch = dlsym(handle, "kiln_kernel_launch");
+  *(void**)&found.find_kernel = dlsym(handle, "kiln_package_find_kernel");
+  *(void**)&found.select_image = dlsym(handle, "kiln_package_select_image");
+  if (!found.open_file || !found.get_kernel || !found.kernel_params || !found.kernel_name || !found.kernel_launch ||
+      !found.find_kernel || !found.select_image)
+    Py_RETURN_FALSE;
+  entries = found;
+  bound = 1;
+  Py_RETURN_TRUE;
+}
+
+/* open_file(path: bytes) -> (status, package handle or None) */
+static PyObject* native_open_file(PyObject* self, PyObject* path) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  char* text = NULL;
+  Py_ssize_t length = 0;
+  if (PyBytes_AsStringAndSize(path, &text, &length) < 0) return NULL;
+  if ((size_t)length != strlen(text)) {
+    PyErr_SetString(PyExc_ValueError, "kiln._native.open_file: the path holds a NUL byte");
+    return NULL;
+  }
+  kiln_package* package = NULL;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = entries.open_file(text, &package);
+  Py_END_ALLOW_THREADS
+  return Py_BuildValue("(iN)", (int)status, package ? handle_object(package) : none_reference());
+}
+
+/* get_kernel(package handle, name: bytes) -> (status, kernel handle or None) */
+static PyObject* native_get_kernel(PyObject* self, PyObject* args) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  PyObject *package_object, *name_object;
+  if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return NULL;
+  void* package;
+  const char* name;
+  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "get_kernel")) return NULL;
+  kiln_kernel* kernel = NULL;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = entries.get_kernel((kiln_package*)package, name, &kernel);
+  Py_END_ALLOW_THREADS
+  return Py_BuildValue("(iN)", (int)status, kernel ? handle_object(kernel) : none_reference());
+}
+
+/* find_kernel(package handle, name: bytes) -> (status, index) */
+static PyObject* native_find_kernel(PyObject* self, PyObject* args) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  PyObject *package_object, *name_object;
+  if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return NULL;
+  void* package;
+  const char* name;
+  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "find_kernel")) return NULL;
+  size_t index = 0;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS  /* a large index is read by pages: this may read the file */
+  status = entries.find_kernel((const kiln_package*)package, name, &index);
+  Py_END_ALLOW_THREADS
+  return Py_BuildValue("(in)", (int)status, (Py_ssize_t)index);
+}
+
+static PyObject* text_or_empty(const char* text) {
+  return PyUnicode_DecodeUTF8(text ? text : "", text ? (Py_ssize_t)strlen(text) : 0, "replace");
+}
+
+/* select_image(package handle, name: bytes, device ordinal) -> (status, None) or (0, (data, kind,
+ * compute capability, target, kernel name, lowered name, description)): Image's fields, with a PTX
+ * image's terminating NUL left off as Image.from_struct leaves it. */
+static PyObject* native_select_image(PyObject* self, PyObject* args) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  PyObject *package_object, *name_object;
+  int device;
+  if (!PyArg_ParseTuple(args, "OOi", &package_object, &name_object, &device)) return NULL;
+  void* package;
+  const char* name;
+  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "select_image")) return NULL;
+  kiln_image image;
+  memset(&image, 0, sizeof image);
+  image.struct_size = sizeof image;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = entries.select_image((kiln_package*)package, name, device, &image);
+  Py_END_ALLOW_THREADS
+  if (status != KILN_STATUS_SUCCESS) return Py_BuildValue("(iO)", (int)status, Py_None);
+  size_t size = image.data ? image.size : 0;
+  if (image.kind == KILN_IMAGE_PTX && size > 0 && ((const char*)image.data)[size - 1] == '\0') --size;
+  return Py_BuildValue("(i(y#IINNNN))", (int)status, (const char*)image.data, (Py_ssize_t)size, image.kind,
+                       image.compute_capability, text_or_empty(image.target), text_or_empty(image.kernel_name),
+                       text_or_empty(image.lowered_name), text_or_empty(image.description));
+}
+
+/* kernel_info(kernel handle) -> (status, name: bytes or None, parameter sizes: list or None when the
+ * package does not record them) */
+static PyObject* native_kernel_info(PyObject* self, PyObject* kernel_object) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  void* kernel;
+  if (!handle_argument(kernel_object, &kernel)) return NULL;
+  const char* name = entries.kernel_name((const kiln_kernel*)kernel);
+  size_t count = 0;
+  size_t small[MAX_FAST_PARAMS];
+  kiln_status status = entries.kernel_params((const kiln_kernel*)kernel, &count, small, NULL, MAX_FAST_PARAMS);
+  if (status != KILN_STATUS_SUCCESS) return Py_BuildValue("(iOO)", (int)status, Py_None, Py_None);
+  PyObject* name_bytes = name ? PyBytes_FromString(name) : none_reference();
+  if (!name_bytes) return NULL;
+  if (count == KILN_PARAMS_UNKNOWN) return Py_BuildValue("(iNO)", (int)status, name_bytes, Py_None);
+  size_t* sizes = small;
+  if (count > MAX_FAST_PARAMS) {
+    sizes = PyMem_Malloc(count * sizeof(size_t));
+    if (!sizes) {
+      Py_DECREF(name_bytes);
+      return PyErr_NoMemory();
+    }
+    size_t again = 0;
+    status = entries.kernel_params((const kiln_kernel*)kernel, &again, sizes, NULL, count);
+    if (status != KILN_STATUS_SUCCESS || again != count) {
+      PyMem_Free(sizes);
+      Py_DECREF(name_bytes);
+      return Py_BuildValue("(iOO)", status != KILN_STATUS_SUCCESS ? (int)status : (int)KILN_STATUS_INTERNAL_ERROR, Py_None,
+                           Py_None);
+    }
+  }
+  PyObject* list = PyList_New((Py_ssize_t)count);
+  for (size_t i = 0; list && i < count; ++i) {
+    PyObject* size = PyLong_FromSize_t(sizes[i]);
+    if (!size) Py_CLEAR(list);
+    else PyList_SetItem(list, (Py_ssize_t)i, size);
+  }
+  if (sizes != small) PyMem_Free(sizes);
+  if (!list) {
+    Py_DECREF(name_bytes);
+    return NULL;
+  }
+  return Py_BuildValue("(iNN)", (int)status, name_bytes, list);
+}
+
+/* pack(sizes, args) -> (bytes of every slot, offsets) or NotImplemented: what launch() would pass,
+ * for the tests, which compare it with _arguments.pointer_array's. */
+static PyObject* native_pack(PyObject* self, PyObject* args) {
+  (void)self;
+  PyObject *sizes, *values;
+  if (!PyArg_ParseTuple(args, "OO", &sizes, &values)) return NULL;
+  packed_arguments packed;
+  int result = pack_all(sizes, values, &packed);
+  if (result < 0) return NULL;
+  if (result == 0) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* offsets = PyList_New((Py_ssize_t)packed.count);
+  if (!offsets) return NULL;
+  size_t end = 0;
+  for (size_t i = 0; i < packed.count; ++i) {
+    size_t offset = (size_t)((unsigned char*)packed.pointers[i] - packed.data);
+    PyObject* number = PyLong_FromSize_t(offset);
+    if (!number) {
+      Py_DECREF(offsets);
+      return NULL;
+    }
+    PyList_SetItem(offsets, (Py_ssize_t)i, number);
+    end = offset + SLOT_BYTES;
+  }
+  return Py_BuildValue("(y#N)", (const char*)packed.data, (Py_ssize_t)end, offsets);
+}
+
+/* launch(kernel handle, sizes, args, grid, block, shared_mem, stream handle or None) -> status, or
+ * NotImplemented for anything the Python path must pack, check or word. */
+static PyObject* native_launch(PyObject* self, PyObject* args) {
+  (void)self;
+  if (!require_bound()) return NULL;
+  PyObject *kernel_object, *sizes, *values, *grid_object, *block_object, *shared_object, *stream_object;
+  if (!PyArg_ParseTuple(args, "OOOOOOO", &kernel_object, &sizes, &values, &grid_object, &block_object,
+                        &shared_object, &stream_object))
+    return NULL;
+  kiln_dim3 grid, block;
+  uint32_t shared = 0;
+  if (!plain_dim3(grid_object, &grid) || !plain_dim3(block_object, &block) ||
+      !plain_uint32(shared_object, 0, &shared))
+    Py_RETURN_NOTIMPLEMENTED;
+  void *kernel, *stream;
+  if (!handle_argument(kernel_object, &kernel) || !handle_argument(stream_object, &stream)) return NULL;
+  packed_arguments packed;
+  int result = pack_all(sizes, values, &packed);
+  if (result < 0) return NULL;
+  if (result == 0) Py_RETURN_NOTIMPLEMENTED;
+  kiln_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = entries.kernel_launch((kiln_kernel*)kernel, grid, block, shared, stream, packed.pointers, packed.count);
+  Py_END_ALLOW_THREADS
+  return PyLong_FromLong((long)status);
+}
+
+static PyMethodDef methods[] = {
+    {"bind", native_bind, METH_O, "bind(handle): look up libkiln's entry points in the dlopen handle"},
+    {"open_file", native_open_file, METH_O, "open_file(path) -> (status, package handle)"},
+    {"get_kernel", native_get_kernel, METH_VARARGS, "get_kernel(package, name) -> (status, kernel handle)"},
+    {"kernel_info", native_kernel_info, METH_O, "kernel_info(kernel) -> (status, name, parameter sizes)"},
+    {"find_kernel", native_find_kernel, METH_VARARGS, "find_kernel(package, name) -> (status, index)"},
+    {"select_image", native_select_image, METH_VARARGS,
+     "select_image(package, name, device) -> (status, (data, kind, cc, target, name, lowered, description))"},
+    {"pack", native_pack, METH_VARARGS, "pack(sizes, args) -> (bytes, offsets) or NotImplemented"},
+    {"launch", native_launch, METH_VARARGS,
+     "launch(kernel, sizes, args, grid, block, shared_mem, stream) -> status or NotImplemented"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "The Kiln binding's first-launch calls in C (optional).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+  PyObject* created = PyModule_Create(&module);
+  if (created && PyModule_AddIntConstant(created, "INTERFACE_VERSION", NATIVE_INTERFACE_VERSION) < 0) Py_CLEAR(created);
+  if (created && PyModule_AddIntConstant(created, "MAX_FAST_PARAMS", MAX_FAST_PARAMS) < 0) Py_CLEAR(created);
+  return created;
+}
