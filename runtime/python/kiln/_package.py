@@ -12,6 +12,10 @@ from ._kernel import Kernel
 
 _KERNEL_NOT_FOUND = STATUS["KERNEL_NOT_FOUND"]
 _NOT_FOUND = (_KERNEL_NOT_FOUND, STATUS["VARIABLE_NOT_FOUND"])
+# The calls on a package and a kernel name that give one value: kiln._native's name -> libkiln's
+# entry point and the C type of what it writes, for the way through ctypes.
+_NAMED_CALLS = {"find_kernel": ("kiln_package_find_kernel", ctypes.c_size_t),
+                "get_kernel": ("kiln_package_get_kernel", ctypes.c_void_p)}
 
 
 def _name_bytes(name):
@@ -150,15 +154,21 @@ class Package:
         """Whether the package holds a kernel by this name (any spelling it records)."""
         return isinstance(name, str) and "\0" not in name and self._find(name, raise_missing=False) is not None
 
+    def _named_call(self, call, name):
+        """(status, value) of a libkiln call on this package and kernel `name` that gives one value
+        (_NAMED_CALLS): through kiln._native where the binding has it, else through ctypes."""
+        runtime, handle = self._live()
+        encoded = _name_bytes(name)
+        if runtime.native is not None:
+            return getattr(runtime.native, call)(handle, encoded)
+        function, kind = _NAMED_CALLS[call]
+        out = kind()
+        status = getattr(runtime.lib, function)(handle, encoded, ctypes.byref(out))
+        return status, out.value
+
     def _find(self, name, raise_missing=True):
         """The kernel's index, as kiln_package_get_kernel would find it."""
-        runtime, handle = self._live()
-        if runtime.native is not None:
-            status, index = runtime.native.find_kernel(handle, _name_bytes(name))
-        else:
-            out = ctypes.c_size_t()
-            status = runtime.lib.kiln_package_find_kernel(handle, _name_bytes(name), ctypes.byref(out))
-            index = out.value
+        status, index = self._named_call("find_kernel", name)
         if status == _KERNEL_NOT_FOUND and not raise_missing:
             return None
         self._check_name(status, name)
@@ -211,14 +221,8 @@ class Package:
     def kernel(self, name):
         """The kernel `name`, loaded for the current context's device (device 0's primary context
         is made current if none is)."""
-        runtime, handle = self._live()
         # An unknown name fails here with the nearest names, before the driver is needed.
-        if runtime.native is not None:
-            status, address = runtime.native.get_kernel(handle, _name_bytes(name))
-        else:
-            out = ctypes.c_void_p()
-            status = runtime.lib.kiln_package_get_kernel(handle, _name_bytes(name), ctypes.byref(out))
-            address = out.value
+        status, address = self._named_call("get_kernel", name)
         self._check_name(status, name)
         with self._lock:
             kernel = self._kernels.get(address)

@@ -397,15 +397,20 @@ static PyObject* native_open_file(PyObject* self, PyObject* path) {
   return Py_BuildValue("(iN)", (int)status, package ? handle_object(package) : none_reference());
 }
 
+/* The (package handle, name: bytes) arguments of get_kernel and find_kernel; 0 with an error set. */
+static int package_and_name(PyObject* args, const char* what, void** package, const char** name) {
+  if (!require_bound()) return 0;
+  PyObject *package_object, *name_object;
+  if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return 0;
+  return handle_argument(package_object, package) && name_argument(name_object, name, what);
+}
+
 /* get_kernel(package handle, name: bytes) -> (status, kernel handle or None) */
 static PyObject* native_get_kernel(PyObject* self, PyObject* args) {
   (void)self;
-  if (!require_bound()) return NULL;
-  PyObject *package_object, *name_object;
-  if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return NULL;
   void* package;
   const char* name;
-  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "get_kernel")) return NULL;
+  if (!package_and_name(args, "get_kernel", &package, &name)) return NULL;
   kiln_kernel* kernel = NULL;
   kiln_status status;
   Py_BEGIN_ALLOW_THREADS
@@ -417,12 +422,9 @@ static PyObject* native_get_kernel(PyObject* self, PyObject* args) {
 /* find_kernel(package handle, name: bytes) -> (status, index) */
 static PyObject* native_find_kernel(PyObject* self, PyObject* args) {
   (void)self;
-  if (!require_bound()) return NULL;
-  PyObject *package_object, *name_object;
-  if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return NULL;
   void* package;
   const char* name;
-  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "find_kernel")) return NULL;
+  if (!package_and_name(args, "find_kernel", &package, &name)) return NULL;
   size_t index = 0;
   kiln_status status;
   Py_BEGIN_ALLOW_THREADS  /* a large index is read by pages: this may read the file */
