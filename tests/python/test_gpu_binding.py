@@ -47,6 +47,15 @@ def test_saxpy(gpu, package):
     assert list(y.read()) == [6.0 * i for i in range(N)]
 
 
+def test_a_bad_argument_is_reported_before_a_bad_stream(gpu, package):
+    # The same order both ways: the arguments are packed before the stream is looked for.
+    x, y = saxpy_arrays(gpu)
+    with pytest.raises(kiln.ArgumentMismatchError, match="argument 0"):
+        package.kernel("saxpy").launch(4, 256, ("text", x, y, N), stream=object())
+    with pytest.raises(kiln.InvalidArgumentError, match="cannot find a CUstream"):
+        package.kernel("saxpy").launch(4, 256, (2.0, x, y, N), stream=object())
+
+
 def test_kernel_returns_one_object_per_kernel(gpu, package):
     assert package.kernel("scale<float>") is package.kernel("scale< float >")
 

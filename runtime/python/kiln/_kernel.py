@@ -10,6 +10,7 @@ from ._errors import InvalidArgumentError
 _PARAM_CAPACITY = 32
 _PARAM_SIZES = ctypes.c_size_t * _PARAM_CAPACITY   # made once, with the binding's other C types
 _PARAM_SIZES()   # ctypes completes an array type at its first instance (about 30 us): here, not in a first launch
+_NO_STREAM = object()   # a stream the fast path cannot name: the launch goes the Python way
 
 
 class Kernel:
@@ -77,11 +78,15 @@ class Kernel:
         # (and every error's wording) to the Python path below, which packs the same bytes.
         if native is not None and cluster is None and not cooperative and priority is None \
                 and self.param_sizes is not None:
-            status = native.launch(self._handle, self.param_sizes, args, grid, block, shared_mem,
-                                   _launch.stream_handle(self.name, stream))
-            if status is not NotImplemented:
-                runtime.check(status)
-                return
+            try:
+                handle = _launch.stream_handle(self.name, stream)
+            except InvalidArgumentError:
+                handle = _NO_STREAM   # the Python path raises it, after any argument's error, as always
+            if handle is not _NO_STREAM:
+                status = native.launch(self._handle, self.param_sizes, args, grid, block, shared_mem, handle)
+                if status is not NotImplemented:
+                    runtime.check(status)
+                    return
         blobs = _arguments.encode_all(self.name, self.param_sizes, args)
         grid3 = _launch.dim3(self.name, "grid", grid)
         block3 = _launch.dim3(self.name, "block", block)
