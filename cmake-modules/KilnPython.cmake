@@ -7,8 +7,8 @@
 # Kiln::runtime's library file as libkiln.so.0: a real file, not a symbolic link, because a wheel
 # cannot hold links, and under the name the binding looks for beside itself. Where this Kiln has
 # Kiln::python_native (Linux), its file too, as _native.abi3.so: the binding's first-launch calls in
-# C, which CPython 3.8 and later load (the binding goes through ctypes elsewhere, with the same results). With COMPILE_LIBRARY,
-# Kiln::jit's file too, as libkiln_jit.so.0 beside it, for a package that compiles at run time
+# C, which CPython 3.8 and later load (elsewhere the binding goes through ctypes, with the same
+# results). With COMPILE_LIBRARY, Kiln::jit's file too, as libkiln_jit.so.0 beside it, for a package that compiles at run time
 # (carried sources, kiln.Program); without it, such a compile is NoCompilerError naming the file. Each wheel carries its
 # own copy inside its own package (`from mypkg import _kiln as kiln`), so two wheels never install
 # the same file.
