@@ -1,6 +1,8 @@
 """Launches through the binding itself (Package.kernel), with device memory from the driver
 (gpu_driver.py) passed through __cuda_array_interface__: no CuPy or cuda.core needed. Every test
-runs twice: through kiln._native where this build made it, and through ctypes alone."""
+runs twice: its opens, lookups and images through kiln._native where this build made it, and
+through ctypes alone. kiln._native leaves arrays with __cuda_array_interface__ to the Python path,
+so these launches are packed in Python both times; test_gpu_native.py launches through the C path."""
 
 import array
 import ctypes

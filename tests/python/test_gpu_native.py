@@ -1,12 +1,14 @@
 """kiln._native's kernel calls on a GPU: what it reads of each kernel is what ctypes reads
 (test_gpu_binding.py launches through both)."""
 
+import array
 import os
 
 import pytest
 
-from kiln import _library
+from kiln import _arguments, _library
 from kiln._errors import STATUS
+from gpu_driver import DeviceArray
 
 if os.environ.get("KILN_TEST_NATIVE") == "0":
     pytest.skip("this build has no kiln._native (KILN_TEST_NATIVE=0)", allow_module_level=True)
@@ -39,3 +41,30 @@ def test_every_image_is_the_one_ctypes_reads(gpu, package, monkeypatch):
     through_ctypes = [package.image(name) for name in names]
     for name, mine, theirs in zip(names, through_native, through_ctypes):
         assert [getattr(mine, f) for f in fields] == [getattr(theirs, f) for f in fields], name
+
+
+def test_a_launch_it_takes_is_packed_and_launched_in_c(gpu, package, monkeypatch):
+    # The Python path refuses to pack here, so these launches pass only through kiln._native: plain
+    # Python numbers (device pointers as ints), a CuPy array, and numpy's scalars.
+    def python_path(*args):
+        raise AssertionError("the Python path packed a launch kiln._native takes")
+    monkeypatch.setattr(_arguments, "encode_all", python_path)
+    n = 1000
+    x = DeviceArray(gpu, array.array("f", range(n)))
+    y = DeviceArray(gpu, array.array("f", (2.0 * i for i in range(n))))
+    saxpy = package.kernel("saxpy")
+    saxpy.launch((n + 255) // 256, 256, (3.0, x.pointer, y.pointer, n))
+    gpu.synchronize()
+    assert list(y.read()) == [5.0 * i for i in range(n)]
+    # A CuPy array as kiln._native finds one (its type, cupy's ndarray, and .data.ptr), without CuPy,
+    # which would compile its own kernels with NVRTC (run_gpu_tests.py refuses that).
+    ndarray = type("ndarray", (), {"__module__": "cupy._core.core"})
+    on_device = ndarray()
+    on_device.data = type("MemoryPointer", (), {"ptr": y.pointer})()
+    saxpy((n + 255) // 256, 256, (2.0, x.pointer, on_device, n))
+    gpu.synchronize()
+    assert list(y.read()) == [7.0 * i for i in range(n)]
+    numpy = pytest.importorskip("numpy")
+    saxpy((n + 255) // 256, (256, 1, 1), [numpy.float32(1.0), numpy.uint64(x.pointer), y.pointer, numpy.int32(n)])
+    gpu.synchronize()
+    assert list(y.read()) == [8.0 * i for i in range(n)]

@@ -40,8 +40,8 @@ static const struct {
     {"float64", KIND_FLOAT64, 8}, {"bool", KIND_BOOL, 1},     {"bool_", KIND_BOOL, 1},
 };
 
-/* Whether the type's attribute is the text `expected` (or, with `prefix`, begins with it). Errors
- * are cleared: a type whose name cannot be read is one the Python path decides. */
+/* Whether a type's attribute (`__module__`, `__name__`) is the text `expected`, or begins with
+ * `prefix`. Errors are cleared: a type whose name cannot be read is one the Python path decides. */
 static int attribute_is(PyObject* text, const char* expected) {
   return text && PyUnicode_Check(text) && PyUnicode_CompareWithASCIIString(text, expected) == 0;
 }
@@ -204,7 +204,6 @@ static Py_ssize_t sequence_length(PyObject* sequence) {
 static PyObject* sequence_item(PyObject* sequence, Py_ssize_t index) {
   return PyTuple_Check(sequence) ? PyTuple_GetItem(sequence, index) : PyList_GetItem(sequence, index);
 }
-
 
 /* Packs `args` by `sizes` (both tuples or lists of the same length). 1 packed, 0 not taken, -1 an
  * error. Each item is held while it is packed: packing a CuPy array runs its code. */

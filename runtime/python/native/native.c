@@ -71,13 +71,13 @@ static int require_bound(void) {
   return 0;
 }
 
-/* A name argument: bytes without a NUL (C would read it only up to one). */
-static int name_argument(PyObject* object, const char** out, const char* what) {
+/* A text argument of `what` (a name, a path): bytes without a NUL (C would read it only up to one). */
+static int text_argument(PyObject* object, const char** out, const char* call, const char* what) {
   char* text = NULL;
   Py_ssize_t length = 0;
   if (PyBytes_AsStringAndSize(object, &text, &length) < 0) return 0;
   if ((size_t)length != strlen(text)) {
-    PyErr_Format(PyExc_ValueError, "kiln._native.%s: the name holds a NUL byte", what);
+    PyErr_Format(PyExc_ValueError, "kiln._native.%s: the %s holds a NUL byte", call, what);
     return 0;
   }
   *out = text;
@@ -113,13 +113,8 @@ static PyObject* native_bind(PyObject* self, PyObject* handle_object_) {
 static PyObject* native_open_file(PyObject* self, PyObject* path) {
   (void)self;
   if (!require_bound()) return NULL;
-  char* text = NULL;
-  Py_ssize_t length = 0;
-  if (PyBytes_AsStringAndSize(path, &text, &length) < 0) return NULL;
-  if ((size_t)length != strlen(text)) {
-    PyErr_SetString(PyExc_ValueError, "kiln._native.open_file: the path holds a NUL byte");
-    return NULL;
-  }
+  const char* text;
+  if (!text_argument(path, &text, "open_file", "path")) return NULL;
   kiln_package* package = NULL;
   kiln_status status;
   Py_BEGIN_ALLOW_THREADS
@@ -133,7 +128,7 @@ static int package_and_name(PyObject* args, const char* what, void** package, co
   if (!require_bound()) return 0;
   PyObject *package_object, *name_object;
   if (!PyArg_ParseTuple(args, "OO", &package_object, &name_object)) return 0;
-  return handle_argument(package_object, package) && name_argument(name_object, name, what);
+  return handle_argument(package_object, package) && text_argument(name_object, name, what, "name");
 }
 
 /* get_kernel(package handle, name: bytes) -> (status, kernel handle or None) */
@@ -179,7 +174,7 @@ static PyObject* native_select_image(PyObject* self, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOi", &package_object, &name_object, &device)) return NULL;
   void* package;
   const char* name;
-  if (!handle_argument(package_object, &package) || !name_argument(name_object, &name, "select_image")) return NULL;
+  if (!handle_argument(package_object, &package) || !text_argument(name_object, &name, "select_image", "name")) return NULL;
   kiln_image image;
   memset(&image, 0, sizeof image);
   image.struct_size = sizeof image;
