@@ -3,10 +3,14 @@
 // answers from the direct record (core/direct_hits.hpp) without loading the compile library beside
 // it, and counts the hit; and what must not be answered from the record is not: KILN_JIT=0 and
 // KILN_CACHE=0 behave as without records; another NVRTC at the recorded path or earlier on the search
-// path, and a package whose carried header changed, go to the compile library. Each lookup is a
+// path, a package whose carried header changed, a record cut short and an entry whose package is
+// damaged (each stored again as a sound store entry, so only their own checks can refuse them) go to
+// the compile library, after which the next process hits again. Each lookup is a
 // process of its own (this program again, as a child).
 #include "kiln/compile.h"
 #include "kiln/kiln.h"
+#include "store/direct_record.hpp"
+#include "store/entry_format.hpp"
 #include "test_process.hpp"
 #include "writer/package_writer.hpp"
 
@@ -18,6 +22,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
+#include <span>
 #include <iterator>
 #include <random>
 #include <string>
@@ -143,8 +150,45 @@ protected:
     return seen;
   }
 
+  // Every entry of the cache whose payload `pick` chooses, its payload changed by `edit` and stored
+  // again as a sound entry (its header and checksum made for the new payload). How many it changed.
+  int rewrite_entries(const std::function<bool(const std::string& payload)>& pick,
+                      const std::function<std::string(const std::string& payload)>& edit) {
+    int changed = 0;
+    for (const fs::directory_entry& file : fs::recursive_directory_iterator(m_dir / "cache")) {
+      if (!file.is_regular_file() || file.path().parent_path().filename().string().size() != 2) continue;
+      std::ifstream in(file.path(), std::ios::binary);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      in.close();
+      const std::string key = file.path().filename().string();
+      const std::optional<std::span<const std::byte>> payload = store::decode_entry(std::as_bytes(std::span(text)), key);
+      if (!payload) continue;
+      const std::string old(reinterpret_cast<const char*>(payload->data()), payload->size());
+      if (!pick(old)) continue;
+      const std::string edited = edit(old);
+      const std::vector<std::byte> entry = store::encode_entry(key, std::as_bytes(std::span(edited)));
+      std::ofstream(file.path(), std::ios::binary | std::ios::trunc)
+          .write(reinterpret_cast<const char*>(entry.data()), static_cast<std::streamsize>(entry.size()));
+      ++changed;
+    }
+    return changed;
+  }
+
+  // After a lookup that could not use the record: the compile library answered and wrote it again,
+  // and the next lookup takes it.
+  void expect_compile_library_then_hit(const char* why) {
+    const Lookup refused = lookup();
+    ASSERT_EQ(refused.status, KILN_STATUS_SUCCESS) << refused.message;
+    EXPECT_TRUE(refused.library_loaded) << why;
+    const Lookup again = lookup();
+    ASSERT_EQ(again.status, KILN_STATUS_SUCCESS) << again.message;
+    EXPECT_FALSE(again.library_loaded) << why << ": the record written again answers";
+  }
+
   fs::path m_dir;
 };
+
+bool is_record(const std::string& payload) { return payload.starts_with(store::k_direct_record_magic); }
 
 TEST_F(DirectHitTest, AKernelAnotherProcessCompiledIsAHitWithoutTheCompileLibrary) {
   const Lookup first = lookup();
@@ -254,6 +298,26 @@ TEST_F(DirectHitTest, ARecordAnswersOnlyForTheCompileLibraryThatWroteIt) {
   const Lookup rebuilt = lookup();
   ASSERT_EQ(rebuilt.status, KILN_STATUS_SUCCESS) << rebuilt.message;
   EXPECT_TRUE(rebuilt.library_loaded) << "another compile library: it decides, not the old one's record";
+}
+
+TEST_F(DirectHitTest, ARecordCutShortGoesToTheCompileLibrary) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  ASSERT_FALSE(lookup().library_loaded);
+  ASSERT_EQ(rewrite_entries(is_record, [](const std::string& record) { return record.substr(0, record.size() - 1); }), 1);
+  expect_compile_library_then_hit("a record cut short");
+}
+
+TEST_F(DirectHitTest, AnEntryWhosePackageIsDamagedGoesToTheCompileLibrary) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  ASSERT_FALSE(lookup().library_loaded);
+  // A byte near the end of the compiled package (its table of contents) changed: the store's checksum
+  // is made anew, so only the package's own checks can refuse it.
+  const auto is_package = [](const std::string& payload) { return payload.starts_with("\x89KILN"); };
+  ASSERT_EQ(rewrite_entries(is_package, [](std::string package) {
+              package[package.size() - 100] ^= 0x5a;
+              return package;
+            }), 1);
+  expect_compile_library_then_hit("a damaged package");
 }
 
 }  // namespace
