@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from run import RunFailed, json_line   # the benchmark's own reader of a process's JSON line
+from run import RunFailed, last_json_line   # the benchmarks' reader of a process's JSON line (bench/process_json.py)
 
 HERE = Path(__file__).resolve().parent
 
@@ -27,7 +27,7 @@ MODES = ("none", "cupy", "cuda.core")   # open_sample.py's
 
 def sample(mode: str, timeout: float) -> dict:
     try:
-        return json_line([sys.executable, str(HERE / "open_sample.py"), mode], timeout)
+        return last_json_line([sys.executable, str(HERE / "open_sample.py"), mode], timeout)
     except RunFailed as failure:
         sys.exit(f"open_cost.py: the {mode} process: {failure}")
 

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,12 +33,15 @@ import report
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE.parent))   # bench/, for the reader the benchmarks share
+from process_json import ProcessFailed, last_json_line  # noqa: E402
 KERNELS = ("saxpy", "scale<float, 4>", "block_sum<float, 256>")
 DEFAULT_ELEMENTS = (1 << 20) - 100  # as cases.DEFAULT_ELEMENTS; this process does not import numpy
 
 
-class RunFailed(Exception):
-    pass
+# A run that cannot be measured: a process failed (ProcessFailed), or what it did breaks a rule of the
+# comparison (checked below).
+RunFailed = ProcessFailed
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -80,20 +82,7 @@ def run_worker(args: argparse.Namespace, extra: list[str], cache: Path, kiln_cac
         environment["KILN_CACHE_DIR"] = str(kiln_cache)
     for name in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"):  # would bypass the disk cache
         environment.pop(name, None)
-    return json_line([sys.executable, str(HERE / "worker.py"), *extra], args.timeout, environment)
-
-
-def json_line(command: list[str], timeout: float, environment: dict | None = None) -> dict:
-    """The last JSON line a process prints on stdout; RunFailed naming the command when it fails, prints
-    none or takes longer than `timeout` seconds."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
-    except subprocess.TimeoutExpired:
-        raise RunFailed(f"{' '.join(command)} took longer than {timeout:g} s")
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RunFailed(f"{' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
-    return json.loads(lines[-1])
+    return last_json_line([sys.executable, str(HERE / "worker.py"), *extra], args.timeout, environment)
 
 
 def prepare_images(args: argparse.Namespace, temp: Path) -> dict:

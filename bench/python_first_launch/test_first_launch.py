@@ -25,6 +25,7 @@ import gpu_probe  # noqa: E402
 import open_cost  # noqa: E402
 import report  # noqa: E402
 import run  # noqa: E402
+import process_json  # noqa: E402  (bench/, which run puts on the path)
 
 
 def test_defaults_measure_every_kernel_and_path():
@@ -654,7 +655,7 @@ def test_open_cost_reports_a_mode_it_cannot_import_as_skipped(monkeypatch, capsy
 
 
 def test_open_cost_fails_naming_the_process_that_failed(monkeypatch):
-    monkeypatch.setattr(run.subprocess, "run",
+    monkeypatch.setattr(process_json.subprocess, "run",
                         lambda *args, **kwargs: SimpleNamespace(returncode=1, stdout="", stderr="no kiln_example"))
     with pytest.raises(SystemExit, match="(?s)the none process: .*open_sample.py none exited 1\nno kiln_example"):
         open_cost.sample("none", 5)
@@ -663,7 +664,7 @@ def test_open_cost_fails_naming_the_process_that_failed(monkeypatch):
 def test_open_cost_fails_naming_the_process_that_took_too_long(monkeypatch):
     def run_too_long(command, **kwargs):
         raise subprocess.TimeoutExpired(command, kwargs["timeout"])
-    monkeypatch.setattr(run.subprocess, "run", run_too_long)
+    monkeypatch.setattr(process_json.subprocess, "run", run_too_long)
     with pytest.raises(SystemExit, match="the cupy process: .*open_sample.py cupy took longer than 5 s"):
         open_cost.sample("cupy", 5)
 

@@ -18,12 +18,13 @@ import json
 import statistics
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))   # for the reader the benchmarks share
+from process_json import ProcessFailed, last_json_line  # noqa: E402
 KERNELS = ["saxpy", "block_sum<float, 256>"]
 CASES = {
     "a": "(a) Kiln: get_kernel + launch + sync",
@@ -52,11 +53,10 @@ PROGRAM_CASE = {"e": "a", "f": "a", "f-own": "d", "g": "a"}
 
 def bench_result(command: list[str], environment: dict | None = None) -> dict:
     """The JSON line one runtime_load_bench process prints; exits naming the command when it fails."""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        sys.exit(f"{Path(sys.argv[0]).name}: {' '.join(command)} exited {done.returncode}\n{done.stdout}{done.stderr}")
-    return json.loads(lines[-1])
+    try:
+        return last_json_line(command, 300, environment)
+    except ProcessFailed as failure:
+        sys.exit(f"{Path(sys.argv[0]).name}: {failure}")
 
 
 def run_once(args: argparse.Namespace, case: str, kernel: str, cache: Path | None = None) -> dict:
