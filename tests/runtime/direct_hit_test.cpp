@@ -7,6 +7,7 @@
 // damaged (each stored again as a sound store entry, so only their own checks can refuse them) go to
 // the compile library, after which the next process hits again. Each lookup is a
 // process of its own (this program again, as a child).
+#include "format/layout.hpp"
 #include "kiln/compile.h"
 #include "kiln/kiln.h"
 #include "store/direct_record.hpp"
@@ -20,13 +21,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <optional>
-#include <span>
 #include <iterator>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -310,11 +312,13 @@ TEST_F(DirectHitTest, ARecordCutShortGoesToTheCompileLibrary) {
 TEST_F(DirectHitTest, AnEntryWhosePackageIsDamagedGoesToTheCompileLibrary) {
   ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
   ASSERT_FALSE(lookup().library_loaded);
-  // A byte near the end of the compiled package (its table of contents) changed: the store's checksum
-  // is made anew, so only the package's own checks can refuse it.
+  // A byte of the compiled package's table of contents changed: the store's checksum is made anew,
+  // so only the package's own checks can refuse it.
   const auto is_package = [](const std::string& payload) { return payload.starts_with("\x89KILN"); };
   ASSERT_EQ(rewrite_entries(is_package, [](std::string package) {
-              package[package.size() - 100] ^= 0x5a;
+              format::FileHeader header;
+              std::memcpy(&header, package.data(), sizeof header);
+              package.at(header.toc_offset + 4) ^= 0x5a;
               return package;
             }), 1);
   expect_compile_library_then_hit("a damaged package");
