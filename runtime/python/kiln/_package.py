@@ -183,24 +183,25 @@ class Package:
         `driver_version` (cuDriverGetVersion's form; 0: the newest the runtime knows), which
         needs no driver. Honors KILN_FORCE_TARGET."""
         runtime, handle = self._live()
-        out = _abi.ImageStruct()
-        out.struct_size = ctypes.sizeof(out)
-        if arch is not None:
-            if device is not None:
-                raise InvalidArgumentError("Package.image: give a device or an arch, not both")
-            status = runtime.lib.kiln_package_select_image_for_arch(
-                handle, _name_bytes(name), compute_capability(arch), checked_driver_version(driver_version),
-                ctypes.byref(out))
-        else:
+        if arch is None:
             if driver_version != 0:
                 raise InvalidArgumentError("Package.image: driver_version goes with arch (for a device, the "
                                            "driver's own version is used)")
-            if runtime.native is not None:
-                status, fields = runtime.native.select_image(handle, _name_bytes(name), device_ordinal(device))
+            encoded, ordinal = _name_bytes(name), device_ordinal(device)
+            if runtime.native is not None:   # the first launch's way, which makes no ctypes struct
+                status, fields = runtime.native.select_image(handle, encoded, ordinal)
                 self._check_name(status, name)
                 return Image.from_fields(*fields)
-            status = runtime.lib.kiln_package_select_image(handle, _name_bytes(name), device_ordinal(device),
-                                                           ctypes.byref(out))
+        elif device is not None:
+            raise InvalidArgumentError("Package.image: give a device or an arch, not both")
+        out = _abi.ImageStruct()
+        out.struct_size = ctypes.sizeof(out)
+        if arch is None:
+            status = runtime.lib.kiln_package_select_image(handle, encoded, ordinal, ctypes.byref(out))
+        else:
+            status = runtime.lib.kiln_package_select_image_for_arch(
+                handle, _name_bytes(name), compute_capability(arch), checked_driver_version(driver_version),
+                ctypes.byref(out))
         self._check_name(status, name)
         return Image.from_struct(out)
 
