@@ -116,7 +116,9 @@ def device_ordinal(device):
     if device is None:
         return _abi.KILN_CURRENT_DEVICE
     ordinal = None
-    if not isinstance(device, bool):
+    if type(device) is int:   # an ordinal, as the binding's own callers pass: no attribute to look for
+        ordinal = device
+    elif not isinstance(device, bool):
         for attribute in ("device_id", "id"):
             value = getattr(device, attribute, None)
             if isinstance(value, int):
