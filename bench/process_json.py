@@ -13,6 +13,9 @@ class ProcessFailed(Exception):
 
 
 def last_json_line(command: list[str], timeout: float, environment: dict | None = None) -> dict:
+    """Runs `command` (with `environment`, or this process's) and returns the last line it printed
+    on stdout that starts with '{', parsed. ProcessFailed when it exits other than 0, prints no such
+    line, or runs longer than `timeout` seconds."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
     except subprocess.TimeoutExpired:
