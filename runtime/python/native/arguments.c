@@ -40,12 +40,14 @@ static const struct {
     {"float64", KIND_FLOAT64, 8}, {"bool", KIND_BOOL, 1},     {"bool_", KIND_BOOL, 1},
 };
 
-/* Whether a type's attribute (`__module__`, `__name__`) is the text `expected`, or begins with
- * `prefix`. Errors are cleared: a type whose name cannot be read is one the Python path decides. */
+/* Whether a type's attribute (`__module__`, `__name__`) is the text `expected`. An attribute that
+ * could not be read (null) or is not text is not: the Python path decides such a type. */
 static int attribute_is(PyObject* text, const char* expected) {
   return text && PyUnicode_Check(text) && PyUnicode_CompareWithASCIIString(text, expected) == 0;
 }
 
+/* Whether such an attribute begins with `prefix`. Errors are cleared: a type whose name cannot be
+ * read is one the Python path decides. */
 static int attribute_starts_with(PyObject* text, const char* prefix) {
   if (!text || !PyUnicode_Check(text)) return 0;
   PyObject* start = PyUnicode_FromString(prefix);
