@@ -49,6 +49,7 @@ struct FakeServer {
   int puts = 0;
   std::vector<bool> only_if_missing;
   std::chrono::milliseconds delay{0};             // before each answer
+  std::chrono::milliseconds early{0};             // how much sooner than its limit a cut request ends
   std::vector<std::chrono::milliseconds> limits;  // what each request was given
 };
 
@@ -78,8 +79,12 @@ private:
   // The server's delay, cut at the request's limit: false when it was.
   bool wait(std::chrono::milliseconds limit) {
     m_server.limits.push_back(limit);
-    std::this_thread::sleep_for(std::min(m_server.delay, limit));
-    return m_server.delay <= limit;
+    if (m_server.delay <= limit) {
+      std::this_thread::sleep_for(m_server.delay);
+      return true;
+    }
+    std::this_thread::sleep_for(limit > m_server.early ? limit - m_server.early : std::chrono::milliseconds(0));
+    return false;
   }
   FakeServer& m_server;
 };
@@ -329,6 +334,37 @@ TEST(LayeredStore, ABuildStopsAskingOnceItHasWaitedItsBudgetAndSaysSoOnce) {
   EXPECT_NE(layers.warnings[0].find("KILN_REMOTE_CACHE_BUDGET=0.25"), std::string::npos) << layers.warnings[0];
   EXPECT_EQ(layers.store->remote_counters()["remote.errors"], 1u);
   EXPECT_EQ(layers.local.entries.size(), 10u) << "the local cache still works";
+}
+
+// A socket's time limit in whole milliseconds, and a kernel timer that fires up to a tick early, end
+// the request the budget cut a little before the budget is spent: still the budget's one warning, not
+// the server's "timed out".
+TEST(LayeredStore, ARequestCutByTheBudgetAMomentEarlyIsStillTheBudgets) {
+  for (const int early_ms : {1, 4, 10}) {
+    Layers layers([](RemoteSettings& s) { s.budget = std::chrono::milliseconds(250); });
+    layers.server.delay = std::chrono::milliseconds(100);
+    layers.server.early = std::chrono::milliseconds(early_ms);
+    for (int i = 0; i < 4; ++i) {
+      const std::string key = std::string(31, 'b') + "0123456789"[i];
+      EXPECT_EQ(layers.store->get(key), std::nullopt);
+    }
+    // Two answers and one cut at the budget, then no more (two, where the answers alone took it all).
+    EXPECT_GE(layers.server.gets, 2);
+    EXPECT_LE(layers.server.gets, 3);
+    ASSERT_EQ(layers.warnings.size(), 1u) << early_ms << " ms early";
+    EXPECT_NE(layers.warnings[0].find("KILN_REMOTE_CACHE_BUDGET=0.25"), std::string::npos) << layers.warnings[0];
+    EXPECT_EQ(layers.store->remote_counters()["remote.errors"], 1u);
+  }
+}
+
+// A server that cannot be reached with most of the budget left is the server's trouble, said as such.
+TEST(LayeredStore, AnUnreachableServerWithBudgetLeftIsNotTheBudgets) {
+  Layers layers([](RemoteSettings& s) { s.budget = std::chrono::milliseconds(250); });
+  layers.server.failure = Reply::Kind::unreachable;
+  EXPECT_EQ(layers.store->get(std::string(32, 'c')), std::nullopt);
+  ASSERT_EQ(layers.warnings.size(), 1u);
+  EXPECT_EQ(layers.warnings[0].find("KILN_REMOTE_CACHE_BUDGET"), std::string::npos) << layers.warnings[0];
+  EXPECT_NE(layers.warnings[0].find("the server is down"), std::string::npos) << layers.warnings[0];
 }
 
 TEST(LayeredStore, KeysThatCannotNameAnEntryNeverReachTheServer) {

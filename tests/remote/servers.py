@@ -38,6 +38,25 @@ def free_port():
         return s.getsockname()[1]
 
 
+class RefusingPort:
+    """A loopback port that refuses every connection: bound and never listening, and held so until
+    close(), so that no other process can take it meanwhile (a port merely found free may be)."""
+
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+
+    def close(self):
+        self.socket.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def wait_for_port(port, process, what, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

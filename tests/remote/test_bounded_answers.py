@@ -5,6 +5,8 @@ is asked only until the build has waited KILN_REMOTE_CACHE_BUDGET in all. Each c
 package a build without the server writes, one warning, and memory and time bounded.
 """
 
+import re
+
 import pytest
 
 import servers
@@ -82,4 +84,10 @@ def test_a_slow_server_is_asked_until_the_budget_is_spent_and_said_once(project,
     assert "KILN_REMOTE_CACHE_BUDGET=2.5" in warning and "building without it" in warning
     # Two whole requests and a third cut at the budget, and no more (without one: every entry, twice).
     assert server.requests <= 3
-    assert run.seconds < alone.seconds + 2.5 + 2.0, f"{run.seconds:.1f} s; {alone.seconds:.1f} s alone"
+    # What Kiln waited by its own clock: the budget, and what a time limit overruns by.
+    waited = float(re.search(r"waited ([0-9.]+) s", warning).group(1))
+    assert waited <= 2.5 + 0.5, warning
+    # By the wall clock, on a machine that may be running other tests beside this one, and measured
+    # apart from the build alone: far below what a build that ignored the budget would wait (a second
+    # for each of its 6 lookups and 10 writes).
+    assert run.seconds < alone.seconds + 2.5 + 6.0, f"{run.seconds:.1f} s; {alone.seconds:.1f} s alone"

@@ -166,8 +166,9 @@ def test_an_unknown_instance_is_one_warning(project, reference, reapi, tmp_path)
 
 
 def test_a_server_that_is_down_costs_one_warning(project, reference, tmp_path):
-    port = servers.free_port()   # nothing listens there
-    run, run_stats, package = fresh_build(project, tmp_path, "down", f"grpc://127.0.0.1:{port}/main")
+    with servers.RefusingPort() as refusing:
+        port = refusing.port
+        run, run_stats, package = fresh_build(project, tmp_path, "down", f"grpc://127.0.0.1:{port}/main")
     assert run.returncode == 0, run.stderr
     assert package == reference
     warnings = remote_warnings(run)
@@ -243,8 +244,9 @@ def build_against_misbehaving(project, reference, tmp_path, behaviour):
 
 def test_a_byte_stream_longer_than_its_blob_is_cut_off(project, reference, tmp_path):
     # What a build against a gRPC cache holds without any answer: the same code, gRPC loaded.
-    port = servers.free_port()
-    down = build(project, tmp_path / "cache-down", tmp_path / "down.kiln", f"grpc://127.0.0.1:{port}/main", measure=True)
+    with servers.RefusingPort() as refusing:
+        down = build(project, tmp_path / "cache-down", tmp_path / "down.kiln", f"grpc://127.0.0.1:{refusing.port}/main",
+                     measure=True)
     run, warning, server = build_against_misbehaving(project, reference, tmp_path, "endless")
     assert "ByteStream.Read sent more than the 16777216 bytes of blob" in warning, warning
     # Each read stops once it passes the 16 MiB its digest promised: what the sockets and gRPC's

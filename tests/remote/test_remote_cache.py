@@ -57,9 +57,10 @@ def test_redis_database_from_the_url(project, reference, redis, tmp_path):
 
 @pytest.mark.parametrize("kind", ["http", "redis"])
 def test_server_down_builds_with_one_warning(project, reference, tmp_path, kind):
-    port = servers.free_port()   # nothing listens there
-    url = f"http://127.0.0.1:{port}/cache" if kind == "http" else f"redis://127.0.0.1:{port}"
-    run, run_stats, package = fresh_build(project, tmp_path, "down", url)
+    with servers.RefusingPort() as refusing:
+        port = refusing.port
+        url = f"http://127.0.0.1:{port}/cache" if kind == "http" else f"redis://127.0.0.1:{port}"
+        run, run_stats, package = fresh_build(project, tmp_path, "down", url)
     assert run.returncode == 0, run.stderr
     assert package == reference
     warnings = remote_warnings(run)

@@ -178,7 +178,11 @@ def test_s3_session_token_is_signed_and_reaches_the_server(project, reference, s
 
 
 def test_s3_endpoint_variables_in_order(project, reference, s3, tmp_path):
-    nowhere = f"http://127.0.0.1:{servers.free_port()}"   # nothing listens there
+    with servers.RefusingPort() as refusing:
+        check_endpoint_variables_in_order(project, reference, s3, tmp_path, f"http://127.0.0.1:{refusing.port}")
+
+
+def check_endpoint_variables_in_order(project, reference, s3, tmp_path, nowhere):
     keys = dict(AWS_ACCESS_KEY_ID=S3_KEY_ID, AWS_SECRET_ACCESS_KEY=S3_SECRET, HOME=home(tmp_path))
     cases = {
         "s3-first": (dict(AWS_ENDPOINT_URL_S3=s3.endpoint(), AWS_ENDPOINT_URL=nowhere), True),
