@@ -119,12 +119,15 @@ std::optional<Reply> LayeredStore::within_budget(const std::function<Reply(std::
   }
   const auto started = steady_clock::now();
   Reply reply = request(left);
-  m_waited += steady_clock::now() - started;
+  const auto took = steady_clock::now() - started;
+  m_waited += took;
   // A request the budget cut short says nothing of the server beyond that: one warning, the budget's.
-  // Its time limit may end it a little before the budget is all spent: a socket's limit is whole
-  // milliseconds and the kernel's timer may fire up to a scheduler tick (10 ms at HZ=100) early.
+  // Where the budget's remainder was its limit, its time limit may end it a little before that: a
+  // socket's limit is whole milliseconds, and the kernel's timer may fire up to a scheduler tick
+  // (10 ms at HZ=100) early. A request that fails at once (a refused connection) is the server's.
   constexpr milliseconds k_timer_slack{20};
-  if (m_waited + k_timer_slack >= m_settings.budget && reply.kind != Reply::Kind::found &&
+  const bool cut_at_limit = left <= m_settings.timeout && took + std::min(k_timer_slack, left / 2) >= left;
+  if ((m_waited >= m_settings.budget || cut_at_limit) && reply.kind != Reply::Kind::found &&
       reply.kind != Reply::Kind::absent) {
     out_of_budget();
     return std::nullopt;
