@@ -1,6 +1,8 @@
 // A package file changed in place while open (truncated, or overwritten with `cp` as a deployment
 // does): the runtime must neither crash (a mapped file gives SIGBUS) nor serve the new file's images
-// under the old index. Either the old images or an error naming the file.
+// under the old index. Either the old images or an error naming the file. Each case runs for a small
+// file, which the runtime reads into the heap, and for one above 64 KiB, read into memory reserved
+// for it (core/package_source.cpp).
 #include "runtime_fixture.hpp"
 #include "test_process.hpp"
 
@@ -15,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PackageChanges : public RuntimeTest {
+class PackageChanges : public RuntimeTest, public ::testing::WithParamInterface<bool> {
 protected:
   void SetUp() override {
     RuntimeTest::SetUp();
@@ -30,11 +32,15 @@ protected:
     std::ofstream(m_path, std::ios::binary | std::ios::trunc)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
+  // With GetParam(), padded past the size the runtime reads into the heap.
   static Bytes package_for(const std::string& unit) {
     PackageSpec spec;
     spec.units = {{unit, {"sm_90"}}};
     spec.kernels = {KernelSpec("k", unit)};
-    return build_package(spec);
+    if (GetParam()) spec.metadata = {{"test.padding", std::string(80 << 10, 'p')}};
+    Bytes bytes = build_package(spec);
+    EXPECT_EQ(bytes.size() > (std::size_t{64} << 10), GetParam()) << bytes.size() << " bytes";
+    return bytes;
   }
   // Flips a byte inside the stored image of "a.cu" (found by its text).
   static void corrupt_image(Bytes& bytes) {
@@ -48,7 +54,7 @@ protected:
   fs::path m_path;
 };
 
-TEST_F(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
+TEST_P(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
   write(package_for("a.cu"));
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   fs::resize_file(m_path, 100);
@@ -57,7 +63,7 @@ TEST_F(PackageChanges, TruncatedAfterOpenIsAnErrorNotACrash) {
   EXPECT_NE(message.find("has changed since it was opened"), std::string::npos) << message;
 }
 
-TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
+TEST_P(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
   write(package_for("a.cu"));
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   write(package_for("b.cu"));  // same size and layout: only the image bytes differ
@@ -74,7 +80,7 @@ TEST_F(PackageChanges, OverwrittenAfterOpenNeverServesTheNewImages) {
 
 // The first request for an image reads it without a stat (a syscall on every first launch): its
 // checksum stands behind the bytes, and a failure is put down to the file's change when there is one.
-TEST_F(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
+TEST_P(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
   Bytes bytes = package_for("a.cu");
   write(bytes);
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
@@ -85,7 +91,7 @@ TEST_F(PackageChanges, AChangedImageInAChangedFileNamesTheChange) {
   EXPECT_NE(message.find("'" + m_path.string() + "' has changed since it was opened"), std::string::npos) << message;
 }
 
-TEST_F(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
+TEST_P(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
 #if defined(_WIN32)
   // FILETIME counts 100 ns: the time a POSIX file system kept cannot be set back exactly.
   GTEST_SKIP() << "a file's modification time cannot be restored to the nanosecond here";
@@ -103,7 +109,7 @@ TEST_F(PackageChanges, AChangedImageInAFileThatLooksUnchangedFailsItsChecksum) {
 
 // Bytes after the index grew (the size changed), the image did not: it is the image the index
 // promised, so it is served.
-TEST_F(PackageChanges, AnImageTheChangeLeftAloneIsServed) {
+TEST_P(PackageChanges, AnImageTheChangeLeftAloneIsServed) {
   Bytes bytes = package_for("a.cu");
   write(bytes);
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
@@ -112,7 +118,7 @@ TEST_F(PackageChanges, AnImageTheChangeLeftAloneIsServed) {
   EXPECT_EQ(image_key(package.image_for_arch("k", 90).data), image_text("a.cu", "sm_90"));
 }
 
-TEST_F(PackageChanges, ImagesReadBeforeAChangeStayValid) {
+TEST_P(PackageChanges, ImagesReadBeforeAChangeStayValid) {
   write(package_for("a.cu"));
   kiln::Package package = kiln::Package::open_file(m_path.string().c_str());
   const kiln::Image before = package.image_for_arch("k", 90);
@@ -121,6 +127,11 @@ TEST_F(PackageChanges, ImagesReadBeforeAChangeStayValid) {
   EXPECT_EQ(after.data, before.data);
   EXPECT_EQ(image_key(after.data), image_text("a.cu", "sm_90"));
 }
+
+INSTANTIATE_TEST_SUITE_P(FileSizes, PackageChanges, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "ReadIntoReservedMemory" : "ReadIntoTheHeap");
+                         });
 
 }  // namespace
 }  // namespace kiln::testing

@@ -22,7 +22,7 @@ std::string errno_text(int error) { return std::strerror(error); }
 }  // namespace
 
 PackageSource::~PackageSource() {
-  platform::release_memory(m_map, m_map_size);
+  if (m_map_size != 0) platform::release_memory(m_map, m_map_size);
   if (m_fd >= 0) platform::close_file(m_fd);
 }
 
@@ -47,11 +47,19 @@ Status PackageSource::read_file(const char* path) {
   if (info.size == 0) return fail(KILN_STATUS_TRUNCATED, in_quotes(m_path) + " is empty, not a package");
   m_identity = {info.device, info.file, info.size, info.mtime_ns};
   const auto size = static_cast<std::size_t>(info.size);
-  // Pages never read (most of BLOBS) are never backed.
-  void* map = platform::reserve_memory(size);
+  // Below glibc's threshold for serving an allocation with its own mapping (128 KiB by default).
+  constexpr std::size_t k_heap_file_limit = 64 << 10;
+  void* map = nullptr;
+  if (size <= k_heap_file_limit) {
+    // Not zeroed: what the open leaves unread (BLOBS read lazily, index pages) is read by fetch() and
+    // read_index_page() before anything looks at it.
+    m_heap.reset(std::malloc(size));
+    map = m_heap.get();
+  } else if ((map = platform::reserve_memory(size)) != nullptr) {
+    m_map_size = size;   // pages never read (most of BLOBS) are never backed
+  }
   if (!map) return fail(KILN_STATUS_OUT_OF_MEMORY, "cannot reserve " + std::to_string(size) + " bytes for " + in_quotes(m_path));
   m_map = map;
-  m_map_size = size;
   m_view = std::span<const std::byte>(static_cast<const std::byte*>(map), size);
   // The header and TOC say where BLOBS is; anything odd and the whole file is read, for the reader
   // to refuse with its own message.

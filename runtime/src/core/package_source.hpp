@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -70,8 +72,15 @@ public:
 private:
   Status read_range(std::uint64_t offset, std::uint64_t size) const;
 
-  void* m_map = nullptr;  // non-null: released on destruction (platform::reserve_memory)
-  std::size_t m_map_size = 0;
+  // A file's bytes, read where they are needed: a small file's into the heap, whose pages a process
+  // has mostly backed already (its open then takes no page faults and no mmap); a larger one's into
+  // memory reserved for it (platform::reserve_memory, released on destruction), backed only where read.
+  struct Free {
+    void operator()(void* bytes) const { std::free(bytes); }
+  };
+  std::unique_ptr<void, Free> m_heap;
+  void* m_map = nullptr;
+  std::size_t m_map_size = 0;   // non-zero: m_map is reserved memory
   int m_fd = -1;          // a file's, kept open to read images; closed on destruction
   std::string m_path;
   struct Identity {
