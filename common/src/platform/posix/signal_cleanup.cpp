@@ -22,10 +22,13 @@ enum SlotState : int { k_free, k_claimed, k_published };
 
 struct PathSlot {
   std::atomic<int> state{k_free};   // published once `path` is complete: the handler reads only those
-  char path[k_path_max];
+  char path[k_path_max]{};
 };
 
-PathSlot g_paths[k_path_slots];
+// Constant-initialized (zeros in .bss), never by code at load: a dynamic initializer would write
+// every slot's state, 16 pages, in each process that loads a library linking this file (the loader
+// did, 16 page faults at each dlopen).
+constinit PathSlot g_paths[k_path_slots];
 std::atomic<pid_t> g_children[k_child_slots];
 std::atomic<bool> g_installed{false};
 char g_tokens[k_child_slots];
