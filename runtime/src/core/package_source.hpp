@@ -72,9 +72,9 @@ public:
 private:
   Status read_range(std::uint64_t offset, std::uint64_t size) const;
 
-  // A file's bytes, read where they are needed: a small file's into the heap, whose pages a process
-  // has mostly backed already (its open then takes no page faults and no mmap); a larger one's into
-  // memory reserved for it (platform::reserve_memory, released on destruction), backed only where read.
+  // A file's bytes, read where they are needed: a small file's into the heap (no mapping of its own,
+  // and no page faults where the process has backed those pages already); a larger one's into memory
+  // reserved for it (platform::reserve_memory, released on destruction), backed only where read.
   struct Free {
     void operator()(void* bytes) const { std::free(bytes); }
   };
