@@ -61,16 +61,84 @@ class ExitedBeforeListening(RuntimeError):
     pass
 
 
+def _listening_sockets(port):
+    """The inodes of the TCP sockets listening on `port` (on any address), from /proc/net/tcp and
+    tcp6; None where the kernel does not show them (not Linux)."""
+    inodes, shown = set(), False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                lines = f.readlines()[1:]
+        except OSError:
+            continue
+        shown = True
+        for line in lines:
+            fields = line.split()
+            # local address "<hex address>:<hex port>"; state 0A is LISTEN; the inode is the tenth field.
+            if fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:
+                inodes.add(fields[9])
+    return inodes if shown else None
+
+
+def _process_tree(pid):
+    """`pid` and every process descended from it."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    tree, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        if current not in tree:
+            tree.add(current)
+            todo += children.get(current, [])
+    return tree
+
+
+def listens_on(process, port):
+    """Whether the socket listening on loopback `port` belongs to `process` or one of its children:
+    True or False, or None where /proc does not say (then only the connection can be trusted)."""
+    inodes = _listening_sockets(port)
+    if inodes is None:
+        return None
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for pid in _process_tree(process.pid):
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for descriptor in descriptors:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{descriptor}") in wanted:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def wait_for_port(port, process, what, timeout=10.0):
+    """Returns once `process` (or a child of it) listens on loopback `port`. A connection alone is not
+    taken for the server: another process may have taken a port found free and listen there, and the
+    server then cannot bind it, so where /proc shows who listens, the listener must be the server's."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise ExitedBeforeListening(f"{what} exited with {process.returncode} before listening on {port}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                pass
         except OSError:
             time.sleep(0.05)
+            continue
+        if listens_on(process, port) is not False:
+            return
+        time.sleep(0.05)   # someone else's listener: the server exits when its bind fails
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 

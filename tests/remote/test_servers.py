@@ -1,5 +1,7 @@
 """The servers' own helpers (servers.py), which every other test here relies on."""
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -51,3 +53,46 @@ def test_a_refusing_port_refuses_until_it_is_closed():
     with servers.RefusingPort() as refusing:
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", refusing.port), timeout=5)
+
+
+def test_a_port_another_process_listens_on_is_not_taken_for_the_server(monkeypatch):
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen(1)   # another process took the port found free, and listens: connections succeed
+    ports = [squatter.getsockname()[1]]
+    found_free = servers.free_port
+    monkeypatch.setattr(servers, "free_port", lambda: ports.pop(0) if ports else found_free())
+    launched = []
+
+    def start(port):
+        launched.append(port)
+        return subprocess.Popen([sys.executable, "-c", LISTEN, str(port)], stderr=subprocess.DEVNULL)
+    try:
+        port, process = servers.launch_on_a_free_port(start, "the test's server")
+        try:
+            assert launched[0] == squatter.getsockname()[1] and port == launched[1] != launched[0]
+            assert servers.listens_on(process, port) is True
+        finally:
+            servers.stop_process(process)
+    finally:
+        squatter.close()
+
+
+def test_a_listener_is_the_servers_only_where_its_process_or_a_child_holds_the_socket():
+    port = servers.free_port()
+    # The server's process is a shell whose child listens, as a server's workers may.
+    server = subprocess.Popen(["sh", "-c", f'"{sys.executable}" -c "$0" {port} & wait', LISTEN],
+                              start_new_session=True)
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        servers.wait_for_port(port, server, "the test's server")
+        assert servers.listens_on(server, port) is True
+        assert servers.listens_on(bystander, port) is False
+        with socket.socket() as own:   # this process's listener is neither's
+            own.bind(("127.0.0.1", 0))
+            own.listen(1)
+            assert servers.listens_on(server, own.getsockname()[1]) is False
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)   # the shell and its listening child
+        server.wait()
+        servers.stop_process(bystander)
