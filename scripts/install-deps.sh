@@ -11,7 +11,7 @@
 set -eu
 
 packages="libtomlplusplus-dev libzstd-dev libxxhash-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-          libgtest-dev ninja-build cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
+          libgtest-dev ninja-build make cmake pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
           python3 python3-venv python3-dev binutils g++-mingw-w64-x86-64-posix wine64
           libcurl4-openssl-dev libhiredis-dev libsodium-dev libinih-dev nginx-light redis-server
           libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc"

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -34,6 +35,10 @@ TEST(Depfile, DoublesTheBackslashesBeforeAnEscapedByte) {
             "o: \\\n  /x/a\\\\\\ b \\\n  /x/c\\\\\\\\\\#d \\\n  /x/e\\f\n");
 }
 
+TEST(Depfile, EscapesColons) {
+  EXPECT_EQ(text_of("a:b.kiln", {"/x/c:d.cuh"}), "a\\:b.kiln: \\\n  /x/c\\:d.cuh\n");
+}
+
 TEST(Depfile, ANameItCannotHoldIsAnErrorNamingIt) {
   for (const std::string bad : {"/x/a\nb.cuh", "/x/a\rb.cuh", "/x/a\tb.cuh", "/x/ends\\"}) {
     const Result<std::string> text = depfile_text("o.kiln", {"/src/k.cu", bad});
@@ -42,6 +47,35 @@ TEST(Depfile, ANameItCannotHoldIsAnErrorNamingIt) {
     EXPECT_NE(text.error().message.find("which a Makefile depfile cannot hold"), std::string::npos);
   }
   EXPECT_FALSE(depfile_text("o\n.kiln", {"/src/k.cu"})) << "the target too";
+}
+
+// Bytes Make reads as syntax or Ninja ends a name at, which no escape brings back: refused, naming
+// the file, the byte and what would read it otherwise. A ';' would be a recipe Make runs.
+TEST(Depfile, ANameMakeOrNinjaWouldReadAsSomethingElseIsRefused) {
+  const struct {
+    std::string name;
+    const char* said;
+  } cases[] = {
+      {"/x/a;touch PWNED.cuh", "a ';' in its name (Make reads it as the start of a recipe)"},
+      {"/x/a|b.cuh", "a '|' in its name (Make reads it as the start of order-only prerequisites)"},
+      {"/x/SHELL=sh.cuh", "a '=' in its name (Make reads it as a variable assignment)"},
+      {"/x/k*.cuh", "a '*' in its name (Make expands it as a wildcard)"},
+      {"/x/k?.cuh", "a '?' in its name (Make expands it as a wildcard)"},
+      {"/x/k[1].cuh", "a '[' in its name (Make expands it as a wildcard)"},
+      {"/x/lib(member).cuh", "a '(' in its name (Make reads it as an archive member)"},
+      {"/x/a&b.cuh", "a '&' in its name (Ninja ends a name there)"},
+      {"/x/q'u.cuh", "a ''' in its name (Ninja ends a name there)"},
+      {"/x/dq\"x.cuh", "a '\"' in its name (Ninja ends a name there)"},
+      {"/x/`id`.cuh", "a '`' in its name (Ninja ends a name there)"},
+      {"/x/a<b.cuh", "a '<' in its name (Ninja ends a name there)"},
+      {"/x/bell\a.cuh", "the byte 0x07 in its name (Ninja ends a name there)"},
+  };
+  for (const auto& c : cases) {
+    const Result<std::string> text = depfile_text("o.kiln", {"/src/k.cu", c.name});
+    ASSERT_FALSE(text) << c.name;
+    EXPECT_EQ(text.error().message, "'" + c.name + "' has " + c.said + ", which a Makefile depfile cannot hold");
+  }
+  EXPECT_FALSE(depfile_text("o;x.kiln", {"/src/k.cu"})) << "the target too";
 }
 
 // A fresh directory, removed with what it holds however the test ends.
@@ -68,13 +102,13 @@ std::string output_of(const std::string& command) {
   return out;
 }
 
-// Names with what a shell reads into, and bytes a depfile escapes.
+// Names a depfile holds, with bytes it escapes and bytes a shell reads into.
 const std::vector<std::string> k_odd_names = {
-    "a b.cuh",    "#hash.cuh",  "$(touch PWNED).cuh", "`id`.cuh",       "semi;colon.cuh",   "amp&x.cuh",
-    "p|q.cuh",    "q'u.cuh",    "dq\"x.cuh",          "star*.cuh",      "back\\slash.cuh",  "back\\ space.cuh",
-    "two\\\\ spaces.cuh", "percent%.cuh", "tilde~.cuh",        "caf\xc3\xa9.cuh"};
+    "a b.cuh",           "#hash.cuh",       "$HOME.cuh",         "${x}.cuh",  "back\\slash.cuh", "back\\ space.cuh",
+    "two\\\\ spaces.cuh", "percent%.cuh",   "tilde~.cuh",        "a,b@c!.cuh", "caf\xc3\xa9.cuh"};
 
-// GCC's -MD is what Ninja and Make are written to read: every name is written as GCC writes it.
+// GCC's -MD is what Ninja and Make are written to read: every name is written as GCC writes it (but
+// ':', which GCC leaves bare and Kiln escapes: EscapesColons, MakeReadsBack...).
 TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
   const FreshDirectory fresh("gcc");
   const fs::path& dir = fresh.path;
@@ -97,14 +131,13 @@ TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
   }
 }
 
-// What Ninja (1.11, Debian 12's) reads back: every name it can hold, as it is. Ninja 1.11 splits names
-// at bytes GCC writes as they are (';', '&', '|', quotes, '*', backticks), in GCC's depfiles as in Kiln's.
+// What Ninja (1.11, Debian 12's) reads back: every name Kiln writes, as it is. (Ninja 1.11 splits names
+// at bytes GCC writes as they are, ';', '&', '|', quotes, '*', backticks: Kiln refuses those.)
 TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
   const FreshDirectory fresh("ninja");
   const fs::path& dir = fresh.path;
-  const std::vector<std::string> names = {"plain.cuh",   "a b.cuh",         "#hash.cuh",         "$(x).cuh",
-                                          "back\\slash.cuh", "back\\ space.cuh", "two\\\\ spaces.cuh", "percent%.cuh",
-                                          "caf\xc3\xa9.cuh"};
+  std::vector<std::string> names = k_odd_names;
+  names.insert(names.end(), {"plain.cuh", "c:olon.cuh"});
   std::vector<fs::path> inputs;
   for (const std::string& name : names) {
     std::ofstream(dir / name) << "x";
@@ -118,6 +151,29 @@ TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
   const std::string listed = output_of("cd '" + dir.string() + "' && ninja -t deps out");
   for (const fs::path& input : inputs)
     EXPECT_NE(listed.find("    " + input.string() + "\n"), std::string::npos) << input << "\n" << listed;
+}
+
+// What GNU Make reads back: for every name Kiln writes, touching that file (and only it) makes the
+// target out of date, with no error and no command run but the rule's own.
+TEST(Depfile, MakeReadsBackTheNamesItWritesAsTheyAre) {
+  const FreshDirectory fresh("make");
+  const fs::path& dir = fresh.path;
+  std::vector<std::string> names = k_odd_names;
+  names.insert(names.end(), {"plain.cuh", "c:olon.cuh"});
+  std::vector<fs::path> inputs;
+  for (const std::string& name : names) inputs.push_back(dir / name);
+  std::ofstream(dir / "out.d") << text_of("out", inputs);   // the target as the Makefile names it
+  std::ofstream(dir / "Makefile") << "include out.d\n\nout:\n\ttouch out\n";
+  const std::string make = "cd '" + dir.string() + "' && make -q out >/dev/null 2>&1; echo $?";
+  for (const fs::path& input : inputs) std::ofstream(input) << "x";
+  ASSERT_EQ(std::system(("cd '" + dir.string() + "' && sleep 0.01 && touch out").c_str()), 0);
+  ASSERT_EQ(output_of(make), "0\n") << "Make finds the target out of date, or fails, before any file changed";
+  for (const fs::path& input : inputs) {
+    ASSERT_EQ(std::system(("cd '" + dir.string() + "' && sleep 0.01 && touch out").c_str()), 0);
+    fs::last_write_time(input, fs::last_write_time(dir / "out") + std::chrono::seconds(1));
+    EXPECT_EQ(output_of(make), "1\n") << input << ": Make does not see it as a prerequisite";
+    fs::last_write_time(input, fs::last_write_time(dir / "out") - std::chrono::seconds(10));
+  }
 }
 
 }  // namespace

@@ -42,4 +42,8 @@ std::string plain_spelling(std::string_view text) {
   return out;
 }
 
+std::string file_operand(std::string_view path) {
+  return path.starts_with('-') ? "./" + std::string(path) : std::string(path);
+}
+
 }  // namespace kiln

@@ -23,4 +23,8 @@ bool is_plain_option(std::string_view text);
 // as unique and as stable across checkouts as the name.
 std::string plain_spelling(std::string_view text);
 
+// `path` as a program's operand: a relative path that starts with '-' ("-o.cu", "--config=x/k.cu")
+// would be read as an option, so it gets "./" in front; any other path is itself.
+std::string file_operand(std::string_view path);
+
 }  // namespace kiln

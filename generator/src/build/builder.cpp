@@ -409,8 +409,11 @@ bool BuildRun::write_package(const manifest::Manifest& manifest, const compile::
   Result<package::AssembledPackage> assembled =
       package::assemble(manifest, plan, m_result.outputs, toolkit, {prefix, k_version});
   if (!assembled) return stop(BuildFailure::failed, then(assembled.error(), "; no package written")), false;
-  // Host and Python sources are inputs too: a new request there changes the package.
-  assembled->inputs.insert(assembled->inputs.end(), m_found.request_inputs.begin(), m_found.request_inputs.end());
+  // Host and Python sources are inputs too: a new request there changes the package. Each is listed
+  // once, also where the package records it already (a host source the nvcc route read).
+  for (const fs::path& input : m_found.request_inputs)
+    if (std::find(assembled->inputs.begin(), assembled->inputs.end(), input) == assembled->inputs.end())
+      assembled->inputs.push_back(input);
   // So are the --add fragments: a harvest that adds names must build again.
   for (const fs::path& fragment : m_request.additions) assembled->inputs.push_back(fs::absolute(fragment));
   for (const plan::Finding& warning : assembled->warnings)

@@ -330,8 +330,8 @@ std::vector<std::string> depfile_prerequisites(std::string_view text) {
   bool after_colon = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#')) {
-      current += text[++i];  // an escaped space or '#' belongs to the path
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#' || text[i + 1] == ':')) {
+      current += text[++i];  // an escaped space, '#' or ':' belongs to the path
     } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
       ++i;                   // a line continuation
     } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
@@ -381,7 +381,7 @@ std::vector<CompileOutput> compile_with_nvcc(std::span<const CompileJob> jobs, i
   if (!workspace) return fail_all(failure(workspace.error().message));
   // The source itself where nvcc may be given its name as it is, else a copy with a plain name whose
   // #line gives the source's own name back (so does the copy that adds instantiations).
-  const bool copied = !job.name_expressions.empty() || !is_plain_name(job.source) ||
+  const bool copied = !job.name_expressions.empty() || !is_plain_name(job.source) || job.source.starts_with('-') ||
                       workspace->working_directory() != fs::absolute(job.root).lexically_normal();
   std::string input = job.source;   // relative: nvcc runs in the manifest directory
   if (copied) {

@@ -63,7 +63,8 @@ Result<std::vector<std::string>> nvcc_arguments(std::span<const CompileJob> jobs
 // order, each once; not <built-in> or <command-line>.
 std::vector<std::string> line_marker_files(std::string_view text);
 
-// The prerequisites of a Makefile rule as nvcc -MD writes it ("out : a.cu \\\n  b.h"), unescaped.
+// The prerequisites of a Makefile rule as nvcc -MD (or Kiln's own depfile) writes it ("out : a.cu \\\n  b.h"),
+// unescaped ("\\ ", "\\#", "\\:", "$$").
 std::vector<std::string> depfile_prerequisites(std::string_view text);
 
 }  // namespace kiln::compile

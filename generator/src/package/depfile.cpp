@@ -1,8 +1,42 @@
 #include "package/depfile.hpp"
 
+#include <cstdio>
+
 namespace kiln::package {
 
 namespace {
+
+// Why Make or Ninja would not read `c` back as part of a name, or null where they would (as it is,
+// or escaped below). Ninja (1.11) ends a name at any byte outside letters, digits, "+,/_:.~(){}%=@[]!-"
+// and bytes from 0x80 (besides the escapes); Make reads some of those as syntax. No escape helps with
+// either: GNU Make reads "a\;b" as "a\" and a recipe "b", so a name with ';' would run as a command.
+const char* unreadable(char c) {
+  switch (c) {
+  case ';': return "Make reads it as the start of a recipe";
+  case '|': return "Make reads it as the start of order-only prerequisites";
+  case '=': return "Make reads it as a variable assignment";
+  case '*': case '?': case '[': case ']': return "Make expands it as a wildcard";
+  case '(': case ')': return "Make reads it as an archive member";
+  default: break;
+  }
+  const auto byte = static_cast<unsigned char>(c);
+  const bool ninja_name = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || byte >= 0x80 ||
+                          std::string_view("+,/_:.~{}%@!-").find(c) != std::string_view::npos;
+  const bool escaped = c == ' ' || c == '#' || c == '$' || c == '\\';
+  return ninja_name || escaped ? nullptr : "Ninja ends a name there";
+}
+
+std::string describe(char c) {
+  if (c == '\n' || c == '\r') return "a line break";
+  if (c == '\t') return "a tab";
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte < 0x20 || byte == 0x7f) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", byte);
+    return std::string("the byte ") + hex;
+  }
+  return std::string("a '") + c + "'";
+}
 
 Result<std::string> escape(const std::string& path) {
   // Ninja reads an even run of backslashes before a space as backslashes, an odd one as an escaped
@@ -12,11 +46,12 @@ Result<std::string> escape(const std::string& path) {
   std::string out;
   std::size_t backslashes = 0;   // the run of backslashes just written
   for (const char c : path) {
-    if (c == '\n' || c == '\r' || c == '\t') {
-      return Error{"'" + path + "' has a " + (c == '\t' ? "tab" : "line break") +
-                   " in its name, which a Makefile depfile cannot hold"};
+    if (const char* why = unreadable(c)) {
+      const bool line_or_tab = c == '\n' || c == '\r' || c == '\t';
+      return Error{"'" + path + "' has " + describe(c) + " in its name" + (line_or_tab ? "" : std::string(" (") + why + ")") +
+                   ", which a Makefile depfile cannot hold"};
     }
-    if (c == ' ' || c == '#') {
+    if (c == ' ' || c == '#' || c == ':') {
       out.append(backslashes + 1, '\\');   // each backslash before it doubled, then its own escape
     } else if (c == '$') {
       out += '$';

@@ -10,9 +10,11 @@
 
 namespace kiln::package {
 
-// Paths are escaped as GCC's -MD writes them and as Ninja and Make read them back: a space or '#' after
-// a backslash, '$' doubled, and the backslashes before a space or '#' doubled. A path with a line break
-// or a tab, or that ends in a backslash, which Ninja cannot read back as a name, fails, naming it.
+// Paths are escaped as GCC's -MD writes them and as Ninja and Make read them back: a space, '#' or ':'
+// after a backslash, '$' doubled, and the backslashes before those doubled. A path Make or Ninja would
+// read as something else fails, naming it and the byte: a line break, a tab or another control byte;
+// ';', '|', '=', a wildcard ('*', '?', '[', ']') or parentheses, which Make reads as syntax (a ';' as
+// a recipe it runs); a quote, '&', '`', '<', '>' or '^', at which Ninja ends a name; or a final backslash.
 Result<std::string> depfile_text(const std::filesystem::path& target, const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace kiln::package

@@ -2,6 +2,7 @@
 
 #include "scan/parser_module.hpp"
 #include "scan/source_text.hpp"
+#include "util/plain_names.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -99,7 +100,8 @@ std::vector<std::string> clang_arguments(const ScanInput& input, ParseMode mode,
     args.insert(args.end(), {"-isystem", (cuda / "include" / "cccl").string(), "-isystem", (cuda / "include").string()});
   else if (mode == ParseMode::cxx || mode == ParseMode::c)
     args.insert(args.end(), {"-isystem", (cuda / "include").string()});
-  args.push_back(file);
+  // A source named like an option ("--config=x/k.cu") is still a file to the driver.
+  args.push_back(file_operand(file));
   return args;
 }
 
