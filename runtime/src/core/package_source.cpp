@@ -1,6 +1,7 @@
 #include "core/package_source.hpp"
 
 #include "format/layout.hpp"
+#include "format/package_reader.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -61,15 +62,21 @@ Status PackageSource::read_file(const char* path) {
   if (!map) return fail(KILN_STATUS_OUT_OF_MEMORY, "cannot reserve " + std::to_string(size) + " bytes for " + in_quotes(m_path));
   m_map = map;
   m_view = std::span<const std::byte>(static_cast<const std::byte*>(map), size);
-  // The header and TOC say where BLOBS is; anything odd and the whole file is read, for the reader
-  // to refuse with its own message.
+  // A header the reader refuses (not a package, another version, a bad checksum, a size the file does
+  // not have) is all that is read: the reader refuses it from those bytes alone, so a 20 GB file that
+  // is not a package costs one read. Past a good header, only the package's own bytes are read (a
+  // padded file's are not); the header and TOC say where BLOBS is, and anything odd there and the
+  // whole package is read, for the reader to refuse with its own message.
   std::uint64_t header_end = std::min<std::uint64_t>(size, sizeof(format::FileHeader));
   KILN_TRY(read_range(0, header_end));
-  if (header_end == sizeof(format::FileHeader)) {
+  std::uint64_t package_size = 0;
+  if (!format::check_file_header(m_view, package_size).ok()) return {};
+  {
     format::FileHeader header;
     std::memcpy(&header, m_map, sizeof header);
     const std::uint64_t toc_size = std::uint64_t{header.section_count} * sizeof(format::TocEntry);
-    if (header.toc_offset >= sizeof header && header.toc_offset <= size && toc_size <= size - header.toc_offset) {
+    if (header.toc_offset >= sizeof header && header.toc_offset <= package_size &&
+        toc_size <= package_size - header.toc_offset) {
       KILN_TRY(read_range(header.toc_offset, toc_size));
       for (std::uint64_t i = 0; i < header.section_count; ++i) {
         format::TocEntry entry;
@@ -84,12 +91,12 @@ Status PackageSource::read_file(const char* path) {
       }
     }
     // A newer minor's longer header is read whole; the pages start where it ends.
-    if (header.header_size > header_end && header.header_size <= (m_lazy_end ? m_lazy_begin : size)) {
+    if (header.header_size > header_end && header.header_size <= (m_lazy_end ? m_lazy_begin : package_size)) {
       KILN_TRY(read_range(header_end, header.header_size - header_end));
       header_end = header.header_size;
     }
   }
-  const std::uint64_t index_end = m_lazy_end ? m_lazy_begin : size;
+  const std::uint64_t index_end = m_lazy_end ? m_lazy_begin : package_size;
   const IndexReading reading = index_reading();
   if (m_lazy_end && reading != IndexReading::whole &&
       (reading == IndexReading::by_pages || index_end - header_end >= k_index_pages_from)) {
@@ -99,7 +106,7 @@ Status PackageSource::read_file(const char* path) {
   } else {
     KILN_TRY(read_range(header_end, index_end - header_end));
   }
-  if (m_lazy_end) KILN_TRY(read_range(m_lazy_end, size - m_lazy_end));
+  if (m_lazy_end) KILN_TRY(read_range(m_lazy_end, package_size - m_lazy_end));
   return {};
 }
 

@@ -225,6 +225,18 @@ std::uint64_t blobs_offset(const FileHeader& header, std::span<const std::byte> 
 
 // Deferred: only the header, the TOC and what lies from BLOBS on (INDEX_PAGES) are read; the index
 // before BLOBS is left to its pages.
+}  // namespace
+
+Status check_file_header(std::span<const std::byte> bytes, std::uint64_t& package_size) {
+  Opened opened;
+  FileHeader header{};
+  KILN_TRY(read_header(bytes, opened, header));
+  package_size = header.file_size;
+  return {};
+}
+
+namespace {
+
 Status open_package(std::span<const std::byte> bytes, Opened& opened, bool deferred) {
   FileHeader header{};
   KILN_TRY(read_header(bytes, opened, header));

@@ -147,6 +147,13 @@ private:
   std::unique_ptr<std::atomic<std::uint64_t>[]> m_words;
 };
 
+// The checks of a file's header alone (magic, version, header checksum, sizes), as open() makes
+// them first, reading no byte of `bytes` past the header: `bytes` may be a file's whole view of which
+// only the header has been read yet. Ok with the package's size (its header's file_size; an embedded
+// copy may be padded past it), so a reader of files reads no more than that, and nothing more at all
+// of a file open() would refuse from its header (a 20 GB file that is not a package).
+Status check_file_header(std::span<const std::byte> bytes, std::uint64_t& package_size);
+
 class PackageReader {
 public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) is every
