@@ -2,6 +2,7 @@
 // restored to earlier content hits, at most k_header_sets_per_key kept), entries that hold no path of
 // the tree that wrote them (a copy elsewhere, another build directory hit), and messages kept
 // portable and rendered for the build that reads them.
+#include "compile/cached_runner.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/portable_messages.hpp"
 #include "store/local_store.hpp"
@@ -103,6 +104,41 @@ TEST_F(CompileCacheTest, AHeaderRestoredToEarlierContentHitsItsEarlierOutput) {
   const std::optional<CompileOutput> again = cache(m_dir / "a/build").lookup(job_a());
   ASSERT_TRUE(again);
   EXPECT_EQ(again->image, compiled(m_dir / "a/build", "2").image);
+}
+
+// A runner whose every compile gives `output`, counting them.
+class FixedRunner final : public JobRunner {
+public:
+  explicit FixedRunner(CompileOutput output) : m_output(std::move(output)) {}
+  std::vector<CompileOutput> run(const std::vector<CompileJob>& jobs, const ProgressFn&) override {
+    compiles += jobs.size();
+    return std::vector<CompileOutput>(jobs.size(), m_output);
+  }
+  std::size_t compiles = 0;
+
+private:
+  CompileOutput m_output;
+};
+
+// A compile whose headers are unknown (NVRTC's time trace could not be read) is used but never
+// stored: an entry listing no headers would be a hit however the headers changed.
+TEST_F(CompileCacheTest, ACompileWhoseHeadersAreUnknownIsNotStored) {
+  for (const bool unknown : {true, false}) {
+    CompileOutput out = compiled(m_dir / "a/build", unknown ? "u" : "k");
+    out.headers_unknown = unknown;
+    FixedRunner inner(out);
+    CompileCache one_build = cache(m_dir / "a/build");
+    CacheCounts counts;
+    const auto always = [](const CompileJob&, const CompileOutput&) { return true; };
+    const std::unique_ptr<JobRunner> runner = make_cached_runner(inner, one_build, always, always, counts);
+    const std::vector<CompileJob> jobs = {job_a()};
+    ASSERT_TRUE(runner->run(jobs, nullptr).at(0).ok);
+    ASSERT_TRUE(runner->run(jobs, nullptr).at(0).ok);
+    EXPECT_EQ(inner.compiles, unknown ? 2u : 1u) << (unknown ? "stored without its headers" : "not stored");
+    std::error_code ignored;
+    fs::remove_all(m_dir / "cache", ignored);
+    m_store.reset();
+  }
 }
 
 TEST_F(CompileCacheTest, AHitCarriesTheTimeItsCompileTook) {

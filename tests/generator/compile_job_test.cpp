@@ -15,6 +15,11 @@ TEST(CompileOutput, RoundTripsThroughBytes) {
   out.seconds = 1.25;
   CompileOutput back;
   ASSERT_TRUE(deserialize(serialize(out), back));
+  EXPECT_FALSE(back.headers_unknown);
+  out.headers_unknown = true;   // a worker's compile whose trace could not be read says so to the build
+  CompileOutput unknown;
+  ASSERT_TRUE(deserialize(serialize(out), unknown));
+  EXPECT_TRUE(unknown.headers_unknown);
   EXPECT_TRUE(back.ok);
   EXPECT_EQ(back.log, out.log);
   EXPECT_EQ(back.image, out.image);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 
 namespace kiln::jit {
@@ -78,6 +79,56 @@ TEST_F(ProgramCompilerTest, CompilesATrimmedCubinWithTheNamesAndHeaders) {
             out.headers.end());
   EXPECT_NE(std::find(out.headers.begin(), out.headers.end(), "bias.h"), out.headers.end());
   EXPECT_GT(out.seconds, 0.0);
+}
+
+// TMPDIR for one test, restored after it.
+class TemporaryDirectory {
+public:
+  explicit TemporaryDirectory(const std::string& value) {
+    if (const char* old = std::getenv("TMPDIR")) m_old = old;
+    setenv("TMPDIR", value.c_str(), 1);
+  }
+  ~TemporaryDirectory() {
+    if (m_old) {
+      setenv("TMPDIR", m_old->c_str(), 1);
+    } else {
+      unsetenv("TMPDIR");
+    }
+  }
+
+private:
+  std::optional<std::string> m_old;
+};
+
+// NVRTC writes its trace where the compile made a directory of its own for it (another user cannot
+// have put a FIFO or a directory at its name first), and nothing of it is left behind.
+TEST_F(ProgramCompilerTest, TheTraceIsWrittenInADirectoryOfItsOwnAndNothingIsLeft) {
+  const fs::path tmp = m_dir / "tmp";
+  fs::create_directories(tmp);
+  const TemporaryDirectory scoped(tmp.string());
+  const ProgramOutput out = compile_program(m_api, input());
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_FALSE(out.headers_unknown);
+  EXPECT_NE(std::find(out.headers.begin(), out.headers.end(), (m_dir / "include" / "factor.cuh").string()),
+            out.headers.end());
+  EXPECT_TRUE(fs::is_empty(tmp)) << "left in TMPDIR: " << fs::directory_iterator(tmp)->path();
+}
+
+// No trace to read: the compile still succeeds, and says its headers are unknown rather than none.
+TEST_F(ProgramCompilerTest, WithoutATraceTheHeadersAreUnknownNotNone) {
+  {
+    const TemporaryDirectory scoped((m_dir / "no-such-directory").string());
+    const ProgramOutput out = compile_program(m_api, input());
+    ASSERT_TRUE(out.ok) << out.log;
+    EXPECT_TRUE(out.headers_unknown);
+    EXPECT_TRUE(out.headers.empty());
+  }
+  // The caller's own -fdevice-time-trace sends NVRTC's trace elsewhere: the same.
+  ProgramInput in = input();
+  in.options.push_back("-fdevice-time-trace=" + (m_dir / "mine").string());
+  const ProgramOutput out = compile_program(m_api, in);
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_TRUE(out.headers_unknown);
 }
 
 TEST_F(ProgramCompilerTest, ACompileErrorCarriesNvrtcsLog) {

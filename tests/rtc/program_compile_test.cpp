@@ -35,6 +35,7 @@ public:
       if (option.rfind("-I", 0) != 0) continue;
       for (const auto& entry : fs::directory_iterator(option.substr(2))) out.headers.push_back(entry.path().string());
     }
+    out.headers_unknown = headers_unknown;
     out.image = format::testing::cubin_of("jit:" + input.name, 90);
     for (const std::string& k : input.kernels) out.kernel_symbols.push_back("_fake_" + k);
     for (const std::string& v : input.variables) out.variable_symbols.push_back(v);
@@ -42,6 +43,7 @@ public:
     return out;
   }
   int compiles = 0;
+  bool headers_unknown = false;   // as NVRTC's compile does when its time trace cannot be read
 
 private:
   CompilerIdentity m_identity{"13.0", "13.0"};
@@ -115,6 +117,27 @@ TEST_F(ProgramCompileTest, AChangedHeaderCompilesAgain) {
   ASSERT_TRUE(changed.ok());
   EXPECT_EQ(changed->source, Source::produced) << "a stale kernel";
   EXPECT_EQ(m_compiler->compiles, 2);
+}
+
+// A compile that cannot tell the headers it read (NVRTC's time trace unreadable) is used and never
+// cached: a record of no headers would be a hit however the headers changed.
+TEST_F(ProgramCompileTest, AProgramWhoseHeadersAreUnknownIsNotCached) {
+  m_compiler->headers_unknown = true;
+  CompiledCache cache(on_disk());
+  RuntimeCompiler compiler(CompilerSettings{}, cache);
+  Result<Compiled> first = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(first.ok()) << error_text(first.error());
+  format::PackageReader reader;
+  ASSERT_TRUE(reader.open(*first->package));
+  EXPECT_TRUE(reader.find_kernel("fill<2>"));
+  Result<Compiled> again = compiler.program(request(m_root / "project"), "sm_90");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->source, Source::produced);
+  EXPECT_EQ(m_compiler->compiles, 2);
+  CompiledCache next_process(on_disk());
+  RuntimeCompiler later(CompilerSettings{}, next_process);
+  ASSERT_TRUE(later.program(request(m_root / "project"), "sm_90").ok());
+  EXPECT_EQ(m_compiler->compiles, 3) << "a later process found it cached";
 }
 
 TEST_F(ProgramCompileTest, ACopyOfTheProjectElsewhereHits) {

@@ -43,7 +43,8 @@ public:
     for (std::size_t k = 0; k < misses.size(); ++k) {
       const CompileJob& job = jobs[misses[k]];
       outputs[misses[k]] = m_cache.rendered(job, compiled[k]);
-      if (m_keep(job, outputs[misses[k]])) m_cache.store(job, compiled[k]);
+      // An output whose headers are unknown could hit after one of them changed: never stored.
+      if (m_keep(job, outputs[misses[k]]) && !compiled[k].headers_unknown) m_cache.store(job, compiled[k]);
     }
     return outputs;
   }

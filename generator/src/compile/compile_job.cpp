@@ -47,12 +47,13 @@ std::vector<std::byte> serialize(const CompileOutput& output) {
   w.u64(output.headers.size());
   for (const std::string& h : output.headers) w.str(h);
   w.u64(whole_microseconds(output.seconds));
+  w.u64(output.headers_unknown ? 1 : 0);
   return w.take();
 }
 
 bool deserialize(const std::vector<std::byte>& bytes, CompileOutput& output) {
   Reader r(bytes);
-  std::uint64_t ok = 0, count = 0, micros = 0;
+  std::uint64_t ok = 0, count = 0, micros = 0, unknown = 0;
   if (!r.u64(ok) || !r.str(output.log) || !r.blob(output.image) || !r.u64(count)) return false;
   output.ok = ok == 1;
   output.lowered_names.clear();
@@ -68,8 +69,9 @@ bool deserialize(const std::vector<std::byte>& bytes, CompileOutput& output) {
     if (!r.str(h)) return false;
     output.headers.push_back(std::move(h));
   }
-  if (!r.u64(micros)) return false;
+  if (!r.u64(micros) || !r.u64(unknown)) return false;
   output.seconds = static_cast<double>(micros) / 1e6;
+  output.headers_unknown = unknown == 1;
   return r.at_end();
 }
 

@@ -94,6 +94,8 @@ struct CompileOutput {
   std::vector<std::byte> image;                // cubin, or PTX with its terminating NUL
   std::vector<LoweredName> lowered_names;
   std::vector<std::string> headers;            // every header NVRTC opened, as it named them
+  bool headers_unknown = false;                // NVRTC's time trace could not be read: `headers` says
+                                               // nothing, so the output is not cached
   double seconds = 0;
   bool from_cache = false;                     // set by the cached runner on a hit; never serialized
   double recorded_seconds = 0;                 // a hit: `seconds` of the compile that stored it (the

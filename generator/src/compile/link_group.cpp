@@ -62,6 +62,7 @@ CompileOutput compile_group(const CompileJob& group) {
     if (!compiled.out.ok) return out;
     const CompileOutput& o = compiled.out;
     out.headers.insert(out.headers.end(), o.headers.begin(), o.headers.end());
+    out.headers_unknown = out.headers_unknown || o.headers_unknown;
     out.lowered_names.insert(out.lowered_names.end(), o.lowered_names.begin(), o.lowered_names.end());
     // Variables the host may ask for keep their symbols through the link, whichever member has them.
     request.keep_symbols.insert(request.keep_symbols.end(), member.keep_symbols.begin(), member.keep_symbols.end());

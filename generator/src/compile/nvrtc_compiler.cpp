@@ -127,10 +127,17 @@ CompileOutput compile_job(const CompileJob& job) {
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
+  // NVRTC names the headers it opened only in its time trace (at most 64 MiB, a regular file). None
+  // to read, and the headers are unknown: not an empty list, which the cache and the depfile would
+  // take for "reads no header".
   const std::filesystem::path trace = jit::trace_output_path(job.trace_file.string());
-  if (std::optional<std::string> text = read_text_file(trace)) {
-    if (Result<std::vector<std::string>> headers = jit::headers_in_time_trace(*text)) out.headers = std::move(*headers);
-  }
+  Result<std::vector<std::byte>> trace_bytes = read_regular_file(trace, std::uint64_t{64} << 20, false);
+  Result<std::vector<std::string>> headers =
+      trace_bytes ? jit::headers_in_time_trace(std::string_view(reinterpret_cast<const char*>(trace_bytes->data()),
+                                                                 trace_bytes->size()))
+                  : Result<std::vector<std::string>>(trace_bytes.error());
+  if (headers) out.headers = std::move(*headers);
+  out.headers_unknown = !headers;
   // Kiln's own headers are inputs through the key's digest of them, not by the scratch path they lie at.
   if (!job.jit_safe_dir.empty())
     std::erase_if(out.headers, [&](const std::string& h) { return std::filesystem::path(h).parent_path() == job.jit_safe_dir; });
@@ -175,6 +182,12 @@ CompileOutput compile_job(const CompileJob& job) {
           request.kernels_used.push_back(out.lowered_names[i].lowered);
       if (!link_lto(job, *target, request, out)) return out;
     }
+  }
+  if (out.headers_unknown) {
+    if (!out.log.empty() && out.log.back() != '\n') out.log += '\n';
+    out.log += diagnostic(where, "warning",
+                          "NVRTC's time trace, which names the headers it opened, could not be read (" + trace.string() +
+                          "): they are not in the depfile, and this compile is not cached");
   }
   out.ok = true;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,47 +2,56 @@
 
 #include "nvrtc/compiler_handles.hpp"
 #include "nvrtc/time_trace.hpp"
+#include "platform/files.hpp"
 #include "util/diagnostic.hpp"
-
-#include <stdlib.h>
-#include <unistd.h>
+#include "util/file_io.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
+#include <optional>
 
 namespace kiln::jit {
 
 namespace {
 
-// A file name for NVRTC's time trace (it writes <name>.json), removed with what NVRTC wrote.
+// A trace larger than this is not read: a compile that opens ten thousand headers writes a few MB.
+constexpr std::uint64_t k_trace_limit = 64 << 20;
+
+// Where NVRTC writes its time trace (<base>.json): a directory of the compile's own (mkdtemp, 0700),
+// removed with what NVRTC wrote. Not a name beside others in a shared temporary directory: NVRTC
+// creates <base>.json as any file, so another user could have made it a directory (NVRTC aborts the
+// process) or a FIFO (the compile waits for ever) before it was written.
 class TraceFile {
 public:
   TraceFile() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kiln-trace-XXXXXX";
-    const int fd = mkstemp(pattern.data());
-    if (fd >= 0) {
-      ::close(fd);
-      m_base = pattern;
-    }
+    std::string pattern = (tmp && *tmp ? std::string(tmp) : platform::default_temporary_directory().string()) +
+                          "/kiln-trace-XXXXXX";
+    if (platform::make_private_directory(pattern)) m_directory = pattern;
   }
   ~TraceFile() {
-    if (m_base.empty()) return;
-    ::unlink(m_base.c_str());
-    ::unlink(trace_output_path(m_base).c_str());
+    std::error_code ignored;
+    if (!m_directory.empty()) std::filesystem::remove_all(m_directory, ignored);
   }
-  const std::string& base() const { return m_base; }   // empty: no trace
-  std::string read() const {
-    std::ifstream in(trace_output_path(m_base), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+  std::string base() const { return m_directory.empty() ? std::string() : m_directory + "/trace"; }   // empty: no trace
+  // The headers the trace names; nullopt where there is no trace to read (none made, none written, a
+  // file that is not a regular one, larger than k_trace_limit, or not a trace).
+  std::optional<std::vector<std::string>> headers() const {
+    if (m_directory.empty()) return std::nullopt;
+    Result<std::vector<std::byte>> bytes = read_regular_file(trace_output_path(base()), k_trace_limit, false);
+    if (!bytes) return std::nullopt;
+    Result<std::vector<std::string>> names =
+        headers_in_time_trace(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    if (!names) return std::nullopt;
+    return std::move(*names);
   }
 
 private:
-  std::string m_base;
+  std::string m_directory;
 };
 
 void append(std::string& log, const std::string& line) {
@@ -88,9 +97,15 @@ ProgramOutput compile_program(const CompilerApi& api, const ProgramInput& input)
   for (const std::string& o : options) argv.push_back(o.c_str());
   const nvrtcResult compiled = api.nvrtc.compile_program(raw, static_cast<int>(argv.size()), argv.data());
   out.log = program_log(api.nvrtc, raw);
-  // A trace that cannot be read reports no headers, as the build's compiles do (nvrtc_compiler.cpp).
-  if (input.record_headers && !trace.base().empty())
-    if (Result<std::vector<std::string>> headers = headers_in_time_trace(trace.read())) out.headers = std::move(*headers);
+  // Headers asked for and no trace to tell them (none made, or an option of the caller's sent it
+  // elsewhere): not an empty list, which a cache would take for "reads no header".
+  if (input.record_headers) {
+    if (std::optional<std::vector<std::string>> headers = trace.headers()) {
+      out.headers = std::move(*headers);
+    } else {
+      out.headers_unknown = true;
+    }
+  }
   if (compiled != 0) {
     append(out.log, diagnostic(place(input.name), "error", std::string("NVRTC: ") + api.nvrtc.error_string(compiled)));
     return out;

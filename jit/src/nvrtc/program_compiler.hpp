@@ -35,6 +35,7 @@ struct ProgramOutput {
   std::vector<std::string> kernel_symbols;     // parallel to ProgramInput::kernels
   std::vector<std::string> variable_symbols;   // parallel to ProgramInput::variables
   std::vector<std::string> headers;            // as NVRTC named them (record_headers)
+  bool headers_unknown = false;                // record_headers, and NVRTC's trace could not be read
   double seconds = 0;
 };
 

@@ -35,6 +35,7 @@ struct CompileOutput {
   std::vector<std::string> variable_symbols;   // parallel to CompileInput::variables
   std::vector<std::string> headers;            // opened, when asked
   double seconds = 0;
+  bool headers_unknown = false;                // asked, and the compiler could not tell them: not cached
 };
 
 class Compiler {

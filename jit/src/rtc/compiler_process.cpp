@@ -40,7 +40,8 @@ public:
                          std::move(done.kernel_symbols),
                          std::move(done.variable_symbols),
                          std::move(done.headers),
-                         done.seconds};
+                         done.seconds,
+                         done.headers_unknown};
   }
 
 private:

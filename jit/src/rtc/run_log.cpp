@@ -8,10 +8,11 @@
 namespace kiln::rtc {
 
 void log_compile(std::string_view what, std::string_view source, std::string_view target, double seconds,
-                 const std::filesystem::path& cache_directory) {
+                 const std::filesystem::path& cache_directory, std::string_view not_cached) {
   const std::string from = what == source ? std::string() : " (" + std::string(source) + ")";
-  const std::string kept =
-      cache_directory.empty() ? std::string("kept in memory only") : "cached in " + cache_directory.string();
+  const std::string kept = !not_cached.empty()       ? "not cached: " + std::string(not_cached)
+                           : cache_directory.empty() ? std::string("kept in memory only")
+                                                     : "cached in " + cache_directory.string();
   // Names are data: their control bytes are escaped (util/printable.hpp).
   const std::string named = printable(std::string(what) + from);
   std::fprintf(stderr, "kiln: compiled %s for %.*s at run time in %.1f ms; %s\n", named.c_str(),
