@@ -5,6 +5,8 @@
 #include "store/entry_reader.hpp"
 #include "store/harvest_record.hpp"
 #include "store/local_store.hpp"
+#include "store/stats_file.hpp"
+#include "platform/files.hpp"
 
 #include "test_process.hpp"
 
@@ -15,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #endif
@@ -380,6 +383,60 @@ TEST_F(LocalStoreTest, ClearNeverFollowsALinkedShardOutOfTheStore) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(m_dir / "ee"))) << "the link itself goes";
   fs::remove_all(outside);
 }
+
+// Links where the store's own folders and files belong (placed by anyone who can write the cache
+// directory) lead outside it: a put writes nothing through them, neither the entry, nor its
+// temporary file, nor the lock of the counters; the entry is then a miss.
+TEST_F(LocalStoreTest, APutWritesNothingThroughALinkWhereTheStoresOwnFoldersBelong) {
+  const fs::path outside = m_dir.parent_path() / (m_dir.filename().string() + "-outside");
+  fs::create_directories(outside);
+  fs::create_directories(m_dir);
+  const fs::path shard = store::entry_path(m_dir, key(1)).parent_path();
+  std::error_code linked;
+  fs::create_directory_symlink(outside, shard, linked);
+  if (linked) GTEST_SKIP() << "no symbolic links here: " << linked.message();
+  LocalStore store(m_dir, 0);
+  store.put(key(1), value(100, 1));
+  EXPECT_TRUE(fs::is_empty(outside)) << "an entry was written through a linked shard";
+  EXPECT_FALSE(store.get(key(1))) << "the put went nowhere, so the entry is a miss";
+
+  // tmp/ and stats.lock linked out too: another entry, in a shard of the store's own.
+  fs::remove(shard);
+  fs::remove_all(m_dir / "tmp");
+  fs::create_directory_symlink(outside, m_dir / "tmp");
+  fs::remove(m_dir / "stats.lock");
+  fs::create_symlink(outside / "created-by-the-lock", m_dir / "stats.lock");
+  store.put(key(2), value(100, 2));
+  EXPECT_TRUE(fs::is_empty(outside)) << "written through tmp/ or stats.lock: " << fs::directory_iterator(outside)->path();
+  EXPECT_FALSE(store.get(key(2)));
+  fs::remove_all(outside);
+}
+
+#if !defined(_WIN32)
+// Any user who can read stats.lock can flock it (mode 0644 as the umask leaves it) and never let go:
+// the counters then wait k_stats_lock_wait and are skipped, and the entry itself is stored.
+TEST_F(LocalStoreTest, ACounterLockHeldForEverDelaysAnUpdateOnlySoLong) {
+  LocalStore store(m_dir, 0);
+  store.put(key(1), value(100, 1));
+  const int held = ::open((m_dir / "stats.lock").c_str(), O_RDONLY);
+  ASSERT_GE(held, 0);
+  ASSERT_TRUE(platform::lock_file(held, /*wait=*/false));   // another open file: flock conflicts with it
+  const auto start = std::chrono::steady_clock::now();
+  bool changed = false;
+  const Status locked = update_stats(m_dir, [&](Counters&) { changed = true; });
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(locked.ok());
+  EXPECT_NE(locked.error().message.find("another process held the lock on "), std::string::npos) << locked.error().message;
+  EXPECT_FALSE(changed);
+  EXPECT_GE(waited, k_stats_lock_wait) << "it gave up before its time";
+  store.put(key(2), value(100, 2));   // waits as long, then stores the entry without its counters
+  EXPECT_TRUE(store.get(key(2)));
+  EXPECT_EQ(store.counters()["entries"], 1u) << "the second put counted under a lock it never had";
+  ::close(held);
+  store.put(key(3), value(100, 3));
+  EXPECT_EQ(store.counters()["entries"], 2u) << "the lock is free again";
+}
+#endif
 
 TEST_F(LocalStoreTest, ClearNamesWhatItCannotRemove) {
   LocalStore store(m_dir, 0);

@@ -46,8 +46,9 @@ int open_regular_for_reading(const std::filesystem::path& path, bool follow_link
 // The same for a UTF-8 path: on POSIX without building a std::filesystem::path (a run-time cache hit
 // opens two files, and a fresh process would page in that code for them).
 int open_regular_utf8_for_reading(const char* utf8, bool follow_link, FileStatus* status = nullptr);
-// Created if missing (permissions 0666 less the umask), truncated when asked.
-int open_for_writing(const std::filesystem::path& path, bool truncate);
+// Created if missing (permissions 0666 less the umask), truncated when asked. Without `follow_link`
+// a symbolic link at `path` is an error (ELOOP), never opened through (POSIX; Windows opens it).
+int open_for_writing(const std::filesystem::path& path, bool truncate, bool follow_link = true);
 int close_file(int fd);
 
 bool status_of(int fd, FileStatus& out);

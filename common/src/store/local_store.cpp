@@ -104,7 +104,7 @@ void LocalStore::put(std::string_view key, std::span<const std::byte> value) {
   const std::vector<std::byte> bytes = encode_entry(key, value);
   if (!publish_file(m_directory, path, bytes)) return;
   bool over = false;
-  update_stats(m_directory, [&](Counters& c) {
+  (void)update_stats(m_directory, [&](Counters& c) {   // counters are best effort: a failure skips them
     const std::uint64_t grown = c["size"] + bytes.size();
     c["size"] = grown - (replaced ? std::min<std::uint64_t>(grown, old.size) : 0);
     if (!replaced) ++c["entries"];
@@ -117,7 +117,7 @@ void LocalStore::add_counters(const Counters& counters) {
   bool any = false;
   for (const auto& [name, value] : counters) any = any || value != 0;
   if (!any) return;
-  update_stats(m_directory, [&](Counters& c) {
+  (void)update_stats(m_directory, [&](Counters& c) {
     for (const auto& [name, value] : counters) c[name] += value;
   });
 }
@@ -136,7 +136,7 @@ Usage LocalStore::usage() const {
 Usage LocalStore::trim(std::uint64_t limit) {
   remove_stale_writes(m_directory);
   Usage removed;
-  update_stats(m_directory, [&](Counters& c) {
+  (void)update_stats(m_directory, [&](Counters& c) {
     std::vector<Entry> entries = list_entries(m_directory);
     std::sort(entries.begin(), entries.end(), older);
     std::uint64_t total = 0;
@@ -191,11 +191,12 @@ LocalStore::Cleared LocalStore::clear() {
       else if (error) failed(dir->path(), "cannot remove it: " + error.message());
     }
   };
-  if (!update_stats(m_directory, [&](Counters& c) {
+  if (const Status locked = update_stats(m_directory, [&](Counters& c) {
         remove_all();
         c.clear();
-      })) {
-    failed(m_directory / "stats.lock", std::string("cannot lock the counters to zero them: ") + std::strerror(errno));
+      });
+      !locked.ok()) {
+    failed(m_directory / "stats.lock", "cannot lock the counters to zero them: " + locked.error().message);
     remove_all();
   }
   remove_stale_writes(m_directory);

@@ -1,8 +1,6 @@
 #include "store/stats_file.hpp"
 
 #include "util/file_io.hpp"
-
-#include "util/file_io.hpp"
 #include "util/scratch_names.hpp"
 #include "util/signal_cleanup.hpp"
 
@@ -12,8 +10,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace kiln::store {
 
@@ -25,10 +25,23 @@ constexpr std::string_view k_stats_magic = "kiln-cache-stats 1";
 
 }  // namespace
 
+namespace {
+
+// A folder, not a symbolic link to one (nor anything else).
+bool real_directory(const fs::path& path) {
+  std::error_code ec;
+  return fs::symlink_status(path, ec).type() == fs::file_type::directory;
+}
+
+}  // namespace
+
 bool publish_file(const fs::path& directory, const fs::path& path, std::span<const std::byte> bytes) {
   std::error_code ec;
   fs::create_directories(directory / "tmp", ec);
   fs::create_directories(path.parent_path(), ec);
+  // A link where the store's own folders belong leads outside it: write nothing there.
+  if (!real_directory(directory / "tmp") || (path.parent_path() != directory && !real_directory(path.parent_path())))
+    return false;
   std::string temp = scratch_template(directory / "tmp" / path.filename(), "tmp");
   const int fd = platform::make_temporary(temp);
   if (fd < 0) return false;
@@ -72,19 +85,30 @@ Counters read_stats(const fs::path& directory) {
   return counters;
 }
 
-bool update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
+Status update_stats(const fs::path& directory, const std::function<void(Counters&)>& change) {
   std::error_code ec;
   fs::create_directories(directory, ec);
-  const int lock = platform::open_for_writing(directory / "stats.lock", /*truncate=*/false);
-  if (lock < 0) return false;
-  platform::lock_file(lock, /*wait=*/true);
+  const fs::path lock_path = directory / "stats.lock";
+  // Not through a link: one placed there would make this create or lock a file elsewhere.
+  const int lock = platform::open_for_writing(lock_path, /*truncate=*/false, /*follow_link=*/false);
+  if (lock < 0) return fail(KILN_STATUS_IO_ERROR, "cannot open " + platform::utf8_of(lock_path) + ": " + std::strerror(errno));
+  // Tried again every few milliseconds, for at most k_stats_lock_wait.
+  const auto deadline = std::chrono::steady_clock::now() + k_stats_lock_wait;
+  while (!platform::lock_file(lock, /*wait=*/false)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      platform::close_file(lock);
+      return fail(KILN_STATUS_IO_ERROR, "another process held the lock on " + platform::utf8_of(lock_path) + " for " +
+                                            std::to_string(k_stats_lock_wait.count()) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   Counters counters = read_stats(directory);
   change(counters);
   std::string text = std::string(k_stats_magic) + "\n";
   for (const auto& [name, value] : counters) text += name + " " + std::to_string(value) + "\n";
   publish_file(directory, directory / "stats", std::as_bytes(std::span(text.data(), text.size())));
   platform::close_file(lock);   // releases the lock
-  return true;
+  return {};
 }
 
 }  // namespace kiln::store

@@ -61,8 +61,9 @@ int open_regular_utf8_for_reading(const char* utf8, bool follow_link, FileStatus
   return -1;
 }
 
-int open_for_writing(const std::filesystem::path& path, bool truncate) {
-  return ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0666);
+int open_for_writing(const std::filesystem::path& path, bool truncate, bool follow_link) {
+  return ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0) | (follow_link ? 0 : O_NOFOLLOW),
+                0666);
 }
 
 int close_file(int fd) { return ::close(fd); }

@@ -97,7 +97,7 @@ int open_regular_for_reading(const std::filesystem::path& path, bool /*follow_li
   return -1;
 }
 
-int open_for_writing(const std::filesystem::path& path, bool truncate) {
+int open_for_writing(const std::filesystem::path& path, bool truncate, bool /*follow_link*/) {
   return open_shared(path, GENERIC_READ | GENERIC_WRITE, truncate ? CREATE_ALWAYS : OPEN_ALWAYS, _O_RDWR);
 }
 
