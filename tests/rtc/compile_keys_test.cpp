@@ -1,6 +1,7 @@
 // Keys of run-time compiles: every input that decides the image changes the key; paths, times and
 // the place a project lives do not.
 #include "rtc/compile_keys.hpp"
+#include "store/direct_record.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 namespace kiln::rtc {
 namespace {
@@ -81,7 +83,7 @@ protected:
 
 TEST_F(ProgramKeyTest, HeadersAreRecordedByWhereTheyWereFoundAndTheirContent) {
   const ProgramRequest r = request(m_root / "project");
-  const std::vector<HeaderRecord> records = locate_headers(r, opened(m_root / "project"));
+  const std::vector<HeaderRecord> records = *locate_headers(r, opened(m_root / "project"));
   ASSERT_EQ(records.size(), 2u) << "the in-memory header is in the request key, not recorded";
   EXPECT_EQ(records[0].origin, HeaderOrigin::include_dir);
   EXPECT_EQ(records[0].path, "lib.cuh");
@@ -96,7 +98,7 @@ TEST_F(ProgramKeyTest, HeadersAreRecordedByWhereTheyWereFoundAndTheirContent) {
 
 TEST_F(ProgramKeyTest, ATouchedButUnchangedHeaderIsHashedAgainAndStillMatches) {
   const ProgramRequest r = request(m_root / "project");
-  const std::vector<HeaderRecord> before = locate_headers(r, opened(m_root / "project"));
+  const std::vector<HeaderRecord> before = *locate_headers(r, opened(m_root / "project"));
   fs::last_write_time(m_root / "project" / "include" / "lib.cuh",
                       fs::last_write_time(m_root / "project" / "include" / "lib.cuh") + std::chrono::seconds(5));
   EXPECT_TRUE(headers_unchanged(r, before)) << "another time, the same content";
@@ -104,12 +106,46 @@ TEST_F(ProgramKeyTest, ATouchedButUnchangedHeaderIsHashedAgainAndStillMatches) {
   // as in ccache's direct mode; a real edit moves the time.
 }
 
+// A record trusts a header's times only once they have settled (store::k_settle_ns), and then only for
+// the same file: another file of the same size and modification time renamed into its place, or
+// its bytes rewritten and its modification time set back (`cp -p`, `touch -r`), is hashed again.
+TEST_F(ProgramKeyTest, AHeaderReplacedWithTheSameSizeAndTimeIsNoticed) {
+  const ProgramRequest r = request(m_root / "project");
+  const fs::path header = m_root / "project" / "include" / "lib.cuh";
+  const std::vector<HeaderRecord> fresh = *locate_headers(r, opened(m_root / "project"));
+  for (const HeaderRecord& record : fresh) EXPECT_FALSE(record.stat_trusted) << record.path << " was written just now";
+  std::this_thread::sleep_for(std::chrono::nanoseconds(store::k_settle_ns) + std::chrono::milliseconds(100));
+  const std::vector<HeaderRecord> settled = *locate_headers(r, opened(m_root / "project"));
+  for (const HeaderRecord& record : settled) EXPECT_TRUE(record.stat_trusted) << record.path;
+  const auto time = fs::last_write_time(header);
+
+  write(m_root / "project" / "other.cuh", "#define N 7\n");   // the same size as "#define N 4\n"
+  fs::last_write_time(m_root / "project" / "other.cuh", time);
+  fs::rename(m_root / "project" / "other.cuh", header);
+  EXPECT_FALSE(headers_unchanged(r, settled)) << "another file, of the same size and time, in its place";
+
+  write(header, "#define N 4\n");
+  const std::vector<HeaderRecord> again = *locate_headers(r, opened(m_root / "project"));
+  write(header, "#define N 9\n");
+  fs::last_write_time(header, time);
+  EXPECT_FALSE(headers_unchanged(r, again)) << "rewritten in place, its modification time set back";
+}
+
+// A header that cannot be read again when the compile is recorded is no record at all: one without
+// it would not see it come back changed.
+TEST_F(ProgramKeyTest, AHeaderGoneBeforeItIsRecordedLeavesNoRecord) {
+  const ProgramRequest r = request(m_root / "project");
+  std::vector<std::string> names = opened(m_root / "project");
+  names.push_back((m_root / "project" / "include" / "gone.cuh").string());
+  EXPECT_FALSE(locate_headers(r, names));
+}
+
 TEST_F(ProgramKeyTest, AHeaderChangeIsNoticedAndChangesTheKey) {
   const ProgramRequest r = request(m_root / "project");
-  const std::vector<HeaderRecord> before = locate_headers(r, opened(m_root / "project"));
+  const std::vector<HeaderRecord> before = *locate_headers(r, opened(m_root / "project"));
   write(m_root / "project" / "include" / "lib.cuh", "#define N 15\n");
   EXPECT_FALSE(headers_unchanged(r, before));
-  const std::vector<HeaderRecord> after = locate_headers(r, opened(m_root / "project"));
+  const std::vector<HeaderRecord> after = *locate_headers(r, opened(m_root / "project"));
   const std::string key = program_request_key(r, "sm_90", k_compiler);
   EXPECT_NE(program_entry_key(key, before), program_entry_key(key, after));
 }
@@ -124,7 +160,7 @@ TEST_F(ProgramKeyTest, AChangeAmongHundredsOfHeadersIsFoundWhereverItIs) {
     write(header, "#define H" + std::to_string(i) + " 1\n");
     names.push_back(header.string());
   }
-  const std::vector<HeaderRecord> records = locate_headers(r, names);
+  const std::vector<HeaderRecord> records = *locate_headers(r, names);
   ASSERT_EQ(records.size(), 702u);
   const auto open_descriptors = [] {
     std::size_t n = 0;
@@ -149,7 +185,7 @@ TEST_F(ProgramKeyTest, AChangeAmongHundredsOfHeadersIsFoundWhereverItIs) {
 
 TEST_F(ProgramKeyTest, ARecordOfAnotherRequestIsNotTakenForThisOne) {
   const ProgramRequest r = request(m_root / "project");
-  const std::vector<HeaderRecord> records = locate_headers(r, opened(m_root / "project"));
+  const std::vector<HeaderRecord> records = *locate_headers(r, opened(m_root / "project"));
   ProgramRequest fewer_dirs = r;
   fewer_dirs.include_dirs.clear();   // the record names include directory 0, which this one lacks
   EXPECT_FALSE(headers_unchanged(fewer_dirs, records));
@@ -164,10 +200,10 @@ TEST_F(ProgramKeyTest, ACopyOfTheProjectElsewhereHasTheSameKeys) {
   const ProgramRequest there = request(m_root / "elsewhere" / "copy");
   const std::string key_here = program_request_key(here, "sm_90", k_compiler);
   EXPECT_EQ(key_here, program_request_key(there, "sm_90", k_compiler));
-  const std::vector<HeaderRecord> records = locate_headers(here, opened(m_root / "project"));
+  const std::vector<HeaderRecord> records = *locate_headers(here, opened(m_root / "project"));
   EXPECT_TRUE(headers_unchanged(there, records)) << "the records hold no path of the first copy";
   EXPECT_EQ(program_entry_key(key_here, records),
-            program_entry_key(key_here, locate_headers(there, opened(m_root / "elsewhere" / "copy"))));
+            program_entry_key(key_here, *locate_headers(there, opened(m_root / "elsewhere" / "copy"))));
 }
 
 TEST_F(ProgramKeyTest, EveryRequestFieldCounts) {
@@ -198,30 +234,46 @@ TEST_F(ProgramKeyTest, EveryRequestFieldCounts) {
 
 TEST(HeaderRecords, DamagedRecordsAreRefused) {
   EXPECT_FALSE(decode_header_records("kiln-headers 1\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 zz 1 2 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n7 0 0000000000000001 1 2 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 x 2 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2 \n")) << "an empty path";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 000000000000001 1 2 1.h\n")) << "15 hex digits";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 00000000000000012 1 2 1.h\n")) << "17 hex digits";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 -1 0000000000000001 1 2 1.h\n")) << "a negative index";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1x 2 1.h\n")) << "trailing junk";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0  0 0000000000000001 1 2 1.h\n")) << "an empty field";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2\n\n")) << "an empty line";
-  EXPECT_FALSE(decode_header_records("kiln-headers 2 \n")) << "not the magic line";
-  const auto none = decode_header_records("kiln-headers 2\n");
+  EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2 1.h\n")) << "an older record";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 zz 1 2 3 4 5 1 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n7 0 0000000000000001 1 2 3 4 5 1 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 x 2 3 4 5 1 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 \n")) << "an empty path";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 000000000000001 1 2 3 4 5 1 1.h\n")) << "15 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 00000000000000012 1 2 3 4 5 1 1.h\n")) << "17 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 -1 0000000000000001 1 2 3 4 5 1 1.h\n")) << "a negative index";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1x 2 3 4 5 1 1.h\n")) << "trailing junk";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0  0 0000000000000001 1 2 3 4 5 1 1.h\n")) << "an empty field";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 2 1.h\n")) << "trusted is 0 or 1";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 1.h\n")) << "a field short";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n\n")) << "an empty line";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3 \n")) << "not the magic line";
+  const auto none = decode_header_records("kiln-headers 3\n");
   ASSERT_TRUE(none) << "a program that read no header from disk";
   EXPECT_TRUE(none->empty());
-  const auto negative_time = decode_header_records("kiln-headers 2\n2 0 00000000000000ff 1 -5 /x.h");
-  ASSERT_TRUE(negative_time) << "no final newline, a time before 1970";
+  const auto negative_time = decode_header_records("kiln-headers 3\n2 0 00000000000000ff 1 -5 -6 7 8 0 /x.h");
+  ASSERT_TRUE(negative_time) << "no final newline, times before 1970";
   EXPECT_EQ((*negative_time)[0].mtime_ns, -5);
+  EXPECT_EQ((*negative_time)[0].ctime_ns, -6);
   EXPECT_EQ((*negative_time)[0].content_hash, 0xffu);
-  const auto spaced = decode_header_records("kiln-headers 2\n1 0 0000000000000001 10 20 a dir/b c.h\n");
+  EXPECT_FALSE((*negative_time)[0].stat_trusted);
+  const auto spaced = decode_header_records("kiln-headers 3\n1 0 0000000000000001 10 20 30 40 50 1 a dir/b c.h\n");
   ASSERT_TRUE(spaced);
   EXPECT_EQ((*spaced)[0].path, "a dir/b c.h");
   EXPECT_EQ((*spaced)[0].size, 10u);
   EXPECT_EQ((*spaced)[0].mtime_ns, 20);
+  EXPECT_EQ((*spaced)[0].device, 40u);
+  EXPECT_EQ((*spaced)[0].file, 50u);
+  EXPECT_TRUE((*spaced)[0].stat_trusted);
+  const HeaderRecord written{HeaderOrigin::include_dir, 3, "x y.h", 0x1234, 5, 6, 7, 8, 9, true};
+  const auto back = decode_header_records(encode_header_records({written}));
+  ASSERT_TRUE(back && back->size() == 1);
+  EXPECT_EQ((*back)[0].path, "x y.h");
+  EXPECT_EQ((*back)[0].index, 3u);
+  EXPECT_EQ((*back)[0].ctime_ns, 7);
+  EXPECT_EQ((*back)[0].file, 9u);
+  EXPECT_TRUE((*back)[0].stat_trusted);
 }
 
 }  // namespace

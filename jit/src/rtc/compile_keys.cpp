@@ -1,10 +1,13 @@
 #include "rtc/compile_keys.hpp"
 
 #include "format/checksum.hpp"
+#include "platform/files.hpp"
+#include "store/direct_record.hpp"
 #include "util/file_io.hpp"
 #include "util/hasher.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <span>
 #include <filesystem>
 #include <string_view>
@@ -43,11 +46,19 @@ std::optional<std::string> inside(const fs::path& path, const fs::path& dir) {
 }
 
 // A file's size and modification time; false when it cannot be stat'ed.
-bool stamp_of(const fs::path& path, std::uint64_t& size, std::int64_t& mtime_ns) {
+// The file's identity and times into `record`, before its content is hashed (a change after this
+// shows at the next check); false when it is not there.
+bool stamp_of(const fs::path& path, HeaderRecord& record) {
   platform::FileStatus st;
-  if (!platform::status_of(path, st)) return false;
-  size = st.size;
-  mtime_ns = st.mtime_ns;
+  if (!platform::status_of(path, st) || !st.is_regular) return false;
+  record.size = st.size;
+  record.mtime_ns = st.mtime_ns;
+  record.ctime_ns = st.ctime_ns;
+  record.device = st.device;
+  record.file = st.file;
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch()).count();
+  record.stat_trusted = st.mtime_ns <= now_ns - store::k_settle_ns && st.ctime_ns <= now_ns - store::k_settle_ns;
   return true;
 }
 
@@ -97,7 +108,8 @@ std::string program_request_key(const ProgramRequest& request, const std::string
   return h.hex_digest();
 }
 
-std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const std::vector<std::string>& opened) {
+std::optional<std::vector<HeaderRecord>> locate_headers(const ProgramRequest& request,
+                                                        const std::vector<std::string>& opened) {
   std::vector<fs::path> dirs;
   for (const std::string& d : request.include_dirs) dirs.push_back(normal(d));
   const fs::path beside = program_directory(request);
@@ -120,20 +132,22 @@ std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const st
         record = HeaderRecord{HeaderOrigin::absolute, 0, path.string(), 0};
       }
     }
+    if (!stamp_of(path, record)) return std::nullopt;
     const std::optional<std::uint64_t> hash = file_content_hash(path.string());
-    if (!hash) continue;   // gone already: the next lookup's check fails and compiles again
+    if (!hash) return std::nullopt;
     record.content_hash = *hash;
-    stamp_of(path, record.size, record.mtime_ns);
     records.push_back(std::move(record));
   }
   return records;
 }
 
 std::string encode_header_records(const std::vector<HeaderRecord>& records) {
-  std::string text = "kiln-headers 2\n";
+  std::string text = "kiln-headers 3\n";
   for (const HeaderRecord& r : records) {
     text += std::to_string(static_cast<std::uint32_t>(r.origin)) + " " + std::to_string(r.index) + " " +
-            hex64(r.content_hash) + " " + std::to_string(r.size) + " " + std::to_string(r.mtime_ns) + " " + r.path + "\n";
+            hex64(r.content_hash) + " " + std::to_string(r.size) + " " + std::to_string(r.mtime_ns) + " " +
+            std::to_string(r.ctime_ns) + " " + std::to_string(r.device) + " " + std::to_string(r.file) + " " +
+            (r.stat_trusted ? "1" : "0") + " " + r.path + "\n";
   }
   return text;
 }
@@ -168,7 +182,7 @@ std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string
     rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
     return line;
   };
-  if (next_line() != std::optional<std::string_view>("kiln-headers 2")) return std::nullopt;
+  if (next_line() != std::optional<std::string_view>("kiln-headers 3")) return std::nullopt;
   std::vector<HeaderRecord> records;
   while (std::optional<std::string_view> line = next_line()) {
     HeaderRecord r;
@@ -178,11 +192,18 @@ std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string
     const std::optional<std::string_view> hash_field = next_field(*line);
     const std::optional<std::string_view> size_field = next_field(*line);
     const std::optional<std::string_view> mtime_field = next_field(*line);
+    const std::optional<std::string_view> ctime_field = next_field(*line);
+    const std::optional<std::string_view> device_field = next_field(*line);
+    const std::optional<std::string_view> file_field = next_field(*line);
+    const std::optional<std::string_view> trusted_field = next_field(*line);
+    std::uint32_t trusted = 0;
     if (!parse(origin_field, origin) || origin > 2 || !parse(index_field, r.index) || !hash_field ||
         hash_field->size() != 16 || !parse(hash_field, r.content_hash, 16) || !parse(size_field, r.size) ||
-        !parse(mtime_field, r.mtime_ns) || line->empty()) {
+        !parse(mtime_field, r.mtime_ns) || !parse(ctime_field, r.ctime_ns) || !parse(device_field, r.device) ||
+        !parse(file_field, r.file) || !parse(trusted_field, trusted) || trusted > 1 || line->empty()) {
       return std::nullopt;
     }
+    r.stat_trusted = trusted == 1;
     r.origin = static_cast<HeaderOrigin>(origin);
     r.path = std::string(*line);   // the rest of the line: a path may hold spaces
     records.push_back(std::move(r));

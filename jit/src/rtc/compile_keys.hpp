@@ -67,19 +67,31 @@ struct HeaderRecord {
   std::uint32_t index = 0;         // include_dir: which
   std::string path;                // relative to its origin, or absolute
   std::uint64_t content_hash = 0;
-  // The file's size and modification time when it was hashed: a check that finds both unchanged
-  // trusts the hash without reading the file again (as ccache's direct mode does). Never in a key.
+  // The file as it was before it was hashed: a check that finds the same file (device and inode)
+  // with the same size, modification and change times trusts the hash without reading the file
+  // again, as ccache's direct mode does; the change time is one no program can set back, as
+  // `touch -r` and `cp -p` set the other. Only where the file had settled (stat_trusted): a file
+  // changed within store::k_settle_ns of its hashing could change again within the same clock tick,
+  // so it is hashed again at every check. Never in a key.
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  std::uint64_t device = 0;
+  std::uint64_t file = 0;
+  bool stat_trusted = false;
 };
 
 // Where each header NVRTC opened came from; in-memory headers are left out (the request key holds them).
-std::vector<HeaderRecord> locate_headers(const ProgramRequest& request, const std::vector<std::string>& opened);
+// Nothing where a header can no longer be read (gone or changed into something else since the
+// compile): a record without it would not see it come back changed.
+std::optional<std::vector<HeaderRecord>> locate_headers(const ProgramRequest& request,
+                                                        const std::vector<std::string>& opened);
 // The records as stored under the request key, and back (nothing: not such a record).
 std::string encode_header_records(const std::vector<HeaderRecord>& records);
 std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string& text);
 // Whether each recorded header still has its recorded content, from where the request says it is:
-// unchanged size and modification time, else its content hashed again (header_check.cpp).
+// the same file with unchanged size and times (HeaderRecord), else its content hashed again
+// (header_check.cpp).
 bool headers_unchanged(const ProgramRequest& request, const std::vector<HeaderRecord>& records);
 // The directory beside_program headers are relative to: that of the program's name, made absolute.
 std::filesystem::path program_directory(const ProgramRequest& request);

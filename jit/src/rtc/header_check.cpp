@@ -66,10 +66,12 @@ bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::s
     const HeaderFile& file = files[i];
     const HeaderRecord& r = *file.record;
     platform::FileStatus st;
-    if (statuses.status_of(file.directory, file.name, st) && st.size == r.size && st.mtime_ns == r.mtime_ns) {
+    if (r.stat_trusted && statuses.status_of(file.directory, file.name, st) && st.size == r.size &&
+        st.mtime_ns == r.mtime_ns && st.ctime_ns == r.ctime_ns && st.device == r.device && st.file == r.file) {
       continue;
     }
-    // Touched or moved: the content decides (a touched file with the same bytes is the same header).
+    // Touched, moved, another file in its place, or too new to judge by its times: the content
+    // decides (a touched file with the same bytes is the same header).
     unchanged = file_content_hash(joined(file.directory, file.name)) == r.content_hash;
   }
   return unchanged;

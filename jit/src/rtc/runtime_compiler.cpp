@@ -119,17 +119,19 @@ Result<Compiled> RuntimeCompiler::program(const ProgramRequest& request, const s
   Result<Bytes> package = package_compiled(compiled);
   if (!package) return fail(KILN_STATUS_COMPILE_FAILED, package.error().message);
   m_cache.count_compile(package->size());
-  if (output.headers_unknown) {
+  const std::optional<std::vector<HeaderRecord>> headers =
+      output.headers_unknown ? std::nullopt : locate_headers(request, output.headers);
+  if (!headers) {
     // Without the headers it read, a later hit could not see one of them change: used, not cached.
     if (m_settings.log)
       log_compile(request.name, request.name, target, output.seconds, m_cache.directory(),
-                  "NVRTC's time trace, which names the headers it read, could not be read");
+                  output.headers_unknown ? "NVRTC's time trace, which names the headers it read, could not be read"
+                                         : "a header it read could not be read again to record it");
     return Compiled{std::make_shared<const Bytes>(std::move(*package)), Source::produced, {}};
   }
   if (m_settings.log) log_compile(request.name, request.name, target, output.seconds, m_cache.directory());
-  const std::vector<HeaderRecord> headers = locate_headers(request, output.headers);
-  const std::string entry_key = program_entry_key(request_key, headers);
-  m_cache.put(request_key, bytes_of(encode_header_records(headers)));
+  const std::string entry_key = program_entry_key(request_key, *headers);
+  m_cache.put(request_key, bytes_of(encode_header_records(*headers)));
   return Compiled{m_cache.put(entry_key, std::move(*package)), Source::produced, {}};
 }
 
