@@ -131,6 +131,30 @@ TEST_F(ProgramKeyTest, AHeaderReplacedWithTheSameSizeAndTimeIsNoticed) {
   EXPECT_FALSE(headers_unchanged(r, again)) << "rewritten in place, its modification time set back";
 }
 
+// A header found in an include directory is read no longer once a file of its name appears where
+// NVRTC looks first: beside the program or in an earlier include directory. Such a file is a change;
+// one that was there already when the program was compiled (and not read) is not.
+TEST_F(ProgramKeyTest, AHeaderThatAppearsWhereNvrtcLooksFirstIsAChange) {
+  ProgramRequest r = request(m_root / "project");
+  write(m_root / "project" / "first" / "unrelated.cuh", "\n");
+  write(m_root / "project" / "first" / "in-first.cuh", "\n");   // there already: no shadow of anything
+  r.include_dirs.insert(r.include_dirs.begin(), (m_root / "project" / "first").string());
+  std::vector<std::string> names = opened(m_root / "project");
+  const std::vector<HeaderRecord> records = *locate_headers(r, names);
+  EXPECT_TRUE(headers_unchanged(r, records));
+  write(m_root / "project" / "first" / "lib.cuh", "#define N 4\n");   // the same bytes, found first now
+  EXPECT_FALSE(headers_unchanged(r, records)) << "a header in an earlier include directory";
+  fs::remove(m_root / "project" / "first" / "lib.cuh");
+  EXPECT_TRUE(headers_unchanged(r, records));
+  write(program_directory(r) / "lib.cuh", "#define N 4\n");
+  EXPECT_FALSE(headers_unchanged(r, records)) << "a header beside the program";
+  fs::remove(program_directory(r) / "lib.cuh");
+  // A file already beside the program when it was compiled (so an angled include passed it by): no change.
+  write(program_directory(r) / "lib.cuh", "// not what <lib.cuh> found\n");
+  const std::vector<HeaderRecord> beside_already = *locate_headers(r, names);
+  EXPECT_TRUE(headers_unchanged(r, beside_already));
+}
+
 // A header that cannot be read again when the compile is recorded is no record at all: one without
 // it would not see it come back changed.
 TEST_F(ProgramKeyTest, AHeaderGoneBeforeItIsRecordedLeavesNoRecord) {
@@ -235,30 +259,33 @@ TEST_F(ProgramKeyTest, EveryRequestFieldCounts) {
 TEST(HeaderRecords, DamagedRecordsAreRefused) {
   EXPECT_FALSE(decode_header_records("kiln-headers 1\n"));
   EXPECT_FALSE(decode_header_records("kiln-headers 2\n0 0 0000000000000001 1 2 1.h\n")) << "an older record";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 zz 1 2 3 4 5 1 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n7 0 0000000000000001 1 2 3 4 5 1 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 x 2 3 4 5 1 1.h\n"));
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 \n")) << "an empty path";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 000000000000001 1 2 3 4 5 1 1.h\n")) << "15 hex digits";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 00000000000000012 1 2 3 4 5 1 1.h\n")) << "17 hex digits";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 -1 0000000000000001 1 2 3 4 5 1 1.h\n")) << "a negative index";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1x 2 3 4 5 1 1.h\n")) << "trailing junk";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0  0 0000000000000001 1 2 3 4 5 1 1.h\n")) << "an empty field";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 2 1.h\n")) << "trusted is 0 or 1";
-  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 1.h\n")) << "a field short";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 zz 1 2 3 4 5 1 0000000000000000 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n7 0 0000000000000001 1 2 3 4 5 1 0000000000000000 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 0000000000000000\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 x 2 3 4 5 1 0000000000000000 1.h\n"));
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 0000000000000000 \n")) << "an empty path";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 000000000000001 1 2 3 4 5 1 0000000000000000 1.h\n")) << "15 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 00000000000000012 1 2 3 4 5 1 0000000000000000 1.h\n")) << "17 hex digits";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 -1 0000000000000001 1 2 3 4 5 1 0000000000000000 1.h\n")) << "a negative index";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1x 2 3 4 5 1 0000000000000000 1.h\n")) << "trailing junk";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0  0 0000000000000001 1 2 3 4 5 1 0000000000000000 1.h\n")) << "an empty field";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 2 0000000000000000 1.h\n")) << "trusted is 0 or 1";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 1.h\n")) << "a field short";
+  EXPECT_FALSE(decode_header_records("kiln-headers 3\n0 0 0000000000000001 1 2 3 4 5 1 00000000000000000 1.h\n"))
+      << "17 hex digits of shadows";
   EXPECT_FALSE(decode_header_records("kiln-headers 3\n\n")) << "an empty line";
   EXPECT_FALSE(decode_header_records("kiln-headers 3 \n")) << "not the magic line";
   const auto none = decode_header_records("kiln-headers 3\n");
   ASSERT_TRUE(none) << "a program that read no header from disk";
   EXPECT_TRUE(none->empty());
-  const auto negative_time = decode_header_records("kiln-headers 3\n2 0 00000000000000ff 1 -5 -6 7 8 0 /x.h");
+  const auto negative_time = decode_header_records("kiln-headers 3\n2 0 00000000000000ff 1 -5 -6 7 8 0 8000000000000001 /x.h");
   ASSERT_TRUE(negative_time) << "no final newline, times before 1970";
   EXPECT_EQ((*negative_time)[0].mtime_ns, -5);
   EXPECT_EQ((*negative_time)[0].ctime_ns, -6);
   EXPECT_EQ((*negative_time)[0].content_hash, 0xffu);
   EXPECT_FALSE((*negative_time)[0].stat_trusted);
-  const auto spaced = decode_header_records("kiln-headers 3\n1 0 0000000000000001 10 20 30 40 50 1 a dir/b c.h\n");
+  EXPECT_EQ((*negative_time)[0].shadows, k_shadow_beside | 1u);
+  const auto spaced = decode_header_records("kiln-headers 3\n1 0 0000000000000001 10 20 30 40 50 1 0000000000000000 a dir/b c.h\n");
   ASSERT_TRUE(spaced);
   EXPECT_EQ((*spaced)[0].path, "a dir/b c.h");
   EXPECT_EQ((*spaced)[0].size, 10u);

@@ -133,6 +133,14 @@ std::optional<std::vector<HeaderRecord>> locate_headers(const ProgramRequest& re
       }
     }
     if (!stamp_of(path, record)) return std::nullopt;
+    if (record.origin == HeaderOrigin::include_dir) {
+      std::error_code ec;
+      const auto absent = [&](const fs::path& place) { return !fs::exists(place, ec) && !ec; };
+      for (std::uint32_t earlier = 0; earlier < record.index && earlier < 63; ++earlier)
+        if (absent(dirs[earlier] / record.path)) record.shadows |= std::uint64_t{1} << earlier;
+      if (beside / record.path != dirs[record.index] / record.path && absent(beside / record.path))
+        record.shadows |= k_shadow_beside;
+    }
     const std::optional<std::uint64_t> hash = file_content_hash(path.string());
     if (!hash) return std::nullopt;
     record.content_hash = *hash;
@@ -147,7 +155,7 @@ std::string encode_header_records(const std::vector<HeaderRecord>& records) {
     text += std::to_string(static_cast<std::uint32_t>(r.origin)) + " " + std::to_string(r.index) + " " +
             hex64(r.content_hash) + " " + std::to_string(r.size) + " " + std::to_string(r.mtime_ns) + " " +
             std::to_string(r.ctime_ns) + " " + std::to_string(r.device) + " " + std::to_string(r.file) + " " +
-            (r.stat_trusted ? "1" : "0") + " " + r.path + "\n";
+            (r.stat_trusted ? "1" : "0") + " " + hex64(r.shadows) + " " + r.path + "\n";
   }
   return text;
 }
@@ -196,11 +204,13 @@ std::optional<std::vector<HeaderRecord>> decode_header_records(const std::string
     const std::optional<std::string_view> device_field = next_field(*line);
     const std::optional<std::string_view> file_field = next_field(*line);
     const std::optional<std::string_view> trusted_field = next_field(*line);
+    const std::optional<std::string_view> shadows_field = next_field(*line);
     std::uint32_t trusted = 0;
     if (!parse(origin_field, origin) || origin > 2 || !parse(index_field, r.index) || !hash_field ||
         hash_field->size() != 16 || !parse(hash_field, r.content_hash, 16) || !parse(size_field, r.size) ||
         !parse(mtime_field, r.mtime_ns) || !parse(ctime_field, r.ctime_ns) || !parse(device_field, r.device) ||
-        !parse(file_field, r.file) || !parse(trusted_field, trusted) || trusted > 1 || line->empty()) {
+        !parse(file_field, r.file) || !parse(trusted_field, trusted) || trusted > 1 || !shadows_field ||
+        shadows_field->size() != 16 || !parse(shadows_field, r.shadows, 16) || line->empty()) {
       return std::nullopt;
     }
     r.stat_trusted = trusted == 1;

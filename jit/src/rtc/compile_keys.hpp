@@ -79,7 +79,12 @@ struct HeaderRecord {
   std::uint64_t device = 0;
   std::uint64_t file = 0;
   bool stat_trusted = false;
+  // An include directory's header: the places NVRTC looks before it where no file was when it was
+  // recorded, each of which a new file would shadow it from: bit i for include directory i (of those
+  // before this one's, up to 63), k_shadow_beside for the program's directory.
+  std::uint64_t shadows = 0;
 };
+inline constexpr std::uint64_t k_shadow_beside = std::uint64_t{1} << 63;
 
 // Where each header NVRTC opened came from; in-memory headers are left out (the request key holds them).
 // Nothing where a header can no longer be read (gone or changed into something else since the

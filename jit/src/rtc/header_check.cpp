@@ -24,7 +24,7 @@ constexpr unsigned k_max_threads = 8;
 struct HeaderFile {
   std::string directory;   // absolute or as the request gave it; "" for a bare relative name
   std::string name;        // the last component
-  const HeaderRecord* record = nullptr;
+  const HeaderRecord* record = nullptr;   // null: a place where no file may be (a shadow)
 };
 
 std::string joined(const std::string& directory, const std::string& relative) {
@@ -32,8 +32,20 @@ std::string joined(const std::string& directory, const std::string& relative) {
   return directory.back() == '/' ? directory + relative : directory + "/" + relative;
 }
 
+void add(std::vector<HeaderFile>& files, const std::string& path, const HeaderRecord* record) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    files.push_back(HeaderFile{"", path, record});
+  } else {
+    files.push_back(HeaderFile{slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), record});
+  }
+}
+
 // Where each record is now, split into its directory and name; false when a record's include
-// directory is not in the request (so it cannot be the same program).
+// directory is not in the request (so it cannot be the same program). With them, the places NVRTC
+// looks before an include directory's header where no file was when it was recorded (its shadows):
+// beside the program and in the include directories before it. A file that appears there would now
+// be read in its stead, so none may be there.
 bool locate(const ProgramRequest& request, const std::vector<HeaderRecord>& records, std::vector<HeaderFile>& files) {
   const std::string beside = program_directory(request).string();
   files.reserve(records.size());
@@ -43,16 +55,14 @@ bool locate(const ProgramRequest& request, const std::vector<HeaderRecord>& reco
       case HeaderOrigin::include_dir:
         if (r.index >= request.include_dirs.size()) return false;
         path = joined(request.include_dirs[r.index], r.path);
+        if ((r.shadows & k_shadow_beside) != 0) add(files, joined(beside, r.path), nullptr);
+        for (std::uint32_t earlier = 0; earlier < r.index && earlier < 63; ++earlier)
+          if ((r.shadows >> earlier & 1) != 0) add(files, joined(request.include_dirs[earlier], r.path), nullptr);
         break;
       case HeaderOrigin::beside_program: path = joined(beside, r.path); break;
       case HeaderOrigin::absolute: path = r.path; break;
     }
-    const std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos) {
-      files.push_back(HeaderFile{"", path, &r});
-    } else {
-      files.push_back(HeaderFile{slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), &r});
-    }
+    add(files, path, &r);
   }
   return true;
 }
@@ -64,8 +74,13 @@ bool check_range(const std::vector<HeaderFile>& files, std::size_t begin, std::s
   bool unchanged = true;
   for (std::size_t i = begin; i < end && unchanged && !failed.load(std::memory_order_relaxed); ++i) {
     const HeaderFile& file = files[i];
-    const HeaderRecord& r = *file.record;
     platform::FileStatus st;
+    if (file.record == nullptr) {
+      // Where no file was when the program was compiled, or it would have been read: one now shadows it.
+      unchanged = !statuses.status_of(file.directory, file.name, st);
+      continue;
+    }
+    const HeaderRecord& r = *file.record;
     if (r.stat_trusted && statuses.status_of(file.directory, file.name, st) && st.size == r.size &&
         st.mtime_ns == r.mtime_ns && st.ctime_ns == r.ctime_ns && st.device == r.device && st.file == r.file) {
       continue;
