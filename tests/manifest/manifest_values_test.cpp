@@ -95,6 +95,24 @@ TEST(ManifestValues, OptionsKilnSetsAreRejected) {
   }
 }
 
+// A pre-included header is found as #include finds one: a path that leaves the project would read any
+// file (and echo it in errors), as an include directory outside it would. In every spelling.
+TEST(ManifestValues, APreIncludeOutsideTheProjectIsRejected) {
+  TempProject project;
+  for (const char* options : {"'--pre-include=/etc/hostname'", "'-include', '../up.h'", "'--pre-include', 'a/../../x.h'",
+                              "'-include=/etc/hostname'"}) {
+    EXPECT_TRUE(fails_with(read_with(project, std::string("options = [") + options + "]"),
+                           "in 'options' pre-includes a header outside the project"))
+        << options;
+  }
+  const std::string inside = "'" + (project.root() / "include" / "config.h").string() + "'";
+  for (const std::string options : {std::string("'--pre-include=config.h'"), std::string("'-include', 'sub/dir/config.h'"),
+                                    std::string("'-include=a/./b.h'"), "'-include', " + inside}) {
+    const auto manifest = read_with(project, "options = [" + options + "]");
+    EXPECT_TRUE(manifest.ok()) << options << ": " << manifest.error().message;
+  }
+}
+
 TEST(ManifestValues, ArchOptionPointsToTargets) {
   TempProject project;
   EXPECT_TRUE(fails_with(read_with(project, "options = [\"-arch=sm_90\"]"), "list targets in 'targets'"));

@@ -3,6 +3,7 @@
 #include "manifest/checks.hpp"
 #include "manifest/paths.hpp"
 #include "options/compiler_options.hpp"
+#include "options/option_reader.hpp"
 
 #include <algorithm>
 
@@ -155,14 +156,43 @@ std::vector<std::string> read_defines(const toml::node& value, std::string_view 
   return texts(std::move(defines));
 }
 
-std::vector<std::string> read_options(const toml::node& value, std::string_view key, Diagnostics& diags) {
+std::vector<std::string> read_options(const toml::node& value, std::string_view key, const std::filesystem::path& root,
+                                      Diagnostics& diags) {
   const std::vector<Located> located = read_string_list(value, key, diags);
   std::vector<std::string> options;
   for (const Located& option : located) options.push_back(option.text);
   // Checked as a list: "--maxrregcount", "64" is one option in two strings.
-  for (const options::OptionProblem& problem : options::check_options(options))
+  const std::vector<options::OptionProblem> problems = options::check_options(options);
+  for (const options::OptionProblem& problem : problems)
     diags.error(located[problem.index].at(),
                 "option " + quote(problem.option) + " in " + quote(key) + " " + problem.message);
+  // A pre-included header is named as #include names one, from the manifest's directory or its
+  // include_dirs, or by its absolute path inside the manifest's directory: a path that leaves the
+  // project would read (and echo in errors) any file, which include_dirs refuse too.
+  if (problems.empty()) {
+    for (std::size_t at = 0; at < options.size();) {
+      options::OptionProblem problem;
+      const std::optional<options::ReadOption> read = options::read_option(options, at, problem);
+      if (!read) break;
+      if (read->spec->scan == options::Scan::pre_include) {
+        const std::filesystem::path path(read->value);
+        bool leaves = false;
+        for (const std::filesystem::path& part : path) leaves = leaves || part == "..";
+        if (path.is_absolute() || path.has_root_name()) {
+          const std::filesystem::path inside = path.lexically_relative(std::filesystem::absolute(root).lexically_normal());
+          leaves = leaves || inside.empty() || *inside.begin() == "..";
+        }
+        if (leaves) {
+          diags.error(located[at].at(), "option " + quote(read->text) + " in " + quote(key) +
+                                            " pre-includes a header outside the project: name it as #include "
+                                            "would, relative to the manifest's directory or one of 'include_dirs', or "
+                                            "by its absolute path inside the manifest's directory (no '..'), as "
+                                            "include_dirs are");
+        }
+      }
+      at += read->strings;
+    }
+  }
   return options;
 }
 

@@ -284,7 +284,7 @@ Result<Manifest> parse_manifest(std::string_view text, const fs::path& path, con
     manifest.defines = detail::read_defines(*node, "defines", diags);
   }
   if (const toml::node* node = document.get("options")) {
-    manifest.options = detail::read_options(*node, "options", diags);
+    manifest.options = detail::read_options(*node, "options", manifest.root, diags);
   }
   if (const toml::node* node = document.get("toolkit_includes")) {
     manifest.toolkit_includes = detail::read_bool(*node, "toolkit_includes", diags).value_or(true);

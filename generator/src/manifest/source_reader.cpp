@@ -115,7 +115,7 @@ SourceEntry read_source(const toml::table& table, const std::filesystem::path& r
     entry.defines = read_defines(*defines, "defines", diags);
   }
   if (const toml::node* options = table.get("options")) {
-    entry.options = read_options(*options, "options", diags);
+    entry.options = read_options(*options, "options", root, diags);
   }
   if (const toml::node* dirs = table.get("include_dirs")) {
     entry.include_dirs = read_include_dirs(*dirs, root, diags);
