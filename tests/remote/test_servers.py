@@ -15,9 +15,14 @@ LISTEN = ("import socket, sys, time\n"
           "s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(1); time.sleep(60)\n")
 
 
-def test_a_server_whose_port_was_taken_first_is_launched_on_another(monkeypatch):
+@pytest.mark.parametrize("listening", [False, True], ids=["bound", "listening"])
+def test_a_server_whose_port_was_taken_first_is_launched_on_another(monkeypatch, listening):
+    # Another process takes the port found free first: bound only, the server cannot bind it and
+    # exits; listening too, connections succeed, and the listener must not be taken for the server.
     taken = socket.socket()
-    taken.bind(("127.0.0.1", 0))   # bound by another process, never listening: the server cannot bind it
+    taken.bind(("127.0.0.1", 0))
+    if listening:
+        taken.listen(1)
     ports = [taken.getsockname()[1]]
     found_free = servers.free_port
     monkeypatch.setattr(servers, "free_port", lambda: ports.pop(0) if ports else found_free())
@@ -30,6 +35,7 @@ def test_a_server_whose_port_was_taken_first_is_launched_on_another(monkeypatch)
         port, process = servers.launch_on_a_free_port(start, "the test's server")
         try:
             assert launched[0] == taken.getsockname()[1] and port == launched[1] != launched[0]
+            assert servers.listens_on(process, port) is True
             with socket.create_connection(("127.0.0.1", port), timeout=5):
                 pass
         finally:
@@ -53,29 +59,6 @@ def test_a_refusing_port_refuses_until_it_is_closed():
     with servers.RefusingPort() as refusing:
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", refusing.port), timeout=5)
-
-
-def test_a_port_another_process_listens_on_is_not_taken_for_the_server(monkeypatch):
-    squatter = socket.socket()
-    squatter.bind(("127.0.0.1", 0))
-    squatter.listen(1)   # another process took the port found free, and listens: connections succeed
-    ports = [squatter.getsockname()[1]]
-    found_free = servers.free_port
-    monkeypatch.setattr(servers, "free_port", lambda: ports.pop(0) if ports else found_free())
-    launched = []
-
-    def start(port):
-        launched.append(port)
-        return subprocess.Popen([sys.executable, "-c", LISTEN, str(port)], stderr=subprocess.DEVNULL)
-    try:
-        port, process = servers.launch_on_a_free_port(start, "the test's server")
-        try:
-            assert launched[0] == squatter.getsockname()[1] and port == launched[1] != launched[0]
-            assert servers.listens_on(process, port) is True
-        finally:
-            servers.stop_process(process)
-    finally:
-        squatter.close()
 
 
 def test_a_listener_is_the_servers_only_where_its_process_or_a_child_holds_the_socket():
