@@ -23,10 +23,6 @@ namespace {
 
 constexpr std::string_view k_stats_magic = "kiln-cache-stats 1";
 
-}  // namespace
-
-namespace {
-
 // A folder, not a symbolic link to one (nor anything else).
 bool real_directory(const fs::path& path) {
   std::error_code ec;
