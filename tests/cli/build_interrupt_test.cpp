@@ -102,10 +102,19 @@ void interrupt_at(int signal_number, std::chrono::milliseconds delay) {
   const std::vector<std::string> args{"build", "-o", "out.kiln", "-j", "4", "--scan-cache", "out.kiln.scan-cache"};
   const pid_t pid = start_kiln(args, p);
   std::this_thread::sleep_for(delay);
-  const std::set<pid_t> workers = descendants(pid);
-  kill(pid, signal_number);
+  // Stopped first, so that it forks no worker between the list of its workers and the signal: a
+  // worker forked meanwhile would be missed, and one that outlives the list holds the lock on a
+  // temporary file the killed build was writing (fork shares it), which the next build then leaves.
   int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  kill(pid, SIGSTOP);
+  ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+  std::set<pid_t> workers;
+  if (WIFSTOPPED(status)) {   // else the build had finished already
+    workers = descendants(pid);
+    kill(pid, signal_number);
+    kill(pid, SIGCONT);   // a stopped build runs its SIGTERM or SIGINT handler only once continued
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   // SIGTERM and SIGINT: the build kills and waits for its workers before it exits, so none is left.
   // SIGKILL: nothing of the build runs; each worker gets its parent-death signal when its own parent
