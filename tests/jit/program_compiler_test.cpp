@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,12 +102,30 @@ private:
 };
 
 // NVRTC writes its trace where the compile made a directory of its own for it (another user cannot
-// have put a FIFO or a directory at its name first), and nothing of it is left behind.
+// have put a FIFO or a directory at its name first), and nothing of it is left behind. What is
+// created in TMPDIR is watched (inotify): one directory, and no file beside it.
 TEST_F(ProgramCompilerTest, TheTraceIsWrittenInADirectoryOfItsOwnAndNothingIsLeft) {
   const fs::path tmp = m_dir / "tmp";
   fs::create_directories(tmp);
   const TemporaryDirectory scoped(tmp.string());
+  const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(inotify_add_watch(watch, tmp.c_str(), IN_CREATE), 0);
   const ProgramOutput out = compile_program(m_api, input());
+  std::vector<std::pair<std::string, bool>> created;   // name, a directory
+  alignas(inotify_event) char events[16 * 1024];
+  for (long n; (n = read(watch, events, sizeof events)) > 0;) {
+    for (long at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(events + at);
+      created.emplace_back(event->len ? event->name : "", (event->mask & IN_ISDIR) != 0);
+      at += static_cast<long>(sizeof(inotify_event) + event->len);
+    }
+  }
+  close(watch);
+  ASSERT_EQ(created.size(), 1u) << "created in TMPDIR: " << created.size() << " entries, first "
+                                << (created.empty() ? "" : created[0].first);
+  EXPECT_TRUE(created[0].second) << created[0].first << " is a file in the shared directory, not a directory";
+  EXPECT_EQ(created[0].first.rfind("kiln-trace-", 0), 0u) << created[0].first;
   ASSERT_TRUE(out.ok) << out.log;
   EXPECT_FALSE(out.headers_unknown);
   EXPECT_NE(std::find(out.headers.begin(), out.headers.end(), (m_dir / "include" / "factor.cuh").string()),

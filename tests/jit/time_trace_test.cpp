@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 namespace kiln::jit {
 namespace {
 
@@ -75,6 +81,30 @@ TEST(TimeTrace, WhatIsNotATraceIsAnError) {
 
 TEST(TimeTrace, NvrtcAppendsJsonToTheRequestedPath) {
   EXPECT_EQ(trace_output_path("/tmp/x/trace-3"), "/tmp/x/trace-3.json");
+}
+
+// The trace as a file: read only where it is a regular file of bounded size; anything else is an error
+// (headers unknown), never an empty list and never a wait.
+TEST(TimeTrace, AFileThatIsNotATraceToReadIsAnErrorWithoutWaiting) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("kiln-trace-file-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string trace = R"J({"traceEvents":[{"args":{"detail":"/a/b.cuh"},"name":"Processing Header File"}]})J";
+  std::ofstream(dir / "good.json") << trace;
+  const Result<Headers> good = headers_in_trace_file((dir / "good").string());
+  ASSERT_TRUE(good) << good.error().message;
+  EXPECT_EQ(*good, Headers{"/a/b.cuh"});
+  EXPECT_FALSE(headers_in_trace_file((dir / "missing").string()));
+  fs::create_symlink(dir / "good.json", dir / "link.json");
+  EXPECT_FALSE(headers_in_trace_file((dir / "link").string())) << "a link is not followed";
+  ASSERT_EQ(mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  EXPECT_FALSE(headers_in_trace_file((dir / "fifo").string())) << "a FIFO is not waited on";
+  fs::create_directory(dir / "dir.json");
+  EXPECT_FALSE(headers_in_trace_file((dir / "dir").string()));
+  std::ofstream(dir / "huge.json") << trace;
+  fs::resize_file(dir / "huge.json", k_time_trace_limit + 1);   // sparse: nothing is written
+  EXPECT_FALSE(headers_in_trace_file((dir / "huge").string())) << "larger than the limit";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -127,15 +127,10 @@ CompileOutput compile_job(const CompileJob& job) {
   // NVRTC reports a bad name expression against a virtual file; point where the expression came from.
   if (out.log.find("__nv_name_map") != std::string::npos) out.log = explain_name_errors(out.log, job);
 
-  // NVRTC names the headers it opened only in its time trace (at most 64 MiB, a regular file). None
-  // to read, and the headers are unknown: not an empty list, which the cache and the depfile would
-  // take for "reads no header".
+  // NVRTC names the headers it opened only in its time trace. None to read, and the headers are
+  // unknown: not an empty list, which the cache and the depfile would take for "reads no header".
   const std::filesystem::path trace = jit::trace_output_path(job.trace_file.string());
-  Result<std::vector<std::byte>> trace_bytes = read_regular_file(trace, std::uint64_t{64} << 20, false);
-  Result<std::vector<std::string>> headers =
-      trace_bytes ? jit::headers_in_time_trace(std::string_view(reinterpret_cast<const char*>(trace_bytes->data()),
-                                                                 trace_bytes->size()))
-                  : Result<std::vector<std::string>>(trace_bytes.error());
+  Result<std::vector<std::string>> headers = jit::headers_in_trace_file(job.trace_file.string());
   if (headers) out.headers = std::move(*headers);
   out.headers_unknown = !headers;
   // Kiln's own headers are inputs through the key's digest of them, not by the scratch path they lie at.

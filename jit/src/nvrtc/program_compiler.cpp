@@ -3,11 +3,10 @@
 #include "nvrtc/compiler_handles.hpp"
 #include "nvrtc/time_trace.hpp"
 #include "platform/files.hpp"
+#include "platform/text.hpp"
 #include "util/diagnostic.hpp"
-#include "util/file_io.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -16,9 +15,6 @@ namespace kiln::jit {
 
 namespace {
 
-// A trace larger than this is not read: a compile that opens ten thousand headers writes a few MB.
-constexpr std::uint64_t k_trace_limit = 64 << 20;
-
 // Where NVRTC writes its time trace (<base>.json): a directory of the compile's own (mkdtemp, 0700),
 // removed with what NVRTC wrote. Not a name beside others in a shared temporary directory: NVRTC
 // creates <base>.json as any file, so another user could have made it a directory (NVRTC aborts the
@@ -26,7 +22,7 @@ constexpr std::uint64_t k_trace_limit = 64 << 20;
 class TraceFile {
 public:
   TraceFile() {
-    const char* tmp = std::getenv("TMPDIR");
+    const char* tmp = platform::environment("TMPDIR");
     std::string pattern = (tmp && *tmp ? std::string(tmp) : platform::default_temporary_directory().string()) +
                           "/kiln-trace-XXXXXX";
     if (platform::make_private_directory(pattern)) m_directory = pattern;
@@ -38,14 +34,10 @@ public:
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
   std::string base() const { return m_directory.empty() ? std::string() : m_directory + "/trace"; }   // empty: no trace
-  // The headers the trace names; nullopt where there is no trace to read (none made, none written, a
-  // file that is not a regular one, larger than k_trace_limit, or not a trace).
+  // The headers the trace names; nothing where there is no trace to read (headers_in_trace_file).
   std::optional<std::vector<std::string>> headers() const {
     if (m_directory.empty()) return std::nullopt;
-    Result<std::vector<std::byte>> bytes = read_regular_file(trace_output_path(base()), k_trace_limit, false);
-    if (!bytes) return std::nullopt;
-    Result<std::vector<std::string>> names =
-        headers_in_time_trace(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    Result<std::vector<std::string>> names = headers_in_trace_file(base());
     if (!names) return std::nullopt;
     return std::move(*names);
   }

@@ -1,5 +1,7 @@
 #include "nvrtc/time_trace.hpp"
 
+#include "util/file_io.hpp"
+
 #include <set>
 
 namespace kiln::jit {
@@ -149,6 +151,12 @@ private:
 }  // namespace
 
 std::string trace_output_path(const std::string& requested) { return requested + ".json"; }
+
+Result<std::vector<std::string>> headers_in_trace_file(const std::string& requested) {
+  Result<std::vector<std::byte>> bytes = read_regular_file(trace_output_path(requested), k_time_trace_limit, false);
+  if (!bytes) return bytes.error();
+  return headers_in_time_trace(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+}
 
 Result<std::vector<std::string>> headers_in_time_trace(std::string_view trace) {
   Json json(trace);
