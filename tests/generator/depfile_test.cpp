@@ -131,18 +131,24 @@ TEST(Depfile, WritesEveryNameAsGccsMdDoes) {
   }
 }
 
+// A file for each name a depfile holds (k_odd_names, a plain one and one with ':') in `dir`.
+std::vector<fs::path> files_named_oddly(const fs::path& dir) {
+  std::vector<std::string> names = k_odd_names;
+  names.insert(names.end(), {"plain.cuh", "c:olon.cuh"});
+  std::vector<fs::path> files;
+  for (const std::string& name : names) {
+    std::ofstream(dir / name) << "x";
+    files.push_back(dir / name);
+  }
+  return files;
+}
+
 // What Ninja (1.11, Debian 12's) reads back: every name Kiln writes, as it is. (Ninja 1.11 splits names
 // at bytes GCC writes as they are, ';', '&', '|', quotes, '*', backticks: Kiln refuses those.)
 TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
   const FreshDirectory fresh("ninja");
   const fs::path& dir = fresh.path;
-  std::vector<std::string> names = k_odd_names;
-  names.insert(names.end(), {"plain.cuh", "c:olon.cuh"});
-  std::vector<fs::path> inputs;
-  for (const std::string& name : names) {
-    std::ofstream(dir / name) << "x";
-    inputs.push_back(dir / name);
-  }
+  const std::vector<fs::path> inputs = files_named_oddly(dir);
   // The rule's touch writes no depfile: ninja reads the one written here once the command is done.
   std::ofstream(dir / "out.d") << text_of(dir / "out", inputs);
   std::ofstream(dir / "build.ninja") << "rule make\n  command = touch $out\n  depfile = $out.d\n  deps = gcc\n"
@@ -158,14 +164,10 @@ TEST(Depfile, NinjaReadsBackTheNamesItCanHoldAsTheyAre) {
 TEST(Depfile, MakeReadsBackTheNamesItWritesAsTheyAre) {
   const FreshDirectory fresh("make");
   const fs::path& dir = fresh.path;
-  std::vector<std::string> names = k_odd_names;
-  names.insert(names.end(), {"plain.cuh", "c:olon.cuh"});
-  std::vector<fs::path> inputs;
-  for (const std::string& name : names) inputs.push_back(dir / name);
+  const std::vector<fs::path> inputs = files_named_oddly(dir);
   std::ofstream(dir / "out.d") << text_of("out", inputs);   // the target as the Makefile names it
   std::ofstream(dir / "Makefile") << "include out.d\n\nout:\n\ttouch out\n";
   const std::string make = "cd '" + dir.string() + "' && make -q out >/dev/null 2>&1; echo $?";
-  for (const fs::path& input : inputs) std::ofstream(input) << "x";
   ASSERT_EQ(std::system(("cd '" + dir.string() + "' && sleep 0.01 && touch out").c_str()), 0);
   ASSERT_EQ(output_of(make), "0\n") << "Make finds the target out of date, or fails, before any file changed";
   for (const fs::path& input : inputs) {

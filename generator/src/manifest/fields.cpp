@@ -167,8 +167,9 @@ std::vector<std::string> read_options(const toml::node& value, std::string_view 
     diags.error(located[problem.index].at(),
                 "option " + quote(problem.option) + " in " + quote(key) + " " + problem.message);
   // A pre-included header is named as #include names one, from the manifest's directory or its
-  // include_dirs, or by its absolute path inside the manifest's directory: a path that leaves the
-  // project would read (and echo in errors) any file, which include_dirs refuse too.
+  // include_dirs, or by its absolute path inside the manifest's directory: a path that leaves them
+  // would read (and echo in errors) any file. A directory outside the project is for include_dirs to
+  // name, where the manifest shows it.
   if (problems.empty()) {
     for (std::size_t at = 0; at < options.size();) {
       options::OptionProblem problem;
@@ -185,9 +186,9 @@ std::vector<std::string> read_options(const toml::node& value, std::string_view 
         if (leaves) {
           diags.error(located[at].at(), "option " + quote(read->text) + " in " + quote(key) +
                                             " pre-includes a header outside the project: name it as #include "
-                                            "would, relative to the manifest's directory or one of 'include_dirs', or "
-                                            "by its absolute path inside the manifest's directory (no '..'), as "
-                                            "include_dirs are");
+                                            "would, relative to the manifest's directory or one of 'include_dirs' "
+                                            "(no '..'), or by its absolute path inside the manifest's directory; a "
+                                            "header elsewhere needs its directory in 'include_dirs'");
         }
       }
       at += read->strings;

@@ -62,7 +62,8 @@ std::vector<const toml::table*> read_table_list(const toml::node& value, std::st
 // read_string_list, plus the define and option rules of checks.hpp. Rejected entries are left out.
 std::vector<std::string> read_defines(const toml::node& value, std::string_view key, Diagnostics& diags);
 // A --pre-include names its header as #include would, or by an absolute path inside `root` (the
-// manifest's directory); one that leaves the project (an absolute path elsewhere, a '..') is refused.
+// manifest's directory); one that leaves them (an absolute path elsewhere, a '..') is refused: a
+// header elsewhere needs its directory in include_dirs.
 std::vector<std::string> read_options(const toml::node& value, std::string_view key, const std::filesystem::path& root,
                                       Diagnostics& diags);
 // read_string_list of include directories, each checked (paths.hpp: check_include_dir) and normalized;
