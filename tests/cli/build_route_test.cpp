@@ -182,6 +182,44 @@ TEST_F(BuildRoute, ASourceTheImageDescribesIsNotParsedUnlessStrict) {
   EXPECT_EQ(kernel_names(inspect("b.kiln")), kernel_names(inspect("a.kiln")));
 }
 
+// What the source's headers show counts as its own text (plan/unit_text.hpp): host code shown only by
+// a project header (Rodinia's dwt2d/common.cu) leaves the source to nvcc's image, unparsed, with the
+// kernels a parse would have named; Kiln's runtime used only in a header keeps it parsed, so that the
+// instantiation its request names is built.
+TEST_F(BuildRoute, WhatTheSourcesHeadersShowCountsAsItsText) {
+  write_text(m_project / "kernels/device.cu", "#include \"common.cuh\"\nbool CommonTester::running = false;\n"
+                                              "extern \"C\" __global__ void add(float* x) { x[0] += 1; }\n");
+  write_text(m_project / "kernels/common.cuh", "#pragma once\n#include \"detail/host.h\"\n"
+                                               "struct CommonTester { static bool running; };\n");
+  write_text(m_project / "kernels/detail/host.h", "#include <cstdio>\ninline void report() { std::puts(\"done\"); }\n");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_90\"]\n[[source]]\npath = \"kernels/device.cu\"\n");
+  const RunResult unread = build("a.kiln");
+  ASSERT_EQ(unread.exit_code, 0) << unread.err;
+  EXPECT_NE(unread.err.find("scan: 0 cached, 0 scanned, 1 source left to nvcc's image"), std::string::npos) << unread.err;
+  const RunResult strict = build("b.kiln", {"--strict"});
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.err.find("scan: 0 cached, 1 scanned"), std::string::npos) << strict.err;
+  EXPECT_EQ(kernel_names(inspect("a.kiln")), std::vector<std::string>{"add"});
+  EXPECT_EQ(kernel_names(inspect("b.kiln")), kernel_names(inspect("a.kiln")));
+
+  // The host source launches; its header asks Kiln's runtime for an instantiation nothing launches.
+  write_text(m_project / "kernels/host.cu", R"(#include <cuda_runtime.h>
+#include "requests.hpp"
+template <int N> __global__ void scale(float* x) { x[threadIdx.x] *= N; }
+int main() { scale<2><<<1, 4>>>(nullptr); return 0; }
+)");
+  write_text(m_project / "kernels/requests.hpp", "#include <kiln/kiln.hpp>\n"
+                                                 "inline kiln::Kernel tripled(kiln::Package& p) { return p.kernel(\"scale<3>\"); }\n");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_90\"]\ninclude_dirs = [\"<kiln>\"]\n"
+                                      "[[source]]\npath = \"kernels/host.cu\"\n[[source]]\npath = \"kernels/device.cu\"\n");
+  const RunResult parsed = build("c.kiln");
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_NE(parsed.err.find("scan: 0 cached, 1 scanned, 1 source left to nvcc's image"), std::string::npos) << parsed.err;
+  const std::vector<std::string> names = kernel_names(inspect("c.kiln"));
+  for (const char* name : {"scale<2>", "scale<3>", "add"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();
+}
+
 // A name the manifest asks of the source is the scan's to resolve: the source is parsed, and nvcc
 // builds the instantiation the text does not make.
 TEST_F(BuildRoute, ASourceAskedForANameIsScannedAndBuildsIt) {

@@ -47,15 +47,18 @@ manifest::Manifest manifest_of(const manifest::SourceEntry& source) {
 }
 
 TEST(ImageDecides, OnlyWhereNothingAsksTheSourceForANameTheImageCannotSpell) {
-  const std::string host = code_only("#include <cuda_runtime.h>\n__global__ void k() {}\nint main() { k<<<1,1>>>(); }\n");
+  const UnitTextFacts host{.host_code = true};
   manifest::SourceEntry source;
   source.path = "k.cu";
   EXPECT_TRUE(image_decides(manifest_of(source), source, host, false, false));
-  EXPECT_FALSE(image_decides(manifest_of(source), source, code_only("__global__ void k() {}"), false, false))
+  EXPECT_FALSE(image_decides(manifest_of(source), source, UnitTextFacts{}, false, false))
       << "device-only: NVRTC compiles it, and the scan names its kernels";
   EXPECT_FALSE(image_decides(manifest_of(source), source, host, true, false)) << "--strict wants every finding";
   EXPECT_FALSE(image_decides(manifest_of(source), source, host, false, true)) << "--host-source's requests";
-  EXPECT_FALSE(image_decides(manifest_of(source), source, host + "#include \"kiln.hpp\"\n", false, false));
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.host_code = true, .kiln_runtime = true}, false, false))
+      << "the unit uses Kiln's runtime: its requests are the scan's";
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.host_code = true, .complete = false}, false, false))
+      << "a header the unit reaches was not read: it may use Kiln's runtime";
   manifest::Manifest with_hosts = manifest_of(source);
   with_hosts.host_sources = {"app.cpp"};
   EXPECT_FALSE(image_decides(with_hosts, source, host, false, false)) << "a host source may request its kernels";

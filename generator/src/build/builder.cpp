@@ -121,11 +121,12 @@ bool usable_hit(const compile::CompileJob& job, const compile::CompileOutput& ou
   return package::image_reads({job.target, out.image});
 }
 
-// Whether a kernel source's text shows host code (plan/text_discovery.hpp): nvcc compiles it.
+// Whether a kernel source's unit shows host code in its text (plan/unit_text.hpp): nvcc compiles it.
 bool any_host_code(const manifest::Manifest& manifest) {
+  plan::ProjectText project(manifest);
   return std::any_of(manifest.sources.begin(), manifest.sources.end(), [&](const manifest::SourceEntry& source) {
-    const std::optional<std::string> text = read_text_file(manifest.root / source.path);
-    return text && plan::looks_like_host_code(plan::code_only(*text));
+    const std::optional<plan::UnitTextFacts> unit = project.facts_of(source);
+    return unit && unit->host_code;
   });
 }
 

@@ -1,7 +1,6 @@
 #include "build/scan_scope.hpp"
 
 #include "plan/text_discovery.hpp"
-#include "util/file_io.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -10,9 +9,10 @@ namespace kiln::build {
 
 std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, bool strict, bool extra_sources) {
   std::set<std::string> decided, asked;
+  plan::ProjectText project(manifest);
   for (const manifest::SourceEntry& source : manifest.sources) {
-    const std::optional<std::string> text = read_text_file(manifest.root / source.path);
-    if (text && plan::image_decides(manifest, source, plan::code_only(*text), strict, extra_sources))
+    const std::optional<plan::UnitTextFacts> unit = project.facts_of(source);
+    if (unit && plan::image_decides(manifest, source, *unit, strict, extra_sources))
       decided.insert(source.path);
     else
       asked.insert(source.path);

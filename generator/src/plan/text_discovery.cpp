@@ -110,22 +110,24 @@ bool uses_kiln_runtime(std::string_view code) {
          code.find("kiln::") != std::string_view::npos;
 }
 
-bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, std::string_view code,
+bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, const UnitTextFacts& unit,
                    bool strict, bool extra_request_sources) {
   if (strict || extra_request_sources || !manifest.host_sources.empty() || !manifest.python_sources.empty()) return false;
   // nvcc units are built whole whatever their bound (plan/image_parts.hpp): 'kernels_per_image' asks nothing.
   if (!source.instantiations.empty() || !source.variables.empty() || !source.link_group.empty()) return false;
   // The package's own names go to the sources that define them: each source's scan says which.
   if (!manifest.instantiations.empty() || !manifest.variables.empty()) return false;
-  return looks_like_host_code(code) && !uses_kiln_runtime(code);
+  return unit.host_code && !unit.kiln_runtime && unit.complete;
 }
 
 Discovery speculative_discovery(const manifest::Manifest& manifest) {
   Discovery discovery;
+  ProjectText project(manifest);
   for (const manifest::SourceEntry& source : manifest.sources) {
-    const std::optional<std::string> text = read_text_file(manifest.root / source.path);
-    if (!text) continue;
-    discovery.sources[source.path].has_host_code = looks_like_host_code(code_only(*text));
+    const std::optional<UnitTextFacts> unit = project.facts_of(source);
+    if (!unit) continue;
+    bool& host_code = discovery.sources[source.path].has_host_code;
+    host_code = host_code || unit->host_code;   // a source listed twice (variants): either entry's headers
   }
   return discovery;
 }

@@ -11,6 +11,7 @@
 
 #include "manifest/manifest.hpp"
 #include "plan/planned_unit.hpp"
+#include "plan/unit_text.hpp"
 
 #include <string>
 #include <string_view>
@@ -31,14 +32,16 @@ bool looks_like_host_code(std::string_view code);
 // requests are found by the scan alone.
 bool uses_kiln_runtime(std::string_view code);
 
-// Whether the scan may leave `source` unread: its text shows host code and uses no Kiln runtime;
-// the manifest asks it for no name and no variable and puts it in no link group; the build has no host or Python sources (whose requests could name its kernels); and the
-// build is not --strict (which fails on the scan's findings, so wants them all).
-bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, std::string_view code,
+// Whether the scan may leave `source` unread: the text of its unit (the source and the project
+// headers it reaches, unit_text.hpp) shows host code and no use of Kiln's runtime, and every header it
+// reaches was read; the manifest asks it for no name and no variable and puts it in no link group;
+// the build has no host or Python sources (whose requests could name its kernels); and the build is
+// not --strict (which fails on the scan's findings, so wants them all).
+bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, const UnitTextFacts& unit,
                    bool strict, bool extra_request_sources);
 
-// A discovery that finds nothing but each readable source's route, guessed from its text. Sources
-// that cannot be read are left out (the scan will say why).
+// A discovery that finds nothing but each readable source's route, guessed from its unit's text
+// (unit_text.hpp). Sources that cannot be read are left out (the scan will say why).
 Discovery speculative_discovery(const manifest::Manifest& manifest);
 
 }  // namespace kiln::plan

@@ -1,0 +1,74 @@
+// What the text of a kernel source and of the project headers it includes says, before anything
+// parses it (text_discovery.hpp's two questions, asked of the whole unit): host code shown only by a
+// header ("common.h" with <cstdio> and a cudaMalloc helper) sends its sources to nvcc unparsed, and
+// Kiln's runtime used only in a header keeps its sources parsed, so that its requests are found.
+//
+// Project headers are those the preprocessor would find in the project: a quoted include beside the
+// file that includes it, then (quoted or not) in the manifest's include directories and the source's
+// own, relative to the manifest's root. The toolkit's and Kiln's directories (<cuda>, <kiln>,
+// <build>), the system's and -I options are not followed: what they hold is not the project's code.
+// A computed include (#include MACRO) is not followed either, as text_discovery.hpp never looked.
+#pragma once
+
+#include "manifest/manifest.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::plan {
+
+// An #include directive's file: "name" (quoted) or <name>.
+struct IncludedFile {
+  std::string name;
+  bool quoted = false;
+};
+
+// The #include directives of `code` (code_only's text) that name a file, in order.
+std::vector<IncludedFile> included_files(std::string_view code);
+
+struct UnitTextFacts {
+  bool host_code = false;      // looks_like_host_code of the source or of a header it reaches
+  bool kiln_runtime = false;   // uses_kiln_runtime of the same
+  // False where a header the unit reaches exists but could not be read (not a regular file, too
+  // large, unreadable), or the walk stopped at its bounds: what was not read may hold anything.
+  bool complete = true;
+};
+
+// The most project headers one ProjectText reads, and the largest it reads: a project past either is
+// parsed as before (complete = false), never read without end.
+inline constexpr std::size_t k_most_project_headers = 4096;
+inline constexpr std::uint64_t k_largest_project_header = 8 << 20;
+
+// One walk of a manifest's project headers, each read once however many sources include it.
+class ProjectText {
+public:
+  explicit ProjectText(const manifest::Manifest& manifest);
+
+  // The facts of `source`'s unit; nullopt when the source itself cannot be read (the scan says why).
+  std::optional<UnitTextFacts> facts_of(const manifest::SourceEntry& source);
+
+private:
+  struct FileFacts {
+    bool read = false;         // false: it exists but was not read (the unit is then incomplete)
+    bool host_code = false;
+    bool kiln_runtime = false;
+    std::vector<IncludedFile> includes;
+  };
+
+  const FileFacts& file_facts(const std::filesystem::path& file);
+  // Where the preprocessor finds `include` from `includer` (an empty path: nowhere in the project).
+  std::filesystem::path find(const IncludedFile& include, const std::filesystem::path& includer,
+                             const std::vector<std::filesystem::path>& dirs) const;
+
+  const manifest::Manifest& m_manifest;
+  std::vector<std::filesystem::path> m_include_dirs;   // the manifest's own, resolved
+  std::map<std::filesystem::path, FileFacts> m_files;
+};
+
+}  // namespace kiln::plan

@@ -1,0 +1,157 @@
+// What a kernel source's unit says by its text, headers included (plan/unit_text.hpp).
+#include "plan/unit_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace kiln::plan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UnitText : public ::testing::Test {
+protected:
+  UnitText() {
+    std::string name = (fs::temp_directory_path() / "kiln-unit-text-XXXXXX").string();
+    m_manifest.root = mkdtemp(name.data());
+  }
+  ~UnitText() override {
+    std::error_code ignored;
+    fs::remove_all(m_manifest.root, ignored);
+  }
+
+  void write(const std::string& path, const std::string& text) {
+    fs::create_directories((m_manifest.root / path).parent_path());
+    std::ofstream(m_manifest.root / path) << text;
+  }
+
+  std::optional<UnitTextFacts> facts(const std::string& path, std::vector<std::string> include_dirs = {}) {
+    manifest::SourceEntry source;
+    source.path = path;
+    source.include_dirs = std::move(include_dirs);
+    return ProjectText(m_manifest).facts_of(source);
+  }
+
+  manifest::Manifest m_manifest;
+};
+
+TEST(IncludedFiles, QuotedAndAngledNamesOnlyFromDirectives) {
+  const std::vector<IncludedFile> found =
+      included_files("#include \"a.h\"\n  #  include <b/c.h>\nint x; // #include \"no.h\"\n#include MACRO\n"
+                     "#include_next <d.h>\n#include \"\"\n#define include \"e.h\"\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].name, "a.h");
+  EXPECT_TRUE(found[0].quoted);
+  EXPECT_EQ(found[1].name, "b/c.h");
+  EXPECT_FALSE(found[1].quoted);
+}
+
+// Host code shown only by a header two includes away (Rodinia's dwt2d/common.cu: its own text is a
+// static member; common.h includes <cstdio> and <vector>).
+TEST_F(UnitText, HostCodeInAHeaderTheSourceReachesCounts) {
+  write("src/k.cu", "#include \"common.h\"\nbool flag = false;\n");
+  write("src/common.h", "#pragma once\n#include \"detail/helpers.h\"\n__global__ void k(float*);\n");
+  write("src/detail/helpers.h", "#include <vector>\ninline void h() {}\n");
+  const std::optional<UnitTextFacts> unit = facts("src/k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_TRUE(unit->host_code);
+  EXPECT_FALSE(unit->kiln_runtime);
+  EXPECT_TRUE(unit->complete);
+}
+
+TEST_F(UnitText, ADeviceOnlyUnitIsNotHostCodeWhatItsCommentsSay) {
+  write("k.cu", "#include \"dev.cuh\"\n__global__ void k(float* x) { x[0] = f(); }\n");
+  write("dev.cuh", "// #include <vector>, k<<<1, 1>>>()\n__device__ inline float f() { return 1; }\n#include <cuda/std/limits>\n");
+  const std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_FALSE(unit->host_code);
+  EXPECT_TRUE(unit->complete);
+}
+
+// A source that launches its kernels, whose header makes Kiln runtime requests: the scan must read it
+// (its requests name instantiations the text does not make).
+TEST_F(UnitText, KilnsRuntimeInAHeaderCounts) {
+  write("k.cu", "#include \"ops.hpp\"\nint main() { k<<<1, 1>>>(); }\n");
+  write("ops.hpp", "#include <kiln/kiln.hpp>\ninline void run(kiln::Package& p) { p.kernel(\"scale<3>\"); }\n");
+  const std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_TRUE(unit->host_code);
+  EXPECT_TRUE(unit->kiln_runtime);
+}
+
+// Quoted: beside the includer first, then the include directories (the manifest's, then the
+// source's own); angled: the include directories only. A directory of the name is passed over.
+TEST_F(UnitText, HeadersAreFoundWhereThePreprocessorLooks) {
+  m_manifest.include_dirs = {"inc", "<cuda>/include"};
+  write("k.cu", "#include <host_angle.h>\n");
+  write("inc/host_angle.h", "#include <iostream>\n");
+  EXPECT_TRUE(facts("k.cu")->host_code) << "an angled include in the manifest's include directory";
+
+  write("k.cu", "#include <beside.h>\n");
+  write("beside.h", "int main() {}\n");
+  EXPECT_FALSE(facts("k.cu")->host_code) << "an angled include is not looked for beside the source";
+
+  write("k.cu", "#include \"own.h\"\n");
+  write("own_dir/own.h", "void f() { cudaMalloc(0, 4); }\n");
+  EXPECT_FALSE(facts("k.cu")->host_code);
+  EXPECT_TRUE(facts("k.cu", {"own_dir"})->host_code) << "the source's own include directory";
+
+  write("k.cu", "#include \"shadowed.h\"\n");
+  fs::create_directories(m_manifest.root / "shadowed.h");
+  write("inc/shadowed.h", "#include <thread>\n");
+  EXPECT_TRUE(facts("k.cu")->host_code) << "a directory named like the header is passed over";
+
+  write("k.cu", "#include \"nowhere.h\"\n#include <cuda_fp16.h>\n");
+  const std::optional<UnitTextFacts> outside = facts("k.cu");
+  EXPECT_FALSE(outside->host_code);
+  EXPECT_TRUE(outside->complete) << "a header outside the project is not the project's: nothing is unknown";
+}
+
+TEST_F(UnitText, IncludeCyclesEnd) {
+  write("k.cu", "#include \"a.h\"\n");
+  write("a.h", "#include \"b.h\"\n#include \"a.h\"\n");
+  write("b.h", "#include \"a.h\"\n#include \"k.cu\"\n");
+  const std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_FALSE(unit->host_code);
+  EXPECT_TRUE(unit->complete);
+}
+
+// A header that exists but is not read (a FIFO, never waited on; one past the size bound) leaves the
+// unit incomplete, so that it is parsed; a source that cannot be read has no facts.
+TEST_F(UnitText, WhatIsNotReadMakesTheUnitIncomplete) {
+  write("k.cu", "#include \"fifo.h\"\nint main() {}\n");
+  ASSERT_EQ(mkfifo((m_manifest.root / "fifo.h").c_str(), 0600), 0);
+  std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_TRUE(unit->host_code);
+  EXPECT_FALSE(unit->complete);
+
+  write("k.cu", "#include \"huge.h\"\nint main() {}\n");
+  write("huge.h", "");
+  fs::resize_file(m_manifest.root / "huge.h", k_largest_project_header + 1);
+  unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_FALSE(unit->complete);
+
+  EXPECT_FALSE(facts("missing.cu"));
+}
+
+// Past k_most_project_headers a walk reads no more: the units it did not finish are incomplete.
+TEST_F(UnitText, TheWalkIsBounded) {
+  std::string chain;
+  for (std::size_t i = 0; i <= k_most_project_headers; ++i) chain += "#include \"h" + std::to_string(i) + ".h\"\n";
+  write("k.cu", chain + "int main() {}\n");
+  for (std::size_t i = 0; i <= k_most_project_headers; ++i) write("h" + std::to_string(i) + ".h", "");
+  const std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_FALSE(unit->complete);
+}
+
+}  // namespace
+}  // namespace kiln::plan
