@@ -270,6 +270,21 @@ TEST_F(BuildRoute, ASourceTheScanCannotReadGoesByItsText) {
   EXPECT_EQ(runs_for(m_log, "host.cu").size(), 1u) << read_text(m_log);
 }
 
+// The same where the host code is in a project header the source includes: its unit's text decides.
+TEST_F(BuildRoute, ASourceTheScanCannotReadGoesByItsHeadersText) {
+  write_text(m_project / "kernels/host.cu", "#include \"launcher.h\"\n__global__ void k(float* x) { x[0] = undeclared; }\n");
+  write_text(m_project / "kernels/launcher.h", "#include <cuda_runtime.h>\n__global__ void k(float* x);\n"
+                                               "inline void run() { k<<<1, 1>>>(nullptr); }\n");
+  write_text(m_project / "app.cpp", "int main() {}\n");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_90\"]\nhost_sources = [\"app.cpp\"]\n"
+                                      "[[source]]\npath = \"kernels/host.cu\"\n");
+  const RunResult r = build("a.kiln", {}, {"KILN_SPECULATE=0"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("nvrtc:"), std::string::npos) << r.err;
+  EXPECT_EQ(count(r.err, "identifier \"undeclared\" is undefined"), 1u) << r.err;
+  EXPECT_EQ(runs_for(m_log, "host.cu").size(), 1u) << read_text(m_log);
+}
+
 // The compiles done while the scan runs are a guess from the sources' text: right or wrong, the
 // build writes what it writes without them, byte for byte.
 TEST_F(BuildRoute, CompilingWhileTheScanRunsNeverChangesThePackage) {

@@ -2,6 +2,7 @@
 
 #include "plan/listed_names.hpp"
 #include "plan/text_discovery.hpp"
+#include "plan/unit_text.hpp"
 #include "util/file_io.hpp"
 #include "util/suggest.hpp"
 
@@ -78,10 +79,14 @@ private:
     return !relative.empty() && *relative.begin() != "..";
   }
 
-  // A source the scan could not read says what it is by its text (text_discovery.hpp): one that
-  // shows host code goes to nvcc at once, as the compiles while the scan ran planned it, rather than
-  // to NVRTC first.
-  bool text_shows_host_code(const std::string& path) const {
+  // A source the scan could not read says what it is by its unit's text (unit_text.hpp: the source
+  // and its project headers): one that shows host code goes to nvcc at once, as the compiles while
+  // the scan ran planned it, rather than to NVRTC first.
+  bool text_shows_host_code(const std::string& path) {
+    for (const manifest::SourceEntry& source : m_manifest.sources) {
+      if (source.path != path) continue;
+      if (const std::optional<UnitTextFacts> unit = m_project_text.facts_of(source); unit && unit->host_code) return true;
+    }
     const std::optional<std::string> text = read_text_file(fs::path(path).is_absolute() ? fs::path(path) : m_settings.root / path);
     return text && looks_like_host_code(code_only(*text));
   }
@@ -416,6 +421,7 @@ private:
   const manifest::Manifest& m_manifest;
   const std::vector<ScannedFile>& m_kernel_sources;
   const DiscoverySettings& m_settings;
+  ProjectText m_project_text{m_manifest};
   Discovery m_out;
   std::set<std::string> m_instantiated;         // name_key of every template with an instantiation
   std::vector<const scan::Kernel*> m_templates;  // every user kernel template seen
