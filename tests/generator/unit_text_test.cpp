@@ -153,5 +153,20 @@ TEST_F(UnitText, TheWalkIsBounded) {
   EXPECT_FALSE(unit->complete);
 }
 
+// So is the sum of what it reads: headers of the largest size each, until the total is spent.
+TEST_F(UnitText, TheBytesReadAreBounded) {
+  const std::size_t headers = k_most_project_header_bytes / k_largest_project_header + 1;
+  std::string includes;
+  for (std::size_t i = 0; i < headers; ++i) {
+    includes += "#include \"big" + std::to_string(i) + ".h\"\n";
+    write("big" + std::to_string(i) + ".h", "");
+    fs::resize_file(m_manifest.root / ("big" + std::to_string(i) + ".h"), k_largest_project_header);   // sparse
+  }
+  write("k.cu", includes + "int main() {}\n");
+  const std::optional<UnitTextFacts> unit = facts("k.cu");
+  ASSERT_TRUE(unit);
+  EXPECT_FALSE(unit->complete);
+}
+
 }  // namespace
 }  // namespace kiln::plan

@@ -4,6 +4,7 @@
 #include "platform/files.hpp"
 #include "util/file_io.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -84,11 +85,13 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
 const ProjectText::FileFacts& ProjectText::file_facts(const fs::path& file) {
   if (const auto known = m_files.find(file); known != m_files.end()) return known->second;
   static const FileFacts k_unread;
-  if (m_files.size() >= k_most_project_headers) return k_unread;
+  if (m_files.size() >= k_most_project_headers || m_bytes_read >= k_most_project_header_bytes) return k_unread;
   FileFacts& facts = m_files[file];
   // Never waits on a FIFO nor reads a device: only a regular file of a header's size is read.
-  const Result<std::vector<std::byte>> bytes = read_regular_file(file, k_largest_project_header, true);
+  const Result<std::vector<std::byte>> bytes =
+      read_regular_file(file, std::min(k_largest_project_header, k_most_project_header_bytes - m_bytes_read), true);
   if (!bytes) return facts;
+  m_bytes_read += bytes->size();
   const std::string code = code_only(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
   facts.read = true;
   facts.host_code = looks_like_host_code(code);

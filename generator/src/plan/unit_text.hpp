@@ -40,10 +40,11 @@ struct UnitTextFacts {
   bool complete = true;
 };
 
-// The most project headers one ProjectText reads, and the largest it reads: a project past either is
-// parsed as before (complete = false), never read without end.
+// The most project headers one ProjectText reads, the largest it reads and the most bytes it reads in
+// all: a project past any of them is parsed as before (complete = false), never read without end.
 inline constexpr std::size_t k_most_project_headers = 4096;
 inline constexpr std::uint64_t k_largest_project_header = 8 << 20;
+inline constexpr std::uint64_t k_most_project_header_bytes = 256 << 20;
 
 // One walk of a manifest's project headers, each read once however many sources include it.
 class ProjectText {
@@ -69,6 +70,7 @@ private:
   const manifest::Manifest& m_manifest;
   std::vector<std::filesystem::path> m_include_dirs;   // the manifest's own, resolved
   std::map<std::filesystem::path, FileFacts> m_files;
+  std::uint64_t m_bytes_read = 0;
 };
 
 }  // namespace kiln::plan
