@@ -82,6 +82,15 @@ TEST_F(UnitText, KilnsRuntimeInAHeaderCounts) {
   ASSERT_TRUE(unit);
   EXPECT_TRUE(unit->host_code);
   EXPECT_TRUE(unit->kiln_runtime);
+
+  // Both facts are whole whichever header says which: host code in a header read after the one
+  // that uses Kiln's runtime still counts (the route guessed while the scan runs takes it).
+  write("d.cu", "#include \"host.h\"\n#include \"ops.hpp\"\n__global__ void k() {}\n");
+  write("host.h", "#include <vector>\n");
+  const std::optional<UnitTextFacts> both = facts("d.cu");
+  ASSERT_TRUE(both);
+  EXPECT_TRUE(both->host_code);
+  EXPECT_TRUE(both->kiln_runtime);
 }
 
 // Quoted: beside the includer first, then the include directories (the manifest's, then the

@@ -64,8 +64,7 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
   std::vector<std::pair<IncludedFile, fs::path>> pending;   // an include and the file it is written in
   for (IncludedFile& include : included_files(code)) pending.emplace_back(std::move(include), source_file);
   std::set<fs::path> reached{source_file};
-  // Kiln's runtime anywhere settles what the callers ask (the unit is parsed): the rest is not read.
-  while (!pending.empty() && !facts.kiln_runtime) {
+  while (!pending.empty()) {
     const auto [include, includer] = std::move(pending.back());
     pending.pop_back();
     const fs::path header = find(include, includer, dirs);
