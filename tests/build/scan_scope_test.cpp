@@ -34,26 +34,40 @@ protected:
     return m_manifest.sources.back();
   }
 
+  std::set<std::string> left_to_the_image(bool strict, bool extra_sources) {
+    plan::ProjectText project(m_manifest);
+    return build::left_to_the_image(m_manifest, project, strict, extra_sources);
+  }
+
   manifest::Manifest m_manifest;
 };
 
 TEST_F(ScanScope, ASourceWithHostCodeThatNothingAsksIsLeftToTheImage) {
-  EXPECT_EQ(build::left_to_the_image(m_manifest, false, false), (std::set<std::string>{"host.cu"}));
+  EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu"}));
 }
 
 TEST_F(ScanScope, StrictOrSourcesBesideTheManifestAskForNames) {
-  EXPECT_TRUE(build::left_to_the_image(m_manifest, true, false).empty());
-  EXPECT_TRUE(build::left_to_the_image(m_manifest, false, true).empty());
+  EXPECT_TRUE(left_to_the_image(true, false).empty());
+  EXPECT_TRUE(left_to_the_image(false, true).empty());
 }
 
 TEST_F(ScanScope, ASourceListedTwiceIsLeftOnlyIfNoEntryAsks) {
   add("host.cu").instantiations.push_back("k2<1>");
-  EXPECT_TRUE(build::left_to_the_image(m_manifest, false, false).empty());
+  EXPECT_TRUE(left_to_the_image(false, false).empty());
+}
+
+// Its headers' text counts as its own (plan/unit_text.hpp): host code in a header leaves the source
+// unread as well.
+TEST_F(ScanScope, HostCodeInAHeaderLeavesTheSourceToTheImage) {
+  write("common.h", "#include <cstdio>\n");
+  write("via_header.cu", "#include \"common.h\"\n__global__ void v() {}\n");
+  add("via_header.cu");
+  EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu", "via_header.cu"}));
 }
 
 TEST_F(ScanScope, AnUnreadableSourceIsScanned) {
   add("missing.cu");
-  EXPECT_EQ(build::left_to_the_image(m_manifest, false, false), (std::set<std::string>{"host.cu"}));
+  EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu"}));
 }
 
 TEST_F(ScanScope, SlotsBesideTheScan) {

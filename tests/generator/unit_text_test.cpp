@@ -40,17 +40,6 @@ protected:
   manifest::Manifest m_manifest;
 };
 
-TEST(IncludedFiles, QuotedAndAngledNamesOnlyFromDirectives) {
-  const std::vector<IncludedFile> found =
-      included_files("#include \"a.h\"\n  #  include <b/c.h>\nint x; // #include \"no.h\"\n#include MACRO\n"
-                     "#include_next <d.h>\n#include \"\"\n#define include \"e.h\"\n");
-  ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].name, "a.h");
-  EXPECT_TRUE(found[0].quoted);
-  EXPECT_EQ(found[1].name, "b/c.h");
-  EXPECT_FALSE(found[1].quoted);
-}
-
 // Host code shown only by a header two includes away (Rodinia's dwt2d/common.cu: its own text is a
 // static member; common.h includes <cstdio> and <vector>).
 TEST_F(UnitText, HostCodeInAHeaderTheSourceReachesCounts) {

@@ -122,8 +122,7 @@ bool usable_hit(const compile::CompileJob& job, const compile::CompileOutput& ou
 }
 
 // Whether a kernel source's unit shows host code in its text (plan/unit_text.hpp): nvcc compiles it.
-bool any_host_code(const manifest::Manifest& manifest) {
-  plan::ProjectText project(manifest);
+bool any_host_code(const manifest::Manifest& manifest, plan::ProjectText& project) {
   return std::any_of(manifest.sources.begin(), manifest.sources.end(), [&](const manifest::SourceEntry& source) {
     const std::optional<plan::UnitTextFacts> unit = project.facts_of(source);
     return unit && unit->host_code;
@@ -284,13 +283,14 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
   const bool extra_sources = !m_request.host_sources.empty() || !m_request.python_sources.empty();
   DiscoveryPhaseSettings discovery_settings;
-  discovery_settings.unread = left_to_the_image(manifest, m_request.strict, extra_sources);
+  plan::ProjectText project_text(manifest);
+  discovery_settings.unread = left_to_the_image(manifest, project_text, m_request.strict, extra_sources);
   // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
   // and merges, whose jobs the parts decide, nor with a remote cache, which would be asked twice
   // for each job (a fleet's cache mostly holds them: the compiles would be spent for nothing).
   // nvcc's identity (its version and its host compiler's, in every nvcc job's key) is asked once, here:
   // the processes forked below inherit it instead of asking again (two more runs each).
-  if (!discovery_settings.unread.empty() || any_host_code(manifest)) {
+  if (!discovery_settings.unread.empty() || any_host_code(manifest, project_text)) {
     const fs::path nvcc = toolkit.root / "bin" / "nvcc";
     context.nvcc_identities.try_emplace(nvcc.string(), context.nvcc_identity(nvcc));
   }

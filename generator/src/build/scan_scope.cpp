@@ -7,9 +7,9 @@
 
 namespace kiln::build {
 
-std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, bool strict, bool extra_sources) {
+std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, plan::ProjectText& project, bool strict,
+                                        bool extra_sources) {
   std::set<std::string> decided, asked;
-  plan::ProjectText project(manifest);
   for (const manifest::SourceEntry& source : manifest.sources) {
     const std::optional<plan::UnitTextFacts> unit = project.facts_of(source);
     if (unit && plan::image_decides(manifest, source, *unit, strict, extra_sources))

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "manifest/manifest.hpp"
+#include "plan/unit_text.hpp"
 
 #include <cstddef>
 #include <set>
@@ -15,8 +16,10 @@ namespace kiln::build {
 // The kernel sources (as the manifest names them) the scan may leave unread: every entry of theirs
 // lets the image decide. `strict` and `extra_sources` (host or Python sources given beside the
 // manifest's) ask for names, as the manifest's own host sources do. A source that cannot be read is
-// scanned (the scan says why).
-std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, bool strict, bool extra_sources);
+// scanned (the scan says why). `project` walks the manifest's headers (the build's other questions
+// of the sources' text take the same walk, so that no header is read twice).
+std::set<std::string> left_to_the_image(const manifest::Manifest& manifest, plan::ProjectText& project, bool strict,
+                                        bool extra_sources);
 
 // How many of the build's `jobs` slots compile while the scan runs: one slot per file to parse,
 // keeping one at least for the compiles; none with one slot. None when nothing is left to parse: the

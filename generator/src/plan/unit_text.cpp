@@ -23,28 +23,6 @@ std::optional<fs::path> project_dir(const fs::path& root, const std::string& dir
 
 }  // namespace
 
-std::vector<IncludedFile> included_files(std::string_view code) {
-  std::vector<IncludedFile> found;
-  std::size_t line_start = 0;
-  while (line_start < code.size()) {
-    std::size_t line_end = code.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = code.size();
-    std::string_view line = code.substr(line_start, line_end - line_start);
-    line_start = line_end + 1;
-    std::size_t at = line.find_first_not_of(" \t");
-    if (at == std::string_view::npos || line[at] != '#') continue;
-    at = line.find_first_not_of(" \t", at + 1);
-    if (at == std::string_view::npos || !line.substr(at).starts_with("include")) continue;
-    at = line.find_first_not_of(" \t", at + 7);
-    if (at == std::string_view::npos || (line[at] != '"' && line[at] != '<')) continue;   // #include_next, MACRO
-    const bool quoted = line[at] == '"';
-    const std::size_t end = line.find(quoted ? '"' : '>', at + 1);
-    if (end == std::string_view::npos || end == at + 1) continue;
-    found.push_back({std::string(line.substr(at + 1, end - at - 1)), quoted});
-  }
-  return found;
-}
-
 ProjectText::ProjectText(const manifest::Manifest& manifest) : m_manifest(manifest) {
   for (const std::string& dir : manifest.include_dirs)
     if (std::optional<fs::path> path = project_dir(manifest.root, dir)) m_include_dirs.push_back(std::move(*path));
@@ -61,8 +39,9 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
   for (const std::string& dir : source.include_dirs)
     if (std::optional<fs::path> path = project_dir(m_manifest.root, dir)) dirs.push_back(std::move(*path));
 
-  std::vector<std::pair<IncludedFile, fs::path>> pending;   // an include and the file it is written in
-  for (IncludedFile& include : included_files(code)) pending.emplace_back(std::move(include), source_file);
+  std::vector<std::pair<scan::detail::IncludeDirective, fs::path>> pending;   // an include and the file it is in
+  for (scan::detail::IncludeDirective& include : scan::detail::include_directives(code))
+    pending.emplace_back(std::move(include), source_file);
   std::set<fs::path> reached{source_file};
   while (!pending.empty()) {
     const auto [include, includer] = std::move(pending.back());
@@ -76,7 +55,7 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
     }
     facts.host_code = facts.host_code || file.host_code;
     facts.kiln_runtime = facts.kiln_runtime || file.kiln_runtime;
-    for (const IncludedFile& next : file.includes) pending.emplace_back(next, header);
+    for (const scan::detail::IncludeDirective& next : file.includes) pending.emplace_back(next, header);
   }
   return facts;
 }
@@ -95,18 +74,18 @@ const ProjectText::FileFacts& ProjectText::file_facts(const fs::path& file) {
   facts.read = true;
   facts.host_code = looks_like_host_code(code);
   facts.kiln_runtime = uses_kiln_runtime(code);
-  facts.includes = included_files(code);
+  facts.includes = scan::detail::include_directives(code);
   return facts;
 }
 
-fs::path ProjectText::find(const IncludedFile& include, const fs::path& includer,
+fs::path ProjectText::find(const scan::detail::IncludeDirective& include, const fs::path& includer,
                            const std::vector<fs::path>& dirs) const {
   const auto found = [&](const fs::path& candidate) {
     platform::FileStatus status;
     // A directory of that name is not the header: the search goes on, as the preprocessor's does.
     return platform::status_of(candidate, status) && !status.is_directory;
   };
-  if (include.quoted) {
+  if (!include.angled) {
     if (fs::path beside = (includer.parent_path() / include.name).lexically_normal(); found(beside)) return beside;
   }
   for (const fs::path& dir : dirs)

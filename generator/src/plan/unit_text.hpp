@@ -11,6 +11,7 @@
 #pragma once
 
 #include "manifest/manifest.hpp"
+#include "scan/source_text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,19 +19,9 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace kiln::plan {
-
-// An #include directive's file: "name" (quoted) or <name>.
-struct IncludedFile {
-  std::string name;
-  bool quoted = false;
-};
-
-// The #include directives of `code` (code_only's text) that name a file, in order.
-std::vector<IncludedFile> included_files(std::string_view code);
 
 struct UnitTextFacts {
   bool host_code = false;      // looks_like_host_code of the source or of a header it reaches
@@ -59,12 +50,12 @@ private:
     bool read = false;         // false: it exists but was not read (the unit is then incomplete)
     bool host_code = false;
     bool kiln_runtime = false;
-    std::vector<IncludedFile> includes;
+    std::vector<scan::detail::IncludeDirective> includes;   // the scan's reading of #include lines
   };
 
   const FileFacts& file_facts(const std::filesystem::path& file);
   // Where the preprocessor finds `include` from `includer` (an empty path: nowhere in the project).
-  std::filesystem::path find(const IncludedFile& include, const std::filesystem::path& includer,
+  std::filesystem::path find(const scan::detail::IncludeDirective& include, const std::filesystem::path& includer,
                              const std::vector<std::filesystem::path>& dirs) const;
 
   const manifest::Manifest& m_manifest;
