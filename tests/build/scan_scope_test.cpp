@@ -19,8 +19,8 @@ protected:
     m_manifest.root = mkdtemp(name.data());
     // Host code in its own text, nothing asks it for names: the image decides.
     write("host.cu", "#include <cuda_runtime.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n");
-    // Device code only: the scan reads it.
-    write("device.cu", "__global__ void d() {}\n");
+    // Device code only, with a template: the scan reads it (its instantiations are the scan's to name).
+    write("device.cu", "template <int N> __global__ void d() {}\ntemplate __global__ void d<1>();\n");
     add("host.cu");
     add("device.cu");
   }
@@ -63,6 +63,18 @@ TEST_F(ScanScope, HostCodeInAHeaderLeavesTheSourceToTheImage) {
   write("via_header.cu", "#include \"common.h\"\n__global__ void v() {}\n");
   add("via_header.cu");
   EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu", "via_header.cu"}));
+}
+
+// Device code only, with no template and no variable: NVRTC's image names all a parse would.
+TEST_F(ScanScope, ADeviceOnlySourceWithNothingToNameIsLeftToTheImage) {
+  write("plain.cu", "#include \"index.cuh\"\n__global__ void p(int* x) { x[index()] = 0; }\n");
+  write("index.cuh", "__device__ inline int index() { return threadIdx.x; }\n");
+  add("plain.cu");
+  write("with_table.cu", "#include \"index.cuh\"\n__device__ int table[4];\n__global__ void t() { table[index()] = 1; }\n");
+  add("with_table.cu");
+  EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu", "plain.cu"}));
+  m_manifest.carry_sources = true;   // the runtime finds a carried source by the kernels the scan names
+  EXPECT_EQ(left_to_the_image(false, false), (std::set<std::string>{"host.cu"}));
 }
 
 TEST_F(ScanScope, AnUnreadableSourceIsScanned) {

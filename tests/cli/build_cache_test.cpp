@@ -51,7 +51,8 @@ TEST_F(BuildCache, ASecondBuildHitsEveryImageAndWritesTheSameBytes) {
   const RunResult warm = build();
   ASSERT_EQ(warm.exit_code, 0) << warm.err;
   EXPECT_TRUE(says(warm, "compile: 6 cached, 0 compiled")) << warm.err;
-  EXPECT_TRUE(says(warm, "scan: 2 cached, 0 scanned")) << warm.err;
+  // kernels/more.cu, device-only with nothing a parse would name, is left to NVRTC's image unscanned.
+  EXPECT_TRUE(says(warm, "scan: 1 cached, 0 scanned, 1 source left to NVRTC's image")) << warm.err;
   // -v marks each step the cache answered (docs/cli.md, "Cache"); none of the cold build's was.
   EXPECT_TRUE(says(warm, "sm_90a kernels/ops.cu (cached)\n")) << warm.err;
   EXPECT_FALSE(says(cold, "(cached)")) << cold.err;
@@ -136,12 +137,12 @@ TEST_F(BuildCache, StatsClearAndTrim) {
   EXPECT_EQ(report["directory"], m_cache.string());
   EXPECT_EQ(report["compile"]["hits"], 6);
   EXPECT_EQ(report["compile"]["misses"], 6);
-  EXPECT_EQ(report["scan"]["hits"], 2);
-  EXPECT_EQ(report["scan"]["misses"], 2);
+  EXPECT_EQ(report["scan"]["hits"], 1);   // kernels/ops.cu's; kernels/more.cu is not scanned
+  EXPECT_EQ(report["scan"]["misses"], 1);
   EXPECT_EQ(report["runtime"]["hits"], 3);
   EXPECT_EQ(report["runtime"]["compiles"], 2);
   EXPECT_EQ(report["runtime"]["compiled_bytes"], 2048);
-  EXPECT_EQ(report["entries"], 14) << "6 keys with their header sets, their 6 images, and 2 scans";
+  EXPECT_EQ(report["entries"], 13) << "6 keys with their header sets, their 6 images, and 1 scan";
   EXPECT_GT(report["size"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(report["max_size"], 5'000'000'000u);
   const RunResult text = cache({"stats"});
@@ -166,7 +167,7 @@ TEST_F(BuildCache, KilnCacheZeroKeepsNothing) {
   EXPECT_FALSE(fs::exists(m_cache)) << "nothing written";
   const RunResult again = build({}, {"KILN_CACHE=0"});
   EXPECT_TRUE(says(again, "compile: 0 cached, 6 compiled")) << again.err;
-  EXPECT_TRUE(says(again, "scan: 0 cached, 2 scanned")) << again.err;
+  EXPECT_TRUE(says(again, "scan: 0 cached, 1 scanned")) << again.err;
 }
 
 TEST_F(BuildCache, CacheDirAndItsScanCacheAliasOverrideTheVariable) {

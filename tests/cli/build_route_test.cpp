@@ -166,12 +166,14 @@ TEST_F(BuildRoute, OneTargetIsTheCubinNvccCubinWrites) {
 }
 
 // A source whose text shows host code, and that nothing asks for a name, is left to nvcc's image: the
-// scan never parses it, and its kernels are named from their symbols. --strict scans it.
+// scan never parses it, and its kernels are named from their symbols. The device-only source, without
+// a template or a variable, is left to NVRTC's. --strict scans both.
 TEST_F(BuildRoute, ASourceTheImageDescribesIsNotParsedUnlessStrict) {
   manifest("\"sm_90\"");
   const RunResult r = build("a.kiln");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("scan: 0 cached, 1 scanned, 1 source left to nvcc's image"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scan: 0 cached, 0 scanned, 1 source left to nvcc's image, 1 to NVRTC's"), std::string::npos)
+      << r.err;
   const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
   EXPECT_NE(std::find(names.begin(), names.end(), "scale<2>"), names.end()) << nlohmann::json(names).dump();
   EXPECT_NE(std::find(names.begin(), names.end(), "add"), names.end());
@@ -180,6 +182,58 @@ TEST_F(BuildRoute, ASourceTheImageDescribesIsNotParsedUnlessStrict) {
   ASSERT_EQ(strict.exit_code, 0) << strict.err;
   EXPECT_NE(strict.err.find("scan: 0 cached, 2 scanned, 0 request"), std::string::npos) << strict.err;
   EXPECT_EQ(kernel_names(inspect("b.kiln")), kernel_names(inspect("a.kiln")));
+}
+
+// A device-only source is left to NVRTC's image only where a parse has no name to give: NVRTC compiles
+// it whole, nvcc never runs for it, and the package is the one a parse makes, byte for byte but its
+// name. A __constant__ (the link keeps only the variables named to it) or a template in the unit keeps
+// the source parsed.
+TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) {
+  write_text(m_project / "kernels/device.cu",
+             "#include \"index.cuh\"\nnamespace { __global__ void hidden(float* x) { x[index()] = 0; } }\n"
+             "namespace ops { __global__ void add(float* x, int n) { if (index() < n) x[index()] += 1; } }\n"
+             "extern \"C\" __global__ void fill(float* x, float v) { x[index()] = v; }\n");
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_80\", \"sm_90\", \"compute_90\"]\n"
+                                      "[[source]]\npath = \"kernels/device.cu\"\n");
+  const RunResult unread = build("a.kiln");
+  ASSERT_EQ(unread.exit_code, 0) << unread.err;
+  EXPECT_NE(unread.err.find("scan: 0 cached, 0 scanned, 1 source left to NVRTC's image"), std::string::npos) << unread.err;
+  EXPECT_NE(unread.err.find("nvrtc:"), std::string::npos) << unread.err;
+  EXPECT_TRUE(runs_for(m_log, "device.cu").empty()) << read_text(m_log);
+  const RunResult strict = build("b.kiln", {"--strict"});
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << strict.err;
+  nlohmann::json a = inspect("a.kiln"), b = inspect("b.kiln");
+  EXPECT_EQ(kernel_names(a).size(), 3u) << a.dump();
+  a.erase("path");
+  b.erase("path");
+  EXPECT_EQ(a, b);
+
+  // A __constant__ in a header: parsed, and the variable is kept and recorded by name.
+  write_text(m_project / "kernels/index.cuh", "#pragma once\n__constant__ int offset;\n"
+                                              "__device__ inline int index() { return offset + threadIdx.x; }\n");
+  const RunResult with_variable = build("c.kiln");
+  ASSERT_EQ(with_variable.exit_code, 0) << with_variable.err;
+  EXPECT_NE(with_variable.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << with_variable.err;
+  const nlohmann::json c = inspect("c.kiln");
+  ASSERT_EQ(c["variables"].size(), 1u) << c.dump();
+  EXPECT_EQ(c["variables"][0]["name"], "offset");
+
+  // A template: parsed, and its instantiation is found and named as written.
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n");
+  write_text(m_project / "kernels/device.cu", "#include \"index.cuh\"\nenum class Mode { fast = 3 };\n"
+                                              "template <Mode M> __global__ void run(float* x) { x[index()] = int(M); }\n"
+                                              "template __global__ void run<Mode::fast>(float*);\n");
+  const RunResult templated = build("d.kiln");
+  ASSERT_EQ(templated.exit_code, 0) << templated.err;
+  EXPECT_NE(templated.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << templated.err;
+  const nlohmann::json d = inspect("d.kiln");
+  ASSERT_EQ(d["kernels"].size(), 1u) << d.dump();
+  const nlohmann::json& spellings = d["kernels"][0]["names"];
+  EXPECT_NE(std::find(spellings.begin(), spellings.end(), "run<Mode::fast>"), spellings.end()) << d.dump();
 }
 
 // What the source's headers show counts as its own text (plan/unit_text.hpp): host code shown only by
@@ -226,7 +280,8 @@ TEST_F(BuildRoute, ASourceAskedForANameIsScannedAndBuildsIt) {
   manifest("\"sm_90\"", "instantiate = [\"scale<3>\"]\n");
   const RunResult r = build("a.kiln");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("scan: 0 cached, 2 scanned, 0 request"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scan: 0 cached, 1 scanned, 1 source left to NVRTC's image, 0 request"), std::string::npos)
+      << r.err;
   const std::vector<std::string> names = kernel_names(inspect("a.kiln"));
   for (const char* name : {"scale<2>", "scale<3>", "add"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << ": " << nlohmann::json(names).dump();

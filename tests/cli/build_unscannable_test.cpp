@@ -20,6 +20,11 @@ using Names = std::set<std::string>;
 
 constexpr const char* k_clang_refuses = "#ifdef __clang__\n#error \"clang cannot read this file\"\n#endif\n";
 
+// A kernel template and its instantiation: a device-only source the scan reads (a source with nothing
+// for a parse to name is left to NVRTC's image unread: docs/scan.md).
+constexpr const char* k_filled_template = "template <int N> __global__ void fill(int* x) { x[0] = N; }\n"
+                                          "template __global__ void fill<7>(int*);\n";
+
 fs::path write_unscannable_project(const ScratchDir& dir, const std::string& source, const std::string& manifest_extra = "") {
   const fs::path p = dir.path() / "p";
   write_text(p / "kiln.toml", "targets = [\"sm_80\", \"compute_80\"]\n[[source]]\npath = \"kernels/k.cu\"\n" + manifest_extra);
@@ -61,7 +66,7 @@ TEST(BuildUnscannable, StrictMakesTheLostDiscoveryAnErrorAndWritesNothing) {
 // with a line that counts them and says so (pip shows a build's output with -v).
 TEST(BuildUnscannable, KilnStrictInTheEnvironmentIsStrictAndWarningsEndWithACount) {
   ScratchDir dir;
-  write_unscannable_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  write_unscannable_project(dir, std::string(k_clang_refuses) + k_filled_template);
   const RunResult warned = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path(), {"KILN_STRICT=0"});
   ASSERT_EQ(warned.exit_code, 0) << warned.err;
   EXPECT_NE(warned.err.find("kiln: out.kiln: 1 warning (above): 1 from the scan; with --strict (KILN_STRICT=1) the "
@@ -89,12 +94,26 @@ TEST(BuildUnscannable, TheWarningCountNamesWhoseTheyAre) {
       << compiler.err;
   EXPECT_EQ(compiler.err.find("--strict"), std::string::npos) << compiler.err;
 
-  write_unscannable_project(dir, std::string(k_clang_refuses) + unused);
+  write_unscannable_project(dir, std::string(k_clang_refuses) + unused + k_filled_template);
   const RunResult both = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln"}, dir.path());
   ASSERT_EQ(both.exit_code, 0) << both.err;
   EXPECT_NE(both.err.find("kiln: out.kiln: 2 warnings (above): 1 from the scan, 1 from the compiler; with --strict "
                           "(KILN_STRICT=1) the scan's findings fail the build\n"),
             std::string::npos) << both.err;
+}
+
+// A device-only source with no template and no variable is not parsed at all (NVRTC's image names what
+// a parse would): what clang refuses in it is no warning, even with --strict's findings.
+TEST(BuildUnscannable, ASourceLeftToNvrtcsImageIsNeverReadByTheScan) {
+  ScratchDir dir;
+  write_unscannable_project(dir, std::string(k_clang_refuses) + "extern \"C\" __global__ void fill(int* x) { x[0] = 7; }\n");
+  const RunResult r = run_kiln({"build", "p/kiln.toml", "-o", "out.kiln", "-v"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("scan: 0 cached, 0 scanned, 1 source left to NVRTC's image"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_EQ(kernels_of(dir.path() / "out.kiln"), (Names{"fill"}));
+  EXPECT_EQ(run_kiln({"build", "p/kiln.toml", "-o", "strict.kiln", "--strict"}, dir.path()).exit_code, k_failed)
+      << "--strict reads every source";
 }
 
 TEST(BuildUnscannable, StrictMakesTheScannersOtherWarningsErrorsToo) {

@@ -40,6 +40,36 @@ TEST(UsesKilnRuntime, KilnsHeadersAndItsCApiAreRequestsTheScanMustRead) {
   EXPECT_FALSE(uses_kiln_runtime(code_only("// kiln_package_get_kernel\n__global__ void k();")));
 }
 
+TEST(ShowsTemplates, TheKeywordAloneCounts) {
+  EXPECT_TRUE(shows_templates(code_only("template <int N> __global__ void k(float* x);")));
+  EXPECT_TRUE(shows_templates(code_only("template __global__ void k<3>(float*);")));
+  EXPECT_TRUE(shows_templates(code_only("x.template get<0>()")));
+  EXPECT_FALSE(shows_templates(code_only("__global__ void templated_copy(float* template_x);")));
+  EXPECT_FALSE(shows_templates(code_only("// template <int N>\nconst char* s = \"template\";")));
+}
+
+TEST(ShowsDeviceVariables, WhatMayDeclareAVariableInDeviceMemory) {
+  EXPECT_TRUE(shows_device_variables(code_only("__constant__ float coeffs[4];")));
+  EXPECT_TRUE(shows_device_variables(code_only("static __constant__ float c = 1;")));
+  EXPECT_TRUE(shows_device_variables(code_only("__managed__ int flag;")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ float table[8];")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ int counter = 0;")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ int counter;")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ Pair pairs{1, 2};")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__")));
+  // A macro may declare anything: DEVICE float t[4];
+  EXPECT_TRUE(shows_device_variables(code_only("#define DEVICE __device__\nDEVICE void f();")));
+  EXPECT_TRUE(shows_device_variables(code_only("#define TABLE(n) \\\n  __device__ float n##_f(float x) { return x; }")));
+  // Functions, lambdas, and what comments and strings say.
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ inline float twice(float v) { return 2 * v; }")));
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ __forceinline__ int lane();\n__host__ __device__ int f(int);")));
+  EXPECT_FALSE(shows_device_variables(code_only("auto f = [] __device__ (int x) { return x; };")));
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ void static put_bits(unsigned* out, unsigned kc);")));
+  EXPECT_FALSE(shows_device_variables(code_only("// __constant__ float c[4];\nconst char* s = \"__device__ int x;\";")));
+  EXPECT_FALSE(shows_device_variables(code_only("__global__ void k(float* x) { __shared__ float tile[32]; }")));
+  EXPECT_FALSE(shows_device_variables(code_only("#define ALIGN 16\n__device__ float f(float);")));
+}
+
 manifest::Manifest manifest_of(const manifest::SourceEntry& source) {
   manifest::Manifest m;
   m.sources.push_back(source);
@@ -51,8 +81,28 @@ TEST(ImageDecides, OnlyWhereNothingAsksTheSourceForANameTheImageCannotSpell) {
   manifest::SourceEntry source;
   source.path = "k.cu";
   EXPECT_TRUE(image_decides(manifest_of(source), source, host, false, false));
-  EXPECT_FALSE(image_decides(manifest_of(source), source, UnitTextFacts{}, false, false))
-      << "device-only: NVRTC compiles it, and the scan names its kernels";
+  // A device-only unit: NVRTC compiles it whole unless a parse has names to give.
+  EXPECT_TRUE(image_decides(manifest_of(source), source, UnitTextFacts{}, false, false));
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.templates = true}, false, false))
+      << "the scan names a template's instantiations";
+  EXPECT_TRUE(image_decides(manifest_of(source), source, {.host_code = true, .templates = true}, false, false))
+      << "nvcc builds the instantiations its text makes";
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.device_variables = true}, false, false))
+      << "the link keeps only the variables the scan names";
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.complete = false}, false, false));
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.kiln_runtime = true}, false, false));
+  EXPECT_FALSE(image_decides(manifest_of(source), source, UnitTextFacts{}, true, false));
+  manifest::SourceEntry carried = source;
+  carried.carry_sources = true;
+  EXPECT_FALSE(image_decides(manifest_of(carried), carried, UnitTextFacts{}, false, false))
+      << "the runtime finds a carried source by the kernels the scan names";
+  EXPECT_TRUE(image_decides(manifest_of(carried), carried, host, false, false)) << "nvcc's sources are not carried";
+  manifest::Manifest carrying = manifest_of(source);
+  carrying.carry_sources = true;
+  EXPECT_FALSE(image_decides(carrying, source, UnitTextFacts{}, false, false));
+  carried.carry_sources = false;
+  carrying.sources = {carried};
+  EXPECT_TRUE(image_decides(carrying, carried, UnitTextFacts{}, false, false)) << "the source's own setting wins";
   EXPECT_FALSE(image_decides(manifest_of(source), source, host, true, false)) << "--strict wants every finding";
   EXPECT_FALSE(image_decides(manifest_of(source), source, host, false, true)) << "--host-source's requests";
   EXPECT_FALSE(image_decides(manifest_of(source), source, {.host_code = true, .kiln_runtime = true}, false, false))

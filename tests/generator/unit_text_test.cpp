@@ -62,6 +62,29 @@ TEST_F(UnitText, ADeviceOnlyUnitIsNotHostCodeWhatItsCommentsSay) {
   EXPECT_TRUE(unit->complete);
 }
 
+// A template or a variable in device memory in a header counts as the unit's, as host code does: a
+// device-only unit is left unparsed only where neither shows.
+TEST_F(UnitText, TemplatesAndDeviceVariablesInAHeaderCount) {
+  write("plain.cu", "#include \"math.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n");
+  write("math.cuh", "#pragma once\n__device__ inline float twice(float v) { return 2 * v; }\n");
+  write("templated.cu", "#include \"math.cuh\"\n#include \"tile.cuh\"\n__global__ void k(float* x) {}\n");
+  write("tile.cuh", "template <int N> __device__ float tile(const float* x) { return x[N]; }\n");
+  write("with_table.cu", "#include \"table.cuh\"\n__global__ void k(float* x) { x[0] = lut[0]; }\n");
+  write("table.cuh", "__constant__ float lut[16];\n");
+  const std::optional<UnitTextFacts> plain = facts("plain.cu");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->templates);
+  EXPECT_FALSE(plain->device_variables);
+  const std::optional<UnitTextFacts> templated = facts("templated.cu");
+  ASSERT_TRUE(templated);
+  EXPECT_TRUE(templated->templates);
+  EXPECT_FALSE(templated->device_variables);
+  const std::optional<UnitTextFacts> with_table = facts("with_table.cu");
+  ASSERT_TRUE(with_table);
+  EXPECT_FALSE(with_table->templates);
+  EXPECT_TRUE(with_table->device_variables);
+}
+
 // A source that launches its kernels, whose header makes Kiln runtime requests: the scan must read it
 // (its requests name instantiations the text does not make).
 TEST_F(UnitText, KilnsRuntimeInAHeaderCounts) {

@@ -31,7 +31,10 @@ SOURCES = {
                 '  const int i = index();\n  if (i < n) x[i] *= a;\n}\n',
     "add.cu": '#include "common.cuh"\n__global__ void add(float* x, const float* y, int n) {\n'
               '  const int i = index();\n  if (i < n) x[i] += y[i];\n}\n',
-    "common.cuh": "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n",
+    # A template in the header both sources include: each is scanned (a device-only unit without one is
+    # left to NVRTC's image unparsed, docs/scan.md), so each has its scan entry.
+    "common.cuh": "#pragma once\ntemplate <typename T> __device__ T at_least(T a, T b) { return a < b ? b : a; }\n"
+                  "__device__ inline int index() { return at_least(0, int(blockIdx.x * blockDim.x + threadIdx.x)); }\n",
 }
 
 # Runs a command and prints the most memory it (or any process it waited for) held, in KiB, last.

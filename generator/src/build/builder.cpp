@@ -301,7 +301,8 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   const std::unique_ptr<Speculation> speculation =
       early_jobs == 0 ? nullptr
                       : Speculation::start(manifest, toolkit,
-                                           {scratch, prefix, early_jobs, m_request.jobserver, &stores.shared(), context});
+                                           {scratch, prefix, early_jobs, m_request.jobserver, &stores.shared(), context,
+                                            &project_text, discovery_settings.unread});
 
   const auto scan_start = std::chrono::steady_clock::now();
   ScanPhaseSettings& scan = discovery_settings.scan;

@@ -16,14 +16,18 @@ std::string counted(std::size_t count, const std::string& one, const std::string
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
-// "scan: 3 cached, 2 scanned (2 through 1 shared preamble), 11 sources left to nvcc's image, 0 request
-// resolutions parsed, 1 Python source read (0.42 s)"
-std::string scan_detail(const ScanPhaseOutput& scans, std::size_t unread, double seconds) {
+// "scan: 3 cached, 2 scanned (2 through 1 shared preamble), 11 sources left to nvcc's image, 2 to
+// NVRTC's, 0 request resolutions parsed, 1 Python source read (0.42 s)"
+std::string scan_detail(const ScanPhaseOutput& scans, std::size_t unread_nvcc, std::size_t unread_nvrtc, double seconds) {
   const std::string python = scans.python ? ", " + counted(scans.python, "Python source", "Python sources") + " read" : "";
   const std::string shared = scans.preambles ? " (" + std::to_string(scans.sharing) + " through " +
                                                    counted(scans.preambles, "shared preamble)", "shared preambles)")
                                              : "";
-  const std::string image = unread ? ", " + counted(unread, "source", "sources") + " left to nvcc's image" : "";
+  std::string image;
+  if (unread_nvcc) image = ", " + counted(unread_nvcc, "source", "sources") + " left to nvcc's image";
+  if (unread_nvrtc)
+    image += unread_nvcc ? ", " + std::to_string(unread_nvrtc) + " to NVRTC's"
+                         : ", " + counted(unread_nvrtc, "source", "sources") + " left to NVRTC's image";
   char time[32];
   std::snprintf(time, sizeof time, " (%.2f s)", seconds);
   return "scan: " + std::to_string(scans.cached) + " cached, " + std::to_string(scans.scanned) + " scanned" + shared +
@@ -75,7 +79,7 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   events.steps_done();
   for (plan::ScannedFile& file : scans.kernel_sources) {
     file.left_to_the_image = unread.count(file.path) != 0;
-    file.another_shards = file.another_shards && !file.left_to_the_image;   // skipped as nvcc's, not a shard's
+    file.another_shards = file.another_shards && !file.left_to_the_image;   // skipped as the image's, not a shard's
   }
   if (scans.environment_error) {
     found.failure = BuildFailure::environment;
@@ -90,8 +94,7 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
     return found;
   }
   settings.scan.store->add_counters({{"scan.hits", scans.cached}, {"scan.misses", scans.scanned}});
-  events.detail(scan_detail(scans, unread.size(),
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+  const double scan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const fs::path root = fs::absolute(manifest.root).lexically_normal();
   for (const plan::ScannedFile& host : scans.host_sources) {
@@ -101,6 +104,11 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   found.asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.scan.display_prefix);
   found.discovery = plan::discover(manifest, scans.kernel_sources, scans.host_sources,
                                    {settings.scan.display_prefix, toolkit.root, root});
+  std::size_t unread_nvcc = 0;
+  for (const std::string& source : unread)
+    if (const auto known = found.discovery.sources.find(source); known != found.discovery.sources.end())
+      unread_nvcc += known->second.has_host_code ? 1 : 0;
+  events.detail(scan_detail(scans, unread_nvcc, unread.size() - unread_nvcc, scan_seconds));
   if (found.discovery.left_to_the_merge)
     events.detail(counted(found.discovery.left_to_the_merge, "runtime request names", "runtime requests name") +
                   " nothing this shard scans, perhaps another shard's units: kiln merge checks " +

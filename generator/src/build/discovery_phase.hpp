@@ -23,7 +23,7 @@ namespace kiln::build {
 struct DiscoveryPhaseSettings {
   ScanPhaseSettings scan;                  // its progress is set here, from the events
   ExtraSources extra;
-  std::set<std::string> unread;            // kernel sources left to nvcc's image (scan_scope.hpp)
+  std::set<std::string> unread;            // kernel sources left to their compiler's image (scan_scope.hpp)
   bool strict = false;
 };
 

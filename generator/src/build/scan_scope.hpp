@@ -1,6 +1,6 @@
-// What the scan must read, and what may start before it ends. A kernel source whose own text shows
-// host code, and that nothing asks for names, is left to nvcc's image (plan/text_discovery.hpp): the
-// scan does not parse it. The job slots the parses leave compile while the scan runs
+// What the scan must read, and what may start before it ends. A kernel source whose unit's text shows
+// host code (or, device-only, no template), and that nothing asks for names, is left to its compiler's
+// image (plan/text_discovery.hpp): the scan does not parse it. The job slots the parses leave compile while the scan runs
 // (speculation.hpp).
 #pragma once
 

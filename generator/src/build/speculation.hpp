@@ -12,12 +12,14 @@
 #include "compile/job_runner.hpp"
 #include "compile/toolkit.hpp"
 #include "manifest/manifest.hpp"
+#include "plan/unit_text.hpp"
 #include "store/store.hpp"
 
 #include <sys/types.h>
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace kiln {
@@ -33,6 +35,8 @@ struct SpeculationSettings {
   Jobserver* jobserver = nullptr;
   store::Store* cache = nullptr;         // the build's cache: jobs it holds are not compiled again
   compile::CacheContext context;
+  plan::ProjectText* project_text = nullptr;   // the build's walk of the project's headers (unit_text.hpp)
+  std::set<std::string> unread;                // the sources the scan leaves to the image (scan_scope.hpp)
 };
 
 class Speculation {

@@ -89,6 +89,7 @@ PlannedUnit unit_for(const manifest::Manifest& manifest, const manifest::SourceE
   unit.image_only = found->second.image_only;
   unit.kernel_names = found->second.kernel_names;
   if (found->second.has_host_code) unit.compiler = compile::Compiler::nvcc;
+  unit.keep_every_variable = unit.image_only && unit.compiler == compile::Compiler::nvrtc && !remove_unused_variables;
   for (const PlannedName& k : found->second.kernels) {
     PlannedName& kept = add_unique(unit.kernels, k);
     if (kept.symbol_form.empty()) kept.symbol_form = k.symbol_form;   // a manifest entry the scan also found
@@ -333,6 +334,7 @@ compile::CompileJob job_for(const BuildPlan& plan, const PlannedUnit& unit, std:
     else if (!v.symbol.empty()) job.keep_symbols.push_back(v.symbol);
   }
   job.nvrtc_options = unit.nvrtc_options;
+  if (unit.keep_every_variable) job.trim_variables = false;
   if (unit.jit_safe_headers) job.jit_safe_dir = plan.settings.scratch_dir / "jit-safe-headers";
   job.link_named_kernels_only = unit.part > 0;
   job.nvcc_fallback = unit.compiler == compile::Compiler::nvrtc && unit.nvcc_fallback;

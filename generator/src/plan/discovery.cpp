@@ -94,8 +94,10 @@ private:
   void add_source(const ScannedFile& file) {
     SourceDiscovery& found = m_out.sources[file.path];
     found.scan_failed = !file.result.ok();
-    found.has_host_code = file.result.has_host_code || file.left_to_the_image ||
-                          (found.scan_failed && text_shows_host_code(file.path));
+    // A source left unread goes to the compiler its unit's text shows: nvcc for host code, else NVRTC.
+    found.has_host_code = file.left_to_the_image ? text_shows_host_code(file.path)
+                                                 : file.result.has_host_code ||
+                                                       (found.scan_failed && text_shows_host_code(file.path));
     found.image_only = file.left_to_the_image;
     for (const scan::Instantiation& inst : file.result.instantiations) {
       m_instantiated.insert(name_key(inst.kernel));

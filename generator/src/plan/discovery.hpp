@@ -19,7 +19,7 @@ namespace kiln::plan {
 struct ScannedFile {
   std::string path;            // as scanned: relative to the manifest directory, or absolute
   scan::ScanResult result;     // a failed scan holds its errors and nothing else
-  // Not parsed: nvcc's image alone says what it holds (plan/text_discovery.hpp).
+  // Not parsed: its compiler's image alone says what it holds (plan/text_discovery.hpp).
   bool left_to_the_image = false;
   // Not scanned: a kernel source of another shard's units only (kiln build --shard I/N). A request
   // that names none of the scanned sources' kernels may name one of its: the merge checks it.

@@ -71,6 +71,9 @@ struct PlannedUnit {
   // Left unread by the scan (plan/text_discovery.hpp): its kernels and its variables are named from
   // the image's symbols.
   bool image_only = false;
+  // Its compile keeps every variable, where no scan listed those to keep: an NVRTC unit left unread,
+  // unless the manifest sets 'remove_unused_variables'.
+  bool keep_every_variable = false;
   std::vector<PlannedName> kernels;     // each becomes a name of the kernel it resolves to
   std::vector<PlannedName> variables;   // kept through trimming and recorded by name
   std::vector<std::string> nvrtc_options;   // -I, -D and the user's options, as NVRTC takes them

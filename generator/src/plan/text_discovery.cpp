@@ -36,6 +36,18 @@ bool directive_at(std::string_view text, std::size_t at) {
   return at < text.size() && text[at] == '#';
 }
 
+// Whether `at` lies in a preprocessor directive, continued lines (a trailing backslash) included.
+bool in_directive(std::string_view code, std::size_t at) {
+  std::size_t line_start = code.rfind('\n', at);
+  while (line_start != std::string_view::npos) {
+    std::size_t end = line_start;   // the previous line's last character but trailing blanks
+    while (end > 0 && (code[end - 1] == ' ' || code[end - 1] == '\t' || code[end - 1] == '\r')) --end;
+    if (end == 0 || code[end - 1] != '\\') break;
+    line_start = code.rfind('\n', end - 1);
+  }
+  return directive_at(code, line_start == std::string_view::npos ? 0 : line_start + 1);
+}
+
 // Whether `code` calls a function of the CUDA runtime API: `cuda` and a capital letter starting a
 // word, then `(` (cudaMalloc(, cudaGetDeviceCount (, cudaSetDevice(). Types (cudaStream_t) are not calls.
 bool calls_cuda_runtime(std::string_view code) {
@@ -110,24 +122,62 @@ bool uses_kiln_runtime(std::string_view code) {
          code.find("kiln::") != std::string_view::npos;
 }
 
+bool shows_templates(std::string_view code) {
+  for (std::size_t at = code.find("template"); at != std::string_view::npos; at = code.find("template", at + 1)) {
+    const std::size_t after = at + 8;
+    if ((at == 0 || !identifier_char(code[at - 1])) && (after == code.size() || !identifier_char(code[after])))
+      return true;
+  }
+  return false;
+}
+
+bool shows_device_variables(std::string_view code) {
+  const auto word_at = [&](std::size_t at, std::size_t length) {
+    return (at == 0 || !identifier_char(code[at - 1])) &&
+           (at + length == code.size() || !identifier_char(code[at + length]));
+  };
+  for (const std::string_view space : {"__constant__", "__managed__"})
+    for (std::size_t at = code.find(space); at != std::string_view::npos; at = code.find(space, at + 1))
+      if (word_at(at, space.size())) return true;
+  constexpr std::string_view device = "__device__";
+  for (std::size_t at = code.find(device); at != std::string_view::npos; at = code.find(device, at + 1)) {
+    if (!word_at(at, device.size())) continue;
+    // In a macro's body: what it declares is not known here.
+    if (in_directive(code, at)) return true;
+    // A function's parameter list comes before anything that ends or initializes a variable.
+    const std::size_t next = code.find_first_of("(;=[{", at + device.size());
+    if (next == std::string_view::npos || code[next] != '(') return true;
+  }
+  return false;
+}
+
 bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, const UnitTextFacts& unit,
                    bool strict, bool extra_request_sources) {
   if (strict || extra_request_sources || !manifest.host_sources.empty() || !manifest.python_sources.empty()) return false;
-  // nvcc units are built whole whatever their bound (plan/image_parts.hpp): 'kernels_per_image' asks nothing.
+  // 'kernels_per_image' asks nothing (plan/image_parts.hpp): nvcc units are built whole whatever their
+  // bound, and a unit without templates has no names to part by.
   if (!source.instantiations.empty() || !source.variables.empty() || !source.link_group.empty()) return false;
   // The package's own names go to the sources that define them: each source's scan says which.
   if (!manifest.instantiations.empty() || !manifest.variables.empty()) return false;
-  return unit.host_code && !unit.kiln_runtime && unit.complete;
+  if (unit.kiln_runtime || !unit.complete) return false;
+  if (unit.host_code) return true;
+  // A device-only source: NVRTC compiles it whole, with nothing the scan names. Its templates'
+  // instantiations are what the scan names as written, groups into image parts and warns of when none
+  // is made; its variables are what the scan names for the link to keep (unnamed, they lose their
+  // symbols, and a __constant__ nothing writes is folded); a carried source is found at run time by
+  // the kernels the scan names in it (package/carried_sources.hpp).
+  return !unit.templates && !unit.device_variables && !source.carry_sources.value_or(manifest.carry_sources);
 }
 
-Discovery speculative_discovery(const manifest::Manifest& manifest) {
+Discovery speculative_discovery(const manifest::Manifest& manifest, ProjectText& project,
+                                const std::set<std::string>& unread) {
   Discovery discovery;
-  ProjectText project(manifest);
   for (const manifest::SourceEntry& source : manifest.sources) {
     const std::optional<UnitTextFacts> unit = project.facts_of(source);
     if (!unit) continue;
-    bool& host_code = discovery.sources[source.path].has_host_code;
-    host_code = host_code || unit->host_code;   // a source listed twice (variants): either entry's headers
+    SourceDiscovery& found = discovery.sources[source.path];
+    found.has_host_code = found.has_host_code || unit->host_code;   // a source listed twice (variants): either entry's headers
+    found.image_only = unread.count(source.path) != 0;
   }
   return discovery;
 }

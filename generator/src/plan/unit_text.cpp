@@ -33,7 +33,10 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
   const std::optional<std::string> text = read_text_file(source_file);
   if (!text) return std::nullopt;
   const std::string code = code_only(*text);
-  UnitTextFacts facts{.host_code = looks_like_host_code(code), .kiln_runtime = uses_kiln_runtime(code)};
+  UnitTextFacts facts{.host_code = looks_like_host_code(code),
+                      .kiln_runtime = uses_kiln_runtime(code),
+                      .templates = shows_templates(code),
+                      .device_variables = shows_device_variables(code)};
 
   std::vector<fs::path> dirs = m_include_dirs;
   for (const std::string& dir : source.include_dirs)
@@ -55,6 +58,8 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
     }
     facts.host_code = facts.host_code || file.host_code;
     facts.kiln_runtime = facts.kiln_runtime || file.kiln_runtime;
+    facts.templates = facts.templates || file.templates;
+    facts.device_variables = facts.device_variables || file.device_variables;
     for (const scan::detail::IncludeDirective& next : file.includes) pending.emplace_back(next, header);
   }
   return facts;
@@ -74,6 +79,8 @@ const ProjectText::FileFacts& ProjectText::file_facts(const fs::path& file) {
   facts.read = true;
   facts.host_code = looks_like_host_code(code);
   facts.kiln_runtime = uses_kiln_runtime(code);
+  facts.templates = shows_templates(code);
+  facts.device_variables = shows_device_variables(code);
   facts.includes = scan::detail::include_directives(code);
   return facts;
 }

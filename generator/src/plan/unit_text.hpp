@@ -1,7 +1,8 @@
 // What the text of a kernel source and of the project headers it includes says, before anything
-// parses it (text_discovery.hpp's two questions, asked of the whole unit): host code shown only by a
+// parses it (text_discovery.hpp's questions, asked of the whole unit): host code shown only by a
 // header ("common.h" with <cstdio> and a cudaMalloc helper) sends its sources to nvcc unparsed, and
-// Kiln's runtime used only in a header keeps its sources parsed, so that its requests are found.
+// Kiln's runtime used only in a header keeps its sources parsed, so that its requests are found; a
+// template or a device variable in a header keeps a device-only source parsed.
 //
 // Project headers are those the preprocessor would find in the project: a quoted include beside the
 // file that includes it, then (quoted or not) in the manifest's include directories and the source's
@@ -26,6 +27,8 @@ namespace kiln::plan {
 struct UnitTextFacts {
   bool host_code = false;      // looks_like_host_code of the source or of a header it reaches
   bool kiln_runtime = false;   // uses_kiln_runtime of the same
+  bool templates = false;      // shows_templates of the same
+  bool device_variables = false;   // shows_device_variables of the same
   // False where a header the unit reaches exists but could not be read (not a regular file, too
   // large, unreadable), or the walk stopped at its bounds: what was not read may hold anything.
   bool complete = true;
@@ -50,6 +53,8 @@ private:
     bool read = false;         // false: it exists but was not read (the unit is then incomplete)
     bool host_code = false;
     bool kiln_runtime = false;
+    bool templates = false;
+    bool device_variables = false;
     std::vector<scan::detail::IncludeDirective> includes;   // the scan's reading of #include lines
   };
 
