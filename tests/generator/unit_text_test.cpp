@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 namespace kiln::plan {
 namespace {
@@ -71,18 +72,15 @@ TEST_F(UnitText, TemplatesAndDeviceVariablesInAHeaderCount) {
   write("tile.cuh", "template <int N> __device__ float tile(const float* x) { return x[N]; }\n");
   write("with_table.cu", "#include \"table.cuh\"\n__global__ void k(float* x) { x[0] = lut[0]; }\n");
   write("table.cuh", "__constant__ float lut[16];\n");
-  const std::optional<UnitTextFacts> plain = facts("plain.cu");
-  ASSERT_TRUE(plain);
-  EXPECT_FALSE(plain->templates);
-  EXPECT_FALSE(plain->device_variables);
-  const std::optional<UnitTextFacts> templated = facts("templated.cu");
-  ASSERT_TRUE(templated);
-  EXPECT_TRUE(templated->templates);
-  EXPECT_FALSE(templated->device_variables);
-  const std::optional<UnitTextFacts> with_table = facts("with_table.cu");
-  ASSERT_TRUE(with_table);
-  EXPECT_FALSE(with_table->templates);
-  EXPECT_TRUE(with_table->device_variables);
+  // Each source with the templates and device variables its unit shows.
+  for (const auto& [source, templates, variables] : {std::tuple{"plain.cu", false, false},
+                                                      std::tuple{"templated.cu", true, false},
+                                                      std::tuple{"with_table.cu", false, true}}) {
+    const std::optional<UnitTextFacts> unit = facts(source);
+    ASSERT_TRUE(unit) << source;
+    EXPECT_EQ(unit->templates, templates) << source;
+    EXPECT_EQ(unit->device_variables, variables) << source;
+  }
 }
 
 // A source that launches its kernels, whose header makes Kiln runtime requests: the scan must read it
