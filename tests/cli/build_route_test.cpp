@@ -221,6 +221,22 @@ TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) 
   ASSERT_EQ(c["variables"].size(), 1u) << c.dump();
   EXPECT_EQ(c["variables"][0]["name"], "offset");
 
+  // The same __constant__ in a header the source does not include, pre-included by an option, which
+  // the walk does not follow: parsed as well.
+  write_text(m_project / "kernels/consts.cuh", "#pragma once\n__constant__ int offset;\n");
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n__device__ inline int index() { return offset + threadIdx.x; }\n");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_90\"]\ninclude_dirs = [\"kernels\"]\n"
+                                      "options = [\"--pre-include=consts.cuh\"]\n[[source]]\npath = \"kernels/device.cu\"\n");
+  const RunResult through_option = build("e.kiln");
+  ASSERT_EQ(through_option.exit_code, 0) << through_option.err;
+  EXPECT_NE(through_option.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << through_option.err;
+  const nlohmann::json e = inspect("e.kiln");
+  ASSERT_EQ(e["variables"].size(), 1u) << e.dump();
+  EXPECT_EQ(e["variables"][0]["name"], "offset");
+  write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_80\", \"sm_90\", \"compute_90\"]\n"
+                                      "[[source]]\npath = \"kernels/device.cu\"\n");
+
   // A template: parsed, and its instantiation is found and named as written.
   write_text(m_project / "kernels/index.cuh",
              "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n");

@@ -89,6 +89,10 @@ TEST(ImageDecides, OnlyWhereNothingAsksTheSourceForANameTheImageCannotSpell) {
       << "nvcc builds the instantiations its text makes";
   EXPECT_FALSE(image_decides(manifest_of(source), source, {.device_variables = true}, false, false))
       << "the link keeps only the variables the scan names";
+  EXPECT_FALSE(image_decides(manifest_of(source), source, {.unseen_headers = true}, false, false))
+      << "a header the walk did not see may hold a variable";
+  EXPECT_TRUE(image_decides(manifest_of(source), source, {.host_code = true, .unseen_headers = true}, false, false))
+      << "nvcc's image holds what nvcc keeps";
   EXPECT_FALSE(image_decides(manifest_of(source), source, {.complete = false}, false, false));
   EXPECT_FALSE(image_decides(manifest_of(source), source, {.kiln_runtime = true}, false, false));
   EXPECT_FALSE(image_decides(manifest_of(source), source, UnitTextFacts{}, true, false));

@@ -83,6 +83,43 @@ TEST_F(UnitText, TemplatesAndDeviceVariablesInAHeaderCount) {
   }
 }
 
+// Headers the compiler may read but the walk does not see: a quoted name the project does not hold, a
+// computed include, a <build> include directory, an option that adds a search directory or a header.
+// An angled name the project does not hold is the toolkit's or the system's.
+TEST_F(UnitText, HeadersTheWalkCannotSeeAreSaid) {
+  write("seen.cu", "#include \"local.cuh\"\n#include <cuda_fp16.h>\n__global__ void k() {}\n");
+  write("local.cuh", "#pragma once\n#include <cuda/std/limits>\n");
+  write("quoted_elsewhere.cu", "#include \"local.cuh\"\n#include \"generated.cuh\"\n__global__ void k() {}\n");
+  write("computed.cu", "#define HEADER \"local.cuh\"\n#include HEADER\n__global__ void k() {}\n");
+  write("computed_in_header.cu", "#include \"picks.cuh\"\n__global__ void k() {}\n");
+  write("picks.cuh", "#include_next <local.cuh>\n");
+  const auto unseen = [&](const std::string& path) {
+    const std::optional<UnitTextFacts> unit = facts(path);
+    EXPECT_TRUE(unit) << path;
+    return unit && unit->unseen_headers;
+  };
+  EXPECT_FALSE(unseen("seen.cu"));
+  EXPECT_TRUE(unseen("quoted_elsewhere.cu"));
+  EXPECT_TRUE(unseen("computed.cu"));
+  EXPECT_TRUE(unseen("computed_in_header.cu"));
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"-Igen"}, {"--include-path=gen"}, {"--pre-include=consts.cuh"}, {"-include", "consts.cuh"},
+        {"--no-such-option"}}) {
+    m_manifest.options = {"-use_fast_math"};
+    m_manifest.options.insert(m_manifest.options.end(), options.begin(), options.end());
+    EXPECT_TRUE(unseen("seen.cu")) << options.front();
+  }
+  m_manifest.options = {"-use_fast_math", "-DN=4", "--std=c++17"};
+  EXPECT_FALSE(unseen("seen.cu"));
+  m_manifest.include_dirs = {"<build>/generated"};
+  EXPECT_TRUE(unseen("seen.cu"));
+  m_manifest.include_dirs = {"<cuda>/include/cccl", "<kiln>"};
+  EXPECT_FALSE(unseen("seen.cu"));
+  const std::optional<UnitTextFacts> own_dirs = facts("seen.cu", {"<build>"});
+  ASSERT_TRUE(own_dirs);
+  EXPECT_TRUE(own_dirs->unseen_headers) << "the source's own include_dirs";
+}
+
 // A source that launches its kernels, whose header makes Kiln runtime requests: the scan must read it
 // (its requests name instantiations the text does not make).
 TEST_F(UnitText, KilnsRuntimeInAHeaderCounts) {

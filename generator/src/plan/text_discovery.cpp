@@ -164,9 +164,11 @@ bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEnt
   // A device-only source: NVRTC compiles it whole, with nothing the scan names. Its templates'
   // instantiations are what the scan names as written, groups into image parts and warns of when none
   // is made; its variables are what the scan names for the link to keep (unnamed, they lose their
-  // symbols, and a __constant__ nothing writes is folded); a carried source is found at run time by
-  // the kernels the scan names in it (package/carried_sources.hpp).
-  return !unit.templates && !unit.device_variables && !source.carry_sources.value_or(manifest.carry_sources);
+  // symbols, and a __constant__ nothing writes is folded), so a header the walk did not see may hold
+  // one; a carried source is found at run time by the kernels the scan names in it
+  // (package/carried_sources.hpp).
+  return !unit.templates && !unit.device_variables && !unit.unseen_headers &&
+         !source.carry_sources.value_or(manifest.carry_sources);
 }
 
 Discovery speculative_discovery(const manifest::Manifest& manifest, ProjectText& project,

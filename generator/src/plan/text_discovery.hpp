@@ -46,7 +46,7 @@ bool shows_device_variables(std::string_view code);
 // Whether the scan may leave `source` unread: the text of its unit (the source and the project
 // headers it reaches, unit_text.hpp) shows no use of Kiln's runtime, every header it reaches was read,
 // and either it shows host code (nvcc compiles it) or it shows no template and no variable in device
-// memory and the source is not carried (NVRTC compiles it whole); the manifest asks it for no name and no variable and puts it in
+// memory, reads no header the walk did not see, and is not carried (NVRTC compiles it whole); the manifest asks it for no name and no variable and puts it in
 // no link group; the build has no host or Python sources (whose requests could name its kernels); and
 // the build is not --strict (which fails on the scan's findings, so wants them all).
 bool image_decides(const manifest::Manifest& manifest, const manifest::SourceEntry& source, const UnitTextFacts& unit,

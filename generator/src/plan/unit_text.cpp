@@ -1,5 +1,6 @@
 #include "plan/unit_text.hpp"
 
+#include "options/option_reader.hpp"
 #include "plan/text_discovery.hpp"
 #include "platform/files.hpp"
 #include "util/file_io.hpp"
@@ -21,6 +22,43 @@ std::optional<fs::path> project_dir(const fs::path& root, const std::string& dir
   return (root / dir).lexically_normal();
 }
 
+// Whether an include directory or an option lets the compiler read headers the walk does not follow:
+// a token directory other than the toolkit's and Kiln's (<build>: headers the build generates), or an
+// option, read by Kiln's option table as the compile reads it, that includes a header before the
+// source (--pre-include, -include) or adds a search directory (manifests refuse -I, but the walk does
+// not rely on it); an option the table cannot read may do either.
+bool reaches_unwalked_headers(const std::vector<std::string>& include_dirs, const std::vector<std::string>& options) {
+  for (const std::string& dir : include_dirs)
+    if (dir.starts_with('<') && !dir.starts_with("<cuda>") && !dir.starts_with("<kiln>")) return true;
+  for (std::size_t at = 0; at < options.size();) {
+    options::OptionProblem problem;
+    const std::optional<options::ReadOption> read = options::read_option(options, at, problem);
+    if (!read) return true;
+    if (read->spec->scan == options::Scan::pre_include || read->spec->name == "include-path") return true;
+    at += read->strings;
+  }
+  return false;
+}
+
+// How many lines of `code` are #include directives, found or not: more than include_directives reads
+// means one is computed (#include MACRO) or spelt another way (#include_next).
+std::size_t include_lines(std::string_view code) {
+  std::size_t count = 0;
+  for (std::size_t start = 0; start < code.size();) {
+    std::size_t end = code.find('\n', start);
+    if (end == std::string_view::npos) end = code.size();
+    std::string_view line = code.substr(start, end - start);
+    const std::size_t hash = line.find_first_not_of(" \t");
+    if (hash != std::string_view::npos && line[hash] == '#') {
+      line.remove_prefix(hash + 1);
+      const std::size_t word = line.find_first_not_of(" \t");
+      if (word != std::string_view::npos && line.substr(word).starts_with("include")) ++count;
+    }
+    start = end + 1;
+  }
+  return count;
+}
+
 }  // namespace
 
 ProjectText::ProjectText(const manifest::Manifest& manifest) : m_manifest(manifest) {
@@ -37,19 +75,25 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
                       .kiln_runtime = uses_kiln_runtime(code),
                       .templates = shows_templates(code),
                       .device_variables = shows_device_variables(code)};
+  facts.unseen_headers = reaches_unwalked_headers(m_manifest.include_dirs, m_manifest.options) ||
+                         reaches_unwalked_headers(source.include_dirs, source.options);
 
   std::vector<fs::path> dirs = m_include_dirs;
   for (const std::string& dir : source.include_dirs)
     if (std::optional<fs::path> path = project_dir(m_manifest.root, dir)) dirs.push_back(std::move(*path));
 
   std::vector<std::pair<scan::detail::IncludeDirective, fs::path>> pending;   // an include and the file it is in
-  for (scan::detail::IncludeDirective& include : scan::detail::include_directives(code))
-    pending.emplace_back(std::move(include), source_file);
+  std::vector<scan::detail::IncludeDirective> own = scan::detail::include_directives(code);
+  facts.unseen_headers = facts.unseen_headers || include_lines(code) > own.size();
+  for (scan::detail::IncludeDirective& include : own) pending.emplace_back(std::move(include), source_file);
   std::set<fs::path> reached{source_file};
   while (!pending.empty()) {
     const auto [include, includer] = std::move(pending.back());
     pending.pop_back();
     const fs::path header = find(include, includer, dirs);
+    // A quoted name the project does not hold is found elsewhere (the toolkit, a -I directory): what
+    // it holds is not seen. An angled one is taken for the toolkit's or the system's.
+    if (header.empty()) facts.unseen_headers = facts.unseen_headers || !include.angled;
     if (header.empty() || !reached.insert(header).second) continue;
     const FileFacts& file = file_facts(header);
     if (!file.read) {
@@ -58,6 +102,7 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
     }
     facts.host_code = facts.host_code || file.host_code;
     facts.kiln_runtime = facts.kiln_runtime || file.kiln_runtime;
+    facts.unseen_headers = facts.unseen_headers || file.computed_includes;
     facts.templates = facts.templates || file.templates;
     facts.device_variables = facts.device_variables || file.device_variables;
     for (const scan::detail::IncludeDirective& next : file.includes) pending.emplace_back(next, header);
@@ -82,6 +127,7 @@ const ProjectText::FileFacts& ProjectText::file_facts(const fs::path& file) {
   facts.templates = shows_templates(code);
   facts.device_variables = shows_device_variables(code);
   facts.includes = scan::detail::include_directives(code);
+  facts.computed_includes = include_lines(code) > facts.includes.size();
   return facts;
 }
 

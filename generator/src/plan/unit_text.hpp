@@ -29,6 +29,11 @@ struct UnitTextFacts {
   bool kiln_runtime = false;   // uses_kiln_runtime of the same
   bool templates = false;      // shows_templates of the same
   bool device_variables = false;   // shows_device_variables of the same
+  // The compiler may read headers the walk did not: a quoted include the project does not hold, a
+  // computed one (#include MACRO), a <build> include directory, or an option that includes a header
+  // first or adds a search directory (--pre-include, -I). Only a device-only unit's route asks it:
+  // nvcc's image holds what nvcc keeps whatever the text shows.
+  bool unseen_headers = false;
   // False where a header the unit reaches exists but could not be read (not a regular file, too
   // large, unreadable), or the walk stopped at its bounds: what was not read may hold anything.
   bool complete = true;
@@ -55,6 +60,7 @@ private:
     bool kiln_runtime = false;
     bool templates = false;
     bool device_variables = false;
+    bool computed_includes = false;   // an #include line include_directives does not read
     std::vector<scan::detail::IncludeDirective> includes;   // the scan's reading of #include lines
   };
 
