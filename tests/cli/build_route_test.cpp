@@ -221,6 +221,17 @@ TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) 
   ASSERT_EQ(c["variables"].size(), 1u) << c.dump();
   EXPECT_EQ(c["variables"][0]["name"], "offset");
 
+  // A pointer to a function in device memory is a variable too (LTO would fold it away unnamed).
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n__device__ int lane(int i) { return i; }\n__device__ int (*pick)(int) = lane;\n"
+             "__device__ inline int index() { return pick(threadIdx.x); }\n");
+  const RunResult with_pointer = build("f.kiln");
+  ASSERT_EQ(with_pointer.exit_code, 0) << with_pointer.err;
+  EXPECT_NE(with_pointer.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << with_pointer.err;
+  const nlohmann::json f = inspect("f.kiln");
+  ASSERT_EQ(f["variables"].size(), 1u) << f.dump();
+  EXPECT_EQ(f["variables"][0]["name"], "pick");
+
   // The same __constant__ in a header the source does not include, pre-included by an option, which
   // the walk does not follow: parsed as well.
   write_text(m_project / "kernels/consts.cuh", "#pragma once\n__constant__ int offset;\n");

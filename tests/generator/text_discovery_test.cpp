@@ -57,6 +57,10 @@ TEST(ShowsDeviceVariables, WhatMayDeclareAVariableInDeviceMemory) {
   EXPECT_TRUE(shows_device_variables(code_only("__device__ int counter;")));
   EXPECT_TRUE(shows_device_variables(code_only("__device__ Pair pairs{1, 2};")));
   EXPECT_TRUE(shows_device_variables(code_only("__device__")));
+  // Pointers to functions: the declarator in parentheses comes before the parameter list.
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ float (*op)(float) = twice;")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ float ( *ops[2] )(float) = {twice, half};")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ float (&pick)(float) = twice;")));
   // A macro may declare anything: DEVICE float t[4];
   EXPECT_TRUE(shows_device_variables(code_only("#define DEVICE __device__\nDEVICE void f();")));
   EXPECT_TRUE(shows_device_variables(code_only("#define TABLE(n) \\\n  __device__ float n##_f(float x) { return x; }")));
@@ -68,6 +72,7 @@ TEST(ShowsDeviceVariables, WhatMayDeclareAVariableInDeviceMemory) {
   EXPECT_FALSE(shows_device_variables(code_only("// __constant__ float c[4];\nconst char* s = \"__device__ int x;\";")));
   EXPECT_FALSE(shows_device_variables(code_only("__global__ void k(float* x) { __shared__ float tile[32]; }")));
   EXPECT_FALSE(shows_device_variables(code_only("#define ALIGN 16\n__device__ float f(float);")));
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ float f( const float* x);\n__device__ int g(\n);")));
 }
 
 manifest::Manifest manifest_of(const manifest::SourceEntry& source) {

@@ -144,9 +144,13 @@ bool shows_device_variables(std::string_view code) {
     if (!word_at(at, device.size())) continue;
     // In a macro's body: what it declares is not known here.
     if (in_directive(code, at)) return true;
-    // A function's parameter list comes before anything that ends or initializes a variable.
+    // A function's parameter list comes before anything that ends or initializes a variable, and
+    // opens with a type or ')'. A '(' that opens with anything else ('*', '&', '::') is a declarator
+    // in parentheses: a pointer to a function, `__device__ float (*op)(float) = twice;`.
     const std::size_t next = code.find_first_of("(;=[{", at + device.size());
     if (next == std::string_view::npos || code[next] != '(') return true;
+    const std::size_t inside = code.find_first_not_of(" \t\r\n", next + 1);
+    if (inside == std::string_view::npos || (!identifier_char(code[inside]) && code[inside] != ')')) return true;
   }
   return false;
 }
