@@ -172,6 +172,9 @@ TEST_F(Harvest, ADamagedOrImplausibleRecordIsSkippedWithAWarningNamingItsFile) {
   record(sample("shift<int>", "ops::shift<int>", "kernels/shift.cu"));
   record(sample("shift<int>", "other::thing<int>", "kernels/shift.cu"));   // not what shift<int> resolves to
   record(sample("shift<int>", "ops::shift<int>\"]\nx = [\"", "kernels/shift.cu"));   // refused when written
+  // Code that would be pasted into the unit nvcc compiles: the asked name resolves to it, but it is no name.
+  const std::string injected = "<int>, 0}; __global__ void evil(float* x) { x[0] = 1; } static void* z[] = {0";
+  record(sample("shift" + injected, "ops::shift" + injected, "kernels/shift.cu"));
   fs::create_directories(m_cache / "harvest");
   write_text(m_cache / "harvest" / std::string(32, 'f'), "kiln-harvest 1\ngarbage");
   const RunResult r = kiln({"harvest", m_cache.string()});
@@ -179,6 +182,8 @@ TEST_F(Harvest, ADamagedOrImplausibleRecordIsSkippedWithAWarningNamingItsFile) {
   EXPECT_NE(r.err.find(std::string(32, 'f') + ": damaged harvest record; skipped"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the name 'other::thing<int>' is not what the runtime resolves 'shift<int>' to"),
             std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": 'ops::shift" + injected + "' is not a kernel's name expression"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("evil"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("note: 1 names to add"), std::string::npos) << r.err;
 }
 

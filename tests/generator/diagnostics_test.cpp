@@ -1,5 +1,6 @@
 #include "compile/diagnostics.hpp"
 #include "util/diagnostic.hpp"
+#include "util/printable.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,23 @@ TEST(RewriteDiagnostics, AbsolutePathsKeepTheirSpelling) {
 
 TEST(RewriteDiagnostics, OtherTextIsUntouched) {
   EXPECT_EQ(rewrite_diagnostics("note: f(3) is fine\n", "p/"), "note: f(3) is fine");
+}
+
+// What reaches a terminal: C0 and C1 controls escaped, and any byte that is no part of well-formed
+// UTF-8 (a lone 0x9b is CSI to a terminal reading Latin-1; so is the C1 control an overlong or
+// truncated sequence would hide); UTF-8 of every length as it is.
+TEST(Printable, EscapesEveryByteATerminalCouldObey) {
+  EXPECT_EQ(printable("a\x1b[31m\tb\n"), "a\\x1b[31m\tb\n");
+  EXPECT_EQ(printable("a\nb", NewLines::escape), "a\\x0ab");
+  EXPECT_EQ(printable("\xc2\x9b" "1m"), "\\xc2\\x9b1m");
+  EXPECT_EQ(printable("k\x9b" "2J"), "k\\x9b2J");
+  EXPECT_EQ(printable("\xc1\x9b" "2J"), "\\xc1\\x9b2J");               // overlong: two stray bytes
+  EXPECT_EQ(printable("\xe0\x82\x9b"), "\\xe0\\x82\\x9b");           // overlong three-byte form
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                     // cut short
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");   // past U+10FFFF
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5 \xc2\xa0"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5 \xc2\xa0");
+  EXPECT_EQ(printable("caf\xe9.cu"), "caf\\xe9.cu");                     // Latin-1: shown as its byte
 }
 
 // nvcc and NVRTC print no column, only a caret under the source line they echo (preprocessed, two

@@ -58,6 +58,7 @@ TEST_F(WheelTree, AVirtualEnvironmentWithoutPythonIsStillNamedAndNoArgumentsGive
   EXPECT_EQ(places[0].second, m_dir / "empty/lib/python3.*/site-packages/nvidia/cu13");
   EXPECT_TRUE(compile::wheel_places({}, {}).empty());
   EXPECT_EQ(compile::wheel_places("/kiln", {}).size(), 0u) << "no directory above the root";
+  EXPECT_TRUE(compile::wheel_places({}, "venv").empty()) << "a relative $VIRTUAL_ENV";
 }
 
 // The cuobjdump wheel alone (the project's own .venv has it) is no toolkit; nor is half of one.

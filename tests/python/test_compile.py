@@ -50,6 +50,15 @@ def test_wheel_library_directories_are_found(tmp_path, monkeypatch):
     assert found[:2] == [str(tmp_path / "nvidia" / "cu13" / "lib"), str(tmp_path / "nvidia" / "cuda_nvrtc" / "lib")]
 
 
+def test_wheel_library_directories_under_the_working_directory_are_absolute(tmp_path, monkeypatch):
+    # sys.path's "" is the working directory: registered as it is now, not wherever the process is
+    # when libkiln loads the compilers.
+    (tmp_path / "nvidia" / "cu13" / "lib").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend("")
+    assert _compile.nvidia_wheel_library_dirs()[0] == str(tmp_path / "nvidia" / "cu13" / "lib")
+
+
 def test_no_wheels_no_directories(tmp_path):
     result = run_python("from kiln import _compile\nprint(_compile.nvidia_wheel_library_dirs())",
                         {"PYTHONNOUSERSITE": "1"}, cwd=str(tmp_path))

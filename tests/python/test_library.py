@@ -108,6 +108,22 @@ def test_an_explicit_library_that_is_missing_is_not_replaced(tmp_path, runtime_l
     assert "beside the binding" not in output
 
 
+@pytest.mark.parametrize("variable", ["KILN_LIBRARY", "KILN_PYTHON_NATIVE"])
+def test_a_relative_explicit_path_is_refused(tmp_path, runtime_library, variable):
+    # Relative, it would load whatever lies there under the working directory: a planted file there
+    # is neither loaded nor replaced by the copy beside the binding.
+    copy_binding(tmp_path, with_library=runtime_library)
+    (tmp_path / "planted").mkdir()
+    shutil.copy(runtime_library, tmp_path / "planted" / "libkiln.so.0")
+    relative = os.path.join("planted", "libkiln.so.0")
+    result = run_python(PROBE, {"PYTHONPATH": str(tmp_path), "LD_LIBRARY_PATH": None, "KILN_LIBRARY": None,
+                                "KILN_PYTHON_NATIVE": None, variable: relative}, cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "RuntimeLibraryError: $%s is '%s', a relative path; it must be absolute" % (variable, relative) \
+        in result.stdout, result.stdout
+    assert "version" not in result.stdout
+
+
 def test_the_copy_beside_the_binding_is_used(tmp_path, runtime_library):
     binding = copy_binding(tmp_path, with_library=runtime_library)
     output = probe(tmp_path)

@@ -144,5 +144,20 @@ TEST(RemoteSettings, MistakesNameTheVariableAndValue) {
             std::string::npos);
 }
 
+// The token goes into a header (HTTP's, S3's and gRPC's "Authorization: Bearer"): a line break in it
+// would end that header and add one of its own, whatever the backend.
+TEST(RemoteSettings, ATokenThatCannotBeAHeaderValueIsRefusedUnshown) {
+  for (const char* url : {"http://c/k", "https://c/k", "grpc://c/main"}) {
+    for (const char* token : {"t\r\nX-Evil: 1", "t\nX: 1", "t\x7f", "t\x01", "caf\xc3\xa9"}) {
+      const std::string error = error_of({{"KILN_REMOTE_CACHE", url}, {"KILN_REMOTE_CACHE_TOKEN", token}});
+      EXPECT_NE(error.find("KILN_REMOTE_CACHE_TOKEN: has a character that a header cannot carry"), std::string::npos)
+          << url << ": " << error;
+      EXPECT_EQ(error.find("X-Evil"), std::string::npos) << error;
+    }
+  }
+  EXPECT_EQ(parsed({{"KILN_REMOTE_CACHE", "http://c/k"}, {"KILN_REMOTE_CACHE_TOKEN", "eyJhbGciOi.J-_9 ~"}}).token,
+            "eyJhbGciOi.J-_9 ~");
+}
+
 }  // namespace
 }  // namespace kiln::remote

@@ -464,6 +464,8 @@ class MisbehavingRedis(_Served):
     """A Redis server on loopback (just enough of the protocol) whose GETs answer as `behaviour` says:
 
       oversized  a string of 1 GiB, announced and then sent
+      split      the same, its type and length sent in three writes a moment apart (hiredis reads
+                 the type byte alone, and the length without its end)
       endless    a status line that never ends
       slow       nil, after `delay` seconds (every command waits so long)
 
@@ -505,8 +507,12 @@ class MisbehavingRedis(_Served):
                         time.sleep(self.delay)
                     if words[0].upper() != b"GET":
                         connection.sendall(b"+OK\r\n")
-                    elif self.behaviour == "oversized":
-                        connection.sendall(b"$%d\r\n" % (1 << 30))
+                    elif self.behaviour in ("oversized", "split"):
+                        announced = b"$%d\r\n" % (1 << 30)
+                        split = self.behaviour == "split"
+                        for piece in [announced[:1], announced[1:5], announced[5:]] if split else [announced]:
+                            connection.sendall(piece)
+                            time.sleep(0.2 if split else 0)
                         self.stream(connection.sendall, b"\0" * (1 << 20), limit=1 << 30)
                         return
                     elif self.behaviour == "endless":
@@ -769,6 +775,9 @@ class MisbehavingReapi(_Served):
       endless   ByteStream.Read sends chunks of 1 MiB without end
       crowded   GetActionResult answers a result of 200,000 output files, a message of MiBs that
                 would parse into far more memory (a list of small messages)
+      gzipped   ByteStream.Read sends one message of 320 MiB of zeros gzip-compressed, whatever the
+                client accepts: about 320 KiB on the wire, past any answer's limit once inflated
+                (made only when asked for)
 
     GetCapabilities sets no batch limit; nothing else is served (UNIMPLEMENTED). `requests` counts the
     reads of the blob, `sent` what they sent."""
@@ -795,6 +804,10 @@ class MisbehavingReapi(_Served):
 
         def read(request, context):
             served.count(requests=1)
+            if behaviour == "gzipped":
+                context.set_compression(grpc.Compression.Gzip)
+                yield bytestream_pb2.ReadResponse(data=bytes(320 << 20)).SerializeToString()
+                return
             while context.is_active():
                 served.count(sent=len(chunk))
                 yield chunk

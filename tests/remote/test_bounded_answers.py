@@ -56,10 +56,11 @@ def build_against_server(project, reference, tmp_path, server, url, **variables)
     return run, warnings[0], server
 
 
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("protocol,behaviour", [(protocol, "oversized") for protocol in PROTOCOLS] +
+                         [("redis", "split")])
 def test_an_announced_answer_larger_than_any_entry_is_refused_unread(project, reference, baseline_kib, tmp_path,
-                                                                    protocol):
-    run, warning, server = build_against(project, reference, tmp_path, protocol, "oversized")
+                                                                    protocol, behaviour):
+    run, warning, server = build_against(project, reference, tmp_path, protocol, behaviour)
     assert "larger than any entry" in warning
     # What the sockets' buffers took before Kiln hung up: nothing near one answer, let alone all of them.
     assert server.sent < 64 * MiB * server.requests, f"{server.sent} bytes sent"

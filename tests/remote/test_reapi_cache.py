@@ -260,3 +260,14 @@ def test_an_answer_of_many_small_messages_is_refused(project, reference, tmp_pat
     # A result of 200,000 output files: MiBs on the wire, past the 64 KiB an action result may have.
     run, warning, _ = build_against_misbehaving(project, reference, tmp_path, "crowded")
     assert "RESOURCE_EXHAUSTED from ActionCache.GetActionResult" in warning, warning
+
+
+def test_a_compressed_answer_is_refused_uninflated(project, reference, tmp_path):
+    # gRPC inflates a message whole before it checks its size: 320 KiB of gzip would be 320 MiB held
+    # (a few MiB, GiBs). Kiln offers identity alone, and a server that compresses anyway fails the call.
+    with servers.RefusingPort() as refusing:
+        down = build(project, tmp_path / "cache-down", tmp_path / "down.kiln", f"grpc://127.0.0.1:{refusing.port}/main",
+                     measure=True)
+    run, warning, _ = build_against_misbehaving(project, reference, tmp_path, "gzipped")
+    assert "from ByteStream.Read" in warning, warning
+    assert run.peak_kib < down.peak_kib + 64 * 1024, f"{run.peak_kib} KiB at peak, {down.peak_kib} without answers"

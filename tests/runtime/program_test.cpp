@@ -104,5 +104,16 @@ TEST_F(ProgramTest, CacheStatsRefuseAShortStruct) {
   EXPECT_EQ(kiln_compiler_add_search_dir(nullptr), KILN_STATUS_INVALID_ARGUMENT);
 }
 
+// A relative directory would be searched under whatever the working directory is when the compilers
+// load: refused, saying so.
+TEST_F(ProgramTest, ACompilerSearchDirectoryMustBeAbsolute) {
+  for (const char* relative : {"nvidia/cu13/lib", "./lib", "", "../lib"}) {
+    EXPECT_EQ(kiln_compiler_add_search_dir(relative), KILN_STATUS_INVALID_ARGUMENT) << relative;
+    EXPECT_NE(std::string(kiln_last_error()).find("a relative path; it must be absolute"), std::string::npos)
+        << kiln_last_error();
+  }
+  EXPECT_EQ(kiln_compiler_add_search_dir("/nonexistent/kiln-test/lib"), KILN_STATUS_SUCCESS) << kiln_last_error();
+}
+
 }  // namespace
 }  // namespace kiln::testing

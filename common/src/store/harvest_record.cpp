@@ -1,6 +1,7 @@
 #include "store/harvest_record.hpp"
 
 #include "store/record_bytes.hpp"
+#include "store/size_spec.hpp"
 
 #include "format/checksum.hpp"
 #include "util/file_io.hpp"
@@ -98,6 +99,35 @@ void write_harvest_record(const fs::path& cache_directory, const HarvestRecord& 
   (void)write_file_atomically(file, std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
 
+namespace {
+
+// Warnings of files skipped, the first k_max_harvest_named_skips naming theirs and the rest counted:
+// a folder of a hundred thousand strays is one screen, not a hundred thousand lines.
+class SkippedFiles {
+public:
+  explicit SkippedFiles(std::vector<std::string>& warnings) : m_warnings(warnings) {}
+  void add(const fs::path& file, std::string_view why) {
+    if (m_named < k_max_harvest_named_skips) {
+      m_warnings.push_back(file.string() + ": " + std::string(why));
+      ++m_named;
+    } else {
+      ++m_unnamed;
+    }
+  }
+  void finish(const fs::path& directory) {
+    if (m_unnamed > 0)
+      m_warnings.push_back(directory.string() + ": " + std::to_string(m_unnamed) + " more files skipped (the first " +
+                           std::to_string(m_named) + " are named above)");
+  }
+
+private:
+  std::vector<std::string>& m_warnings;
+  std::size_t m_named = 0;
+  std::size_t m_unnamed = 0;
+};
+
+}  // namespace
+
 HarvestRead read_harvest_records(const fs::path& cache_directory) {
   HarvestRead read;
   const fs::path directory = harvest_directory(cache_directory);
@@ -108,36 +138,47 @@ HarvestRead read_harvest_records(const fs::path& cache_directory) {
   }
   if (!fs::is_directory(directory, ec)) return read;   // nothing compiled at run time yet
   std::vector<fs::path> files;
+  std::size_t entries = 0;
   for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.front() == '.') continue;   // a writer's temporary file
-    if (files.size() == k_max_harvest_records) {
+    // Every entry counts, those skipped unread too: listing a folder of strays costs time as well.
+    if (entries++ == k_max_harvest_records) {
       read.warnings.push_back(directory.string() + ": more than " + std::to_string(k_max_harvest_records) +
-                              " records; the rest are not read");
+                              " entries; the rest are not read");
       break;
     }
+    const std::string name = it->path().filename().string();
+    if (name.front() == '.') continue;   // a writer's temporary file
     files.push_back(it->path());
   }
   if (ec) read.warnings.push_back(directory.string() + ": cannot list: " + ec.message());
   std::sort(files.begin(), files.end());
+  SkippedFiles skipped(read.warnings);
+  std::size_t bytes_read = 0;
   for (const fs::path& file : files) {
     if (!is_record_name(file.filename().string())) {
-      read.warnings.push_back(file.string() + ": not a harvest record (its name is not a record's); skipped");
+      skipped.add(file, "not a harvest record (its name is not a record's); skipped");
       continue;
+    }
+    if (bytes_read >= k_max_harvest_bytes) {
+      read.warnings.push_back(directory.string() + ": more than " + format_size(k_max_harvest_bytes) +
+                              " of records; those from " + file.filename().string() + " on are not read");
+      break;
     }
     Result<std::vector<std::byte>> bytes = read_regular_file(file, k_max_harvest_record_size, /*follow_link=*/false);
     if (!bytes) {
-      read.warnings.push_back(file.string() + ": skipped: " + bytes.error().message);
+      skipped.add(file, "skipped: " + bytes.error().message);
       continue;
     }
+    bytes_read += bytes->size();
     std::optional<HarvestRecord> record = decode_harvest_record(*bytes);
     if (!record) {
-      read.warnings.push_back(file.string() + ": damaged harvest record; skipped");
+      skipped.add(file, "damaged harvest record; skipped");
       continue;
     }
     read.records.push_back(std::move(*record));
     read.files.push_back(file);
   }
+  skipped.finish(directory);
   return read;
 }
 

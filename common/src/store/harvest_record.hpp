@@ -32,11 +32,15 @@
 namespace kiln::store {
 
 inline constexpr std::string_view k_harvest_magic = "kiln-harvest 1\n";
-// Bounds for a reader: a record larger than this, or a field longer, is damaged; a cache with more
-// records than this is read up to it (with a warning).
+// Bounds for a reader: a record larger than this, or a field longer, is damaged; a folder with more
+// entries than this (records, writers' temporary files and anything else alike) is read up to it,
+// and its records up to k_max_harvest_bytes in all (each with a warning); files skipped past the
+// first k_max_harvest_named_skips are counted, not named.
 inline constexpr std::size_t k_max_harvest_record_size = 16 * 1024;
 inline constexpr std::size_t k_max_harvest_field = 4096;
 inline constexpr std::size_t k_max_harvest_records = 100'000;
+inline constexpr std::size_t k_max_harvest_bytes = 32 << 20;
+inline constexpr std::size_t k_max_harvest_named_skips = 20;
 
 struct HarvestRecord {
   std::string asked;

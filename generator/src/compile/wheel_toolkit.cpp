@@ -41,7 +41,7 @@ std::vector<std::pair<std::string, fs::path>> wheel_places(const fs::path& execu
       places.emplace_back("beside kiln", directory / "nvidia" / "cu13");
     }
   }
-  if (!virtual_env.empty()) {
+  if (virtual_env.has_root_directory()) {
     std::vector<fs::path> found;
     std::error_code ec;
     for (const fs::directory_entry& entry : fs::directory_iterator(virtual_env / "lib", ec))

@@ -24,7 +24,9 @@ namespace kiln::compile {
 // Where the wheels' tree may be, each with what it is for messages ("beside kiln", "$VIRTUAL_ENV"):
 // nvidia/cu13 in the few directories above `executable`'s (site-packages/kiln/_prefix/bin/kiln
 // reaches site-packages), then `virtual_env`/lib/python3.*/site-packages/nvidia/cu13 (the active
-// venv; every python3.* found there, in name order). Empty arguments give no places.
+// venv; every python3.* found there, in name order). Empty arguments give no places, and a relative
+// `virtual_env` none either: an activated venv's is absolute, and a relative one would search under
+// whatever the working directory is.
 std::vector<std::pair<std::string, std::filesystem::path>> wheel_places(const std::filesystem::path& executable,
                                                                         const std::filesystem::path& virtual_env);
 

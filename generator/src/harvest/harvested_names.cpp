@@ -2,9 +2,9 @@
 
 #include "format/names.hpp"
 #include "format/target.hpp"
+#include "harvest/name_expression.hpp"
 #include "store/harvest_record.hpp"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -12,12 +12,6 @@
 namespace kiln::harvest {
 
 namespace {
-
-// A name goes into a manifest as a TOML string and onto terminals: printable ASCII only, as C++
-// name expressions are.
-bool plain_ascii(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
-}
 
 std::set<std::string> listed_names(const manifest::Manifest& manifest, const manifest::SourceEntry& source) {
   std::set<std::string> names;
@@ -49,7 +43,13 @@ Harvest harvest(const manifest::Manifest& manifest, const std::vector<std::strin
     for (std::size_t i = 0; i < read.records.size(); ++i) {
       const store::HarvestRecord& record = read.records[i];
       const std::string file = read.files[i].string();
-      if (!plain_ascii(record.expression) || !resolves_to(record.asked, record.expression)) {
+      if (!is_name_expression(record.expression)) {
+        result.warnings.push_back(file + ": '" + record.expression +
+                                  "' is not a kernel's name expression (a qualified name and one template argument "
+                                  "list, nothing else); skipped");
+        continue;
+      }
+      if (!resolves_to(record.asked, record.expression)) {
         result.warnings.push_back(file + ": the name '" + record.expression + "' is not what the runtime resolves '" +
                                   record.asked + "' to; skipped");
         continue;

@@ -68,7 +68,15 @@ Result<std::optional<RemoteSettings>> remote_settings(const store::Environment& 
     else
       return Error{"KILN_REMOTE_CACHE_MODE=" + *mode + ": not read (never write) or read-write"};
   }
-  if (const std::optional<std::string> token = env("KILN_REMOTE_CACHE_TOKEN")) settings.token = *token;
+  if (const std::optional<std::string> token = env("KILN_REMOTE_CACHE_TOKEN")) {
+    // Sent as a header by every backend that takes one: printable ASCII, as a header value is. A line
+    // break would end the header and start one the token chose; the token itself is never shown.
+    for (const char c : *token)
+      if (c < 0x20 || c > 0x7e)
+        return Error{"KILN_REMOTE_CACHE_TOKEN: has a character that a header cannot carry (a line break, a control "
+                     "character or a non-ASCII byte); the token is sent as 'Authorization: Bearer <token>'"};
+    settings.token = *token;
+  }
 
   Result<std::chrono::milliseconds> connect =
       seconds(env, "KILN_REMOTE_CACHE_CONNECT_TIMEOUT", settings.connect_timeout);

@@ -5,7 +5,7 @@
 //                                       (backend_table.cpp; each backend's header says what its URL
 //                                       and its own variables mean): http(s)://, redis://, ...
 //   KILN_REMOTE_CACHE_MODE              read-write (default) or read: consumers that must never write
-//   KILN_REMOTE_CACHE_TOKEN             a bearer token or password, as the backend uses one
+//   KILN_REMOTE_CACHE_TOKEN             a bearer token or password, as the backend uses one (printable ASCII)
 //   KILN_REMOTE_CACHE_CONNECT_TIMEOUT   seconds to connect, default 2
 //   KILN_REMOTE_CACHE_TIMEOUT           seconds for one whole request, default 60
 //   KILN_REMOTE_CACHE_BUDGET            seconds one build may wait on the server in all, default 120: then

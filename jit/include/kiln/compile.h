@@ -87,7 +87,9 @@ KILN_API kiln_status kiln_program_compile(const kiln_program* program, kiln_pack
 
 /* Adds a directory to search for libnvrtc and libnvJitLink, after KILN_NVRTC / KILN_NVJITLINK and
  * before $CUDA_PATH: the Python binding registers the NVIDIA wheels' library directories. Takes effect
- * if the compilers have not been loaded yet (they are loaded once per process, on the first compile). */
+ * if the compilers have not been loaded yet (they are loaded once per process, on the first compile).
+ * The directory must be absolute: a relative one is KILN_STATUS_INVALID_ARGUMENT, since it would be
+ * searched under whatever the working directory is when the compilers are loaded. */
 KILN_API kiln_status kiln_compiler_add_search_dir(const char* directory);
 
 /* ---- The cache's counters --------------------------------------------------------------------- */

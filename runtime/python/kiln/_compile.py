@@ -30,7 +30,9 @@ def nvidia_wheel_library_dirs():
     to every first launch."""
     found = []
     for entry in sys.path:
-        root = os.path.join(entry or os.curdir, "nvidia")
+        # Absolute: "" (the working directory, where the import system looks now) must not become
+        # whatever directory the process is in when libkiln loads the compilers.
+        root = os.path.abspath(os.path.join(entry or os.curdir, "nvidia"))
         if not os.path.isdir(root):
             continue
         for relative in _WHEEL_LIBRARY_DIRS:

@@ -166,10 +166,21 @@ def _loaded_path_windows(library, fallback):
     return fallback
 
 
+def _check_absolute(variable, value, platform=sys.platform):
+    """As libkiln checks the variables that name a library (util/path_variables.hpp): a relative path
+    would load whatever lies there under the working directory, and a bare name whatever the
+    loader's search finds first."""
+    isabs = ntpath.isabs if platform == "win32" else posixpath.isabs
+    if not isabs(value):
+        raise RuntimeLibraryError("$%s is '%s', a relative path; it must be absolute (a relative one loads whatever "
+                                  "lies there under the working directory)" % (variable, value))
+
+
 def _candidate(environ=os.environ, binding_dir=None, platform=sys.platform, exists=os.path.exists):
     """What to load, how to name it in a message, and the places passed over on the way."""
     explicit = environ.get("KILN_LIBRARY")
     if explicit:
+        _check_absolute("KILN_LIBRARY", explicit, platform)
         return explicit, "$KILN_LIBRARY=%s" % explicit, []
     passed = ["$KILN_LIBRARY (not set)"]
     name = library_file(platform)
@@ -243,6 +254,7 @@ def _native_module(library_handle, environ=os.environ):
     if explicit == "off":
         return None
     if explicit:
+        _check_absolute(NATIVE_VARIABLE, explicit)
         import importlib.util  # noqa: PLC0415 (only for this development setting)
         try:
             spec = importlib.util.spec_from_file_location(__package__ + "._native", explicit)

@@ -5,6 +5,7 @@
 #include "core/direct_hits.hpp"
 #include "core/program_package.hpp"
 #include "kiln/compile.h"
+#include "util/path_variables.hpp"
 
 #include <string>
 #include <vector>
@@ -77,6 +78,7 @@ KILN_API kiln_status kiln_program_compile(const kiln_program* program, kiln_pack
 KILN_API kiln_status kiln_compiler_add_search_dir(const char* directory) {
   return guarded(nullptr, "kiln_compiler_add_search_dir", [&]() -> Status {
     if (!directory) return null_argument("kiln_compiler_add_search_dir", "directory");
+    KILN_TRY(kiln::check_rooted_path("kiln_compiler_add_search_dir: directory", directory));
     kiln::core::add_compiler_search_directory(directory);
     return {};
   });

@@ -5,6 +5,7 @@
 #include "remote/reapi/proto/bytestream.grpc.pb.h"
 #include "remote/reapi/proto/remote_execution.grpc.pb.h"
 
+#include <grpc/compression.h>
 #include <grpc/support/log.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -169,6 +170,12 @@ private:
     }
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(k_max_any_answer);
+    // No compressed answers: gRPC (1.51) inflates a message whole before the size limit above is
+    // checked, so a few MiB of gzip would become GiBs. Kiln offers identity alone, and a server that
+    // compresses anyway is not inflated for: its message fails the call as it came (the call says
+    // that gzip is disabled, or the bytes do not parse).
+    arguments.SetInt(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1 << GRPC_COMPRESS_NONE);
+    arguments.SetInt(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION, 0);
     arguments.SetServiceConfigJSON(reapi_method_limits());
     arguments.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);   // no DNS TXT lookups for a config
     arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);                      // a failed call is the build's to judge

@@ -37,10 +37,10 @@ struct ReapiEndpoint {
   std::string root_certificates;   // grpcs: PEM of the roots; "" for gRPC's own
 };
 
-// An error names the variable and its value (the token never): a user or password in the URL, a
-// bad port, an instance name the REAPI cannot carry, a token that cannot be a gRPC header, an
-// SSL_CERT_FILE that cannot be read.
-Result<ReapiEndpoint> reapi_endpoint(const RemoteUrl& url, const std::string& token, const store::Environment& env);
+// An error names the variable and its value: a user or password in the URL, a bad port, an instance
+// name the REAPI cannot carry, an SSL_CERT_FILE that cannot be read. (The token, checked with the
+// other settings, is the settings' own: remote_settings.hpp.)
+Result<ReapiEndpoint> reapi_endpoint(const RemoteUrl& url, const store::Environment& env);
 
 }  // namespace kiln::remote::reapi
 

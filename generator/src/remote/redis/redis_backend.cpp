@@ -16,9 +16,12 @@
 
 #include <sys/time.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <string>
+#include <string_view>
 
 namespace kiln::remote {
 
@@ -43,27 +46,48 @@ std::chrono::milliseconds time_left(Clock::time_point deadline) {
 
 // A status, error or integer line is short; only a bulk string may carry an entry.
 constexpr std::size_t k_max_line = 64 << 10;
+// How much of an answer's start is kept to judge it: a type and a length line of any sound size.
+constexpr std::size_t k_judged_start = 32;
 
-// Whether an answer that starts with `pending` may be one Kiln takes (GET, SET, AUTH and SELECT
-// answer a string, nil, a status, an error or an integer); what it is ("an array") when it may not.
-Status check_answer(std::string_view pending) {
-  if (pending.empty()) return {};
-  const std::size_t end = pending.find("\r\n");
-  if (pending.front() == '$') {
+// What one answer has brought so far: its first bytes and how many there were. Kept apart from
+// hiredis's reader, whose buffer starts past the type byte once it has read it and is compacted as it
+// goes, so that no way of splitting an answer across reads hides its length.
+struct AnswerSoFar {
+  std::string start;
+  std::size_t size = 0;
+
+  void take(std::string_view bytes) {
+    size += bytes.size();
+    start.append(bytes.substr(0, std::min(bytes.size(), k_judged_start - start.size())));
+  }
+};
+
+// Whether an answer that has brought `so_far` may be one Kiln takes (GET, SET, AUTH and SELECT answer
+// a string, nil, a status, an error or an integer); what it is ("an array") when it may not.
+Status check_answer(const AnswerSoFar& so_far) {
+  const std::string_view start = so_far.start;
+  if (start.empty()) return {};
+  const std::size_t end = start.find("\r\n");
+  if (start.front() == '$') {
     if (end == std::string_view::npos) {
-      if (pending.size() > 32) return Error("a string length that does not end");
+      if (start.size() == k_judged_start) return Error("a string length that does not end");
       return {};
     }
     long long length = 0;
-    const auto [ptr, ec] = std::from_chars(pending.data() + 1, pending.data() + end, length);
-    if (ec != std::errc() || ptr != pending.data() + end) return {};   // hiredis says what is wrong
+    const auto [ptr, ec] = std::from_chars(start.data() + 1, start.data() + end, length);
+    if (ec != std::errc() || ptr != start.data() + end) return {};   // hiredis says what is wrong
     if (length > static_cast<long long>(k_max_remote_entry_size))
       return Error("a string of " + std::to_string(length) + " bytes, larger than any entry (at most " +
                    store::format_size(k_max_remote_entry_size) + ")");
-    return {};
+    // A sound length: hiredis returns the string once it has that many bytes; anything past them is
+    // not this answer's, and is bounded below all the same.
+  } else if (start.front() == '*') {
+    return Error("an array");   // its elements would be allocated before anything is checked
+  } else if (so_far.size > k_max_line) {
+    return Error("a line that does not end");   // the answer is one line, and hiredis has not seen its end
   }
-  if (pending.front() == '*') return Error("an array");   // its elements would be allocated before anything is checked
-  if (end == std::string_view::npos && pending.size() > k_max_line) return Error("a line that does not end");
+  if (so_far.size > k_max_remote_entry_size + k_max_line)
+    return Error("more than any entry (at most " + store::format_size(k_max_remote_entry_size) + ")");
   return {};
 }
 
@@ -136,13 +160,18 @@ private:
     for (int done = 0; !done;) {
       if (!limit_socket(deadline) || redisBufferWrite(m_context, &done) != REDIS_OK) return failed(reply, deadline);
     }
+    AnswerSoFar so_far;
+    const redisReader& reader = *m_context->reader;
+    so_far.take({reader.buf + reader.pos, reader.len - reader.pos});   // what an earlier answer left
     while (true) {
       void* answer = nullptr;
       if (redisGetReplyFromReader(m_context, &answer) != REDIS_OK) return failed(reply, deadline);
       if (answer) return RedisReply(static_cast<redisReply*>(answer));
+      // The read appends to the reader's buffer: what it brought is what lies past the old end.
+      const std::size_t before = reader.len;
       if (!limit_socket(deadline) || redisBufferRead(m_context) != REDIS_OK) return failed(reply, deadline);
-      const redisReader& reader = *m_context->reader;
-      if (const Status taken = check_answer({reader.buf + reader.pos, reader.len - reader.pos}); !taken) {
+      so_far.take({reader.buf + before, reader.len - before});
+      if (const Status taken = check_answer(so_far); !taken) {
         reply.kind = Reply::Kind::failed;
         reply.message = "the answer is " + taken.error().message + "; refused (" + m_settings.shown_url + ")";
         return nullptr;
