@@ -50,11 +50,17 @@ TEST(CacheSettings, DirectoryFromFlagThenVariablesThenHome) {
   EXPECT_TRUE(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}))->directory.empty())
       << "Windows' cache is under LOCALAPPDATA, never HOME";
   EXPECT_EQ(cache_settings("", table({{"LOCALAPPDATA", "C:\\l"}, {"KILN_CACHE_DIR", "D:\\k"}}))->directory, "D:\\k");
+  EXPECT_FALSE(cache_settings("", table({{"LOCALAPPDATA", "AppData\\Local"}}))->enabled) << "relative: passed over";
 #else
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}}))->directory, "/h/.cache/kiln");
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}))->directory, "/x/kiln");
   EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"KILN_CACHE_DIR", "/k"}}))->directory,
             "/k");
+  // Relative: passed over (the XDG specification's rule), so that the cache is not wherever the
+  // process runs.
+  EXPECT_EQ(cache_settings("", table({{"HOME", "/h"}, {"XDG_CACHE_HOME", "x"}}))->directory, "/h/.cache/kiln");
+  EXPECT_FALSE(cache_settings("", table({{"HOME", "h"}}))->enabled);
+  EXPECT_FALSE(cache_settings("", table({{"HOME", "h"}, {"XDG_CACHE_HOME", "./x"}}))->enabled);
 #endif
   EXPECT_EQ(cache_settings("/f", table({{"KILN_CACHE_DIR", "/k"}}))->directory, "/f");
   const Result<CacheSettings> none = cache_settings("", table({}));

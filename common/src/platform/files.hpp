@@ -96,7 +96,9 @@ bool memory_backed_with_room(const std::filesystem::path& directory, std::uint64
 
 // The user's cache directory for `application`, from the variables `env` reads (UTF-8): POSIX
 // $XDG_CACHE_HOME/<application>, else $HOME/.cache/<application>; Windows %LOCALAPPDATA%\<application>.
-// Empty when none of them is set.
+// Empty when none of them is set. A relative value is passed over, as the XDG Base Directory
+// specification says of its variables: the cache would be wherever the process happens to run, and
+// what it finds there would be loaded as kernels.
 std::filesystem::path user_cache_directory(const std::function<std::optional<std::string>(const char*)>& env,
                                            const std::string& application);
 // The same as UTF-8 text (what the loader's run-time cache hits use, without a std::filesystem::path).

@@ -153,7 +153,7 @@ std::filesystem::path user_cache_directory(const std::function<std::optional<std
 
 std::string user_cache_directory_utf8(const std::function<std::optional<std::string>(const char*)>& env,
                                       const std::string& application) {
-  const auto set = [](const std::optional<std::string>& value) { return value && !value->empty(); };
+  const auto set = [](const std::optional<std::string>& value) { return value && value->starts_with('/'); };
   const auto join = [](std::string directory, const std::string& name) {
     if (directory.back() != '/') directory += '/';
     return directory + name;

@@ -204,7 +204,7 @@ std::filesystem::path user_cache_directory(const std::function<std::optional<std
 std::string user_cache_directory_utf8(const std::function<std::optional<std::string>(const char*)>& env,
                                       const std::string& application) {
   const std::optional<std::string> local = env("LOCALAPPDATA");
-  if (!local || local->empty()) return {};
+  if (!local || !path_of_utf8(*local).has_root_directory()) return {};
   const char last = local->back();
   return *local + (last == '\\' || last == '/' ? "" : "\\") + application;
 }
