@@ -248,6 +248,16 @@ TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) 
   write_text(m_project / "kiln.toml", "name = \"p\"\ntargets = [\"sm_80\", \"sm_90\", \"compute_90\"]\n"
                                       "[[source]]\npath = \"kernels/device.cu\"\n");
 
+  // A toolkit header included with quotes, as much real code writes it: the toolkit's, as with angle
+  // brackets, so the source is still left to NVRTC's image.
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n#include \"cuda_fp16.h\"\n"
+             "__device__ inline int index() { return __half2int_rn(__int2half_rn(threadIdx.x)); }\n");
+  const RunResult quoted_toolkit = build("g.kiln");
+  ASSERT_EQ(quoted_toolkit.exit_code, 0) << quoted_toolkit.err;
+  EXPECT_NE(quoted_toolkit.err.find("scan: 0 cached, 0 scanned, 1 source left to NVRTC's image"), std::string::npos)
+      << quoted_toolkit.err;
+
   // A template: parsed, and its instantiation is found and named as written.
   write_text(m_project / "kernels/index.cuh",
              "#pragma once\n__device__ inline int index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n");

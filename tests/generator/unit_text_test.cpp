@@ -35,10 +35,11 @@ protected:
     manifest::SourceEntry source;
     source.path = path;
     source.include_dirs = std::move(include_dirs);
-    return ProjectText(m_manifest).facts_of(source);
+    return ProjectText(m_manifest, m_cuda_root).facts_of(source);
   }
 
   manifest::Manifest m_manifest;
+  fs::path m_cuda_root;   // none unless a test makes one
 };
 
 // Host code shown only by a header two includes away (Rodinia's dwt2d/common.cu: its own text is a
@@ -118,6 +119,30 @@ TEST_F(UnitText, HeadersTheWalkCannotSeeAreSaid) {
   const std::optional<UnitTextFacts> own_dirs = facts("seen.cu", {"<build>"});
   ASSERT_TRUE(own_dirs);
   EXPECT_TRUE(own_dirs->unseen_headers) << "the source's own include_dirs";
+}
+
+// A quoted name the project does not hold but the toolkit does ("cuda_fp16.h", as much real code
+// writes it) is the toolkit's header, as an angled one is: nvcc finds it there. CCCL's directory
+// counts only where the manifest adds it.
+TEST_F(UnitText, AQuotedNameTheToolkitHoldsIsTheToolkits) {
+  write("toolkit/include/cuda_fp16.h", "#pragma once\n");
+  write("toolkit/include/cccl/cub/cub.cuh", "#pragma once\n");
+  write("fp16.cu", "#include \"cuda_fp16.h\"\n__global__ void k() {}\n");
+  write("cub.cu", "#include \"cub/cub.cuh\"\n__global__ void k() {}\n");
+  write("generated.cu", "#include \"cuda_fp16.h\"\n#include \"generated.cuh\"\n__global__ void k() {}\n");
+  const auto unseen = [&](const std::string& path) {
+    const std::optional<UnitTextFacts> unit = facts(path);
+    EXPECT_TRUE(unit) << path;
+    return unit && unit->unseen_headers;
+  };
+  EXPECT_TRUE(unseen("fp16.cu")) << "no toolkit known: not seen";
+  m_cuda_root = m_manifest.root / "toolkit";
+  EXPECT_FALSE(unseen("fp16.cu"));
+  EXPECT_FALSE(unseen("cub.cu"));
+  EXPECT_TRUE(unseen("generated.cu")) << "a name neither holds";
+  m_manifest.toolkit_includes = false;
+  EXPECT_TRUE(unseen("cub.cu")) << "CCCL's directory is not searched";
+  EXPECT_FALSE(unseen("fp16.cu"));
 }
 
 // A source that launches its kernels, whose header makes Kiln runtime requests: the scan must read it

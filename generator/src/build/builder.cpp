@@ -283,7 +283,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   // Sources whose image alone says what they hold are left unread by the scan (plan/text_discovery.hpp).
   const bool extra_sources = !m_request.host_sources.empty() || !m_request.python_sources.empty();
   DiscoveryPhaseSettings discovery_settings;
-  plan::ProjectText project_text(manifest);
+  plan::ProjectText project_text(manifest, toolkit.root);
   discovery_settings.unread = left_to_the_image(manifest, project_text, m_request.strict, extra_sources);
   // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
   // and merges, whose jobs the parts decide, nor with a remote cache, which would be asked twice

@@ -27,7 +27,7 @@ constexpr const char* k_folder = "speculation";
 std::vector<compile::CompileJob> speculative_jobs(const manifest::Manifest& manifest, const compile::Toolkit& toolkit,
                                                   const SpeculationSettings& settings, const fs::path& directory,
                                                   compile::CompileCache& cache) {
-  plan::ProjectText own_walk(manifest);
+  plan::ProjectText own_walk(manifest, toolkit.root);
   plan::ProjectText& project = settings.project_text ? *settings.project_text : own_walk;
   const plan::Discovery discovery = plan::speculative_discovery(manifest, project, settings.unread);
   Result<plan::BuildPlan> planned = plan::make_plan(

@@ -423,7 +423,7 @@ private:
   const manifest::Manifest& m_manifest;
   const std::vector<ScannedFile>& m_kernel_sources;
   const DiscoverySettings& m_settings;
-  ProjectText m_project_text{m_manifest};
+  ProjectText m_project_text{m_manifest, m_settings.cuda_root};
   Discovery m_out;
   std::set<std::string> m_instantiated;         // name_key of every template with an instantiation
   std::vector<const scan::Kernel*> m_templates;  // every user kernel template seen

@@ -61,9 +61,12 @@ std::size_t include_lines(std::string_view code) {
 
 }  // namespace
 
-ProjectText::ProjectText(const manifest::Manifest& manifest) : m_manifest(manifest) {
+ProjectText::ProjectText(const manifest::Manifest& manifest, const fs::path& cuda_root) : m_manifest(manifest) {
   for (const std::string& dir : manifest.include_dirs)
     if (std::optional<fs::path> path = project_dir(manifest.root, dir)) m_include_dirs.push_back(std::move(*path));
+  // nvcc searches its own include directory for every unit; the CCCL one is the manifest's choice.
+  if (!cuda_root.empty()) m_toolkit_dirs.push_back(cuda_root / "include");
+  if (!cuda_root.empty() && manifest.toolkit_includes) m_toolkit_dirs.push_back(cuda_root / "include" / "cccl");
 }
 
 std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& source) {
@@ -91,9 +94,10 @@ std::optional<UnitTextFacts> ProjectText::facts_of(const manifest::SourceEntry& 
     const auto [include, includer] = std::move(pending.back());
     pending.pop_back();
     const fs::path header = find(include, includer, dirs);
-    // A quoted name the project does not hold is found elsewhere (the toolkit, a -I directory): what
-    // it holds is not seen. An angled one is taken for the toolkit's or the system's.
-    if (header.empty()) facts.unseen_headers = facts.unseen_headers || !include.angled;
+    // A quoted name that neither the project nor the toolkit holds is found elsewhere (a -I
+    // directory): what it holds is not seen. An angled one is taken for the toolkit's or the system's.
+    if (header.empty() && !include.angled && find({include.name, true}, includer, m_toolkit_dirs).empty())
+      facts.unseen_headers = true;
     if (header.empty() || !reached.insert(header).second) continue;
     const FileFacts& file = file_facts(header);
     if (!file.read) {

@@ -29,9 +29,9 @@ struct UnitTextFacts {
   bool kiln_runtime = false;   // uses_kiln_runtime of the same
   bool templates = false;      // shows_templates of the same
   bool device_variables = false;   // shows_device_variables of the same
-  // The compiler may read headers the walk did not: a quoted include the project does not hold, a
-  // computed one (#include MACRO), a <build> include directory, or an option that includes a header
-  // first or adds a search directory (--pre-include, -I). Only a device-only unit's route asks it:
+  // The compiler may read headers the walk did not: a quoted include that neither the project nor
+  // the toolkit holds, a computed one (#include MACRO), a <build> include directory, or an option that
+  // includes a header first or adds a search directory (--pre-include, -I). Only a device-only unit's route asks it:
   // nvcc's image holds what nvcc keeps whatever the text shows.
   bool unseen_headers = false;
   // False where a header the unit reaches exists but could not be read (not a regular file, too
@@ -48,7 +48,9 @@ inline constexpr std::uint64_t k_most_project_header_bytes = 256 << 20;
 // One walk of a manifest's project headers, each read once however many sources include it.
 class ProjectText {
 public:
-  explicit ProjectText(const manifest::Manifest& manifest);
+  // `cuda_root`: the toolkit, whose include directories a quoted include the project does not hold
+  // ("cuda_fp16.h") is found in as an angled one is; empty: none, and such an include is unseen.
+  explicit ProjectText(const manifest::Manifest& manifest, const std::filesystem::path& cuda_root = {});
 
   // The facts of `source`'s unit; nullopt when the source itself cannot be read (the scan says why).
   std::optional<UnitTextFacts> facts_of(const manifest::SourceEntry& source);
@@ -71,6 +73,7 @@ private:
 
   const manifest::Manifest& m_manifest;
   std::vector<std::filesystem::path> m_include_dirs;   // the manifest's own, resolved
+  std::vector<std::filesystem::path> m_toolkit_dirs;   // <cuda>/include and <cuda>/include/cccl
   std::map<std::filesystem::path, FileFacts> m_files;
   std::uint64_t m_bytes_read = 0;
 };
