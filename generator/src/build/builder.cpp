@@ -285,6 +285,7 @@ bool BuildRun::compile_and_write(const manifest::Manifest& manifest, const compi
   DiscoveryPhaseSettings discovery_settings;
   plan::ProjectText project_text(manifest, toolkit.root);
   discovery_settings.unread = left_to_the_image(manifest, project_text, m_request.strict, extra_sources);
+  discovery_settings.project_text = &project_text;
   // Compiles while the scan runs (speculation.hpp), in the job slots the scan leaves; not for shards
   // and merges, whose jobs the parts decide, nor with a remote cache, which would be asked twice
   // for each job (a fleet's cache mostly holds them: the compiles would be spent for nothing).

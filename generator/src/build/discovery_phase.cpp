@@ -103,7 +103,7 @@ DiscoveredBuild discover_sources(const manifest::Manifest& manifest, const compi
   }
   found.asked = asked_kernel_names(manifest, scans.kernel_sources, scans.host_sources, settings.scan.display_prefix);
   found.discovery = plan::discover(manifest, scans.kernel_sources, scans.host_sources,
-                                   {settings.scan.display_prefix, toolkit.root, root});
+                                   {settings.scan.display_prefix, toolkit.root, root, settings.project_text});
   std::size_t unread_nvcc = 0;
   for (const std::string& source : unread)
     if (const auto known = found.discovery.sources.find(source); known != found.discovery.sources.end())

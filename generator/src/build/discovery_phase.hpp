@@ -24,6 +24,7 @@ struct DiscoveryPhaseSettings {
   ScanPhaseSettings scan;                  // its progress is set here, from the events
   ExtraSources extra;
   std::set<std::string> unread;            // kernel sources left to their compiler's image (scan_scope.hpp)
+  plan::ProjectText* project_text = nullptr;   // the walk that chose them, for discovery to read again
   bool strict = false;
 };
 

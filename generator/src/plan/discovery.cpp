@@ -423,7 +423,8 @@ private:
   const manifest::Manifest& m_manifest;
   const std::vector<ScannedFile>& m_kernel_sources;
   const DiscoverySettings& m_settings;
-  ProjectText m_project_text{m_manifest, m_settings.cuda_root};
+  ProjectText m_own_text{m_manifest, m_settings.cuda_root};
+  ProjectText& m_project_text = m_settings.project_text ? *m_settings.project_text : m_own_text;
   Discovery m_out;
   std::set<std::string> m_instantiated;         // name_key of every template with an instantiation
   std::vector<const scan::Kernel*> m_templates;  // every user kernel template seen

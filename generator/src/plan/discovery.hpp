@@ -26,10 +26,15 @@ struct ScannedFile {
   bool another_shards = false;
 };
 
+class ProjectText;
+
 struct DiscoverySettings {
   std::string display_prefix;              // how the manifest directory looks from the user's cwd
   std::filesystem::path cuda_root;         // declarations under it are the toolkit's, not the user's
   std::filesystem::path root;              // the manifest directory (absolute)
+  // The build's walk of the project's headers (unit_text.hpp), which already read them to route the
+  // sources; null: a walk of discover's own.
+  ProjectText* project_text = nullptr;
 };
 
 // `kernel_sources` in manifest order (one per [[source]]), `host_sources` in any order.
