@@ -38,6 +38,13 @@ protected:
     return ProjectText(m_manifest, m_cuda_root).facts_of(source);
   }
 
+  // Whether the unit of `path` (which must read) may read headers the walk did not see.
+  bool unseen(const std::string& path) {
+    const std::optional<UnitTextFacts> unit = facts(path);
+    EXPECT_TRUE(unit) << path;
+    return unit && unit->unseen_headers;
+  }
+
   manifest::Manifest m_manifest;
   fs::path m_cuda_root;   // none unless a test makes one
 };
@@ -94,11 +101,6 @@ TEST_F(UnitText, HeadersTheWalkCannotSeeAreSaid) {
   write("computed.cu", "#define HEADER \"local.cuh\"\n#include HEADER\n__global__ void k() {}\n");
   write("computed_in_header.cu", "#include \"picks.cuh\"\n__global__ void k() {}\n");
   write("picks.cuh", "#include_next <local.cuh>\n");
-  const auto unseen = [&](const std::string& path) {
-    const std::optional<UnitTextFacts> unit = facts(path);
-    EXPECT_TRUE(unit) << path;
-    return unit && unit->unseen_headers;
-  };
   EXPECT_FALSE(unseen("seen.cu"));
   EXPECT_TRUE(unseen("quoted_elsewhere.cu"));
   EXPECT_TRUE(unseen("computed.cu"));
@@ -130,11 +132,6 @@ TEST_F(UnitText, AQuotedNameTheToolkitHoldsIsTheToolkits) {
   write("fp16.cu", "#include \"cuda_fp16.h\"\n__global__ void k() {}\n");
   write("cub.cu", "#include \"cub/cub.cuh\"\n__global__ void k() {}\n");
   write("generated.cu", "#include \"cuda_fp16.h\"\n#include \"generated.cuh\"\n__global__ void k() {}\n");
-  const auto unseen = [&](const std::string& path) {
-    const std::optional<UnitTextFacts> unit = facts(path);
-    EXPECT_TRUE(unit) << path;
-    return unit && unit->unseen_headers;
-  };
   EXPECT_TRUE(unseen("fp16.cu")) << "no toolkit known: not seen";
   m_cuda_root = m_manifest.root / "toolkit";
   EXPECT_FALSE(unseen("fp16.cu"));
