@@ -2,6 +2,7 @@
 // miss one kernel at once leave one valid entry and all get the kernel; one killed mid-compile leaves
 // nothing that is used; a damaged entry is replaced; a cache directory or HOME that cannot be
 // written means a warning and memory only, never a failure.
+#include "store/direct_record.hpp"
 #include "writer/package_writer.hpp"
 #include "util/file_io.hpp"
 
@@ -89,7 +90,7 @@ protected:
       if (!it->is_regular_file() || parent.size() != 2 || parent == "tm") continue;
       std::ifstream in(it->path(), std::ios::binary);
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (text.find("kiln-direct 1\n") != std::string::npos) continue;
+      if (text.find(store::k_direct_record_magic) != std::string::npos) continue;
       if ((text.find("kiln-compiler-memo") != std::string::npos) == memos) found.push_back(it->path());
     }
     return found;

@@ -3,10 +3,11 @@
 // answers from the direct record (core/direct_hits.hpp) without loading the compile library beside
 // it, and counts the hit; and what must not be answered from the record is not: KILN_JIT=0 and
 // KILN_CACHE=0 behave as without records; another NVRTC at the recorded path or earlier on the search
-// path, a package whose carried header changed, a record cut short and an entry whose package is
+// path, a package whose carried header changed, a record cut short and a record whose package is
 // damaged (each stored again as a sound store entry, so only their own checks can refuse them) go to
-// the compile library, after which the next process hits again. Each lookup is a
-// process of its own (this program again, as a child).
+// the compile library, after which the next process hits again; and a hit reads the record alone,
+// which carries the compiled package. Each lookup is a process of its own (this program again, as a
+// child).
 #include "format/layout.hpp"
 #include "kiln/compile.h"
 #include "kiln/kiln.h"
@@ -309,19 +310,33 @@ TEST_F(DirectHitTest, ARecordCutShortGoesToTheCompileLibrary) {
   expect_compile_library_then_hit("a record cut short");
 }
 
-TEST_F(DirectHitTest, AnEntryWhosePackageIsDamagedGoesToTheCompileLibrary) {
+TEST_F(DirectHitTest, ARecordWhosePackageIsDamagedGoesToTheCompileLibrary) {
   ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
   ASSERT_FALSE(lookup().library_loaded);
-  // A byte of the compiled package's table of contents changed: the store's checksum is made anew,
-  // so only the package's own checks can refuse it.
-  const auto is_package = [](const std::string& payload) { return payload.starts_with("\x89KILN"); };
-  ASSERT_EQ(rewrite_entries(is_package, [](std::string package) {
+  // A byte of the table of contents of the compiled package the record carries changed: the store's
+  // checksum is made anew, so only the package's own checks can refuse it.
+  ASSERT_EQ(rewrite_entries(is_record, [](std::string record) {
+              const std::optional<store::DirectRecord> decoded = store::decode_direct_record(std::as_bytes(std::span(record)));
+              if (!decoded) return record;   // not a record: the count below says so
+              const auto at = static_cast<std::size_t>(decoded->package.data() - reinterpret_cast<const std::byte*>(record.data()));
               format::FileHeader header;
-              std::memcpy(&header, package.data(), sizeof header);
-              package.at(header.toc_offset + 4) ^= 0x5a;
-              return package;
+              std::memcpy(&header, record.data() + at, sizeof header);
+              record.at(at + header.toc_offset + 4) ^= 0x5a;
+              return record;
             }), 1);
   expect_compile_library_then_hit("a damaged package");
+}
+
+TEST_F(DirectHitTest, AHitReadsTheRecordAlone) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  // The compiled package's own entry removed: the record carries the package, and the loader reads
+  // nothing else (one file per hit).
+  const auto is_package = [](const std::string& payload) { return payload.starts_with("\x89KILN"); };
+  ASSERT_EQ(rewrite_entries(is_package, [](const std::string&) { return std::string("not a package"); }), 1);
+  const Lookup hit = lookup();
+  ASSERT_EQ(hit.status, KILN_STATUS_SUCCESS) << hit.message;
+  EXPECT_FALSE(hit.library_loaded) << "the record answers without the entry it names";
+  EXPECT_EQ(hit.cache_hits, 1u);
 }
 
 }  // namespace

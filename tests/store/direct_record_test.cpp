@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -41,18 +42,24 @@ protected:
     return path.string();
   }
   DirectRecord record_of(const std::vector<std::string>& paths) {
-    DirectRecord record{"query", std::string(32, 'a'), "ops::scale<double>", {}};
+    DirectRecord record{"query", std::string(32, 'a'), "ops::scale<double>", {}, package()};
     for (const std::string& p : paths) record.files.push_back(identity_of(p));
     return record;
   }
+  // Stands for the compiled package a record carries: any bytes, for the record.
+  std::span<const std::byte> package() const { return std::as_bytes(std::span(m_package)); }
   fs::path m_dir;
+  std::string m_package = std::string("\x89KILN compiled package", 23) + std::string(5, '\0');
 };
 
 TEST_F(DirectRecordTest, ARecordReadsBackAsWritten) {
   DirectRecord record = record_of({write("libnvrtc.so.13", "nvrtc"), write("with space.so", "x")});
   record.files.push_back(identity_of((m_dir / "absent.so").string()));
-  const std::optional<DirectRecord> decoded = decode_direct_record(bytes(encode_direct_record(record)));
+  const std::vector<std::byte> encoded = bytes(encode_direct_record(record));
+  const std::optional<DirectRecord> decoded = decode_direct_record(encoded);
   ASSERT_TRUE(decoded);
+  EXPECT_TRUE(std::ranges::equal(decoded->package, package())) << "the package it carries";
+  EXPECT_EQ(decoded->package.data(), encoded.data() + 24) << "in place, where it starts 8-byte aligned";
   EXPECT_EQ(decoded->query, "query");
   EXPECT_EQ(decoded->entry_key, record.entry_key);
   EXPECT_EQ(decoded->expression, "ops::scale<double>");
@@ -68,9 +75,19 @@ TEST_F(DirectRecordTest, OnlyAWholeRecordDecodes) {
   for (std::size_t cut = 0; cut < text.size(); ++cut)
     EXPECT_FALSE(decode_direct_record(bytes(text.substr(0, cut)))) << "cut short at " << cut;
   EXPECT_FALSE(decode_direct_record(bytes(text + "x"))) << "bytes after it";
-  EXPECT_FALSE(decode_direct_record(bytes("kiln-direct 2" + text.substr(13))));
-  DirectRecord no_file{"query", std::string(32, 'a'), "k", {identity_of((m_dir / "none.so").string())}};
+  EXPECT_FALSE(decode_direct_record(bytes("kiln-direct 3" + text.substr(13))));
+  EXPECT_FALSE(decode_direct_record(bytes("kiln-direct 1" + text.substr(13)))) << "version 1 carried no package";
+  std::string padded = text;
+  padded[14] = '\x01';
+  EXPECT_FALSE(decode_direct_record(bytes(padded))) << "the two bytes before the package are 0";
+  std::string longer = text;
+  longer[16] = static_cast<char>(longer[16] + 1);
+  EXPECT_FALSE(decode_direct_record(bytes(longer))) << "a package size one past the package";
+  DirectRecord no_file{"query", std::string(32, 'a'), "k", {identity_of((m_dir / "none.so").string())}, package()};
   EXPECT_FALSE(decode_direct_record(bytes(encode_direct_record(no_file)))) << "a record must name the compiler's files";
+  DirectRecord no_package = record_of({write("b.so", "b")});
+  no_package.package = {};
+  EXPECT_FALSE(decode_direct_record(bytes(encode_direct_record(no_package)))) << "a record must carry its package";
 }
 
 TEST_F(DirectRecordTest, EveryChangeToAFileIsSeen) {

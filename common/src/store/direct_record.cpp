@@ -77,6 +77,9 @@ bool files_unchanged(const DirectRecord& record) {
 
 std::string encode_direct_record(const DirectRecord& record) {
   std::string out(k_direct_record_magic);
+  put_number(out, std::uint16_t{0});
+  put_number(out, static_cast<std::uint64_t>(record.package.size()));
+  out.append(reinterpret_cast<const char*>(record.package.data()), record.package.size());
   put_string(out, record.query);
   put_string(out, record.entry_key);
   put_string(out, record.expression);
@@ -101,6 +104,11 @@ std::optional<DirectRecord> decode_direct_record(std::span<const std::byte> byte
     return std::nullopt;
   RecordCursor in{bytes.subspan(k_direct_record_magic.size())};
   DirectRecord record;
+  const auto padding = in.take<std::uint16_t>();
+  const auto package_size = in.take<std::uint64_t>();
+  if (!in.ok || padding != 0 || package_size == 0 || package_size > in.rest.size()) return std::nullopt;
+  record.package = in.rest.first(static_cast<std::size_t>(package_size));
+  in.rest = in.rest.subspan(static_cast<std::size_t>(package_size));
   record.query = in.take_string();
   record.entry_key = in.take_string();
   record.expression = in.take_string();

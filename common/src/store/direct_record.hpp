@@ -12,10 +12,15 @@
 // of the moment the record is written is not trusted by its times (ccache refuses such a file too):
 // no record is written then.
 //
+// The record carries the compiled package itself (a copy of the entry's payload), so that a hit is
+// one file read: the record names the entry too, for the tools, but the loader never reads it.
+//
 // Stored in the store under direct_key(query) (written to disk: change the magic, never the meaning;
 // integers little-endian, strings as a u32 length and their bytes):
 //
-//   "kiln-direct 1\n"
+//   "kiln-direct 2\n", u16 0     16 bytes, so that the package below starts 8-byte aligned in the
+//                                payload (a package is read in place, and its tables need that)
+//   u64 package size, then the compiled package's bytes
 //   string query                 direct_query(): compared whole, so the key is only an address
 //   string entry                 the entry's key: 32 hex digits
 //   string expression            the name expression the entry compiled
@@ -23,6 +28,9 @@
 //     u32 present                1: must be unchanged; 0: the path must still name nothing
 //     u64 size, i64 mtime_ns, i64 ctime_ns, u64 device, u64 inode     (0 when absent)
 //     string path
+//
+// Version 1 (no package; the loader read the entry) is not read: such a record is a miss, and the
+// compile library writes this version in its place.
 #pragma once
 
 #include "platform/files.hpp"
@@ -37,7 +45,7 @@
 
 namespace kiln::store {
 
-inline constexpr std::string_view k_direct_record_magic = "kiln-direct 1\n";
+inline constexpr std::string_view k_direct_record_magic = "kiln-direct 2\n";
 // How long a file must have stood unchanged before its times are trusted to show a later change.
 inline constexpr std::int64_t k_settle_ns = 2'000'000'000;
 
@@ -68,6 +76,9 @@ struct DirectRecord {
   std::string entry_key;
   std::string expression;
   std::vector<FileIdentity> files;
+  // The compiled package: the caller's bytes when encoding; when decoded, a view into the bytes the
+  // record was decoded from, valid as long as they are.
+  std::span<const std::byte> package;
 };
 
 // The identity of `path` now (absent when it cannot be stat'ed).
@@ -78,7 +89,8 @@ bool settled(const FileIdentity& file, std::int64_t now_ns);
 bool files_unchanged(const DirectRecord& record);
 
 std::string encode_direct_record(const DirectRecord& record);
-// Nothing: not such a record, or one that names no file (it could never see a change).
+// Nothing: not such a record, one that names no file (it could never see a change), or one without a
+// package.
 std::optional<DirectRecord> decode_direct_record(std::span<const std::byte> bytes);
 
 }  // namespace kiln::store

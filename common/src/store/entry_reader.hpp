@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,5 +26,15 @@ std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& di
 // The same for the directory as UTF-8 text: on POSIX the entry's path is never a
 // std::filesystem::path, whose parsing a run-time cache hit in a fresh process would page in and pay.
 std::optional<std::vector<std::byte>> read_entry_utf8(std::string_view directory_utf8, std::string_view key);
+
+// An entry's file read whole into memory of its own (not zeroed before the read), and its payload, a
+// view into that memory.
+struct SharedEntry {
+  std::shared_ptr<const std::byte[]> file;
+  std::span<const std::byte> payload;
+};
+// read_entry_utf8's lookup without moving the payload out of the file's bytes: for the loader's
+// direct hits, which keep a payload as long as a kernel loaded from it.
+std::optional<SharedEntry> read_shared_entry_utf8(std::string_view directory_utf8, std::string_view key);
 
 }  // namespace kiln::store

@@ -136,7 +136,7 @@ Result<Compiled> RuntimeCompiler::package_kernel(const format::PackageReader& re
         is_compiled_package, &source);
     if (package) {
       if (m_settings.log && source != Source::produced) log_cache_hit(candidate.expression, target, source);
-      write_direct_record(m_cache, reader, request, target, key, candidate.expression, *identity);
+      write_direct_record(m_cache, reader, request, target, key, candidate.expression, **package, *identity);
       write_harvest_note(m_cache, reader, label, request, candidate.expression, unit.inputs.program, target);
       return Compiled{*package, source, candidate.expression};
     }

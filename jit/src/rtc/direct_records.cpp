@@ -13,7 +13,7 @@ namespace kiln::rtc {
 
 void write_direct_record(CompiledCache& cache, const format::PackageReader& reader, std::string_view request,
                          const std::string& target, const std::string& entry_key, const std::string& expression,
-                         const CompilerIdentity& compiler) {
+                         std::span<const std::byte> compiled, const CompilerIdentity& compiler) {
   // Compiler::files names NVRTC's and nvJitLink's; a stand-in compiler names none, and leaves no record.
   if (cache.directory().empty() || compiler.files.size() != 2) return;
   format::FileHeader header;
@@ -22,7 +22,7 @@ void write_direct_record(CompiledCache& cache, const format::PackageReader& read
   // The loader's query (core/direct_hits.cpp), from the same package bytes and the same process.
   const std::string query = store::direct_query({header.toc_checksum, header.file_size, format::normalize_name(request),
                                                   target, jit::process_search_settings().directories});
-  store::DirectRecord record{query, entry_key, expression, {}};
+  store::DirectRecord record{query, entry_key, expression, {}, compiled};
   const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch()).count();
   // How each library was found: every place the search tries by path before the one that holds the

@@ -10,9 +10,8 @@ namespace kiln::core {
 
 CompiledKernels::~CompiledKernels() = default;
 
-Status CompiledKernels::target_of_current_device(std::string& target) {
+Status CompiledKernels::current_target(driver::CUdevice& device, std::string& target) {
   driver::DriverApi* driver = nullptr;
-  driver::CUdevice device = 0;
   KILN_TRY(m_owner.current(driver, device));
   std::uint16_t arch = 0;
   KILN_TRY(m_owner.devices().arch(*driver, device, arch));
@@ -37,8 +36,9 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     return fail(miss.error().status, error_text(miss.error()) + " (" + m_owner.label() +
                                " carries sources to compile it at run time, but KILN_JIT=0 turns that off)");
   }
+  driver::CUdevice device = 0;
   std::string target;
-  KILN_TRY(target_of_current_device(target));
+  KILN_TRY(current_target(device, target));
   const std::string normalized = format::normalize_name(name);
 
   std::lock_guard lock(m_mutex);
@@ -63,20 +63,21 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     out = m_requests[request] = found->second.kernel;
     return {};
   }
-  KILN_TRY(adopt(request, compiled->expression, target, compiled->bytes, out));
+  const std::span<const std::byte> whole(*compiled->bytes);
+  KILN_TRY(adopt(request, compiled->expression, device, target, compiled->bytes, whole, out));
   return {};
 }
 
 Status CompiledKernels::adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
-                              const std::string& target, std::shared_ptr<const std::vector<std::byte>> bytes,
-                              Kernel*& out) {
+                              driver::CUdevice device, const std::string& target, std::shared_ptr<const void> owner,
+                              std::span<const std::byte> compiled, Kernel*& out) {
   Entry entry;
-  entry.bytes = std::move(bytes);
+  entry.owner = std::move(owner);
   const std::string label = m_owner.label() + " (" + expression + " compiled at run time for " + target + ")";
-  KILN_TRY(Package::open_memory(entry.bytes->data(), entry.bytes->size(), /*copy=*/false, label.c_str(), entry.package));
+  KILN_TRY(Package::open_memory(compiled.data(), compiled.size(), /*copy=*/false, label.c_str(), entry.package));
   entry.package->report_errors_to(&m_owner);
   const char* canonical = nullptr;
-  KILN_TRY(entry.package->get_own_kernel(expression, entry.kernel, canonical));
+  KILN_TRY(entry.package->get_own_kernel_on(device, expression, entry.kernel, canonical));
   out = m_requests[request] = entry.kernel;
   m_entries.emplace(std::make_pair(expression, target), std::move(entry));
   return {};
@@ -85,29 +86,30 @@ Status CompiledKernels::adopt(const std::pair<std::string, std::string>& request
 Kernel* CompiledKernels::compiled_before(std::string_view name) {
   if (m_owner.reader().carried_unit_count() == 0 || !direct_hits_enabled()) return nullptr;
   // A target that cannot be had yet is left to get(), which says why in its order.
+  driver::CUdevice device = 0;
   std::string target;
-  if (!target_of_current_device(target).ok()) return nullptr;
-  return direct(format::normalize_name(name), target);
+  if (!current_target(device, target).ok()) return nullptr;
+  return direct(format::normalize_name(name), device, target);
 }
 
-Kernel* CompiledKernels::direct(const std::string& normalized, const std::string& target) {
+Kernel* CompiledKernels::direct(const std::string& normalized, driver::CUdevice device, const std::string& target) {
   std::lock_guard lock(m_mutex);
   const auto request = std::make_pair(normalized, target);
   if (auto found = m_requests.find(request); found != m_requests.end()) {
     count_memory_hit();
     return found->second;
   }
-  const std::optional<store::DirectRecord> record = find_direct_record(m_owner.reader(), normalized, target);
-  if (!record) return nullptr;
-  if (auto found = m_entries.find(std::make_pair(record->expression, target)); found != m_entries.end()) {
+  const std::optional<DirectHit> hit = find_direct_hit(m_owner.reader(), normalized, target);
+  if (!hit) return nullptr;
+  const std::string& expression = hit->record.expression;
+  if (auto found = m_entries.find(std::make_pair(expression, target)); found != m_entries.end()) {
     count_memory_hit();   // another spelling of a kernel this package holds already
     return m_requests[request] = found->second.kernel;
   }
-  std::shared_ptr<const std::vector<std::byte>> bytes = read_direct_entry(*record);
   Kernel* kernel = nullptr;
-  // An entry the loader cannot use is the compile library's to judge (it replaces a damaged one).
-  if (!bytes || !adopt(request, record->expression, target, bytes, kernel).ok()) return nullptr;
-  count_direct_hit(record->expression, target, bytes->size());
+  // A package the loader cannot use is the compile library's to judge (it writes the record again).
+  if (!adopt(request, expression, device, target, hit->entry.file, hit->record.package, kernel).ok()) return nullptr;
+  count_direct_hit(expression, target, hit->entry.payload.size());
   return kernel;
 }
 

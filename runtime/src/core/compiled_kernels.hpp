@@ -3,12 +3,14 @@
 // package's own. Its failures are recorded on the package that was asked, too.
 #pragma once
 
+#include "driver/cuda_types.hpp"
 #include "util/result.hpp"
 
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,17 +38,21 @@ public:
 
 private:
   struct Entry {
-    // The compiled package, which `package` reads in place.
-    std::shared_ptr<const std::vector<std::byte>> bytes;
+    // What holds the compiled package (the compile library's bytes, or a direct record's entry),
+    // which `package` reads in place.
+    std::shared_ptr<const void> owner;
     std::unique_ptr<Package> package;
     Kernel* kernel = nullptr;
   };
-  Status target_of_current_device(std::string& target);
+  // The current device and its target ("sm_90").
+  Status current_target(driver::CUdevice& device, std::string& target);
   // The kernel from a direct record (direct_hits.hpp), or null for the compile library to answer.
-  Kernel* direct(const std::string& normalized, const std::string& target);
-  // Opens the compiled package `bytes` and hands out its kernel `expression` for `request`.
+  Kernel* direct(const std::string& normalized, driver::CUdevice device, const std::string& target);
+  // Opens the compiled package `compiled`, which lies in `owner`, and hands out its kernel
+  // `expression` for `request`, resolved on `device` (whose target it was compiled for).
   Status adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
-               const std::string& target, std::shared_ptr<const std::vector<std::byte>> bytes, Kernel*& out);
+               driver::CUdevice device, const std::string& target, std::shared_ptr<const void> owner,
+               std::span<const std::byte> compiled, Kernel*& out);
 
   Package& m_owner;
   std::mutex m_mutex;                    // guards m_entries; held through a compile, which the cache

@@ -43,25 +43,19 @@ bool direct_hits_enabled() {
   return enabled;
 }
 
-std::optional<store::DirectRecord> find_direct_record(const format::PackageReader& reader, const std::string& name,
-                                                      const std::string& target) {
+std::optional<DirectHit> find_direct_hit(const format::PackageReader& reader, const std::string& name,
+                                         const std::string& target) {
   if (!direct_hits_enabled()) return std::nullopt;
   format::FileHeader header;
   if (reader.bytes().size() < sizeof header) return std::nullopt;
   std::memcpy(&header, reader.bytes().data(), sizeof header);   // checked when the package was opened
   const std::string query =
       store::direct_query({header.toc_checksum, header.file_size, name, target, compiler_search_directories()});
-  const std::optional<std::vector<std::byte>> bytes = store::read_entry_utf8(cache().directory, store::direct_key(query));
-  if (!bytes) return std::nullopt;
-  std::optional<store::DirectRecord> record = store::decode_direct_record(*bytes);
+  std::optional<store::SharedEntry> entry = store::read_shared_entry_utf8(cache().directory, store::direct_key(query));
+  if (!entry) return std::nullopt;
+  std::optional<store::DirectRecord> record = store::decode_direct_record(entry->payload);
   if (!record || record->query != query || !store::files_unchanged(*record)) return std::nullopt;
-  return record;
-}
-
-std::shared_ptr<const std::vector<std::byte>> read_direct_entry(const store::DirectRecord& record) {
-  std::optional<std::vector<std::byte>> entry = store::read_entry_utf8(cache().directory, record.entry_key);
-  if (!entry) return nullptr;
-  return std::make_shared<const std::vector<std::byte>>(std::move(*entry));
+  return DirectHit{std::move(*entry), std::move(*record)};
 }
 
 void count_direct_hit(const std::string& expression, const std::string& target, std::uint64_t bytes) {

@@ -184,13 +184,27 @@ Status Package::find_kernel(std::string_view name, std::uint32_t& index) const {
 std::uint64_t Package::package_hits() { return g_package_hits.load(std::memory_order_relaxed); }
 
 Status Package::get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical) {
+  return own_kernel(name, nullptr, out, canonical);
+}
+
+Status Package::get_own_kernel_on(driver::CUdevice device, std::string_view name, Kernel*& out, const char*& canonical) {
+  return own_kernel(name, &device, out, canonical);
+}
+
+Status Package::own_kernel(std::string_view name, const driver::CUdevice* known_device, Kernel*& out,
+                           const char*& canonical) {
   std::uint32_t index = 0;
   KILN_TRY(find_kernel(name, index));
   Kernel* kernel = kernel_at(index);
   canonical = kernel->name();
   driver::DriverApi* driver = nullptr;
   driver::CUdevice device = 0;
-  KILN_TRY(current(driver, device));
+  if (known_device) {
+    KILN_TRY(acquire_driver_once(driver));
+    device = *known_device;
+  } else {
+    KILN_TRY(current(driver, device));
+  }
   driver::CUkernel unused = nullptr;
   KILN_TRY(kernel->resolve(*driver, device, unused));
   out = kernel;

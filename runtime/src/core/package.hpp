@@ -84,6 +84,9 @@ public:
   // get_kernel from the package's own images alone, counting nothing; `canonical` is the kernel's
   // name once it is found.
   Status get_own_kernel(std::string_view name, Kernel*& out, const char*& canonical);
+  // The same on `device`, which the caller found current (a kernel compiled at run time is adopted
+  // for the device its target was asked of): the driver is not asked again.
+  Status get_own_kernel_on(driver::CUdevice device, std::string_view name, Kernel*& out, const char*& canonical);
 
   // The image get_kernel would load for kernel `index` on CUDA device `ordinal` (-1: the current
   // context's device, else device 0; no context is created), checked and decoded but not loaded.
@@ -127,6 +130,8 @@ private:
   Package(std::string label);
   Status open_reader(std::string_view path);   // path: empty for a package in memory
   Status acquire_driver_once(driver::DriverApi*& out);
+  // get_own_kernel's work on `known_device`, or (null) on the current device, asked of the driver.
+  Status own_kernel(std::string_view name, const driver::CUdevice* known_device, Kernel*& out, const char*& canonical);
   Kernel* kernel_at(std::uint32_t index);
   // select_image's shared end: choose among the unit's images, then check and decode the one chosen.
   Status select_for(std::uint32_t index, DeviceQuery& device, SelectedImage& out);
