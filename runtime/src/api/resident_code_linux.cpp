@@ -1,6 +1,7 @@
 // libkiln.so on Linux only (not the static archive, nor the tests that link the entry points, whose
 // code is the program's): maps the library's code and read-only data into the process when the
-// library is loaded.
+// library is loaded. bench/runtime_load links it too, so that its static copy of the core is mapped
+// in as libkiln.so's is (case (d) times what case (a) runs).
 //
 // Why: a first open and a first kernel request run code from all over the library, and each first
 // touch of a 64 KB window of it is a page fault (the kernel maps the window's pages from the page
@@ -25,7 +26,7 @@
 #endif
 
 // This object's own ELF header, defined by the linker (GNU ld, gold and lld) in every object it
-// links: libkiln.so's here, since this file is linked only into it.
+// links: libkiln.so's, or the benchmark program's that links this file.
 extern "C" const ElfW(Ehdr) __ehdr_start;
 
 namespace {
