@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
+#include <random>
+#include <string>
 #include <vector>
 
 namespace kiln::store {
@@ -81,6 +84,35 @@ TEST(CacheSettings, OnOffAndMaximumSize) {
   const Result<CacheSettings> size = cache_settings("", table({k_home, {"KILN_CACHE_MAX_SIZE", "lots"}}));
   ASSERT_FALSE(size);
   EXPECT_NE(size.error().message.find("KILN_CACHE_MAX_SIZE: 'lots'"), std::string::npos) << size.error().message;
+}
+
+// A relative KILN_CACHE_DIR or --cache-dir is taken under the working directory when the settings are
+// read, and kept there: a process that changes its directory afterwards still names the same cache.
+TEST(CacheSettings, ARelativeDirectoryIsPinnedUnderTheWorkingDirectory) {
+  namespace fs = std::filesystem;
+  const fs::path before = fs::current_path();
+  const fs::path work = fs::temp_directory_path() / ("kiln-cache-settings-" + std::to_string(std::random_device{}()));
+  fs::create_directories(work / "elsewhere");
+  fs::current_path(work);
+  const Result<CacheSettingsText> text = cache_settings_text(table({k_home, {"KILN_CACHE_DIR", ".kiln-cache"}}));
+  const Result<CacheSettings> path = cache_settings("", table({k_home, {"KILN_CACHE_DIR", "./a/../cache"}}));
+  const Result<CacheSettings> flag = cache_settings("flagged", table({k_home}));
+  fs::current_path(work / "elsewhere");
+  const fs::path moved = fs::path(text->directory);
+  fs::current_path(before);
+  std::error_code ignored;
+  fs::remove_all(work, ignored);
+  ASSERT_TRUE(text && path);
+  EXPECT_TRUE(moved.is_absolute()) << text->directory;
+  EXPECT_EQ(moved, (fs::absolute(work) / ".kiln-cache").lexically_normal());
+  EXPECT_EQ(path->directory, (fs::absolute(work) / "cache").lexically_normal()) << "and made plain";
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(flag->directory, (fs::absolute(work) / "flagged").lexically_normal()) << "--cache-dir alike";
+#if defined(_WIN32)
+  EXPECT_EQ(cache_settings_text(table({{"KILN_CACHE_DIR", "D:\\k"}}))->directory, "D:\\k") << "an absolute one as given";
+#else
+  EXPECT_EQ(cache_settings_text(table({{"KILN_CACHE_DIR", "/k/./x/"}}))->directory, "/k/./x/") << "an absolute one as given";
+#endif
 }
 
 // The loader's direct hits read the cache through cache_settings_text: the same directory as the

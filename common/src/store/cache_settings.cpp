@@ -10,6 +10,22 @@ namespace kiln::store {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A relative KILN_CACHE_DIR (or --cache-dir) names a directory under the working directory as it is when the settings
+// are read (once per process by the loader and by the compile library, once per command by kiln):
+// pinned there, so that a program that changes its directory later keeps one cache rather than
+// reading and writing a new one under each directory it visits.
+std::string pinned(const std::string& directory) {
+  const fs::path path = platform::path_of_utf8(directory);
+  if (!path.is_relative()) return directory;
+  std::error_code error;
+  const fs::path absolute = fs::absolute(path, error);
+  return error ? directory : platform::utf8_of(absolute.lexically_normal());
+}
+
+}  // namespace
+
 Environment process_environment() {
   return [](const char* name) -> std::optional<std::string> {
     const char* value = platform::environment(name);
@@ -34,7 +50,7 @@ Result<CacheSettingsText> cache_settings_text(const Environment& env) {
     settings.max_size = *parsed;
   }
   if (const std::optional<std::string> dir = env("KILN_CACHE_DIR"); dir && !dir->empty()) {
-    settings.directory = *dir;
+    settings.directory = pinned(*dir);
   } else {
     settings.directory = platform::user_cache_directory_utf8(env, "kiln");
   }
@@ -47,7 +63,8 @@ Result<CacheSettings> cache_settings(const fs::path& directory_option, const Env
   CacheSettings settings;
   settings.enabled = text->enabled;
   settings.max_size = text->max_size;
-  settings.directory = !directory_option.empty() ? directory_option : platform::path_of_utf8(text->directory);
+  settings.directory = !directory_option.empty() ? platform::path_of_utf8(pinned(platform::utf8_of(directory_option)))
+                                                 : platform::path_of_utf8(text->directory);
   if (settings.directory.empty()) settings.enabled = false;
   return settings;
 }
