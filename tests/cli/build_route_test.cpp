@@ -232,6 +232,17 @@ TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) 
   ASSERT_EQ(f["variables"].size(), 1u) << f.dump();
   EXPECT_EQ(f["variables"][0]["name"], "pick");
 
+  // A variable whose name is in parentheses (after a built-in type, where no function's name is).
+  write_text(m_project / "kernels/index.cuh",
+             "#pragma once\n__device__ int (hits) = 0;\n"
+             "__device__ inline int index() { return hits + threadIdx.x; }\n");
+  const RunResult parenthesized = build("g.kiln");
+  ASSERT_EQ(parenthesized.exit_code, 0) << parenthesized.err;
+  EXPECT_NE(parenthesized.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << parenthesized.err;
+  const nlohmann::json g = inspect("g.kiln");
+  ASSERT_EQ(g["variables"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["variables"][0]["name"], "hits");
+
   // The same __constant__ in a header the source does not include, pre-included by an option, which
   // the walk does not follow: parsed as well.
   write_text(m_project / "kernels/consts.cuh", "#pragma once\n__constant__ int offset;\n");

@@ -61,6 +61,9 @@ TEST(ShowsDeviceVariables, WhatMayDeclareAVariableInDeviceMemory) {
   EXPECT_TRUE(shows_device_variables(code_only("__device__ float (*op)(float) = twice;")));
   EXPECT_TRUE(shows_device_variables(code_only("__device__ float ( *ops[2] )(float) = {twice, half};")));
   EXPECT_TRUE(shows_device_variables(code_only("__device__ float (&pick)(float) = twice;")));
+  // A variable's name in parentheses: what precedes a parameter list is a name, never `int`.
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ int (x);")));
+  EXPECT_TRUE(shows_device_variables(code_only("__device__ unsigned long ( hits ) = 0;")));
   // A macro may declare anything: DEVICE float t[4];
   EXPECT_TRUE(shows_device_variables(code_only("#define DEVICE __device__\nDEVICE void f();")));
   EXPECT_TRUE(shows_device_variables(code_only("#define TABLE(n) \\\n  __device__ float n##_f(float x) { return x; }")));
@@ -73,6 +76,12 @@ TEST(ShowsDeviceVariables, WhatMayDeclareAVariableInDeviceMemory) {
   EXPECT_FALSE(shows_device_variables(code_only("__global__ void k(float* x) { __shared__ float tile[32]; }")));
   EXPECT_FALSE(shows_device_variables(code_only("#define ALIGN 16\n__device__ float f(float);")));
   EXPECT_FALSE(shows_device_variables(code_only("__device__ float f( const float* x);\n__device__ int g(\n);")));
+  EXPECT_FALSE(shows_device_variables(code_only("struct H { __device__ operator int() const; };")));
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ int (my_strcmp)(const char* a, const char* b) { return 0; }")))
+      << "a function's name in parentheses, as C libraries keep it from function-like macros";
+  EXPECT_FALSE(shows_device_variables(code_only("struct H { __device__ operator unsigned long (); };")));
+  EXPECT_FALSE(shows_device_variables(code_only("__device__ int_fast32_t (fast)(int);")))
+      << "a type whose name starts with a keyword's is a name, not the keyword";
 }
 
 manifest::Manifest manifest_of(const manifest::SourceEntry& source) {

@@ -1,7 +1,10 @@
 #include "plan/text_discovery.hpp"
 
+#include <algorithm>
+
 #include "util/file_io.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace kiln::plan {
@@ -131,6 +134,41 @@ bool shows_templates(std::string_view code) {
   return false;
 }
 
+// Whether the words just before `paren` are a built-in type's keywords (`int`, `unsigned long`), not
+// an `operator`'s (`operator unsigned long ()` is a function).
+bool builtin_type_before(std::string_view code, std::size_t paren) {
+  const auto word_before = [&](std::size_t end, std::size_t& begin) {
+    while (end > 0 && (code[end - 1] == ' ' || code[end - 1] == '\t' || code[end - 1] == '\r' || code[end - 1] == '\n')) --end;
+    begin = end;
+    while (begin > 0 && identifier_char(code[begin - 1])) --begin;
+    return code.substr(begin, end - begin);
+  };
+  constexpr std::string_view keywords[] = {"bool", "char", "double", "float", "int", "long", "short", "signed",
+                                           "unsigned", "void", "wchar_t", "char8_t", "char16_t", "char32_t",
+                                           "const", "volatile"};
+  const auto is_keyword = [&](std::string_view word) {
+    return std::find(std::begin(keywords), std::end(keywords), word) != std::end(keywords);
+  };
+  std::size_t begin = 0;
+  std::string_view word = word_before(paren, begin);
+  if (!is_keyword(word) || word == "const" || word == "volatile") return false;
+  while (is_keyword(word)) word = word_before(begin, begin);
+  return word != "operator";
+}
+
+// Whether the parentheses opened at `paren` are followed by a parameter list's '('.
+bool parameters_follow(std::string_view code, std::size_t paren) {
+  int depth = 0;
+  for (std::size_t i = paren; i < code.size(); ++i) {
+    if (code[i] == '(') ++depth;
+    if (code[i] == ')' && --depth == 0) {
+      const std::size_t after = code.find_first_not_of(" \t\r\n", i + 1);
+      return after != std::string_view::npos && code[after] == '(';
+    }
+  }
+  return false;
+}
+
 bool shows_device_variables(std::string_view code) {
   const auto word_at = [&](std::size_t at, std::size_t length) {
     return (at == 0 || !identifier_char(code[at - 1])) &&
@@ -151,6 +189,10 @@ bool shows_device_variables(std::string_view code) {
     if (next == std::string_view::npos || code[next] != '(') return true;
     const std::size_t inside = code.find_first_not_of(" \t\r\n", next + 1);
     if (inside == std::string_view::npos || (!identifier_char(code[inside]) && code[inside] != ')')) return true;
+    // A parameter list follows a function's name, never a built-in type: `__device__ int (x);` is a
+    // variable whose name is in parentheses; but `operator int()` is a function, and so is
+    // `int (my_strcmp)(const char*, const char*)` (a name in parentheses, kept from function-like macros).
+    if (builtin_type_before(code, next) && !parameters_follow(code, next)) return true;
   }
   return false;
 }
