@@ -65,7 +65,11 @@ TEST(CacheSettings, DirectoryFromFlagThenVariablesThenHome) {
   EXPECT_FALSE(cache_settings("", table({{"HOME", "h"}}))->enabled);
   EXPECT_FALSE(cache_settings("", table({{"HOME", "h"}, {"XDG_CACHE_HOME", "./x"}}))->enabled);
 #endif
+#if defined(_WIN32)
+  EXPECT_EQ(cache_settings("C:\\f", table({{"KILN_CACHE_DIR", "D:\\k"}}))->directory, "C:\\f");
+#else
   EXPECT_EQ(cache_settings("/f", table({{"KILN_CACHE_DIR", "/k"}}))->directory, "/f");
+#endif
   const Result<CacheSettings> none = cache_settings("", table({}));
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->enabled) << "no directory: no cache";
