@@ -108,6 +108,25 @@ TEST_F(LocalStoreTest, TheLoadersUtf8ReaderFindsWhatTheStoreWrote) {
   EXPECT_FALSE(read_entry_utf8(directory + "/missing", key(4)));
 }
 
+TEST_F(LocalStoreTest, TheSharedReaderHandsOutThePayloadAlignedAtItsStart) {
+  // The header's length varies with the payload's size (1 to 5 digits here): the payload is moved to
+  // the start of its memory, where a direct record's package lies 8-byte aligned.
+  LocalStore store(m_dir, 0);
+  const std::string directory = m_dir.string();
+  int k = 10;
+  for (const std::size_t size : {1u, 17u, 300u, 6833u, 70001u}) {
+    store.put(key(k), value(size, k));
+    const std::optional<SharedEntry> entry = read_shared_entry_utf8(directory, key(k));
+    ASSERT_TRUE(entry) << size;
+    EXPECT_EQ(entry->payload.data(), entry->file.get()) << size;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(entry->payload.data()) % 8, 0u) << size;
+    EXPECT_EQ(std::vector<std::byte>(entry->payload.begin(), entry->payload.end()), value(size, k)) << size;
+    ++k;
+  }
+  EXPECT_FALSE(read_shared_entry_utf8(directory, key(99)));
+  EXPECT_FALSE(read_shared_entry_utf8(directory, "not-a-key"));
+}
+
 TEST_F(LocalStoreTest, ADamagedEntryIsAMissAndIsReplaced) {
   LocalStore store(m_dir, 0);
   store.put(key(2), value(4000, 2));

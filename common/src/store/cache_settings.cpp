@@ -12,10 +12,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A relative KILN_CACHE_DIR (or --cache-dir) names a directory under the working directory as it is when the settings
-// are read (once per process by the loader and by the compile library, once per command by kiln):
-// pinned there, so that a program that changes its directory later keeps one cache rather than
-// reading and writing a new one under each directory it visits.
+// A relative KILN_CACHE_DIR (or --cache-dir) names a directory under the working directory as it is
+// when the settings are read (once per process by the loader and by the compile library, once per
+// command by kiln): pinned there, so that a program that changes its directory later keeps one cache
+// rather than reading and writing a new one under each directory it visits.
 std::string pinned(const std::string& directory) {
   const fs::path path = platform::path_of_utf8(directory);
   if (!path.is_relative()) return directory;

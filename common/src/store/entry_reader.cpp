@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <string>
 
 namespace kiln::store {
@@ -109,7 +110,11 @@ std::optional<SharedEntry> read_shared_entry_utf8(std::string_view directory_utf
     return file.get();
   });
   if (!payload) return std::nullopt;
-  return SharedEntry{std::move(file), *payload};
+  // Moved to the front, as read_entry_utf8 moves it: the header's length varies with the payload's
+  // size, and what the payload holds (a direct record's package) is aligned from its own start.
+  std::memmove(file.get(), payload->data(), payload->size());
+  const std::span<const std::byte> front(file.get(), payload->size());
+  return SharedEntry{std::move(file), front};
 }
 
 }  // namespace kiln::store

@@ -27,8 +27,8 @@ std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& di
 // std::filesystem::path, whose parsing a run-time cache hit in a fresh process would page in and pay.
 std::optional<std::vector<std::byte>> read_entry_utf8(std::string_view directory_utf8, std::string_view key);
 
-// An entry's file read whole into memory of its own (not zeroed before the read), and its payload, a
-// view into that memory.
+// An entry's file read into memory of its own (not zeroed before the read), and its payload, a view
+// into that memory at its start (aligned as operator new aligns).
 struct SharedEntry {
   std::shared_ptr<const std::byte[]> file;
   std::span<const std::byte> payload;

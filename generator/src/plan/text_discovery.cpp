@@ -1,7 +1,5 @@
 #include "plan/text_discovery.hpp"
 
-#include <algorithm>
-
 #include "util/file_io.hpp"
 
 #include <algorithm>
