@@ -2,8 +2,9 @@
 // a direct record in the user's cache (store/direct_record.hpp), which the compile library wrote when
 // it compiled or found the kernel, carries the compiled package and names the files whose change must
 // be seen. When they are unchanged the loader takes the package from the record, one file read, and
-// neither loads the compile library (nor, through it, NVRTC's files) nor reopens the package there. Anything else is left to the
-// compile library, exactly as without records: it checks by content and writes the record again.
+// neither loads the compile library (nor, through it, NVRTC's files) nor reopens the package there.
+// Anything else is left to the compile library, exactly as without records: it checks by content and
+// writes the record again.
 #pragma once
 
 #include "format/package_reader.hpp"
