@@ -136,7 +136,8 @@ bool shows_templates(std::string_view code) {
 // an `operator`'s (`operator unsigned long ()` is a function).
 bool builtin_type_before(std::string_view code, std::size_t paren) {
   const auto word_before = [&](std::size_t end, std::size_t& begin) {
-    while (end > 0 && (code[end - 1] == ' ' || code[end - 1] == '\t' || code[end - 1] == '\r' || code[end - 1] == '\n')) --end;
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+    while (end > 0 && space(code[end - 1])) --end;
     begin = end;
     while (begin > 0 && identifier_char(code[begin - 1])) --begin;
     return code.substr(begin, end - begin);

@@ -187,7 +187,8 @@ Status Package::get_own_kernel(std::string_view name, Kernel*& out, const char*&
   return own_kernel(name, nullptr, out, canonical);
 }
 
-Status Package::get_own_kernel_on(driver::CUdevice device, std::string_view name, Kernel*& out, const char*& canonical) {
+Status Package::get_own_kernel_on(driver::CUdevice device, std::string_view name, Kernel*& out,
+                                  const char*& canonical) {
   return own_kernel(name, &device, out, canonical);
 }
 
