@@ -211,37 +211,28 @@ TEST_F(BuildRoute, ADeviceOnlySourceIsLeftToNvrtcsImageWhereAParseNamesNothing) 
   b.erase("path");
   EXPECT_EQ(a, b);
 
-  // A __constant__ in a header: parsed, and the variable is kept and recorded by name.
-  write_text(m_project / "kernels/index.cuh", "#pragma once\n__constant__ int offset;\n"
-                                              "__device__ inline int index() { return offset + threadIdx.x; }\n");
-  const RunResult with_variable = build("c.kiln");
-  ASSERT_EQ(with_variable.exit_code, 0) << with_variable.err;
-  EXPECT_NE(with_variable.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << with_variable.err;
-  const nlohmann::json c = inspect("c.kiln");
-  ASSERT_EQ(c["variables"].size(), 1u) << c.dump();
-  EXPECT_EQ(c["variables"][0]["name"], "offset");
-
+  // With kernels/index.cuh as `header`, the unit is parsed and the package keeps `variable`, by name.
+  const auto expect_parsed_variable = [&](const std::string& header, const std::string& output, const char* variable) {
+    write_text(m_project / "kernels/index.cuh", header);
+    const RunResult built = build(output);
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    EXPECT_NE(built.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << built.err;
+    const nlohmann::json package = inspect(output);
+    ASSERT_EQ(package["variables"].size(), 1u) << package.dump();
+    EXPECT_EQ(package["variables"][0]["name"], variable);
+  };
+  // A __constant__ in a header.
+  expect_parsed_variable("#pragma once\n__constant__ int offset;\n"
+                         "__device__ inline int index() { return offset + threadIdx.x; }\n",
+                         "c.kiln", "offset");
   // A pointer to a function in device memory is a variable too (LTO would fold it away unnamed).
-  write_text(m_project / "kernels/index.cuh",
-             "#pragma once\n__device__ int lane(int i) { return i; }\n__device__ int (*pick)(int) = lane;\n"
-             "__device__ inline int index() { return pick(threadIdx.x); }\n");
-  const RunResult with_pointer = build("f.kiln");
-  ASSERT_EQ(with_pointer.exit_code, 0) << with_pointer.err;
-  EXPECT_NE(with_pointer.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << with_pointer.err;
-  const nlohmann::json f = inspect("f.kiln");
-  ASSERT_EQ(f["variables"].size(), 1u) << f.dump();
-  EXPECT_EQ(f["variables"][0]["name"], "pick");
-
+  expect_parsed_variable("#pragma once\n__device__ int lane(int i) { return i; }\n__device__ int (*pick)(int) = lane;\n"
+                         "__device__ inline int index() { return pick(threadIdx.x); }\n",
+                         "f.kiln", "pick");
   // A variable whose name is in parentheses (after a built-in type, where no function's name is).
-  write_text(m_project / "kernels/index.cuh",
-             "#pragma once\n__device__ int (hits) = 0;\n"
-             "__device__ inline int index() { return hits + threadIdx.x; }\n");
-  const RunResult parenthesized = build("g.kiln");
-  ASSERT_EQ(parenthesized.exit_code, 0) << parenthesized.err;
-  EXPECT_NE(parenthesized.err.find("scan: 0 cached, 1 scanned, 0 request"), std::string::npos) << parenthesized.err;
-  const nlohmann::json g = inspect("g.kiln");
-  ASSERT_EQ(g["variables"].size(), 1u) << g.dump();
-  EXPECT_EQ(g["variables"][0]["name"], "hits");
+  expect_parsed_variable("#pragma once\n__device__ int (hits) = 0;\n"
+                         "__device__ inline int index() { return hits + threadIdx.x; }\n",
+                         "g.kiln", "hits");
 
   // The same __constant__ in a header the source does not include, pre-included by an option, which
   // the walk does not follow: parsed as well.

@@ -101,14 +101,16 @@ TEST(CacheSettings, ARelativeDirectoryIsPinnedUnderTheWorkingDirectory) {
   const Result<CacheSettingsText> text = cache_settings_text(table({k_home, {"KILN_CACHE_DIR", ".kiln-cache"}}));
   const Result<CacheSettings> path = cache_settings("", table({k_home, {"KILN_CACHE_DIR", "./a/../cache"}}));
   const Result<CacheSettings> flag = cache_settings("flagged", table({k_home}));
+  // Read again from another directory: the same cache, since the settings hold an absolute path.
   fs::current_path(work / "elsewhere");
-  const fs::path moved = fs::path(text->directory);
+  const fs::path seen_elsewhere = fs::absolute(text ? fs::path(text->directory) : fs::path());
   fs::current_path(before);
   std::error_code ignored;
   fs::remove_all(work, ignored);
   ASSERT_TRUE(text && path);
-  EXPECT_TRUE(moved.is_absolute()) << text->directory;
-  EXPECT_EQ(moved, (fs::absolute(work) / ".kiln-cache").lexically_normal());
+  EXPECT_TRUE(fs::path(text->directory).is_absolute()) << text->directory;
+  EXPECT_EQ(fs::path(text->directory), (fs::absolute(work) / ".kiln-cache").lexically_normal());
+  EXPECT_EQ(seen_elsewhere, fs::path(text->directory)) << "not under the directory the process moved to";
   EXPECT_EQ(path->directory, (fs::absolute(work) / "cache").lexically_normal()) << "and made plain";
   ASSERT_TRUE(flag);
   EXPECT_EQ(flag->directory, (fs::absolute(work) / "flagged").lexically_normal()) << "--cache-dir alike";
