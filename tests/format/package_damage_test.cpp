@@ -2,6 +2,7 @@
 // valid (a hostile file). None may crash or read out of bounds (run under ASan/UBSan), and every
 // damaged file must be refused with a named error, at open or, for image bytes, at load.
 #include "package_fixture.hpp"
+#include "reseal.hpp"
 
 #include <gtest/gtest.h>
 
@@ -172,6 +173,84 @@ TEST(PackageDamage, ResealedEditsNeverCrash) {
   // don't.
   EXPECT_GT(outcomes[KILN_STATUS_CORRUPT], 100);
   EXPECT_GT(outcomes[KILN_STATUS_SUCCESS], 100);
+}
+
+// A caller that checked the bytes itself (the store's checksum of a direct record) opens with
+// Checksums::verified_by_caller: the content checksums are not computed again, and nothing else
+// changes. Once an edit is resealed only the structure decides, so both opens must agree on every
+// edited file, to the message, and on every image but one whose own checksum (in its IMAGES record,
+// which reseal leaves as it was) no longer matches its bytes: that one is content, the next test's.
+TEST(PackageDamage, ACallerVerifiedOpenRefusesWhatACheckedOpenRefusesOfASealedFile) {
+  const Bytes file = write_ok(sample_contents());
+  int compared = 0;
+  for (std::size_t at = 0; at < file.size(); ++at) {
+    Bytes edited = file;
+    edited[at] ^= std::byte{0x80};
+    reseal(edited);
+    PackageReader checked;
+    PackageReader verified;
+    const Status by_reader = checked.open(edited, "app.kiln");
+    const Status by_caller = verified.open(edited, "app.kiln", Checksums::verified_by_caller);
+    ASSERT_EQ(status_of(by_caller), status_of(by_reader)) << "edit at " << at << ": " << text_of(by_reader);
+    ASSERT_EQ(text_of(by_caller), text_of(by_reader)) << "edit at " << at;
+    if (!by_reader) continue;
+    ASSERT_EQ(verified.kernel_count(), checked.kernel_count());
+    for (std::uint32_t i = 0; i < checked.image_count(); ++i) {
+      const Result<std::vector<std::byte>> a = checked.read_image(i);
+      const Result<std::vector<std::byte>> b = verified.read_image(i);
+      if (!a && b) {
+        ASSERT_TRUE(text_of(a).ends_with("fails its checksum")) << "edit at " << at << ": " << text_of(a);
+        continue;
+      }
+      ASSERT_EQ(status_of(b), status_of(a)) << "edit at " << at << ", image " << i << ": " << text_of(a);
+      if (a) ASSERT_EQ(*b, *a);
+    }
+    ++compared;
+  }
+  EXPECT_GT(compared, 100);
+}
+
+// What the caller's word covers: the content checksums of the sections and of each image at its
+// use. The header's and the TOC's checksums are checked either way (they say where everything lies).
+TEST(PackageDamage, ACallerVerifiedOpenTakesOnlyTheContentOnTheCallersWord) {
+  const Bytes file = write_ok(sample_contents());
+  const PackageReader pristine = open_ok(file);
+  const TocEntry blobs = section_of(file, SectionKind::blobs);
+  std::uint32_t raw = pristine.image_count();
+  for (std::uint32_t i = 0; i < pristine.image_count(); ++i) {
+    if (pristine.image(i).encoding == ImageEncoding::raw) raw = i;
+  }
+  ASSERT_LT(raw, pristine.image_count()) << "the sample has a raw image";
+  const std::uint64_t at = blobs.offset + get_record<ImageRecord>(file, SectionKind::images, raw).offset + 1;
+  Bytes damaged = file;
+  damaged[at] ^= std::byte{1};
+
+  PackageReader checked;
+  ASSERT_TRUE(checked.open(damaged, "app.kiln"));   // BLOBS is verified at use
+  EXPECT_EQ(status_of(checked.read_image(raw)), KILN_STATUS_IMAGE_CORRUPT);
+  PackageReader verified;
+  ASSERT_TRUE(verified.open(damaged, "app.kiln", Checksums::verified_by_caller));
+  const Result<std::vector<std::byte>> taken = verified.read_image(raw);
+  ASSERT_TRUE(taken) << text_of(taken);
+  const Result<std::vector<std::byte>> original = pristine.read_image(raw);
+  ASSERT_TRUE(original);
+  ASSERT_EQ(taken->size(), original->size());
+  EXPECT_EQ((*taken)[1], (*original)[1] ^ std::byte{1});
+
+  // A section read at open: refused by its checksum only when the reader checks it.
+  damaged = file;
+  damaged[section_of(file, SectionKind::metadata).offset + 1] ^= std::byte{1};
+  EXPECT_EQ(text_of(checked.open(damaged, "app.kiln")), "app.kiln: METADATA section checksum mismatch");
+  EXPECT_NE(text_of(verified.open(damaged, "app.kiln", Checksums::verified_by_caller)),
+            "app.kiln: METADATA section checksum mismatch");
+  damaged = file;
+  damaged[header_of(file).toc_offset + 3] ^= std::byte{1};
+  EXPECT_EQ(text_of(verified.open(damaged, "app.kiln", Checksums::verified_by_caller)),
+            "app.kiln: TOC checksum mismatch");
+  damaged = file;
+  damaged[20] ^= std::byte{1};
+  EXPECT_EQ(text_of(verified.open(damaged, "app.kiln", Checksums::verified_by_caller)),
+            "app.kiln: header checksum mismatch");
 }
 
 }  // namespace

@@ -327,6 +327,43 @@ TEST_F(DirectHitTest, ARecordWhosePackageIsDamagedGoesToTheCompileLibrary) {
   expect_compile_library_then_hit("a damaged package");
 }
 
+TEST_F(DirectHitTest, ARecordWhosePackageChangedUnderTheStoresChecksumGoesToTheCompileLibrary) {
+  ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
+  ASSERT_FALSE(lookup().library_loaded);
+  // The loader does not hash the record's package again (the store's checksum covers the record
+  // whole): so a byte of the package's image bytes, changed in the file itself, must still be seen,
+  // by the store.
+  int changed = 0;
+  for (const fs::directory_entry& file : fs::recursive_directory_iterator(m_dir / "cache")) {
+    if (!file.is_regular_file() || file.path().parent_path().filename().string().size() != 2) continue;
+    std::ifstream in(file.path(), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const std::optional<std::span<const std::byte>> payload =
+        store::decode_entry(std::as_bytes(std::span(text)), file.path().filename().string());
+    if (!payload || !is_record(std::string(reinterpret_cast<const char*>(payload->data()), payload->size()))) continue;
+    const std::optional<store::DirectRecord> record = store::decode_direct_record(*payload);
+    ASSERT_TRUE(record);
+    const auto package_at = static_cast<std::size_t>(record->package.data() -
+                                                     reinterpret_cast<const std::byte*>(text.data()));
+    format::FileHeader header;
+    std::memcpy(&header, record->package.data(), sizeof header);
+    bool flipped = false;
+    for (std::uint32_t i = 0; i < header.section_count; ++i) {
+      format::TocEntry entry;
+      std::memcpy(&entry, text.data() + package_at + header.toc_offset + i * sizeof entry, sizeof entry);
+      if (entry.kind != static_cast<std::uint32_t>(format::SectionKind::blobs)) continue;
+      text.at(package_at + entry.offset + entry.size / 2) ^= 0x01;   // inside the image bytes
+      flipped = true;
+    }
+    ASSERT_TRUE(flipped) << "the compiled package has a BLOBS section";
+    std::ofstream(file.path(), std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
+    ++changed;
+  }
+  ASSERT_EQ(changed, 1);
+  expect_compile_library_then_hit("a package changed under the store's checksum");
+}
+
 TEST_F(DirectHitTest, AHitReadsTheRecordAlone) {
   ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
   // The compiled package's own entry removed: the record carries the package, and the loader reads

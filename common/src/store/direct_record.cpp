@@ -35,6 +35,7 @@ std::uint64_t hash_of(std::string_view text) {
 
 std::string direct_query(const DirectQuery& query) {
   std::string text;
+  text.reserve(512);   // the usual query in one allocation: it is built on every hit
   add(text, "package", hex64(query.package_checksum) + " " + std::to_string(query.package_size));
   add(text, "name", query.name);
   add(text, "target", query.target);

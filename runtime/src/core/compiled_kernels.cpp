@@ -64,17 +64,17 @@ Status CompiledKernels::get(std::string_view name, const Status& miss, Kernel*& 
     return {};
   }
   const std::span<const std::byte> whole(*compiled->bytes);
-  KILN_TRY(adopt(request, compiled->expression, device, target, compiled->bytes, whole, out));
+  KILN_TRY(adopt(request, compiled->expression, device, target, compiled->bytes, whole, format::Checksums::check, out));
   return {};
 }
 
 Status CompiledKernels::adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
                               driver::CUdevice device, const std::string& target, std::shared_ptr<const void> owner,
-                              std::span<const std::byte> compiled, Kernel*& out) {
+                              std::span<const std::byte> compiled, format::Checksums checksums, Kernel*& out) {
   Entry entry;
   entry.owner = std::move(owner);
-  const std::string label = m_owner.label() + " (" + expression + " compiled at run time for " + target + ")";
-  KILN_TRY(Package::open_memory(compiled.data(), compiled.size(), /*copy=*/false, label.c_str(), entry.package));
+  std::string label = m_owner.label() + " (" + expression + " compiled at run time for " + target + ")";
+  KILN_TRY(Package::open_compiled(compiled, std::move(label), m_owner.options(), checksums, entry.package));
   entry.package->report_errors_to(&m_owner);
   const char* canonical = nullptr;
   KILN_TRY(entry.package->get_own_kernel_on(device, expression, entry.kernel, canonical));
@@ -108,7 +108,11 @@ Kernel* CompiledKernels::direct(const std::string& normalized, driver::CUdevice 
   }
   Kernel* kernel = nullptr;
   // A package the loader cannot use is the compile library's to judge (it writes the record again).
-  if (!adopt(request, expression, device, target, hit->entry.file, hit->record.package, kernel).ok()) return nullptr;
+  // The store checked the record's bytes, the package among them, against the checksum it was
+  // written with: its own checksums would hash the same bytes again.
+  if (!adopt(request, expression, device, target, hit->entry.file, hit->record.package,
+             format::Checksums::verified_by_caller, kernel).ok())
+    return nullptr;
   count_direct_hit(expression, target, hit->entry.payload.size());
   return kernel;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "driver/cuda_types.hpp"
+#include "format/package_reader.hpp"
 #include "util/result.hpp"
 
 #include <cstddef>
@@ -50,9 +51,10 @@ private:
   Kernel* direct(const std::string& normalized, driver::CUdevice device, const std::string& target);
   // Opens the compiled package `compiled`, which lies in `owner`, and hands out its kernel
   // `expression` for `request`, resolved on `device` (whose target it was compiled for).
+  // `checksums`: whether its content checksums are computed, or were checked with the record's.
   Status adopt(const std::pair<std::string, std::string>& request, const std::string& expression,
                driver::CUdevice device, const std::string& target, std::shared_ptr<const void> owner,
-               std::span<const std::byte> compiled, Kernel*& out);
+               std::span<const std::byte> compiled, format::Checksums checksums, Kernel*& out);
 
   Package& m_owner;
   std::mutex m_mutex;                    // guards m_entries; held through a compile, which the cache

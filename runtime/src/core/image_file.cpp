@@ -2,8 +2,9 @@
 
 namespace kiln::core {
 
-Status ImageFile::open(bool log) {
-  KILN_TRY(source.index_deferred() ? reader.open_deferred(source.bytes(), label) : reader.open(source.bytes(), label));
+Status ImageFile::open(bool log, format::Checksums checksums) {
+  KILN_TRY(source.index_deferred() ? reader.open_deferred(source.bytes(), label)
+                                   : reader.open(source.bytes(), label, checksums));
   if (source.index_deferred()) {
     index_pages = std::make_unique<format::IndexPageLoader>(
         reader.index_pages(), source.bytes(),

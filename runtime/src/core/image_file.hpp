@@ -24,8 +24,10 @@ struct ImageFile {
 
   // Checks the bytes `source` holds as a package (or, for a deferred index, its header, TOC,
   // INDEX_PAGES and METADATA, which a split package's companions are found by: the rest is checked
-  // at first use) and makes the stores over them. `log`: KILN_LOG.
-  Status open(bool log);
+  // at first use) and makes the stores over them. `log`: KILN_LOG. `checksums`: whether the content
+  // checksums are computed (a file's, always) or the caller has checked the same bytes (a direct
+  // record's package, format::Checksums).
+  Status open(bool log, format::Checksums checksums = format::Checksums::check);
   // What using kernel `index` trusts, checked (a deferred index; else nothing to do).
   Status checked_kernel(std::uint32_t index) const { return reader.kernel_checked(index) ? Status{} : check_kernel(index); }
   // What handing out the kernel that `name` found trusts (format::PackageReader::check_name).

@@ -18,8 +18,8 @@ std::atomic<std::uint64_t> g_package_hits{0};
 
 }  // namespace
 
-Package::Package(std::string label)
-    : m_reader(m_own.reader), m_label(std::move(label)), m_options(RuntimeOptions::from_environment()) {
+Package::Package(std::string label, RuntimeOptions options)
+    : m_reader(m_own.reader), m_label(std::move(label)), m_options(std::move(options)) {
   m_own.label = m_label;
 }
 
@@ -35,7 +35,7 @@ Package::~Package() {
 }
 
 Status Package::open_file(const char* path, std::unique_ptr<Package>& out) {
-  std::unique_ptr<Package> package(new Package(path));
+  std::unique_ptr<Package> package(new Package(path, RuntimeOptions::from_environment()));
   KILN_TRY(package->m_own.source.read_file(path));
   KILN_TRY(package->open_reader(path));
   out = std::move(package);
@@ -44,7 +44,7 @@ Status Package::open_file(const char* path, std::unique_ptr<Package>& out) {
 
 Status Package::open_memory(const void* data, std::size_t size, bool copy, const char* label,
                             std::unique_ptr<Package>& out) {
-  std::unique_ptr<Package> package(new Package(label ? label : "<memory>"));
+  std::unique_ptr<Package> package(new Package(label ? label : "<memory>", RuntimeOptions::from_environment()));
   if (copy) {
     package->m_own.source.copy(data, size);
   } else {
@@ -55,8 +55,17 @@ Status Package::open_memory(const void* data, std::size_t size, bool copy, const
   return {};
 }
 
-Status Package::open_reader(std::string_view path) {
-  KILN_TRY(m_own.open(m_options.log));
+Status Package::open_compiled(std::span<const std::byte> bytes, std::string label, const RuntimeOptions& options,
+                              format::Checksums checksums, std::unique_ptr<Package>& out) {
+  std::unique_ptr<Package> package(new Package(std::move(label), options));
+  package->m_own.source.borrow(bytes.data(), bytes.size());
+  KILN_TRY(package->open_reader({}, checksums));
+  out = std::move(package);
+  return {};
+}
+
+Status Package::open_reader(std::string_view path, format::Checksums checksums) {
+  KILN_TRY(m_own.open(m_options.log, checksums));
   KILN_TRY(SplitCompanions::of(m_reader, m_label, path, m_options.log, m_companions));
   m_kernels = std::make_unique<std::atomic<Kernel*>[]>(m_reader.kernel_count());
   m_compiled = std::make_unique<CompiledKernels>(*this);

@@ -60,6 +60,11 @@ public:
   static Status open_file(const char* path, std::unique_ptr<Package>& out);
   static Status open_memory(const void* data, std::size_t size, bool copy, const char* label,
                             std::unique_ptr<Package>& out);
+  // A package compiled at run time for another (CompiledKernels), in bytes the caller keeps alive:
+  // opened with that package's options rather than the environment's again, and with the content
+  // checksums computed or not as `checksums` says (a direct record's were checked by the store).
+  static Status open_compiled(std::span<const std::byte> bytes, std::string label, const RuntimeOptions& options,
+                              format::Checksums checksums, std::unique_ptr<Package>& out);
   ~Package();  // unloads every library this package loaded
   Package(const Package&) = delete;
   Package& operator=(const Package&) = delete;
@@ -72,6 +77,7 @@ public:
   // The loader of the file's index pages when its index is read by pages, else null (diagnostics).
   const format::IndexPageLoader* index_pages() const { return m_own.index_pages.get(); }
   const std::string& label() const { return m_label; }
+  const RuntimeOptions& options() const { return m_options; }
 
   // The index of the kernel with any recorded name; KERNEL_NOT_FOUND lists the nearest. No driver.
   Status find_kernel(std::string_view name, std::uint32_t& index) const;
@@ -127,8 +133,9 @@ public:
   static std::string jit_log_suffix(const UnitLibrary& loaded);
 
 private:
-  Package(std::string label);
-  Status open_reader(std::string_view path);   // path: empty for a package in memory
+  Package(std::string label, RuntimeOptions options);
+  // path: empty for a package in memory.
+  Status open_reader(std::string_view path, format::Checksums checksums = format::Checksums::check);
   Status acquire_driver_once(driver::DriverApi*& out);
   // get_own_kernel's work on `known_device`, or (null) on the current device, asked of the driver.
   Status own_kernel(std::string_view name, const driver::CUdevice* known_device, Kernel*& out, const char*& canonical);

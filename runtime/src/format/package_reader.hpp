@@ -154,11 +154,17 @@ private:
 // of a file open() would refuse from its header (a 20 GB file that is not a package).
 Status check_file_header(std::span<const std::byte> bytes, std::uint64_t& package_size);
 
+// Whether a whole open computes the content checksums (of the sections, the index pages and each
+// image at its use), or the caller has checked the very same bytes already: a direct record's
+// package, which the store's checksum of the record covers whole (store/entry_format.hpp). The
+// structure is checked either way.
+enum class Checksums { check, verified_by_caller };
+
 class PackageReader {
 public:
   // Validates and indexes `bytes`, which must outlive the reader. `label` (a file name) is every
   // error's `where.file`. On failure the reader is left empty.
-  Status open(std::span<const std::byte> bytes, std::string label = "package");
+  Status open(std::span<const std::byte> bytes, std::string label = "package", Checksums checksums = Checksums::check);
   // Checks the header, the TOC and INDEX_PAGES (which the file must have), the only bytes that need
   // be present besides BLOBS; the caller then hands over the loader of the index pages before
   // anything else is asked (use_pages). The tables are checked at first use (the class comment).
@@ -290,7 +296,7 @@ private:
     CheckedBits unit_checked;   // a unit's record and images
     CheckedBits name_checked;   // a NAMES record, by check_name
   };
-  Status open_with(std::span<const std::byte> bytes, std::string label, bool deferred);
+  Status open_with(std::span<const std::byte> bytes, std::string label, bool deferred, Checksums checksums);
   // Whether `bytes` (inside the buffer) may be read: their index pages are loaded.
   bool present(std::span<const std::byte> bytes) const {
     return !m_pages || m_pages->load(static_cast<std::uint64_t>(bytes.data() - m_bytes.data()), bytes.size());
@@ -327,6 +333,7 @@ private:
 
   std::span<const std::byte> m_bytes;
   std::string m_label;
+  Checksums m_checksums = Checksums::check;
   std::uint16_t m_major = 0;
   std::uint16_t m_minor = 0;
   std::span<const std::byte> m_strings;
