@@ -1,7 +1,8 @@
 // The libFuzzer target over everything a package's bytes reach before a driver does: open (header,
 // table of contents, index checks), every lookup (kernel names, nearest names for an unknown one),
 // and image selection, which checks and decodes the chosen image; then what `kiln verify` does with
-// the format reader (every section's checksum, every image read and checked); then, with its
+// the format reader (every section's checksum, every image read and checked); then what a reader
+// whose caller vouched for the checksums accepts (a direct record's package); then, with its
 // checksums and index pages made right, what a reader that reads the index by pages checks at first
 // use, against what one that reads it whole checks at open, and every lookup of the file read by
 // pages against the same lookup read whole (paged_lookups.hpp). A crash, a sanitizer report or a
@@ -77,6 +78,27 @@ void verify_everything(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+// A reader opened as a direct record's package is (format::Checksums::verified_by_caller: the
+// store's checksum stood behind the bytes): no content checksum stands between the input and the
+// structural checks, so every byte of the input reaches them. Whatever it accepts, its accessors and
+// image reads stay inside the buffer, and an image it reads has the size its record gives.
+void read_as_verified(const std::uint8_t* data, std::size_t size) {
+  kiln::format::PackageReader reader;
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+  if (!reader.open(bytes, "fuzz input", kiln::format::Checksums::verified_by_caller)) return;
+  const std::uint32_t kernels = reader.kernel_count();
+  for (std::uint32_t k = 0; k < kernels && k < k_max_kernels_tried; ++k) {
+    const kiln::format::KernelView kernel = reader.kernel(k);
+    require(kernel.canonical_name.data() != nullptr && kernel.lowered_name.data() != nullptr);
+    (void)reader.find_kernel(kernel.canonical_name);
+    for (std::uint32_t p = 0; p < kernel.param_count; ++p) (void)kernel.param(p);
+  }
+  for (std::uint32_t i = 0; i < reader.image_count(); ++i) {
+    const kiln::Result<std::vector<std::byte>> image = reader.read_image(i);
+    if (image) require(image->size() == reader.image(i).raw_size);
+  }
+}
+
 // A reader by pages over the resealed input (every page present: nothing to read, each still checked
 // against its checksum): whatever each kernel's records hold, its checks and accessors stay inside
 // the buffer; its whole check gives the answer a whole open gives; a package a whole open accepts
@@ -87,6 +109,11 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
   if (!kiln::format::testing::reseal(file)) return;
   kiln::format::PackageReader whole;
   const kiln::Status at_open = whole.open(file, "fuzz input");
+  // With every checksum right, a caller's word on them changes no answer of the open.
+  kiln::format::PackageReader verified;
+  const kiln::Status verified_open = verified.open(file, "fuzz input", kiln::format::Checksums::verified_by_caller);
+  require(verified_open.ok() == at_open.ok());
+  if (!at_open) require(kiln::error_text(verified_open.error()) == kiln::error_text(at_open.error()));
   kiln::format::PackageReader paged;
   if (!paged.open_deferred(file, "fuzz input")) return;
   const kiln::format::IndexPageLoader pages(paged.index_pages(), file,
@@ -121,6 +148,7 @@ void read_by_pages(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   verify_everything(data, size);
+  read_as_verified(data, size);
   read_by_pages(data, size);
   kiln_package* package = nullptr;
   if (kiln_package_open_memory(data, size, KILN_OPEN_COPY, "fuzz input", &package) != KILN_STATUS_SUCCESS) {
