@@ -17,6 +17,12 @@ namespace {
 // command by kiln): pinned there, so that a program that changes its directory later keeps one cache
 // rather than reading and writing a new one under each directory it visits.
 std::string pinned(const std::string& directory) {
+#if !defined(_WIN32)
+  // An absolute path is kept as it is, without std::filesystem: the loader reads these settings on a
+  // first run-time cache hit, and libstdc++'s path code, run nowhere else on that path, cost it about
+  // 20 us cold on an H200's host (bench/results/runtime-load.md).
+  if (directory.starts_with('/')) return directory;
+#endif
   const fs::path path = platform::path_of_utf8(directory);
   if (!path.is_relative()) return directory;
   std::error_code error;
