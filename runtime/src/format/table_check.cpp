@@ -250,14 +250,15 @@ private:
   // after the '/' only when the flag says so, and a plain symbol never holds one.
   bool check_variant_name(std::uint32_t i, const KernelRecord& r) {
     const std::string_view stored = str(r.lowered_name);
-    const std::string shown = "kernel '" + std::string(stored.substr(0, 200)) + "'";
+    // Built only for a message: this runs for every kernel of every open.
+    const auto shown = [&] { return "kernel '" + std::string(stored.substr(0, 200)) + "'"; };
     if ((r.flags & k_kernel_variant) != 0) {
       return split_variant_name(stored) ||
              fail(SectionKind::kernels, i,
-                  shown + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");
+                  shown() + " is flagged as a variant kernel, but its lowered name is not '<variant>/<symbol>'");
     }
     return stored.find('/') == std::string_view::npos ||
-           fail(SectionKind::kernels, i, shown + " has a '/' in its lowered name but is not flagged as a variant kernel");
+           fail(SectionKind::kernels, i, shown() + " has a '/' in its lowered name but is not flagged as a variant kernel");
   }
 
   // Sorted by (kernel, target) without duplicates, and each target one the kernel's unit has an
