@@ -145,8 +145,9 @@ Status check_placement(const FileHeader& header, std::span<const std::byte> byte
   return {};
 }
 
-// Finds the sections this version knows, checks their checksums (unless verified lazily) and
-// record sizes. Unknown kinds are skipped, but their checksums are checked like any other's.
+// Finds the sections this version knows, checks their checksums (unless verified lazily, or the
+// caller vouched for them: Checksums) and record sizes. Unknown kinds are skipped, but their
+// checksums are checked like any other's.
 Status read_sections(const FileHeader& header, std::span<const std::byte> bytes,
                         std::span<const std::byte> toc, std::uint64_t unread_end, Checksums checksums,
                         detail::Tables& tables) {
