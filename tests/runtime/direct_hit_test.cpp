@@ -153,10 +153,16 @@ protected:
     return seen;
   }
 
+  // How rewrite_entries stores an edited payload.
+  enum class StoreChecksum { remade, kept };
+
   // Every entry of the cache whose payload `pick` chooses, its payload changed by `edit` and stored
-  // again as a sound entry (its header and checksum made for the new payload). How many it changed.
+  // again: as a sound entry (its header and checksum made for the new payload), or, with
+  // StoreChecksum::kept, under the header it had (`edit` must keep the size), so only the store's
+  // checksum can see the change. How many it changed.
   int rewrite_entries(const std::function<bool(const std::string& payload)>& pick,
-                      const std::function<std::string(const std::string& payload)>& edit) {
+                      const std::function<std::string(const std::string& payload)>& edit,
+                      StoreChecksum checksum = StoreChecksum::remade) {
     int changed = 0;
     for (const fs::directory_entry& file : fs::recursive_directory_iterator(m_dir / "cache")) {
       if (!file.is_regular_file() || file.path().parent_path().filename().string().size() != 2) continue;
@@ -169,7 +175,16 @@ protected:
       const std::string old(reinterpret_cast<const char*>(payload->data()), payload->size());
       if (!pick(old)) continue;
       const std::string edited = edit(old);
-      const std::vector<std::byte> entry = store::encode_entry(key, std::as_bytes(std::span(edited)));
+      std::vector<std::byte> entry;
+      if (checksum == StoreChecksum::remade) {
+        entry = store::encode_entry(key, std::as_bytes(std::span(edited)));
+      } else {
+        EXPECT_EQ(edited.size(), old.size()) << "an edit under the kept header keeps the size";
+        const auto header = static_cast<std::size_t>(payload->data() - reinterpret_cast<const std::byte*>(text.data()));
+        const std::string file_bytes = text.substr(0, header) + edited;
+        const auto bytes = std::as_bytes(std::span(file_bytes));
+        entry.assign(bytes.begin(), bytes.end());
+      }
       std::ofstream(file.path(), std::ios::binary | std::ios::trunc)
           .write(reinterpret_cast<const char*>(entry.data()), static_cast<std::streamsize>(entry.size()));
       ++changed;
@@ -331,36 +346,25 @@ TEST_F(DirectHitTest, ARecordWhosePackageChangedUnderTheStoresChecksumGoesToTheC
   ASSERT_EQ(lookup().status, KILN_STATUS_SUCCESS);
   ASSERT_FALSE(lookup().library_loaded);
   // The loader does not hash the record's package again (the store's checksum covers the record
-  // whole): so a byte of the package's image bytes, changed in the file itself, must still be seen,
-  // by the store.
-  int changed = 0;
-  for (const fs::directory_entry& file : fs::recursive_directory_iterator(m_dir / "cache")) {
-    if (!file.is_regular_file() || file.path().parent_path().filename().string().size() != 2) continue;
-    std::ifstream in(file.path(), std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
-    const std::optional<std::span<const std::byte>> payload =
-        store::decode_entry(std::as_bytes(std::span(text)), file.path().filename().string());
-    if (!payload || !is_record(std::string(reinterpret_cast<const char*>(payload->data()), payload->size()))) continue;
-    const std::optional<store::DirectRecord> record = store::decode_direct_record(*payload);
-    ASSERT_TRUE(record);
-    const auto package_at = static_cast<std::size_t>(record->package.data() -
-                                                     reinterpret_cast<const std::byte*>(text.data()));
-    format::FileHeader header;
-    std::memcpy(&header, record->package.data(), sizeof header);
-    bool flipped = false;
-    for (std::uint32_t i = 0; i < header.section_count; ++i) {
-      format::TocEntry entry;
-      std::memcpy(&entry, text.data() + package_at + header.toc_offset + i * sizeof entry, sizeof entry);
-      if (entry.kind != static_cast<std::uint32_t>(format::SectionKind::blobs)) continue;
-      text.at(package_at + entry.offset + entry.size / 2) ^= 0x01;   // inside the image bytes
-      flipped = true;
-    }
-    ASSERT_TRUE(flipped) << "the compiled package has a BLOBS section";
-    std::ofstream(file.path(), std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
-    ++changed;
-  }
-  ASSERT_EQ(changed, 1);
+  // whole): so a byte of the package's image bytes, changed under the store's checksum, must still
+  // be seen, by the store.
+  ASSERT_EQ(rewrite_entries(is_record, [](std::string record) {
+              const std::optional<store::DirectRecord> decoded = store::decode_direct_record(std::as_bytes(std::span(record)));
+              if (!decoded) return record;   // not a record: the test fails below
+              const auto at = static_cast<std::size_t>(decoded->package.data() - reinterpret_cast<const std::byte*>(record.data()));
+              format::FileHeader header;
+              std::memcpy(&header, record.data() + at, sizeof header);
+              bool flipped = false;
+              for (std::uint32_t i = 0; i < header.section_count; ++i) {
+                format::TocEntry entry;
+                std::memcpy(&entry, record.data() + at + header.toc_offset + i * sizeof entry, sizeof entry);
+                if (entry.kind != static_cast<std::uint32_t>(format::SectionKind::blobs)) continue;
+                record.at(at + entry.offset + entry.size / 2) ^= 0x01;   // inside the image bytes
+                flipped = true;
+              }
+              EXPECT_TRUE(flipped) << "the compiled package has a BLOBS section";
+              return record;
+            }, StoreChecksum::kept), 1);
   expect_compile_library_then_hit("a package changed under the store's checksum");
 }
 
