@@ -203,7 +203,9 @@ TEST(PackageDamage, ACallerVerifiedOpenRefusesWhatACheckedOpenRefusesOfASealedFi
         continue;
       }
       ASSERT_EQ(status_of(b), status_of(a)) << "edit at " << at << ", image " << i << ": " << text_of(a);
-      if (a) ASSERT_EQ(*b, *a);
+      if (a) {
+        ASSERT_EQ(*b, *a);
+      }
     }
     ++compared;
   }

@@ -129,8 +129,8 @@ TEST_P(PackageChanges, ImagesReadBeforeAChangeStayValid) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FileSizes, PackageChanges, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return std::string(info.param ? "ReadIntoReservedMemory" : "ReadIntoTheHeap");
+                         [](const ::testing::TestParamInfo<bool>& param_info) {
+                           return std::string(param_info.param ? "ReadIntoReservedMemory" : "ReadIntoTheHeap");
                          });
 
 }  // namespace

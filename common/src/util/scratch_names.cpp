@@ -23,7 +23,13 @@ fs::path directory_of(const fs::path& output) {
 // ".<name>.<kind>-": the output's name spelt plainly, as the build's scratch directory is where nvcc
 // works (util/plain_names.hpp), and no name of the user's may reach its shell.
 std::string scratch_prefix(const fs::path& output, std::string_view kind) {
-  return "." + plain_spelling(platform::utf8_of(output.filename())) + "." + std::string(kind) + "-";
+  // Appended, not `"." + name`: GCC 12 warns a false -Wrestrict on operator+(const char*, string&&).
+  std::string prefix = ".";
+  prefix += plain_spelling(platform::utf8_of(output.filename()));
+  prefix += '.';
+  prefix += kind;
+  prefix += '-';
+  return prefix;
 }
 
 // The pid in "<prefix><pid>-XXXXXX", or 0 when `name` is not such a name.

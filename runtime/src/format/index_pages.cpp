@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 namespace kiln::format {
 
@@ -27,11 +28,16 @@ namespace detail {
 std::vector<std::byte> encode_index_pages(std::span<const std::byte> file, std::uint64_t begin, std::uint64_t end,
                                           std::uint32_t page_size) {
   const std::uint64_t count = (end - begin + page_size - 1) / page_size;
-  std::vector<std::byte> out;
-  append_record(out, IndexPagesHeader{page_size, static_cast<std::uint32_t>(count), begin, end});
-  for (std::uint64_t at = begin; at < end; at += page_size) {
+  // Sized at once and filled in place: one allocation, and no range insert into an empty vector,
+  // on which GCC 12 warns a false -Wstringop-overflow.
+  const IndexPagesHeader header{page_size, static_cast<std::uint32_t>(count), begin, end};
+  static_assert(std::has_unique_object_representations_v<IndexPagesHeader>);
+  std::vector<std::byte> out(sizeof header + count * sizeof(std::uint64_t));
+  std::memcpy(out.data(), &header, sizeof header);
+  std::byte* next = out.data() + sizeof header;
+  for (std::uint64_t at = begin; at < end; at += page_size, next += sizeof(std::uint64_t)) {
     const std::uint64_t checksum_of_page = format::checksum(file.subspan(at, std::min<std::uint64_t>(page_size, end - at)));
-    append_record(out, checksum_of_page);
+    std::memcpy(next, &checksum_of_page, sizeof checksum_of_page);
   }
   return out;
 }
