@@ -1,6 +1,7 @@
 #include "core/driver_access.hpp"
 
 #include "core/device.hpp"
+#include "util/once.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -14,7 +15,7 @@ using driver::DriverLoadFailure;
 std::mutex g_override_mutex;
 std::shared_ptr<const DriverAccess> g_override;  // set by the test hooks
 
-std::once_flag g_system_once;
+Once g_system_once;       // util/once.hpp: no system call on the first open, as std::call_once makes
 DriverAccess g_system;  // written once under g_system_once, read-only afterwards
 std::atomic<bool> g_system_bound{false};   // g_system holds a driver
 
@@ -56,7 +57,7 @@ DriverAccess acquire_driver() {
     std::lock_guard lock(g_override_mutex);
     if (g_override) return *g_override;
   }
-  std::call_once(g_system_once, [] {
+  g_system_once.run([] {
     g_system = from_load(driver::load_system_driver());
     if (g_system.driver) g_system_bound.store(true, std::memory_order_release);
   });

@@ -20,7 +20,7 @@ struct DriverAccess {
   Status failure;                            // set when driver is null
 };
 
-// The driver: the first call runs load_system_driver() once for the whole process (std::call_once)
+// The driver: the first call runs load_system_driver() once for the whole process
 // and every later call returns the same result, success or failure. A test driver, if set, wins.
 DriverAccess acquire_driver();
 

@@ -147,7 +147,7 @@ Status SplitCompanions::for_arch(std::uint16_t arch, const ImageFile*& out) {
   out = nullptr;
   Entry* entry = entry_for(arch);
   if (!entry) return {};
-  std::call_once(entry->once, [&] { entry->failure = open_entry(*entry); });
+  entry->once.run([&] { entry->failure = open_entry(*entry); });
   if (!entry->failure.ok()) return entry->failure;
   out = entry->file.get();
   return {};

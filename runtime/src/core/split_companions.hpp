@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/image_file.hpp"
+#include "util/once.hpp"
 #include "util/result.hpp"
 #include "driver/driver_api.hpp"
 
@@ -44,7 +45,7 @@ private:
     std::uint16_t major = 0;
     std::string path;                  // beside the main file's real path
     std::string content_id;            // what the main file lists for it (split.contents)
-    std::once_flag once;
+    Once once;                         // util/once.hpp
     std::unique_ptr<ImageFile> file;   // set once opened; null when absent or refused
     Status failure;                    // why it was refused
   };
@@ -56,7 +57,7 @@ private:
   std::string m_main_label;
   std::string m_main_path;   // the main file's real path; empty: the package is in memory
   bool m_log;
-  std::vector<std::unique_ptr<Entry>> m_entries;   // by major; entries never move (once_flag)
+  std::vector<std::unique_ptr<Entry>> m_entries;   // by major; entries never move (Once holds a mutex)
 };
 
 }  // namespace kiln::core

@@ -36,7 +36,7 @@ Status PackageReader::check_kernel_found(std::uint32_t i, const NameHit* hint, s
     return {};
   }
   if (!m_deferred->tables_passed.load(std::memory_order_acquire)) {
-    std::call_once(m_deferred->tables_once, [this] {
+    m_deferred->tables_once.run([this] {
       m_deferred->tables = checked(check_small_tables());
       m_deferred->tables_passed.store(m_deferred->tables.ok(), std::memory_order_release);
     });

@@ -67,7 +67,7 @@ Status PackageReader::check_small_tables() const {
 
 Status PackageReader::check_metadata() const {
   if (!m_deferred) return {};
-  std::call_once(m_deferred->metadata_once, [this] {
+  m_deferred->metadata_once.run([this] {
     std::optional<Status> checked_here = check_metadata_records();
     m_deferred->metadata = checked_here ? checked(std::move(*checked_here)) : check_all();
   });

@@ -274,7 +274,7 @@ Error PackageReader::refused(kiln_status status, std::string message) const {
 
 Status PackageReader::check_all() const {
   if (!m_deferred) return {};
-  std::call_once(m_deferred->all_once, [this] {
+  m_deferred->all_once.run([this] {
     if (!m_pages || !m_pages->load_all()) {
       m_deferred->all = page_error();
       return;

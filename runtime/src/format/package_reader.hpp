@@ -17,6 +17,7 @@
 #include "index_pages.hpp"
 #include "layout.hpp"
 #include "target.hpp"
+#include "util/once.hpp"
 #include "util/result.hpp"
 
 #include <atomic>
@@ -284,13 +285,13 @@ private:
   };
   // A deferred reader's state: what it has checked so far.
   struct Deferred {
-    std::once_flag all_once;
+    Once all_once;                // util/once.hpp: no system call on a first check, as std::call_once makes
     Status all;
     std::atomic<bool> all_passed{false};
-    std::once_flag tables_once;   // TARGETS and the order of KERNEL_TARGETS
-    std::atomic<bool> tables_passed{false};   // tested first: std::call_once sets thread-local state on each call
+    Once tables_once;             // TARGETS and the order of KERNEL_TARGETS
+    std::atomic<bool> tables_passed{false};   // whether `tables` passed, tested without the lock
     Status tables;
-    std::once_flag metadata_once;
+    Once metadata_once;
     Status metadata;
     CheckedBits kernel_checked;
     CheckedBits unit_checked;   // a unit's record and images

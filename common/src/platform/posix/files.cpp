@@ -192,7 +192,9 @@ void* reserve_memory(std::size_t size) {
   if (memory == MAP_FAILED) return nullptr;
   // No huge pages unless prefer_huge_pages asks (a system whose THP setting is "always" would give
   // them to every 2 MiB block, and a small image read into one would pay for zeroing all of it).
-  ::madvise(memory, size, MADV_NOHUGEPAGE);
+  // A mapping smaller than a huge page holds no aligned block of one: no system call needed.
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  if (size >= huge) ::madvise(memory, size, MADV_NOHUGEPAGE);
   return memory;
 }
 
