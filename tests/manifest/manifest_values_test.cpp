@@ -106,7 +106,7 @@ TEST(ManifestValues, APreIncludeOutsideTheProjectIsRejected) {
         << options;
   }
   const std::string inside = "'" + (project.root() / "include" / "config.h").string() + "'";
-  for (const std::string options : {std::string("'--pre-include=config.h'"), std::string("'-include', 'sub/dir/config.h'"),
+  for (const std::string& options : {std::string("'--pre-include=config.h'"), std::string("'-include', 'sub/dir/config.h'"),
                                     std::string("'-include=a/./b.h'"), "'-include', " + inside}) {
     const auto manifest = read_with(project, "options = [" + options + "]");
     EXPECT_TRUE(manifest.ok()) << options << ": " << manifest.error().message;

@@ -26,7 +26,7 @@ const fs::path k_probe_file = fs::path(KILN_TEST_NAMED_PROBE).filename();
 Bytes package_with(std::size_t kernels) {
   PackageSpec spec;
   spec.units = {{"ops.cu", {"sm_90"}}};
-  for (std::size_t i = 0; i < kernels; ++i) spec.kernels.emplace_back("k" + std::to_string(i), "ops.cu");
+  for (std::size_t i = 0; i < kernels; ++i) spec.kernels.emplace_back(std::string("k").append(std::to_string(i)), "ops.cu");
   return build_package(spec);
 }
 

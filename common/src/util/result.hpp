@@ -135,8 +135,10 @@ Error&& failure_of(Result<T>& failed) {
 }
 
 // A failure reported as `status` where it crosses the C ABI. Out of line, like Error's members.
-Error fail(kiln_status status, std::string message);
-Error fail(kiln_status status, std::string message, Location where);
+// Cold: GCC lays out the code that builds a failure's message away from the paths that succeed, so
+// a first open or first launch touches fewer lines of code (most of the loader's code is messages).
+[[gnu::cold]] Error fail(kiln_status status, std::string message);
+[[gnu::cold]] Error fail(kiln_status status, std::string message, Location where);
 
 }  // namespace failure
 

@@ -92,7 +92,12 @@ std::optional<std::vector<CompanionContent>> parse_companion_contents(std::strin
 
 std::string companion_contents(const std::vector<CompanionContent>& contents) {
   std::string list;
-  for (const CompanionContent& c : contents) list += (list.empty() ? "" : " ") + companion_tag(c.major) + ":" + c.id;
+  for (const CompanionContent& c : contents) {
+    if (!list.empty()) list += ' ';
+    list += companion_tag(c.major);
+    list += ':';
+    list += c.id;
+  }
   return list;
 }
 
@@ -118,7 +123,10 @@ std::optional<std::vector<std::uint16_t>> parse_companion_list(std::string_view 
 }
 
 std::string companion_path(std::string_view main_path, std::uint16_t major) {
-  const std::string suffix = "." + companion_tag(major) + std::string(k_extension);
+  // Appended, not `"." + tag`: GCC 12 warns a false -Wrestrict on operator+(const char*, string&&).
+  std::string suffix = ".";
+  suffix += companion_tag(major);
+  suffix += k_extension;
   if (main_path.size() > k_extension.size() && main_path.ends_with(k_extension)) {
     return std::string(main_path.substr(0, main_path.size() - k_extension.size())) + suffix;
   }
