@@ -69,17 +69,15 @@ Status device_for_ordinal(driver::DriverApi& driver, int ordinal, driver::CUdevi
 }
 
 void DeviceCache::bind(driver::DriverApi& driver) {
-  if (m_bound.load(std::memory_order_acquire)) return;
-  std::lock_guard lock(m_bind_mutex);
-  if (m_bound.load(std::memory_order_relaxed)) return;
-  int count = 0;
-  if (driver.device_get_count(&count) == driver::k_cuda_success && count == 1) {
-    driver::CUdevice only = 0;
-    std::uint16_t arch = 0;
-    if (driver.device_get(&only, 0) == driver::k_cuda_success) (void)ask_arch(driver, only, arch);
-    m_single_device.store(true, std::memory_order_release);
-  }
-  m_bound.store(true, std::memory_order_release);
+  m_bind_once.run([&] {
+    int count = 0;
+    if (driver.device_get_count(&count) == driver::k_cuda_success && count == 1) {
+      driver::CUdevice only = 0;
+      std::uint16_t arch = 0;
+      if (driver.device_get(&only, 0) == driver::k_cuda_success) (void)ask_arch(driver, only, arch);
+      m_single_device.store(true, std::memory_order_release);
+    }
+  });
 }
 
 DeviceCache::Entry DeviceCache::find(driver::CUdevice device) const {

@@ -4,6 +4,7 @@
 // once per process) and only when something needs it.
 #pragma once
 
+#include "util/once.hpp"
 #include "util/result.hpp"
 #include "driver/driver_api.hpp"
 #include "platform/shared_mutex.hpp"
@@ -61,8 +62,7 @@ private:
   Entry find(driver::CUdevice device) const;
   Status ask_arch(driver::DriverApi& driver, driver::CUdevice device, std::uint16_t& out);
 
-  std::mutex m_bind_mutex;              // bind() runs once: not std::call_once, whose first run
-  std::atomic<bool> m_bound{false};     // costs a futex wake-up on a first request
+  Once m_bind_once;                     // bind() runs once (util/once.hpp: no system call)
   std::atomic<bool> m_single_device{false};
   mutable platform::SharedMutex m_mutex;
   std::map<driver::CUdevice, Entry> m_devices;

@@ -97,14 +97,10 @@ const char* Package::last_error() const {
 }
 
 Status Package::acquire_driver_once(driver::DriverApi*& out) {
-  if (!m_driver_taken.load(std::memory_order_acquire)) {
-    std::lock_guard lock(m_driver_mutex);
-    if (!m_driver_taken.load(std::memory_order_relaxed)) {
-      m_driver = acquire_driver();
-      if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
-      m_driver_taken.store(true, std::memory_order_release);
-    }
-  }
+  m_driver_once.run([this] {
+    m_driver = acquire_driver();
+    if (m_driver.driver) m_driver.devices->bind(*m_driver.driver);   // once per process
+  });
   if (!m_driver.driver) return m_driver.failure;
   out = m_driver.driver.get();
   return {};

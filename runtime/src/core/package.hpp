@@ -12,6 +12,7 @@
 #include "core/library_cache.hpp"
 #include "core/package_source.hpp"
 #include "core/split_companions.hpp"
+#include "util/once.hpp"
 #include "util/result.hpp"
 #include "format/package_reader.hpp"
 #include "platform/shared_mutex.hpp"
@@ -155,10 +156,7 @@ private:
   RuntimeOptions m_options;
   std::unique_ptr<SplitCompanions> m_companions;   // a split package's main file only
 
-  // Taken once: m_driver is written under m_driver_mutex before m_driver_taken is set (release).
-  // Not std::call_once, whose first run costs a futex wake-up (a system call) on a first request.
-  std::mutex m_driver_mutex;
-  std::atomic<bool> m_driver_taken{false};
+  Once m_driver_once;   // takes m_driver once (util/once.hpp: no system call on a first request)
   DriverAccess m_driver;
 
   // One slot per KERNELS record, filled on first use under m_kernels_mutex and read without it; the
